@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+/** An ISO 8601 date-time with an offset or Z, e.g. 2024-01-01T00:00:00Z. */
+export const isoDateTime = z.iso.datetime({ offset: true });
+
+/** The start_date rule of every kind that document 1 leaves "not shown" (DESIGN §1): an ISO 8601 date-time. */
+export const startDateReplicationConfig = z.strictObject({ start_date: isoDateTime });
+
+export const noConfig = z.strictObject({});
+
+/** A string id that goes into an upstream URL path (escaped there too). */
+export const pathId = z.string().min(1).max(512);
