@@ -1,0 +1,156 @@
+import { UpstreamError } from './errors.ts';
+import type { AuthStrategy } from './http-client.ts';
+
+export function noAuth(): AuthStrategy {
+  return { headers: async () => ({}), secrets: () => [] };
+}
+
+export function bearerAuth(token: string): AuthStrategy {
+  return { headers: async () => ({ authorization: `Bearer ${token}` }), secrets: () => [token] };
+}
+
+export function basicAuth(username: string, password: string): AuthStrategy {
+  const encoded = Buffer.from(`${username}:${password}`).toString('base64');
+  return { headers: async () => ({ authorization: `Basic ${encoded}` }), secrets: () => [password, encoded] };
+}
+
+export interface OAuthTokens {
+  access_token?: string | undefined;
+  refresh_token?: string | undefined;
+}
+
+export interface OAuthRefreshOptions {
+  readonly tokenUrl: string;
+  readonly clientId?: string | undefined;
+  readonly clientSecret?: string | undefined;
+  readonly tokens: OAuthTokens;
+  /** Called with the new tokens after a refresh, so rotating refresh tokens are written back to the connector. */
+  readonly onRotate?: (tokens: { access_token: string; refresh_token?: string }) => Promise<void> | void;
+  readonly fetch?: typeof fetch;
+  /** How the client authenticates at the token endpoint: form fields (Google, Snap) or HTTP Basic. */
+  readonly clientAuth?: 'form' | 'basic';
+}
+
+/**
+ * Bearer access token that refreshes itself after a 401 (or up front when it has none) with
+ * grant_type=refresh_token. One refresh at a time: concurrent 401s share the same refresh.
+ */
+export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
+  let accessToken = options.tokens.access_token;
+  let refreshToken = options.tokens.refresh_token;
+  let inFlight: Promise<boolean> | null = null;
+
+  const refresh = async (signal?: AbortSignal): Promise<boolean> => {
+    if (!refreshToken) return false;
+    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    if (options.clientAuth === 'basic' && options.clientId) {
+      headers.authorization = `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret ?? ''}`).toString('base64')}`;
+    } else {
+      if (options.clientId) form.set('client_id', options.clientId);
+      if (options.clientSecret) form.set('client_secret', options.clientSecret);
+    }
+    const response = await (options.fetch ?? fetch)(options.tokenUrl, {
+      method: 'POST',
+      headers,
+      body: form.toString(),
+      signal: signal ?? AbortSignal.timeout(30_000),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return false;
+    }
+    const body = (await response.json()) as { access_token?: unknown; refresh_token?: unknown };
+    if (typeof body.access_token !== 'string') return false;
+    accessToken = body.access_token;
+    if (typeof body.refresh_token === 'string') refreshToken = body.refresh_token;
+    await options.onRotate?.({ access_token: accessToken, ...(refreshToken ? { refresh_token: refreshToken } : {}) });
+    return true;
+  };
+
+  const sharedRefresh = (signal?: AbortSignal): Promise<boolean> => {
+    inFlight ??= refresh(signal).finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  };
+
+  return {
+    async headers(signal) {
+      if (!accessToken && !(await sharedRefresh(signal))) {
+        throw new UpstreamError('upstream_auth_failed', 'no access token and the refresh token was refused', 401, null);
+      }
+      return { authorization: `Bearer ${accessToken}` };
+    },
+    refresh: sharedRefresh,
+    secrets: () => [accessToken, refreshToken, options.clientSecret].filter((s): s is string => Boolean(s)),
+  };
+}
+
+/** Cache of client-credentials tokens, owned by the runtime (not a module singleton). */
+export class TokenCache {
+  readonly #entries = new Map<string, { token: string; expiresAt: number }>();
+  get(key: string, now = Date.now()): string | undefined {
+    const entry = this.#entries.get(key);
+    return entry && entry.expiresAt > now ? entry.token : undefined;
+  }
+  set(key: string, token: string, expiresInSeconds: number, now = Date.now()): void {
+    // Renew a minute early so a token never expires mid-request.
+    this.#entries.set(key, { token, expiresAt: now + Math.max(0, expiresInSeconds - 60) * 1000 });
+  }
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}
+
+export interface ClientCredentialsOptions {
+  readonly tokenUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly accessToken?: string | undefined;
+  readonly cache: TokenCache;
+  readonly fetch?: typeof fetch;
+}
+
+/** OAuth2 client-credentials (PayPal): Basic client auth at the token endpoint; the token is cached until expiry. */
+export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthStrategy {
+  const key = `${options.tokenUrl}|${options.clientId}`;
+  let supplied = options.accessToken;
+
+  const fetchToken = async (signal?: AbortSignal): Promise<string> => {
+    const response = await (options.fetch ?? fetch)(options.tokenUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
+      body: 'grant_type=client_credentials',
+      signal: signal ?? AbortSignal.timeout(30_000),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new UpstreamError('upstream_auth_failed', `the token endpoint refused the client credentials (${response.status})`, response.status, null);
+    }
+    const body = (await response.json()) as { access_token?: unknown; expires_in?: unknown };
+    if (typeof body.access_token !== 'string') {
+      throw new UpstreamError('upstream_auth_failed', 'the token endpoint answered without an access token', response.status, null);
+    }
+    options.cache.set(key, body.access_token, typeof body.expires_in === 'number' ? body.expires_in : 3600);
+    return body.access_token;
+  };
+
+  return {
+    async headers(signal) {
+      const token = supplied ?? options.cache.get(key) ?? (await fetchToken(signal));
+      return { authorization: `Bearer ${token}` };
+    },
+    async refresh(signal) {
+      supplied = undefined;
+      options.cache.delete(key);
+      await fetchToken(signal);
+      return true;
+    },
+    secrets: () => [options.clientSecret, supplied, options.cache.get(key)].filter((s): s is string => Boolean(s)),
+  };
+}

@@ -1,0 +1,123 @@
+import { TokenCache } from './auth.ts';
+import { ACTIONS, type ActionName, entityActions, type LiveActionName } from './catalog.ts';
+import type {
+  ConnectorContext,
+  ConnectorDefinition,
+  ConnectorSettings,
+  DownloadResult,
+  ReadPage,
+  ReadRequest,
+} from './define-connector.ts';
+import { didYouMean } from './did-you-mean.ts';
+import { ConnectorError } from './errors.ts';
+import { UpstreamHttpClient } from './http-client.ts';
+import { parseOrThrow } from './validate.ts';
+
+export interface ExecuteRequest {
+  readonly entity: string;
+  readonly action: string;
+  readonly params?: Record<string, unknown> | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export type ExecuteResult =
+  | { readonly type: 'json'; readonly body: { data: unknown; meta?: Record<string, unknown> } }
+  | { readonly type: 'stream'; readonly download: DownloadResult };
+
+/** A connector instance bound to one set of credentials (direct mode, and the hosted API's live actions). */
+export interface Connector {
+  readonly connectorType: string;
+  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /** Replication read of one entity (used by the worker). */
+  read(entity: string, request: ReadRequest, signal?: AbortSignal): AsyncIterable<ReadPage>;
+}
+
+/**
+ * Validates credentials and config against the kind's catalog and returns a connector that calls the upstream.
+ * `search` is answered with an error: it exists only in hosted mode, over the synchronized copy.
+ */
+export function connectWith<Credentials, Config>(
+  definition: ConnectorDefinition<Credentials, Config>,
+  rawCredentials: unknown,
+  rawConfig: unknown = {},
+  settings: ConnectorSettings = {},
+): Connector {
+  const { catalog } = definition;
+  const credentials = parseOrThrow(catalog.credentials, rawCredentials, '/credentials', 'invalid_request', 'invalid credentials') as Credentials;
+  const config = parseOrThrow(catalog.config, rawConfig ?? {}, '/config', 'invalid_request', 'invalid config') as Config;
+  const tokenCache = settings.tokenCache ?? new TokenCache();
+  const baseUrl = fillBase(settings.baseUrl ?? definition.defaultBaseUrl, config);
+  const http = new UpstreamHttpClient({
+    baseUrl,
+    auth: definition.auth({ credentials, config, settings, tokenCache }),
+    defaultHeaders: definition.defaultHeaders?.({ credentials, config }) ?? {},
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    ...(settings.retry ? { retry: settings.retry } : {}),
+    ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+  });
+  const context = (signal?: AbortSignal): ConnectorContext<Credentials, Config> => ({ http, credentials, config, signal });
+
+  return {
+    connectorType: catalog.connectorType,
+
+    async execute(request) {
+      const entity = catalog.entities[request.entity];
+      if (!entity) {
+        const names = Object.keys(catalog.entities);
+        throw new ConnectorError('unsupported_action', `unknown entity '${request.entity}'`, [
+          { path: '/entity', message: `supported entities: ${names.join(', ')}.${didYouMean(request.entity, names)}` },
+        ]);
+      }
+      const supported = entityActions(entity);
+      if (!supported.includes(request.action as ActionName)) {
+        const known = (ACTIONS as readonly string[]).includes(request.action);
+        throw new ConnectorError('unsupported_action', `${request.entity} does not support '${request.action}'`, [
+          {
+            path: '/action',
+            message: `supported actions of ${request.entity}: ${supported.join(', ')}.${known ? '' : didYouMean(request.action, supported)}`,
+          },
+        ]);
+      }
+      if (request.action === 'search') {
+        throw new ConnectorError('unsupported_mode', 'search exists only in hosted mode: it queries the synchronized copy', [
+          { path: '/action', message: 'use the hosted execute endpoint for search' },
+        ]);
+      }
+      const action = request.action as LiveActionName;
+      const schema = entity.actions[action];
+      const operation = definition.entities[request.entity]?.[action];
+      if (!schema || !operation) throw new Error(`${catalog.connectorType}.${request.entity}.${action} has no implementation`);
+      const params = parseOrThrow(schema, request.params ?? {}, '/params', 'invalid_params', 'invalid params');
+      const ctx = context(request.signal);
+      switch (action) {
+        case 'list': {
+          const page = await (operation as NonNullable<typeof definition.entities[string]['list']>)(ctx, params);
+          return { type: 'json', body: { data: page.records, meta: page.meta } };
+        }
+        case 'download': {
+          const download = await (operation as NonNullable<typeof definition.entities[string]['download']>)(ctx, params);
+          return { type: 'stream', download };
+        }
+        default: {
+          const data = await (operation as (c: typeof ctx, p: typeof params) => Promise<unknown>)(ctx, params);
+          return { type: 'json', body: { data } };
+        }
+      }
+    },
+
+    read(entityName, request, signal) {
+      const read = definition.entities[entityName]?.read;
+      if (!read) throw new Error(`${catalog.connectorType}.${entityName} cannot be replicated: no read()`);
+      return read(context(signal), request);
+    },
+  };
+}
+
+function fillBase(base: string, config: unknown): string {
+  if (!base.includes('{subdomain}')) return base;
+  const subdomain = (config as { subdomain?: unknown })?.subdomain;
+  if (typeof subdomain !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(subdomain)) {
+    throw new ConnectorError('invalid_request', 'invalid config', [{ path: '/config/subdomain', message: 'is required: ^[a-z0-9][a-z0-9-]{0,62}$' }]);
+  }
+  return base.replaceAll('{subdomain}', subdomain);
+}

@@ -1,0 +1,91 @@
+import type { AuthStrategy, UpstreamHttpClient } from './http-client.ts';
+import type { KindCatalog } from './catalog.ts';
+import type { TokenCache } from './auth.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+
+export type UpstreamRecord = Record<string, unknown>;
+export type Params = Record<string, unknown>;
+
+/** One page of a live list: the records, document 2's Meta values, and the params of the next page (null at the end). */
+export interface ListPage {
+  readonly records: UpstreamRecord[];
+  readonly meta: Record<string, unknown>;
+  readonly next: Params | null;
+}
+
+export interface DownloadResult {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: ReadableStream<Uint8Array>;
+}
+
+/** What replication asks for: records from `since` (start_date or the incremental cursor), maybe under a parent. */
+export interface ReadRequest {
+  readonly since: string;
+  /** Params identifying the parent record for child entities (form_id, project_slug, ...). */
+  readonly parentParams?: Params;
+  /** The checkpoint of an interrupted run of the same read: continue after it. */
+  readonly resume?: unknown;
+}
+
+/** One page read for replication, and the checkpoint that resumes right after it. */
+export interface ReadPage {
+  readonly records: UpstreamRecord[];
+  readonly checkpoint: unknown;
+}
+
+export interface ConnectorContext<Credentials = unknown, Config = unknown> {
+  readonly http: UpstreamHttpClient;
+  readonly credentials: Credentials;
+  readonly config: Config;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The HTTP side of one entity; params arrive validated against the catalog (sync may add internal ones). */
+export interface EntityOperations<Ctx extends ConnectorContext = ConnectorContext> {
+  list?(ctx: Ctx, params: Params): Promise<ListPage>;
+  get?(ctx: Ctx, params: Params): Promise<UpstreamRecord>;
+  create?(ctx: Ctx, params: Params): Promise<unknown>;
+  update?(ctx: Ctx, params: Params): Promise<unknown>;
+  delete?(ctx: Ctx, params: Params): Promise<unknown>;
+  download?(ctx: Ctx, params: Params): Promise<DownloadResult>;
+  /** Replication read; entities that are searchable must have one. */
+  read?(ctx: Ctx, request: ReadRequest): AsyncIterable<ReadPage>;
+}
+
+/** Where a connector instance sends its calls and how it behaves; the hosting process decides. */
+export interface ConnectorSettings {
+  /** Overrides the kind's upstream base (CONNECTOR_BASE_URL_<KIND>); may contain `{subdomain}`. */
+  readonly baseUrl?: string | undefined;
+  /** Overrides the OAuth token endpoint (CONNECTOR_TOKEN_URL_<KIND>). */
+  readonly tokenUrl?: string | undefined;
+  readonly fetch?: typeof fetch;
+  readonly retry?: RetryPolicy;
+  readonly timeoutMs?: number;
+  readonly tokenCache?: TokenCache;
+  /** Rotated OAuth credentials, to be stored with the connector. */
+  readonly onCredentialsRotated?: (credentials: Record<string, unknown>) => Promise<void> | void;
+}
+
+export interface AuthFactoryInput<Credentials, Config> {
+  readonly credentials: Credentials;
+  readonly config: Config;
+  readonly settings: ConnectorSettings;
+  readonly tokenCache: TokenCache;
+}
+
+export interface ConnectorDefinition<Credentials = unknown, Config = unknown> {
+  readonly catalog: KindCatalog;
+  /** The real vendor base (DESIGN §1); `{subdomain}` is filled from config. */
+  readonly defaultBaseUrl: string;
+  readonly defaultHeaders?: (input: { credentials: Credentials; config: Config }) => Record<string, string>;
+  readonly auth: (input: AuthFactoryInput<Credentials, Config>) => AuthStrategy;
+  readonly entities: Readonly<Record<string, EntityOperations<ConnectorContext<Credentials, Config>>>>;
+}
+
+/** Typed identity helper, so a kind's file reads as a declaration. */
+export function defineConnector<Credentials, Config>(
+  definition: ConnectorDefinition<Credentials, Config>,
+): ConnectorDefinition<Credentials, Config> {
+  return definition;
+}

@@ -1,0 +1,211 @@
+import { UpstreamError, UpstreamRateLimitError } from './errors.ts';
+import { backoffDelayMs, DEFAULT_RETRY_POLICY, isRetryableStatus, type RetryPolicy, requestedWaitMs } from './retry-policy.ts';
+
+export type QueryValue = string | number | boolean | readonly (string | number)[] | null | undefined;
+
+export interface UpstreamRequest {
+  readonly method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** A path relative to the kind's base (`customers/abc`), or an absolute URL on the same origin (next-page links). */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly json?: unknown;
+  readonly form?: Readonly<Record<string, string>>;
+  readonly body?: RequestInit['body'];
+  readonly signal?: AbortSignal;
+  /** Statuses the caller handles itself (e.g. 404 on an optional lookup, 206 for ranges). */
+  readonly acceptStatuses?: readonly number[];
+}
+
+/** Supplies auth headers; may refresh once after a 401 (OAuth), and names the secrets to redact from errors. */
+export interface AuthStrategy {
+  headers(signal?: AbortSignal): Promise<Record<string, string>>;
+  refresh?(signal?: AbortSignal): Promise<boolean>;
+  secrets(): string[];
+}
+
+export interface HttpClientOptions {
+  readonly baseUrl: string;
+  readonly auth: AuthStrategy;
+  readonly timeoutMs?: number;
+  readonly retry?: RetryPolicy;
+  readonly fetch?: typeof fetch;
+  readonly defaultHeaders?: Readonly<Record<string, string>>;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly onRetry?: (info: { attempt: number; status: number | null; waitMs: number }) => void;
+}
+
+const BODY_EXCERPT_LIMIT = 2048;
+
+/** Joins a base URL and escaped path segments: `joinPath('customers', id)`. */
+export function pathOf(...segments: readonly (string | number)[]): string {
+  return segments.map((s) => encodeURIComponent(String(s))).join('/');
+}
+
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The one way connectors talk to an upstream: base-relative URLs (same-origin only), auth, timeouts,
+ * retries with backoff and jitter on 429/5xx/network errors honouring Retry-After, and typed errors
+ * whose body excerpts never contain a credential.
+ */
+export class UpstreamHttpClient {
+  readonly #options: HttpClientOptions;
+  readonly #base: URL;
+  readonly #retry: RetryPolicy;
+
+  constructor(options: HttpClientOptions) {
+    this.#options = options;
+    this.#base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+    this.#retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  }
+
+  get baseUrl(): string {
+    return this.#base.toString();
+  }
+
+  url(path: string, query?: Readonly<Record<string, QueryValue>>): URL {
+    const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(path.replace(/^\//, ''), this.#base);
+    if (url.origin !== this.#base.origin) {
+      throw new UpstreamError('upstream_error', `refusing to follow a URL off the upstream origin: ${url.origin}`, null, null);
+    }
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
+      else url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  /** Sends a request and returns the response (body unread) once it is a success or an accepted status. */
+  async send(request: UpstreamRequest): Promise<Response> {
+    const url = this.url(request.path, request.query);
+    const doFetch = this.#options.fetch ?? fetch;
+    const sleep = this.#options.sleep ?? defaultSleep;
+    let refreshed = false;
+    for (let attempt = 0; ; attempt++) {
+      const signals = [AbortSignal.timeout(this.#options.timeoutMs ?? 30_000)];
+      if (request.signal) signals.push(request.signal);
+      let response: Response;
+      try {
+        response = await doFetch(url, {
+          method: request.method ?? 'GET',
+          headers: await this.#headers(request),
+          body: this.#body(request),
+          signal: AbortSignal.any(signals),
+        });
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        if (attempt + 1 >= this.#retry.maxAttempts) {
+          throw new UpstreamError('upstream_error', `upstream unreachable: ${describe(error)}`, null, null);
+        }
+        const waitMs = backoffDelayMs(this.#retry, attempt);
+        this.#options.onRetry?.({ attempt, status: null, waitMs });
+        await sleep(waitMs, request.signal);
+        continue;
+      }
+
+      if (response.ok || request.acceptStatuses?.includes(response.status)) return response;
+
+      if (response.status === 401 && !refreshed && this.#options.auth.refresh) {
+        await response.body?.cancel();
+        refreshed = true;
+        if (await this.#options.auth.refresh(request.signal)) {
+          attempt--;
+          continue;
+        }
+        throw new UpstreamError('upstream_auth_failed', 'the upstream rejected the stored credentials (401) and a refresh failed', 401, null);
+      }
+
+      if (isRetryableStatus(response.status)) {
+        const asked = requestedWaitMs(response.headers) ?? (await vendorRetryHintMs(response.clone()));
+        const waitMs = asked ?? backoffDelayMs(this.#retry, attempt);
+        const exhausted = attempt + 1 >= this.#retry.maxAttempts;
+        if (response.status === 429 && (exhausted || waitMs > this.#retry.maxWaitMs)) {
+          await response.body?.cancel();
+          throw new UpstreamRateLimitError('the upstream rate limit was reached', Math.max(1, Math.ceil(waitMs / 1000)));
+        }
+        if (!exhausted) {
+          await response.body?.cancel();
+          this.#options.onRetry?.({ attempt, status: response.status, waitMs });
+          await sleep(Math.min(waitMs, this.#retry.maxWaitMs), request.signal);
+          continue;
+        }
+      }
+      throw await this.#error(response);
+    }
+  }
+
+  async json<T = unknown>(request: UpstreamRequest): Promise<T> {
+    const response = await this.send(request);
+    const text = await response.text();
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new UpstreamError('upstream_error', 'the upstream answered with invalid JSON', response.status, this.#excerpt(text));
+    }
+  }
+
+  async #headers(request: UpstreamRequest): Promise<Headers> {
+    const headers = new Headers({ accept: 'application/json', ...this.#options.defaultHeaders, ...request.headers });
+    for (const [k, v] of Object.entries(await this.#options.auth.headers(request.signal))) headers.set(k, v);
+    if (request.json !== undefined) headers.set('content-type', 'application/json');
+    if (request.form) headers.set('content-type', 'application/x-www-form-urlencoded');
+    return headers;
+  }
+
+  #body(request: UpstreamRequest): RequestInit['body'] | undefined {
+    if (request.json !== undefined) return JSON.stringify(request.json);
+    if (request.form) return new URLSearchParams(request.form as Record<string, string>).toString();
+    return request.body;
+  }
+
+  async #error(response: Response): Promise<UpstreamError> {
+    const body = this.#excerpt(await response.text().catch(() => ''));
+    const status = response.status;
+    if (status === 401 || status === 403) {
+      return new UpstreamError('upstream_auth_failed', `the upstream rejected the stored credentials (${status})`, status, body);
+    }
+    if (status === 404) return new UpstreamError('upstream_not_found', 'the upstream has no such resource', status, body);
+    return new UpstreamError('upstream_error', `the upstream answered ${status}`, status, body);
+  }
+
+  #excerpt(text: string): string {
+    let out = text.length > BODY_EXCERPT_LIMIT ? `${text.slice(0, BODY_EXCERPT_LIMIT)}…` : text;
+    for (const secret of this.#options.auth.secrets()) {
+      if (secret.length >= 4) out = out.replaceAll(secret, '[REDACTED]');
+    }
+    return out;
+  }
+}
+
+/** Vendors that put the wait in the body: incident.io `rate_limit.retry_after`, Google `retryDelay: "7s"`. */
+async function vendorRetryHintMs(response: Response): Promise<number | null> {
+  const text = await response.text().catch(() => '');
+  const incident = /"retry_after"\s*:\s*"?(\d+(?:\.\d+)?)/.exec(text);
+  if (incident?.[1]) return Number(incident[1]) * 1000;
+  const google = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(text);
+  if (google?.[1]) return Number(google[1]) * 1000;
+  const sentry = /Expected available in (\d+) seconds?/.exec(text);
+  if (sentry?.[1]) return Number(sentry[1]) * 1000;
+  return null;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+  return String(error);
+}

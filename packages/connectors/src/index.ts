@@ -1,0 +1,18 @@
+export { connect } from './connect.ts';
+export { TokenCache } from './core/auth.ts';
+export { ACTIONS, type ActionName, type EntityCatalog, entityActions, type KindCatalog, type SyncSpec } from './core/catalog.ts';
+export type { Connector, ExecuteRequest, ExecuteResult } from './core/connect.ts';
+export type { ConnectorSettings, DownloadResult, ReadPage, ReadRequest, UpstreamRecord } from './core/define-connector.ts';
+export { didYouMean, nearest } from './core/did-you-mean.ts';
+export {
+  ConnectorError,
+  type ErrorCode,
+  type FieldProblem,
+  isConnectorError,
+  UpstreamError,
+  UpstreamRateLimitError,
+} from './core/errors.ts';
+export type { FieldMap, FieldSpec, ScalarType } from './core/field-spec.ts';
+export { at } from './core/paging.ts';
+export { parseOrThrow, zodProblems } from './core/validate.ts';
+export { CONNECTOR_DEFINITIONS, connectorTypes, envSuffix, findConnectorDefinition } from './kinds/registry.ts';

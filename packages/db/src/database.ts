@@ -1,0 +1,36 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+const INT8_OID = 20;
+
+// bigint columns (record_count) come back as strings by default; counts here fit in a double.
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number.parseInt(value, 10) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export function createDatabase(databaseUrl: string, maxConnections = 10): Kysely<Database> {
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: maxConnections, types }) }),
+  });
+}
+
+/** Creates the database named in `databaseUrl` when it does not exist (local and test set-up). */
+export async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/^[a-zA-Z0-9_-]+$/.test(name)) throw new Error(`unsupported database name: ${name}`);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`create database "${name}"`);
+  } catch (error) {
+    // A concurrent creator won the race: the database exists, which is what we wanted.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await client.end();
+  }
+}

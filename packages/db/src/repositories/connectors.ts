@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import type { ConnectorRow, Database, NewConnectorRow } from '../schema.ts';
+
+/** Every read is scoped by organization: a connector of another organization does not exist for the caller. */
+export class ConnectorsRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async insert(row: Omit<NewConnectorRow, 'created_at' | 'updated_at'>): Promise<ConnectorRow> {
+    return this.#db.insertInto('connectors').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** The connector with the same identity (organization, customer, kind, name), if any. */
+  async findByIdentity(
+    organizationId: string,
+    identity: { customer_name: string; connector_type: string; name: string },
+  ): Promise<ConnectorRow | undefined> {
+    return this.#db
+      .selectFrom('connectors')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('customer_name', '=', identity.customer_name)
+      .where('connector_type', '=', identity.connector_type)
+      .where('name', '=', identity.name)
+      .executeTakeFirst();
+  }
+
+  async find(organizationId: string, id: string): Promise<ConnectorRow | undefined> {
+    return this.#db
+      .selectFrom('connectors')
+      .selectAll()
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+  }
+
+  /** For the worker, which acts on behalf of the platform, not of a caller. */
+  async findForSync(id: string): Promise<ConnectorRow | undefined> {
+    return this.#db.selectFrom('connectors').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async listByOrganization(organizationId: string): Promise<ConnectorRow[]> {
+    return this.#db
+      .selectFrom('connectors')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .execute();
+  }
+
+  async update(
+    organizationId: string,
+    id: string,
+    changes: { name?: string; credentials_ciphertext?: string },
+  ): Promise<ConnectorRow | undefined> {
+    return this.#db
+      .updateTable('connectors')
+      .set({ ...changes, updated_at: new Date() })
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Stores rotated upstream credentials (OAuth refresh) written back by the platform. */
+  async replaceCredentials(id: string, credentialsCiphertext: string): Promise<void> {
+    await this.#db
+      .updateTable('connectors')
+      .set({ credentials_ciphertext: credentialsCiphertext, updated_at: new Date() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async delete(organizationId: string, id: string): Promise<boolean> {
+    const result = await this.#db
+      .deleteFrom('connectors')
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+}

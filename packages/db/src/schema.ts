@@ -1,0 +1,71 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | undefined, Date>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface ApiClientsTable {
+  client_id: string;
+  /** scrypt hash of the client secret: `scrypt$N$r$p$salt$hash`. */
+  secret_hash: string;
+  name: string;
+  allowed_redirect_urls: Json<string[]>;
+  created_at: CreatedAt;
+}
+
+export interface ClientOrganizationsTable {
+  client_id: string;
+  organization_id: string;
+}
+
+export interface ConnectorsTable {
+  id: string;
+  organization_id: string;
+  connector_type: string;
+  customer_name: string;
+  name: string;
+  /** AES-256-GCM envelope (see apps' crypto): never selected into a response. */
+  credentials_ciphertext: string;
+  config: Json<Record<string, unknown>>;
+  replication_config: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type SyncStatus = 'pending' | 'initial_sync' | 'ready' | 'failed';
+
+export interface SyncStatesTable {
+  connector_id: string;
+  entity: string;
+  status: SyncStatus;
+  running: Generated<boolean>;
+  last_success_at: Date | null;
+  last_run_started_at: Date | null;
+  record_count: Generated<number>;
+  error: string | null;
+  /** Incremental cursor: the highest cursor value durably indexed by a finished run. */
+  cursor: Json<unknown> | null;
+  /** Checkpoint of the run in flight: where to resume after a crash. */
+  checkpoint: Json<unknown> | null;
+  run_id: string | null;
+  updated_at: UpdatedAt;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_clients: ApiClientsTable;
+  client_organizations: ClientOrganizationsTable;
+  connectors: ConnectorsTable;
+  sync_states: SyncStatesTable;
+}
+
+export type ConnectorRow = Selectable<ConnectorsTable>;
+export type NewConnectorRow = Insertable<ConnectorsTable>;
+export type ConnectorUpdate = Updateable<ConnectorsTable>;
+export type SyncStateRow = Selectable<SyncStatesTable>;

@@ -1,0 +1,39 @@
+import type { FaultInjector } from './faults.ts';
+import type { RunningServer } from './server.ts';
+
+export interface ExampleCall {
+  readonly entity: string;
+  readonly action: string;
+  readonly params: Record<string, unknown>;
+}
+
+/**
+ * A running upstream simulator, described so that one generic suite can drive any kind:
+ * the credentials it accepts, calls that succeed, and the records replication must end up with.
+ */
+export interface SimulatorHandle extends RunningServer {
+  readonly connectorType: string;
+  /** The value for CONNECTOR_BASE_URL_<KIND> (may contain `{subdomain}`). */
+  readonly baseUrl: string;
+  /** The value for CONNECTOR_TOKEN_URL_<KIND>, for kinds with an OAuth token endpoint. */
+  readonly tokenUrl?: string;
+  readonly credentials: Record<string, unknown>;
+  /** Well-formed credentials the upstream rejects (401/403). */
+  readonly badCredentials: Record<string, unknown>;
+  readonly config: Record<string, unknown>;
+  readonly replicationConfig: Record<string, unknown>;
+  readonly faults: FaultInjector;
+  /** One successful call per entity × live action that document 2 lists (downloads included). */
+  readonly examples: readonly ExampleCall[];
+  /** Keys of the records replication must index for `entity` given `replicationConfig` (document ids). */
+  expectedKeys(entity: string): string[];
+}
+
+export interface SimulatorOptions {
+  readonly seed?: number;
+  /** Scales the generated data (records per top-level entity, roughly). */
+  readonly size?: number;
+  readonly port?: number;
+}
+
+export type StartSimulator = (options?: SimulatorOptions) => Promise<SimulatorHandle>;

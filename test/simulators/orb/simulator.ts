@@ -1,0 +1,145 @@
+import { Hono } from 'hono';
+import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { FaultInjector } from '../kit/faults.ts';
+import { listen, type RunningServer } from '../kit/server.ts';
+import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from './data.ts';
+
+export interface OrbSimulatorOptions extends OrbDataOptions {
+  apiKey?: string;
+  port?: number;
+}
+
+export interface OrbSimulator extends RunningServer {
+  readonly apiKey: string;
+  readonly data: OrbData;
+  readonly faults: FaultInjector;
+}
+
+const MAX_LIMIT = 100;
+
+function problem(status: number, title: string, detail?: string) {
+  return { type: `https://docs.withorb.com/reference/error-responses#${status}`, status, title, detail: detail ?? null };
+}
+
+/**
+ * Orb API as the connector meets it: bearer API key, `{data, pagination_metadata}` cursor paging with newest
+ * `created_at` first, `created_at[gte]`-style filters, and faults on demand.
+ */
+export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjector): Hono {
+  const app = new Hono();
+  app.use('*', faults.middleware((status) => problem(status, status === 429 ? 'Too many requests' : 'Server error')));
+  app.use('*', async (c, next) => {
+    if (c.req.header('authorization') !== `Bearer ${apiKey}`) {
+      return c.json(problem(401, 'Authentication error', 'Invalid API key'), 401);
+    }
+    await next();
+  });
+
+  const listRoute = (name: keyof OrbData, filters: (r: OrbRecord, q: URLSearchParams) => boolean) => {
+    app.get(`/v1/${name}`, (c) => {
+      const query = new URL(c.req.url).searchParams;
+      const limit = Number(query.get('limit') ?? 20);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+        return c.json(problem(400, 'Request validation error', `limit must be between 1 and ${MAX_LIMIT}`), 400);
+      }
+      const rows = data[name]
+        .filter((r) => dateFilter(r.created_at, query, 'created_at') && filters(r, query))
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+      const cursor = query.get('cursor');
+      let start = 0;
+      if (cursor) {
+        const after = Buffer.from(cursor, 'base64url').toString();
+        const index = rows.findIndex((r) => r.id === after);
+        if (index < 0) return c.json(problem(400, 'Request validation error', 'invalid cursor'), 400);
+        start = index + 1;
+      }
+      const page = rows.slice(start, start + limit);
+      const hasMore = start + limit < rows.length;
+      return c.json({
+        data: page,
+        pagination_metadata: { has_more: hasMore, next_cursor: hasMore ? Buffer.from(page.at(-1)!.id).toString('base64url') : null },
+      });
+    });
+    app.get(`/v1/${name}/:id`, (c) => {
+      const found = data[name].find((r) => r.id === c.req.param('id'));
+      return found ? c.json(found) : c.json(problem(404, 'Resource not found'), 404);
+    });
+  };
+
+  listRoute('customers', () => true);
+  listRoute('plans', () => true);
+  listRoute('subscriptions', (r, q) => {
+    const customer = r.customer as { id: string; external_customer_id: string };
+    return (
+      (!q.get('customer_id') || customer.id === q.get('customer_id')) &&
+      (!q.get('external_customer_id') || customer.external_customer_id === q.get('external_customer_id')) &&
+      (!q.get('status') || r.status === q.get('status'))
+    );
+  });
+  listRoute('invoices', (r, q) => {
+    const customer = r.customer as { id: string; external_customer_id: string };
+    const statuses = q.getAll('status[]');
+    return (
+      (!q.get('customer_id') || customer.id === q.get('customer_id')) &&
+      (!q.get('external_customer_id') || customer.external_customer_id === q.get('external_customer_id')) &&
+      (!q.get('subscription_id') || (r.subscription as { id: string }).id === q.get('subscription_id')) &&
+      (statuses.length === 0 || statuses.includes(String(r.status))) &&
+      dateFilter(String(r.invoice_date), q, 'invoice_date')
+    );
+  });
+  app.notFound((c) => c.json(problem(404, 'Not found'), 404));
+  return app;
+}
+
+function dateFilter(value: string, query: URLSearchParams, field: string): boolean {
+  const at = Date.parse(value);
+  const bound = (op: string) => {
+    const raw = query.get(`${field}[${op}]`);
+    return raw === null ? null : Date.parse(raw);
+  };
+  const gte = bound('gte');
+  const gt = bound('gt');
+  const lte = bound('lte');
+  const lt = bound('lt');
+  return (gte === null || at >= gte) && (gt === null || at > gt) && (lte === null || at <= lte) && (lt === null || at < lt);
+}
+
+export async function startOrbSimulator(options: OrbSimulatorOptions = {}): Promise<OrbSimulator> {
+  const apiKey = options.apiKey ?? 'orb-test-key';
+  const data = generateOrbData(options);
+  const faults = new FaultInjector();
+  const server = await listen(createOrbApp(data, apiKey, faults), options.port ?? 0);
+  return { ...server, url: `${server.url}/v1`, apiKey, data, faults };
+}
+
+/** The generic handle (kit/fixture.ts) over the Orb simulator. */
+export async function startOrb(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const startDate = '2024-01-01T00:00:00Z';
+  const sim = await startOrbSimulator({
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.size === undefined ? {} : { customers: options.size }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+  });
+  const first = (name: keyof OrbData) => sim.data[name][0]!.id;
+  return {
+    ...sim,
+    connectorType: 'Orb',
+    baseUrl: sim.url,
+    credentials: { api_key: sim.apiKey },
+    badCredentials: { api_key: 'wrong-key' },
+    config: {},
+    replicationConfig: { start_date: startDate },
+    examples: [
+      { entity: 'customers', action: 'list', params: { limit: 5 } },
+      { entity: 'customers', action: 'get', params: { customer_id: first('customers') } },
+      { entity: 'subscriptions', action: 'list', params: { status: 'active' } },
+      { entity: 'subscriptions', action: 'get', params: { subscription_id: first('subscriptions') } },
+      { entity: 'plans', action: 'list', params: {} },
+      { entity: 'plans', action: 'get', params: { plan_id: first('plans') } },
+      { entity: 'invoices', action: 'list', params: { status: 'paid', invoice_date_gte: '2024-01-01T00:00:00Z' } },
+      { entity: 'invoices', action: 'get', params: { invoice_id: first('invoices') } },
+    ],
+    expectedKeys: (entity) =>
+      sim.data[entity as keyof OrbData].filter((r) => Date.parse(r.created_at) >= Date.parse(startDate)).map((r) => r.id),
+  };
+}
