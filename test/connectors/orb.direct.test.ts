@@ -1,4 +1,4 @@
-import { connect, ConnectorError, UpstreamError } from '@conduit/connectors';
+import { ConnectorError, connect, UpstreamError } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
@@ -35,7 +35,9 @@ describe('Orb in direct mode', () => {
   });
 
   it('says search exists only in hosted mode', async () => {
-    const error = await orb().execute({ entity: 'customers', action: 'search', params: {} }).catch((e: unknown) => e);
+    const error = await orb()
+      .execute({ entity: 'customers', action: 'search', params: {} })
+      .catch((e: unknown) => e);
     expect((error as ConnectorError).code).toBe('unsupported_mode');
   });
 

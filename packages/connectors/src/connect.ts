@@ -17,7 +17,10 @@ export function connect(
   const definition = findConnectorDefinition(connectorType);
   if (!definition) {
     throw new ConnectorError('invalid_request', `unknown connector_type '${connectorType}'`, [
-      { path: '/connector_type', message: `supported: ${connectorTypes().join(', ')}.${didYouMean(connectorType, connectorTypes())}` },
+      {
+        path: '/connector_type',
+        message: `supported: ${connectorTypes().join(', ')}.${didYouMean(connectorType, connectorTypes())}`,
+      },
     ]);
   }
   return connectWith(definition, credentials, config, settings);

@@ -1,8 +1,21 @@
 export { connect } from './connect.ts';
 export { TokenCache } from './core/auth.ts';
-export { ACTIONS, type ActionName, type EntityCatalog, entityActions, type KindCatalog, type SyncSpec } from './core/catalog.ts';
+export {
+  ACTIONS,
+  type ActionName,
+  type EntityCatalog,
+  entityActions,
+  type KindCatalog,
+  type SyncSpec,
+} from './core/catalog.ts';
 export type { Connector, ExecuteRequest, ExecuteResult } from './core/connect.ts';
-export type { ConnectorSettings, DownloadResult, ReadPage, ReadRequest, UpstreamRecord } from './core/define-connector.ts';
+export type {
+  ConnectorSettings,
+  DownloadResult,
+  ReadPage,
+  ReadRequest,
+  UpstreamRecord,
+} from './core/define-connector.ts';
 export { didYouMean, nearest } from './core/did-you-mean.ts';
 export {
   ConnectorError,

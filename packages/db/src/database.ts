@@ -7,7 +7,9 @@ const INT8_OID = 20;
 // bigint columns (record_count) come back as strings by default; counts here fit in a double.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (value: string) => Number.parseInt(value, 10) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID
+      ? (value: string) => Number.parseInt(value, 10)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export function createDatabase(databaseUrl: string, maxConnections = 10): Kysely<Database> {

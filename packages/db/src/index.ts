@@ -1,6 +1,6 @@
 export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
-export { type ClientWithOrganizations, ClientsRepository } from './repositories/clients.ts';
+export { ClientsRepository, type ClientWithOrganizations } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { SyncStatesRepository } from './repositories/sync-states.ts';
 export type { ConnectorRow, Database, NewConnectorRow, SyncStateRow, SyncStatus } from './schema.ts';

@@ -48,6 +48,7 @@ export class FaultInjector {
 
 function respond(c: Context, fault: Fault, defaultBody: (status: number) => unknown): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...fault.headers };
-  if (fault.status === 429 && fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
+  if (fault.status === 429 && fault.retryAfterSeconds !== undefined)
+    headers['retry-after'] = String(fault.retryAfterSeconds);
   return c.body(JSON.stringify(fault.body ?? defaultBody(fault.status)), fault.status as 429, headers);
 }

@@ -1,6 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { AddressInfo } from 'node:net';
 
 export interface RunningServer {
   readonly url: string;

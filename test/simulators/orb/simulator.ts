@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { FaultInjector } from '../kit/faults.ts';
+import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from './data.ts';
 
@@ -18,7 +18,12 @@ export interface OrbSimulator extends RunningServer {
 const MAX_LIMIT = 100;
 
 function problem(status: number, title: string, detail?: string) {
-  return { type: `https://docs.withorb.com/reference/error-responses#${status}`, status, title, detail: detail ?? null };
+  return {
+    type: `https://docs.withorb.com/reference/error-responses#${status}`,
+    status,
+    title,
+    detail: detail ?? null,
+  };
 }
 
 /**
@@ -27,7 +32,10 @@ function problem(status: number, title: string, detail?: string) {
  */
 export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjector): Hono {
   const app = new Hono();
-  app.use('*', faults.middleware((status) => problem(status, status === 429 ? 'Too many requests' : 'Server error')));
+  app.use(
+    '*',
+    faults.middleware((status) => problem(status, status === 429 ? 'Too many requests' : 'Server error')),
+  );
   app.use('*', async (c, next) => {
     if (c.req.header('authorization') !== `Bearer ${apiKey}`) {
       return c.json(problem(401, 'Authentication error', 'Invalid API key'), 401);
@@ -57,7 +65,10 @@ export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjecto
       const hasMore = start + limit < rows.length;
       return c.json({
         data: page,
-        pagination_metadata: { has_more: hasMore, next_cursor: hasMore ? Buffer.from(page.at(-1)!.id).toString('base64url') : null },
+        pagination_metadata: {
+          has_more: hasMore,
+          next_cursor: hasMore ? Buffer.from(page.at(-1)!.id).toString('base64url') : null,
+        },
       });
     });
     app.get(`/v1/${name}/:id`, (c) => {
@@ -101,7 +112,9 @@ function dateFilter(value: string, query: URLSearchParams, field: string): boole
   const gt = bound('gt');
   const lte = bound('lte');
   const lt = bound('lt');
-  return (gte === null || at >= gte) && (gt === null || at > gt) && (lte === null || at <= lte) && (lt === null || at < lt);
+  return (
+    (gte === null || at >= gte) && (gt === null || at > gt) && (lte === null || at <= lte) && (lt === null || at < lt)
+  );
 }
 
 export async function startOrbSimulator(options: OrbSimulatorOptions = {}): Promise<OrbSimulator> {
@@ -140,6 +153,8 @@ export async function startOrb(options: SimulatorOptions = {}): Promise<Simulato
       { entity: 'invoices', action: 'get', params: { invoice_id: first('invoices') } },
     ],
     expectedKeys: (entity) =>
-      sim.data[entity as keyof OrbData].filter((r) => Date.parse(r.created_at) >= Date.parse(startDate)).map((r) => r.id),
+      sim.data[entity as keyof OrbData]
+        .filter((r) => Date.parse(r.created_at) >= Date.parse(startDate))
+        .map((r) => r.id),
   };
 }

@@ -43,7 +43,10 @@ export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
   const refresh = async (signal?: AbortSignal): Promise<boolean> => {
     if (!refreshToken) return false;
     const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     if (options.clientAuth === 'basic' && options.clientId) {
       headers.authorization = `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret ?? ''}`).toString('base64')}`;
     } else {
@@ -130,11 +133,21 @@ export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthSt
     });
     if (!response.ok) {
       await response.body?.cancel();
-      throw new UpstreamError('upstream_auth_failed', `the token endpoint refused the client credentials (${response.status})`, response.status, null);
+      throw new UpstreamError(
+        'upstream_auth_failed',
+        `the token endpoint refused the client credentials (${response.status})`,
+        response.status,
+        null,
+      );
     }
     const body = (await response.json()) as { access_token?: unknown; expires_in?: unknown };
     if (typeof body.access_token !== 'string') {
-      throw new UpstreamError('upstream_auth_failed', 'the token endpoint answered without an access token', response.status, null);
+      throw new UpstreamError(
+        'upstream_auth_failed',
+        'the token endpoint answered without an access token',
+        response.status,
+        null,
+      );
     }
     options.cache.set(key, body.access_token, typeof body.expires_in === 'number' ? body.expires_in : 3600);
     return body.access_token;

@@ -43,8 +43,20 @@ export function connectWith<Credentials, Config>(
   settings: ConnectorSettings = {},
 ): Connector {
   const { catalog } = definition;
-  const credentials = parseOrThrow(catalog.credentials, rawCredentials, '/credentials', 'invalid_request', 'invalid credentials') as Credentials;
-  const config = parseOrThrow(catalog.config, rawConfig ?? {}, '/config', 'invalid_request', 'invalid config') as Config;
+  const credentials = parseOrThrow(
+    catalog.credentials,
+    rawCredentials,
+    '/credentials',
+    'invalid_request',
+    'invalid credentials',
+  ) as Credentials;
+  const config = parseOrThrow(
+    catalog.config,
+    rawConfig ?? {},
+    '/config',
+    'invalid_request',
+    'invalid config',
+  ) as Config;
   const tokenCache = settings.tokenCache ?? new TokenCache();
   const baseUrl = fillBase(settings.baseUrl ?? definition.defaultBaseUrl, config);
   const http = new UpstreamHttpClient({
@@ -55,7 +67,12 @@ export function connectWith<Credentials, Config>(
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
   });
-  const context = (signal?: AbortSignal): ConnectorContext<Credentials, Config> => ({ http, credentials, config, signal });
+  const context = (signal?: AbortSignal): ConnectorContext<Credentials, Config> => ({
+    http,
+    credentials,
+    config,
+    signal,
+  });
 
   return {
     connectorType: catalog.connectorType,
@@ -79,23 +96,29 @@ export function connectWith<Credentials, Config>(
         ]);
       }
       if (request.action === 'search') {
-        throw new ConnectorError('unsupported_mode', 'search exists only in hosted mode: it queries the synchronized copy', [
-          { path: '/action', message: 'use the hosted execute endpoint for search' },
-        ]);
+        throw new ConnectorError(
+          'unsupported_mode',
+          'search exists only in hosted mode: it queries the synchronized copy',
+          [{ path: '/action', message: 'use the hosted execute endpoint for search' }],
+        );
       }
       const action = request.action as LiveActionName;
       const schema = entity.actions[action];
       const operation = definition.entities[request.entity]?.[action];
-      if (!schema || !operation) throw new Error(`${catalog.connectorType}.${request.entity}.${action} has no implementation`);
+      if (!schema || !operation)
+        throw new Error(`${catalog.connectorType}.${request.entity}.${action} has no implementation`);
       const params = parseOrThrow(schema, request.params ?? {}, '/params', 'invalid_params', 'invalid params');
       const ctx = context(request.signal);
       switch (action) {
         case 'list': {
-          const page = await (operation as NonNullable<typeof definition.entities[string]['list']>)(ctx, params);
+          const page = await (operation as NonNullable<(typeof definition.entities)[string]['list']>)(ctx, params);
           return { type: 'json', body: { data: page.records, meta: page.meta } };
         }
         case 'download': {
-          const download = await (operation as NonNullable<typeof definition.entities[string]['download']>)(ctx, params);
+          const download = await (operation as NonNullable<(typeof definition.entities)[string]['download']>)(
+            ctx,
+            params,
+          );
           return { type: 'stream', download };
         }
         default: {
@@ -117,7 +140,9 @@ function fillBase(base: string, config: unknown): string {
   if (!base.includes('{subdomain}')) return base;
   const subdomain = (config as { subdomain?: unknown })?.subdomain;
   if (typeof subdomain !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(subdomain)) {
-    throw new ConnectorError('invalid_request', 'invalid config', [{ path: '/config/subdomain', message: 'is required: ^[a-z0-9][a-z0-9-]{0,62}$' }]);
+    throw new ConnectorError('invalid_request', 'invalid config', [
+      { path: '/config/subdomain', message: 'is required: ^[a-z0-9][a-z0-9-]{0,62}$' },
+    ]);
   }
   return base.replaceAll('{subdomain}', subdomain);
 }

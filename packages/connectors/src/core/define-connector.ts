@@ -1,6 +1,6 @@
-import type { AuthStrategy, UpstreamHttpClient } from './http-client.ts';
-import type { KindCatalog } from './catalog.ts';
 import type { TokenCache } from './auth.ts';
+import type { KindCatalog } from './catalog.ts';
+import type { AuthStrategy, UpstreamHttpClient } from './http-client.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 
 export type UpstreamRecord = Record<string, unknown>;

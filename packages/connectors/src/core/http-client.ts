@@ -1,5 +1,11 @@
 import { UpstreamError, UpstreamRateLimitError } from './errors.ts';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, isRetryableStatus, type RetryPolicy, requestedWaitMs } from './retry-policy.ts';
+import {
+  backoffDelayMs,
+  DEFAULT_RETRY_POLICY,
+  isRetryableStatus,
+  type RetryPolicy,
+  requestedWaitMs,
+} from './retry-policy.ts';
 
 export type QueryValue = string | number | boolean | readonly (string | number)[] | null | undefined;
 
@@ -80,7 +86,12 @@ export class UpstreamHttpClient {
   url(path: string, query?: Readonly<Record<string, QueryValue>>): URL {
     const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(path.replace(/^\//, ''), this.#base);
     if (url.origin !== this.#base.origin) {
-      throw new UpstreamError('upstream_error', `refusing to follow a URL off the upstream origin: ${url.origin}`, null, null);
+      throw new UpstreamError(
+        'upstream_error',
+        `refusing to follow a URL off the upstream origin: ${url.origin}`,
+        null,
+        null,
+      );
     }
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value === undefined || value === null) continue;
@@ -127,7 +138,12 @@ export class UpstreamHttpClient {
           attempt--;
           continue;
         }
-        throw new UpstreamError('upstream_auth_failed', 'the upstream rejected the stored credentials (401) and a refresh failed', 401, null);
+        throw new UpstreamError(
+          'upstream_auth_failed',
+          'the upstream rejected the stored credentials (401) and a refresh failed',
+          401,
+          null,
+        );
       }
 
       if (isRetryableStatus(response.status)) {
@@ -136,7 +152,10 @@ export class UpstreamHttpClient {
         const exhausted = attempt + 1 >= this.#retry.maxAttempts;
         if (response.status === 429 && (exhausted || waitMs > this.#retry.maxWaitMs)) {
           await response.body?.cancel();
-          throw new UpstreamRateLimitError('the upstream rate limit was reached', Math.max(1, Math.ceil(waitMs / 1000)));
+          throw new UpstreamRateLimitError(
+            'the upstream rate limit was reached',
+            Math.max(1, Math.ceil(waitMs / 1000)),
+          );
         }
         if (!exhausted) {
           await response.body?.cancel();
@@ -156,7 +175,12 @@ export class UpstreamHttpClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new UpstreamError('upstream_error', 'the upstream answered with invalid JSON', response.status, this.#excerpt(text));
+      throw new UpstreamError(
+        'upstream_error',
+        'the upstream answered with invalid JSON',
+        response.status,
+        this.#excerpt(text),
+      );
     }
   }
 
@@ -178,9 +202,15 @@ export class UpstreamHttpClient {
     const body = this.#excerpt(await response.text().catch(() => ''));
     const status = response.status;
     if (status === 401 || status === 403) {
-      return new UpstreamError('upstream_auth_failed', `the upstream rejected the stored credentials (${status})`, status, body);
+      return new UpstreamError(
+        'upstream_auth_failed',
+        `the upstream rejected the stored credentials (${status})`,
+        status,
+        body,
+      );
     }
-    if (status === 404) return new UpstreamError('upstream_not_found', 'the upstream has no such resource', status, body);
+    if (status === 404)
+      return new UpstreamError('upstream_not_found', 'the upstream has no such resource', status, body);
     return new UpstreamError('upstream_error', `the upstream answered ${status}`, status, body);
   }
 
@@ -206,6 +236,7 @@ async function vendorRetryHintMs(response: Response): Promise<number | null> {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+  if (error instanceof Error)
+    return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
   return String(error);
 }

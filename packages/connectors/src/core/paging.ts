@@ -16,7 +16,12 @@ export async function* readByListing(
   for (;;) {
     const key = JSON.stringify(params);
     if (seen.has(key)) {
-      throw new UpstreamError('upstream_error', `the upstream returned the same page cursor twice (${key.slice(0, 200)})`, null, null);
+      throw new UpstreamError(
+        'upstream_error',
+        `the upstream returned the same page cursor twice (${key.slice(0, 200)})`,
+        null,
+        null,
+      );
     }
     seen.add(key);
     const page = await list(params);
@@ -43,7 +48,12 @@ export function at(body: unknown, path: string): unknown {
 export function recordsAt(body: unknown, path: string | null): Record<string, unknown>[] {
   const value = path === null ? body : at(body, path);
   if (!Array.isArray(value)) {
-    throw new UpstreamError('upstream_error', `the upstream answer has no record list at '${path ?? '(root)'}'`, null, null);
+    throw new UpstreamError(
+      'upstream_error',
+      `the upstream answer has no record list at '${path ?? '(root)'}'`,
+      null,
+      null,
+    );
   }
   return value.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null);
 }

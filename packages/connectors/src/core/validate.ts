@@ -3,7 +3,11 @@ import { didYouMean } from './did-you-mean.ts';
 import { ConnectorError, type ErrorCode, type FieldProblem, toPointer } from './errors.ts';
 
 /** Every zod issue becomes a problem with a JSON pointer under `prefix`; unknown keys get a "did you mean". */
-export function zodProblems(error: z.ZodError, prefix: string, knownKeys: (path: readonly PropertyKey[]) => string[] = () => []): FieldProblem[] {
+export function zodProblems(
+  error: z.ZodError,
+  prefix: string,
+  knownKeys: (path: readonly PropertyKey[]) => string[] = () => [],
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -23,10 +27,20 @@ export function zodProblems(error: z.ZodError, prefix: string, knownKeys: (path:
 }
 
 /** Parses `input` with `schema` or throws a ConnectorError with `code` listing every problem. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix: string, code: ErrorCode, title: string): z.infer<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  prefix: string,
+  code: ErrorCode,
+  title: string,
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConnectorError(code, title, zodProblems(result.error, prefix, (path) => keysAt(schema, path)));
+  throw new ConnectorError(
+    code,
+    title,
+    zodProblems(result.error, prefix, (path) => keysAt(schema, path)),
+  );
 }
 
 /** The keys an object schema accepts at `path` (for hints); empty when the shape is not a plain object. */
@@ -41,7 +55,9 @@ function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 function shapeOf(schema: unknown): Record<string, unknown> | undefined {
-  const def = (schema as { def?: { type?: string; shape?: Record<string, unknown>; innerType?: unknown; in?: unknown } })?.def;
+  const def = (
+    schema as { def?: { type?: string; shape?: Record<string, unknown>; innerType?: unknown; in?: unknown } }
+  )?.def;
   if (!def) return undefined;
   if (def.type === 'object') return def.shape;
   if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default') return shapeOf(def.innerType);

@@ -2,7 +2,9 @@ import type { ConnectorDefinition } from '../core/define-connector.ts';
 import { orbConnector } from './orb/connector.ts';
 
 /** Every connector kind the platform runs, by canonical connector_type. */
-export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition<never, never>[] = [orbConnector as ConnectorDefinition<never, never>];
+export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition<never, never>[] = [
+  orbConnector as ConnectorDefinition<never, never>,
+];
 
 const byLowerName = new Map(CONNECTOR_DEFINITIONS.map((d) => [d.catalog.connectorType.toLowerCase(), d]));
 

@@ -59,7 +59,11 @@ export class ClientsRepository {
   }
 
   async find(clientId: string): Promise<ClientWithOrganizations | undefined> {
-    const client = await this.#db.selectFrom('api_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+    const client = await this.#db
+      .selectFrom('api_clients')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
     if (!client) return undefined;
     const orgs = await this.#db
       .selectFrom('client_organizations')

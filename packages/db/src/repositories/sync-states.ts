@@ -18,7 +18,12 @@ export class SyncStatesRepository {
   }
 
   async list(connectorId: string): Promise<SyncStateRow[]> {
-    return this.#db.selectFrom('sync_states').selectAll().where('connector_id', '=', connectorId).orderBy('entity').execute();
+    return this.#db
+      .selectFrom('sync_states')
+      .selectAll()
+      .where('connector_id', '=', connectorId)
+      .orderBy('entity')
+      .execute();
   }
 
   async get(connectorId: string, entity: string): Promise<SyncStateRow | undefined> {
@@ -38,8 +43,16 @@ export class SyncStatesRepository {
         running: true,
         last_run_started_at: new Date(),
         // The first pass is `initial_sync` until it finishes; later runs keep the last outcome visible.
-        status: eb.case().when('last_success_at', 'is', null).then(sql<'initial_sync'>`'initial_sync'`).else(eb.ref('status')).end(),
-        run_id: eb.fn.coalesce(eb.case().when('checkpoint', 'is not', null).then(eb.ref('run_id')).end(), sql<string>`${runId}`),
+        status: eb
+          .case()
+          .when('last_success_at', 'is', null)
+          .then(sql<'initial_sync'>`'initial_sync'`)
+          .else(eb.ref('status'))
+          .end(),
+        run_id: eb.fn.coalesce(
+          eb.case().when('checkpoint', 'is not', null).then(eb.ref('run_id')).end(),
+          sql<string>`${runId}`,
+        ),
         updated_at: new Date(),
       }))
       .where('connector_id', '=', connectorId)
@@ -48,7 +61,12 @@ export class SyncStatesRepository {
       .executeTakeFirstOrThrow();
   }
 
-  async saveCheckpoint(connectorId: string, entity: string, checkpoint: unknown, recordCountDelta: number): Promise<void> {
+  async saveCheckpoint(
+    connectorId: string,
+    entity: string,
+    checkpoint: unknown,
+    recordCountDelta: number,
+  ): Promise<void> {
     await this.#db
       .updateTable('sync_states')
       .set((eb) => ({
@@ -61,7 +79,11 @@ export class SyncStatesRepository {
       .execute();
   }
 
-  async finishRun(connectorId: string, entity: string, result: { cursor: unknown; recordCount: number }): Promise<void> {
+  async finishRun(
+    connectorId: string,
+    entity: string,
+    result: { cursor: unknown; recordCount: number },
+  ): Promise<void> {
     await this.#db
       .updateTable('sync_states')
       .set({

@@ -1,5 +1,10 @@
 import { bearerAuth } from '../../core/auth.ts';
-import { type ConnectorContext, defineConnector, type EntityOperations, type Params } from '../../core/define-connector.ts';
+import {
+  type ConnectorContext,
+  defineConnector,
+  type EntityOperations,
+  type Params,
+} from '../../core/define-connector.ts';
 import { pathOf } from '../../core/http-client.ts';
 import { readByListing, recordsAt } from '../../core/paging.ts';
 import { orbCatalog } from './catalog.ts';
@@ -15,7 +20,12 @@ interface OrbList {
 type QueryMapping = Readonly<Record<string, string>>;
 
 // https://docs.withorb.com/api-reference/pagination: newest first, `cursor` = pagination_metadata.next_cursor.
-function orbEntity(path: string, idParam: string, mapping: QueryMapping, createdFilter: string): EntityOperations<OrbContext> {
+function orbEntity(
+  path: string,
+  idParam: string,
+  mapping: QueryMapping,
+  createdFilter: string,
+): EntityOperations<OrbContext> {
   const list = async (ctx: OrbContext, params: Params) => {
     const query: Record<string, string | number | undefined> = {};
     for (const [param, value] of Object.entries(params)) {
@@ -46,7 +56,12 @@ export const orbConnector = defineConnector({
   auth: ({ credentials }) => bearerAuth((credentials as { api_key: string }).api_key),
   entities: {
     customers: orbEntity('customers', 'customer_id', { ...page, created_at_gte: 'created_at[gte]' }, 'created_at_gte'),
-    subscriptions: orbEntity('subscriptions', 'subscription_id', { ...page, created_at_gte: 'created_at[gte]' }, 'created_at_gte'),
+    subscriptions: orbEntity(
+      'subscriptions',
+      'subscription_id',
+      { ...page, created_at_gte: 'created_at[gte]' },
+      'created_at_gte',
+    ),
     plans: orbEntity('plans', 'plan_id', { ...page, created_at_gte: 'created_at[gte]' }, 'created_at_gte'),
     invoices: orbEntity(
       'invoices',

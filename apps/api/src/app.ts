@@ -1,0 +1,47 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ApiDeps, ApiEnv } from './deps.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { requestId } from './middleware/request-id.ts';
+import { ApiError, problemResponse } from './problem.ts';
+import { registerCreate } from './routes/connectors/create.ts';
+import { registerExecute } from './routes/connectors/execute.ts';
+import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
+import { healthRoutes } from './routes/health.ts';
+import { oauthTokenRoutes } from './routes/oauth-token.ts';
+
+const ONE_MIB = 1024 * 1024;
+// files_upload carries up to 5 MB decoded, which is ~6.7 MB of base64 plus the envelope.
+const EXECUTE_LIMIT = 7 * ONE_MIB;
+
+export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.use('*', requestId(deps.logger));
+  app.onError((error, c) => {
+    const response = problemResponse(c, error);
+    if (response.status >= 500) c.get('logger')?.error('unhandled error', { error });
+    return response;
+  });
+  app.notFound((c) =>
+    problemResponse(c, new ApiError(404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
+  );
+
+  const tooLarge = () => {
+    throw new ApiError(413, 'payload_too_large', 'the request body is too large');
+  };
+  app.use('/api/*', async (c, next) => {
+    const limit = c.req.path.endsWith('/execute') ? EXECUTE_LIMIT : ONE_MIB;
+    return bodyLimit({ maxSize: limit, onError: tooLarge })(c, next);
+  });
+
+  app.route('/', healthRoutes(deps));
+  app.route('/api/v1/oauth/token', oauthTokenRoutes(deps));
+
+  const connectors = new Hono<ApiEnv>();
+  connectors.use('*', authenticate(deps.tokens));
+  registerCreate(connectors, deps);
+  registerReadUpdateDelete(connectors, deps);
+  registerExecute(connectors, deps);
+  app.route('/api/v1/integrations/connectors', connectors);
+  return app;
+}

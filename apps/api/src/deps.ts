@@ -1,0 +1,37 @@
+import type { ClientsRepository, ConnectorsRepository, SyncStatesRepository } from '@conduit/db';
+import type {
+  AccessTokens,
+  CredentialsCipher,
+  HostedConnectors,
+  IndexStore,
+  Logger,
+  PlatformEnv,
+  SyncScheduler,
+} from '@conduit/platform';
+import type { Redis } from 'ioredis';
+import type { SearchService } from './services/search-service.ts';
+
+/** Everything the API needs, built in main.ts (or a test) and passed to buildApp. */
+export interface ApiDeps {
+  readonly env: PlatformEnv;
+  readonly logger: Logger;
+  readonly connectors: ConnectorsRepository;
+  readonly syncStates: SyncStatesRepository;
+  readonly clients: ClientsRepository;
+  readonly cipher: CredentialsCipher;
+  readonly tokens: AccessTokens;
+  readonly hosted: HostedConnectors;
+  readonly indexStore: IndexStore;
+  readonly scheduler: SyncScheduler;
+  readonly search: SearchService;
+  readonly redis: Redis;
+  /** Readiness probes by name (postgres, redis, opensearch). */
+  readonly probes: Readonly<Record<string, () => Promise<void>>>;
+}
+
+export interface AuthContext {
+  readonly clientId: string;
+  readonly organizationId: string;
+}
+
+export type ApiEnv = { Variables: { requestId: string; auth: AuthContext; logger: Logger } };

@@ -1,0 +1,28 @@
+import { createLogger, readEnv, upstreamOverrides } from '@conduit/platform';
+import { serve } from '@hono/node-server';
+import { buildApp } from './app.ts';
+import { createApiRuntime } from './runtime.ts';
+
+const env = readEnv();
+const logger = createLogger({ level: env.LOG_LEVEL, base: { service: 'api' } });
+const runtime = await createApiRuntime(env, upstreamOverrides(), { logger });
+const app = buildApp(runtime.deps);
+const server = serve({ fetch: app.fetch, port: env.PORT, hostname: '0.0.0.0' }, (info) =>
+  logger.info('api listening', { port: info.port }),
+);
+
+// Graceful shutdown: stop accepting, let in-flight requests finish, then release connections.
+let stopping = false;
+const shutdown = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info('api stopping', { signal });
+  const force = setTimeout(() => process.exit(1), 15_000);
+  force.unref();
+  server.close(async () => {
+    await runtime.close();
+    process.exit(0);
+  });
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));

@@ -1,0 +1,41 @@
+import type { AccessTokens } from '@conduit/platform';
+import type { MiddlewareHandler } from 'hono';
+import type { ApiEnv } from '../deps.ts';
+import { ApiError } from '../problem.ts';
+
+/**
+ * Bearer tokens from /api/v1/oauth/token. A client with several organizations must say which one it acts for
+ * (X-Organization-Id); naming one it does not belong to is a 403.
+ */
+export function authenticate(tokens: AccessTokens): MiddlewareHandler<ApiEnv> {
+  return async function authenticateMiddleware(c, next) {
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match?.[1]) throw new ApiError(401, 'unauthorized', 'a bearer token is required');
+    const claims = await tokens.verify(match[1]);
+    if (claims === 'expired') throw new ApiError(401, 'unauthorized', 'the access token has expired');
+    if (claims === 'invalid') throw new ApiError(401, 'unauthorized', 'the access token is not valid');
+    const requested = c.req.header('x-organization-id');
+    let organizationId: string;
+    if (requested !== undefined) {
+      if (!claims.organizationIds.includes(requested)) {
+        throw new ApiError(403, 'forbidden', 'this client may not act for that organization', [
+          { path: '/headers/x-organization-id', message: 'not one of the client organizations' },
+        ]);
+      }
+      organizationId = requested;
+    } else if (claims.organizationIds.length === 1) {
+      organizationId = claims.organizationIds[0]!;
+    } else {
+      throw new ApiError(
+        400,
+        'invalid_request',
+        'this client belongs to several organizations: send X-Organization-Id',
+        [{ path: '/headers/x-organization-id', message: 'is required for a client with several organizations' }],
+      );
+    }
+    c.set('auth', { clientId: claims.clientId, organizationId });
+    c.set('logger', c.get('logger').child({ client_id: claims.clientId, organization_id: organizationId }));
+    await next();
+  };
+}

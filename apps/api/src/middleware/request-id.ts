@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@conduit/platform';
+import type { MiddlewareHandler } from 'hono';
+import type { ApiEnv } from '../deps.ts';
+
+const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Every response carries X-Request-Id (the caller's, if well-formed) and every log line of the request has it. */
+export function requestId(logger: Logger): MiddlewareHandler<ApiEnv> {
+  return async function requestIdMiddleware(c, next) {
+    const incoming = c.req.header('x-request-id');
+    const id = incoming && VALID_ID.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', id);
+    c.set('logger', logger.child({ request_id: id }));
+    const started = performance.now();
+    await next();
+    c.header('x-request-id', id);
+    c.get('logger').info('request', {
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      status: c.res.status,
+      duration_ms: Math.round(performance.now() - started),
+    });
+  };
+}

@@ -1,0 +1,110 @@
+import { ConnectorError, type FieldProblem, UpstreamError, UpstreamRateLimitError } from '@conduit/connectors';
+import type { Context } from 'hono';
+
+/** API-level failures that are not about a connector: auth, tenancy, missing resources, limits. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly code: string;
+  readonly errors: readonly FieldProblem[];
+  readonly retryAfterSeconds: number | undefined;
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    errors: readonly FieldProblem[] = [],
+    retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.errors = errors;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldProblem[];
+  upstream?: { status: number | null; body: string | null };
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+const STATUS_OF_CODE: Record<string, number> = {
+  invalid_request: 400,
+  invalid_params: 400,
+  invalid_filter: 400,
+  invalid_cursor: 400,
+  unsupported_action: 400,
+  unsupported_mode: 400,
+  payload_too_large: 413,
+  upstream_not_found: 404,
+  upstream_error: 502,
+  upstream_auth_failed: 502,
+  rate_limited: 429,
+};
+
+/** The one place where errors become RFC 9457 problem+json. Anything unexpected is a 500 without details. */
+export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds?: number } {
+  if (error instanceof ApiError) {
+    return {
+      problem: problemOf(error.status, error.code, error.message, error.errors),
+      ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+    };
+  }
+  if (error instanceof ConnectorError) {
+    const status = STATUS_OF_CODE[error.code] ?? 400;
+    const problem = problemOf(status, error.code, error.message, error.errors);
+    if (error instanceof UpstreamError) problem.upstream = { status: error.upstreamStatus, body: error.upstreamBody };
+    if (error instanceof UpstreamRateLimitError) return { problem, retryAfterSeconds: error.retryAfterSeconds };
+    return { problem };
+  }
+  if (isSearchDslError(error)) {
+    return { problem: problemOf(400, error.code, error.message, error.errors) };
+  }
+  return { problem: problemOf(500, 'internal_error', 'an unexpected error occurred; it has been logged') };
+}
+
+function isSearchDslError(error: unknown): error is { code: string; message: string; errors: FieldProblem[] } {
+  const e = error as { code?: unknown; errors?: unknown; name?: unknown };
+  return (
+    error instanceof Error &&
+    typeof e.code === 'string' &&
+    Array.isArray(e.errors) &&
+    (e.code === 'invalid_filter' || e.code === 'invalid_cursor' || e.code === 'invalid_params')
+  );
+}
+
+function problemOf(status: number, code: string, detail: string, errors: readonly FieldProblem[] = []): Problem {
+  return {
+    type: `https://conduit.dev/problems/${code.replaceAll('_', '-')}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors.length > 0 ? { errors: [...errors] } : {}),
+  };
+}
+
+export function problemResponse(c: Context, error: unknown): Response {
+  const { problem, retryAfterSeconds } = toProblem(error);
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+  if (retryAfterSeconds !== undefined) headers['retry-after'] = String(retryAfterSeconds);
+  return c.body(JSON.stringify(problem), problem.status as 400, headers);
+}

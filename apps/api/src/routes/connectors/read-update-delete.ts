@@ -1,0 +1,54 @@
+import type { Hono } from 'hono';
+import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { ApiError } from '../../problem.ts';
+import { readJson } from '../../request-body.ts';
+import { connectorView, searchableEntities } from '../../services/connector-view.ts';
+import { checkCredentials } from '../../services/credential-check.ts';
+import { loadConnector } from './load.ts';
+import { SyncBody, UpdateConnectorBody } from './schemas.ts';
+
+/** GET, PATCH, DELETE /api/v1/integrations/connectors/{id} and POST .../{id}/sync */
+export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  app.get('/:id', async (c) => {
+    const { row, catalog } = await loadConnector(c, deps);
+    return c.json(connectorView(row, catalog, await deps.syncStates.list(row.id)));
+  });
+
+  app.patch('/:id', async (c) => {
+    const { row, catalog } = await loadConnector(c, deps);
+    const body = await readJson(c, UpdateConnectorBody);
+    const changes: { name?: string; credentials_ciphertext?: string } = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.credentials !== undefined) {
+      const connector = deps.hosted.forCredentials(row.connector_type, body.credentials, row.config);
+      await checkCredentials(connector, catalog);
+      changes.credentials_ciphertext = deps.cipher.encrypt(body.credentials);
+    }
+    const updated = await deps.connectors.update(row.organization_id, row.id, changes);
+    if (!updated) throw new ApiError(404, 'connector_not_found', `no connector ${row.id}`);
+    return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id)));
+  });
+
+  app.delete('/:id', async (c) => {
+    const { row, catalog } = await loadConnector(c, deps);
+    await deps.scheduler.unschedule(row.id);
+    await deps.indexStore.deleteConnector(row.connector_type, searchableEntities(catalog), row.id);
+    await deps.connectors.delete(row.organization_id, row.id);
+    c.get('logger').info('connector deleted', { connector_id: row.id });
+    return c.body(null, 204);
+  });
+
+  app.post('/:id/sync', async (c) => {
+    const { row, catalog } = await loadConnector(c, deps);
+    const body = await readJson(c, SyncBody);
+    const searchable = searchableEntities(catalog);
+    if (body.entity !== undefined && !searchable.includes(body.entity)) {
+      throw new ApiError(400, 'invalid_request', `'${body.entity}' is not replicated`, [
+        { path: '/entity', message: `replicated entities: ${searchable.join(', ')}` },
+      ]);
+    }
+    const entities = body.entity ? [body.entity] : searchable;
+    for (const entity of entities) await deps.scheduler.syncEntity(row.id, entity);
+    return c.json({ connector_id: row.id, entities }, 202);
+  });
+}

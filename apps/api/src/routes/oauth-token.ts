@@ -1,0 +1,43 @@
+import { parseOrThrow } from '@conduit/connectors';
+import { verifyClientSecret } from '@conduit/platform';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { ApiError } from '../problem.ts';
+
+export const TokenRequest = z.object({
+  grant_type: z.literal('client_credentials'),
+  client_id: z.string().min(1).max(200),
+  client_secret: z.string().min(1).max(500),
+});
+
+/** POST /api/v1/oauth/token: the client-credentials grant, form-encoded or JSON. */
+export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.post('/', async (c) => {
+    const type = c.req.header('content-type') ?? '';
+    let raw: unknown;
+    try {
+      raw = type.includes('application/x-www-form-urlencoded')
+        ? Object.fromEntries(new URLSearchParams(await c.req.text()))
+        : await c.req.json();
+    } catch {
+      throw new ApiError(400, 'invalid_request', 'the body must be JSON or form-encoded', [
+        { path: '', message: 'unreadable body' },
+      ]);
+    }
+    const request = parseOrThrow(TokenRequest, raw, '', 'invalid_request', 'invalid token request');
+    const client = await deps.clients.find(request.client_id);
+    // The same answer for an unknown client and a wrong secret: nothing to learn by probing.
+    if (!client || !(await verifyClientSecret(request.client_secret, client.secret_hash))) {
+      throw new ApiError(401, 'unauthorized', 'invalid client credentials');
+    }
+    const accessToken = await deps.tokens.issue({
+      clientId: client.client_id,
+      organizationIds: client.organization_ids,
+    });
+    c.header('cache-control', 'no-store');
+    return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds });
+  });
+  return app;
+}

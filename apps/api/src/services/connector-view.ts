@@ -1,0 +1,44 @@
+import type { KindCatalog } from '@conduit/connectors';
+import type { ConnectorRow, SyncStateRow } from '@conduit/db';
+
+export interface EntityStatusView {
+  status: string;
+  running: boolean;
+  last_success_at: string | null;
+  record_count: number;
+  error: string | null;
+}
+
+/** The public shape of a connector (DESIGN §5): never its credentials. */
+export function connectorView(row: ConnectorRow, catalog: KindCatalog, states: readonly SyncStateRow[]) {
+  const byEntity = new Map(states.map((s) => [s.entity, s]));
+  const entities: Record<string, EntityStatusView> = {};
+  for (const [name, entity] of Object.entries(catalog.entities)) {
+    if (!entity.searchable) continue;
+    const state = byEntity.get(name);
+    entities[name] = {
+      status: state?.status ?? 'pending',
+      running: state?.running ?? false,
+      last_success_at: state?.last_success_at?.toISOString() ?? null,
+      record_count: state?.record_count ?? 0,
+      error: state?.error ?? null,
+    };
+  }
+  return {
+    connector_id: row.id,
+    connector_type: row.connector_type,
+    customer_name: row.customer_name,
+    name: row.name,
+    config: row.config,
+    replication_config: row.replication_config,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    entities,
+  };
+}
+
+export function searchableEntities(catalog: KindCatalog): string[] {
+  return Object.values(catalog.entities)
+    .filter((e) => e.searchable)
+    .map((e) => e.name);
+}

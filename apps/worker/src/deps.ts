@@ -1,0 +1,14 @@
+import type { ConnectorsRepository, SyncStatesRepository } from '@conduit/db';
+import type { HostedConnectors, IndexStore, Logger, PlatformEnv, SyncScheduler } from '@conduit/platform';
+import type { Redis } from 'ioredis';
+
+export interface WorkerDeps {
+  readonly env: PlatformEnv;
+  readonly logger: Logger;
+  readonly connectors: ConnectorsRepository;
+  readonly syncStates: SyncStatesRepository;
+  readonly hosted: HostedConnectors;
+  readonly indexStore: IndexStore;
+  readonly scheduler: SyncScheduler;
+  readonly redis: Redis;
+}

@@ -1,0 +1,61 @@
+import { UpstreamRateLimitError } from '@conduit/connectors';
+import { SyncEntityJob } from '@conduit/platform';
+import { DelayedError, type Job } from 'bullmq';
+import type { ConnectorSlots } from '../connector-slots.ts';
+import type { WorkerDeps } from '../deps.ts';
+import { runEntitySync, SyncInterrupted, type SyncRunOutcome } from '../sync-run.ts';
+
+const SLOT_RETRY_MS = 2_000;
+
+/**
+ * BullMQ side of an entity run: per-connector slots, rate limits that delay the job without burning an
+ * attempt, shutdown that re-queues the job right away, and `failed` status for errors (BullMQ retries them).
+ */
+export async function processSyncEntity(
+  job: Job,
+  token: string | undefined,
+  deps: WorkerDeps,
+  slots: ConnectorSlots,
+  stopRequested: () => boolean,
+): Promise<SyncRunOutcome> {
+  const { connectorId, entity } = SyncEntityJob.parse(job.data);
+  const holder = job.id ?? `${connectorId}:${entity}`;
+  if (!(await slots.tryAcquire(connectorId, holder))) {
+    await job.moveToDelayed(Date.now() + SLOT_RETRY_MS, token);
+    throw new DelayedError();
+  }
+  try {
+    return await runEntitySync(connectorId, entity, deps, {
+      stopRequested,
+      onPage: async () => {
+        await slots.heartbeat(connectorId, holder);
+      },
+    });
+  } catch (error) {
+    if (error instanceof SyncInterrupted) {
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    }
+    if (error instanceof UpstreamRateLimitError) {
+      await deps.syncStates.pauseRun(connectorId, entity);
+      deps.logger.warn('upstream rate limit: sync delayed', {
+        connector_id: connectorId,
+        entity,
+        retry_after_s: error.retryAfterSeconds,
+      });
+      await job.moveToDelayed(Date.now() + error.retryAfterSeconds * 1000, token);
+      throw new DelayedError();
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    await deps.syncStates.failRun(connectorId, entity, message.slice(0, 1000));
+    deps.logger.error('sync run failed', {
+      connector_id: connectorId,
+      entity,
+      error: message,
+      attempt: job.attemptsMade + 1,
+    });
+    throw error;
+  } finally {
+    await slots.release(connectorId, holder);
+  }
+}

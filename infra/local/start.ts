@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The platform's start command: API + worker, and in the local profile (the default) the upstream
+ * simulators with a bootstrap client, so the README example works offline. A variable set explicitly in the
+ * environment always wins over a profile default. PROFILE=production starts API and worker only.
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const profile = process.env.PROFILE ?? 'local';
+const children: ChildProcess[] = [];
+
+function startNode(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [join(root, script)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  createInterface({ input: child.stdout! }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      process.stderr.write(`[${name}] exited (${code ?? signal}); stopping the platform\n`);
+      void stop(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+let profileEnv: Record<string, string> = {};
+if (profile === 'local') {
+  const simulators = startNode('simulators', 'test/simulators/main.ts', process.env);
+  const [first] = (await once(createInterface({ input: simulators.stdout! }), 'line')) as [string];
+  const started = JSON.parse(first) as { env: Record<string, string>; credentials: unknown };
+  profileEnv = {
+    ...started.env,
+    BOOTSTRAP_ORGANIZATION: 'demo-org',
+    BOOTSTRAP_CLIENT_ID: 'demo-client',
+    BOOTSTRAP_CLIENT_SECRET: 'demo-secret-change-me',
+    SYNC_INTERVAL: '10m',
+  };
+  writeFileSync(join(root, '.data/simulators.json'), `${JSON.stringify(started, null, 2)}\n`);
+  process.stdout.write(`[start] simulators up; their credentials are in .data/simulators.json\n`);
+}
+// Explicit environment wins over the profile's defaults.
+const env = { ...profileEnv, ...process.env };
+startNode('api', 'apps/api/src/main.ts', env);
+startNode('worker', 'apps/worker/src/main.ts', env);
+
+let stopping = false;
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode === null ? once(c, 'exit') : undefined)));
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+const url = z.string().url();
+
+/**
+ * The configuration contract (DESIGN §2). Every variable has a working local default; a variable set in the
+ * environment always wins. Parsed once in each app's main.ts and passed down.
+ */
+export const PlatformEnv = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: url.default('postgres://postgres@127.0.0.1:5432/conduit'),
+  REDIS_URL: url.default('redis://127.0.0.1:6379/0'),
+  OPENSEARCH_URL: url.default('http://127.0.0.1:9200'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Prefix of every index and queue name, so tests and deployments sharing services stay apart. */
+  NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .default('conduit'),
+  ENCRYPTION_KEY: z.string().min(16).default('local-development-encryption-key-change-me'),
+  /** Former keys, still accepted for decryption during a key rotation (comma-separated). */
+  ENCRYPTION_KEY_PREVIOUS: z.string().default(''),
+  TOKEN_SIGNING_KEY: z.string().min(16).default('local-development-token-signing-key-change-me'),
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  BOOTSTRAP_ORGANIZATION: z.string().min(1).optional(),
+  BOOTSTRAP_CLIENT_ID: z.string().min(1).optional(),
+  BOOTSTRAP_CLIENT_SECRET: z.string().min(8).optional(),
+  SYNC_INTERVAL: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/)
+    .default('1h'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Entity runs of one connector that may run at once, so one tenant cannot starve others. */
+  CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+export type PlatformEnv = z.infer<typeof PlatformEnv>;
+
+/** Parses the environment or exits with a readable list of what is wrong. */
+export function readEnv(source: NodeJS.ProcessEnv = process.env): PlatformEnv {
+  const result = PlatformEnv.safeParse(source);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+}
+
+/** CONNECTOR_BASE_URL_<KIND> and CONNECTOR_TOKEN_URL_<KIND> overrides, keyed by env suffix (ORB, ZENDESK_TALK). */
+export function upstreamOverrides(source: NodeJS.ProcessEnv = process.env): {
+  baseUrls: Record<string, string>;
+  tokenUrls: Record<string, string>;
+} {
+  const baseUrls: Record<string, string> = {};
+  const tokenUrls: Record<string, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (!value) continue;
+    if (key.startsWith('CONNECTOR_BASE_URL_')) baseUrls[key.slice('CONNECTOR_BASE_URL_'.length)] = value;
+    if (key.startsWith('CONNECTOR_TOKEN_URL_')) tokenUrls[key.slice('CONNECTOR_TOKEN_URL_'.length)] = value;
+  }
+  return { baseUrls, tokenUrls };
+}
+
+export function intervalMs(interval: string): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(interval);
+  if (!match) throw new Error(`invalid interval ${interval}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  return Number(match[1]) * unit;
+}

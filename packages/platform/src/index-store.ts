@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import type { EntityCatalog } from '@conduit/connectors';
+import { buildIndexMapping } from '@conduit/search-dsl';
+import type { Client } from '@opensearch-project/opensearch';
+import { SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
+
+const CONNECTOR_ID_FIELD = '_connector_id';
+
+export interface IndexedBatch {
+  readonly indexed: number;
+  /** Records without a key cannot get a stable document id; they are counted, not indexed. */
+  readonly skipped: number;
+}
+
+/**
+ * The synchronized copy in OpenSearch: one index per connector kind and entity behind an alias, shared by all
+ * connectors of that kind; documents routed by connector id. Index versions are named after a hash of the
+ * generated mapping, so a changed mapping gets a new index and an alias swap.
+ */
+export class IndexStore {
+  readonly #client: Client;
+  readonly #namespace: string;
+  readonly #ensured = new Map<string, Promise<string>>();
+
+  constructor(client: Client, namespace: string) {
+    this.#client = client;
+    this.#namespace = namespace;
+  }
+
+  get client(): Client {
+    return this.#client;
+  }
+
+  alias(connectorType: string, entity: string): string {
+    return `${this.#namespace}_${connectorType}_${entity}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  }
+
+  /** Creates the current index version and points the alias at it (once per process and entity). */
+  ensureIndex(connectorType: string, entity: EntityCatalog): Promise<string> {
+    const alias = this.alias(connectorType, entity.name);
+    let pending = this.#ensured.get(alias);
+    if (!pending) {
+      pending = this.#ensure(alias, entity).catch((error: unknown) => {
+        this.#ensured.delete(alias);
+        throw error;
+      });
+      this.#ensured.set(alias, pending);
+    }
+    return pending;
+  }
+
+  async #ensure(alias: string, entity: EntityCatalog): Promise<string> {
+    if (!entity.searchable) throw new Error(`${entity.name} is not searchable`);
+    const generated = buildIndexMapping(entity.searchable, entity.recordKey);
+    const properties = (generated.mappings as { properties: Record<string, unknown> }).properties;
+    const definition = {
+      settings: { ...generated.settings, number_of_shards: 1, number_of_replicas: 0 },
+      mappings: { ...generated.mappings, properties: { ...properties, [SYNC_RUN_FIELD]: { type: 'keyword' } } },
+    };
+    const version = createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 10);
+    const index = `${alias}__${version}`;
+    const exists = await this.#client.indices.exists({ index });
+    if (!exists.body) {
+      try {
+        await this.#client.indices.create({ index, body: definition as Record<string, unknown> });
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+    }
+    const current = await this.#aliasTargets(alias);
+    if (current.length !== 1 || current[0] !== index) {
+      // One atomic request: the alias never points at nothing, so search does not fail during the swap.
+      await this.#client.indices.updateAliases({
+        body: {
+          actions: [
+            ...current.filter((i) => i !== index).map((i) => ({ remove: { index: i, alias } })),
+            { add: { index, alias, is_write_index: true } },
+          ],
+        },
+      });
+    }
+    return alias;
+  }
+
+  async #aliasTargets(alias: string): Promise<string[]> {
+    const response = await this.#client.indices.getAlias({ name: alias }, { ignore: [404] });
+    if (response.statusCode === 404) return [];
+    return Object.keys(response.body as Record<string, unknown>);
+  }
+
+  /** Idempotent bulk write: the same record always lands on the same document id. */
+  async writeBatch(
+    connectorType: string,
+    entity: EntityCatalog,
+    connectorId: string,
+    runId: string,
+    records: readonly Record<string, unknown>[],
+    options: { refresh?: boolean } = {},
+  ): Promise<IndexedBatch> {
+    const alias = await this.ensureIndex(connectorType, entity);
+    const body: unknown[] = [];
+    let skipped = 0;
+    for (const record of records) {
+      const document = searchDocument(entity, connectorId, runId, record);
+      if (document === null) {
+        skipped++;
+        continue;
+      }
+      body.push({ index: { _index: alias, _id: document.id, routing: connectorId } });
+      body.push(document.doc);
+    }
+    if (body.length === 0) return { indexed: 0, skipped };
+    const response = await this.#client.bulk({
+      body: body as Record<string, unknown>[],
+      refresh: options.refresh ?? false,
+    });
+    const result = response.body as { errors: boolean; items: Record<string, { status: number; error?: unknown }>[] };
+    if (result.errors) {
+      const failed = result.items.map((item) => Object.values(item)[0]!).filter((i) => i.error);
+      throw new Error(
+        `bulk indexing failed for ${failed.length} documents: ${JSON.stringify(failed[0]?.error).slice(0, 500)}`,
+      );
+    }
+    return { indexed: body.length / 2, skipped };
+  }
+
+  /** After a complete full-refresh run: removes the connector's documents that this run did not write. */
+  async deleteNotWrittenBy(connectorType: string, entity: string, connectorId: string, runId: string): Promise<number> {
+    const response = await this.#client.deleteByQuery({
+      index: this.alias(connectorType, entity),
+      routing: connectorId,
+      refresh: true,
+      conflicts: 'proceed',
+      body: {
+        query: {
+          bool: {
+            filter: [{ term: { [CONNECTOR_ID_FIELD]: connectorId } }],
+            must_not: [{ term: { [SYNC_RUN_FIELD]: runId } }],
+          },
+        },
+      },
+    });
+    return (response.body as { deleted?: number }).deleted ?? 0;
+  }
+
+  async deleteConnector(connectorType: string, entities: readonly string[], connectorId: string): Promise<void> {
+    for (const entity of entities) {
+      await this.#client.deleteByQuery(
+        {
+          index: this.alias(connectorType, entity),
+          routing: connectorId,
+          refresh: true,
+          conflicts: 'proceed',
+          body: { query: { term: { [CONNECTOR_ID_FIELD]: connectorId } } },
+        },
+        { ignore: [404] },
+      );
+    }
+  }
+
+  async count(connectorType: string, entity: string, connectorId: string): Promise<number> {
+    const response = await this.#client.count(
+      {
+        index: this.alias(connectorType, entity),
+        routing: connectorId,
+        body: { query: { term: { [CONNECTOR_ID_FIELD]: connectorId } } },
+      },
+      { ignore: [404] },
+    );
+    return (response.body as { count?: number }).count ?? 0;
+  }
+
+  async refresh(connectorType: string, entity: string): Promise<void> {
+    await this.#client.indices.refresh({ index: this.alias(connectorType, entity) }, { ignore: [404] });
+  }
+}
+
+function isAlreadyExists(error: unknown): boolean {
+  return JSON.stringify((error as { body?: unknown })?.body ?? '').includes('resource_already_exists_exception');
+}

@@ -1,0 +1,17 @@
+export { type AccessTokenClaims, AccessTokens } from './access-tokens.ts';
+export { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
+export { intervalMs, PlatformEnv, readEnv, upstreamOverrides } from './config.ts';
+export { CredentialsCipher } from './credentials-cipher.ts';
+export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
+export { type IndexedBatch, IndexStore } from './index-store.ts';
+export { createLogger, type LogFields, type Logger, type LogLevel, redact } from './logger.ts';
+export {
+  connectorSchedulerId,
+  entityJobId,
+  JOB_NAMES,
+  SyncConnectorJob,
+  SyncEntityJob,
+  syncQueueName,
+} from './queues.ts';
+export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
+export { SyncScheduler } from './sync-scheduler.ts';

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** Job payloads carry ids only: never credentials (they are read from Postgres and decrypted in the worker). */
+export const SyncConnectorJob = z.object({ connectorId: z.string().min(1) });
+export type SyncConnectorJob = z.infer<typeof SyncConnectorJob>;
+
+export const SyncEntityJob = z.object({ connectorId: z.string().min(1), entity: z.string().min(1) });
+export type SyncEntityJob = z.infer<typeof SyncEntityJob>;
+
+export const JOB_NAMES = { connector: 'sync-connector', entity: 'sync-entity' } as const;
+
+export function syncQueueName(namespace: string): string {
+  return `${namespace}-sync`;
+}
+
+/** One run at a time per connector and entity: BullMQ ignores an add whose job id is already queued or running. */
+export function entityJobId(connectorId: string, entity: string): string {
+  return `entity:${connectorId}:${entity}`;
+}
+
+export function connectorSchedulerId(connectorId: string): string {
+  return `schedule:${connectorId}`;
+}

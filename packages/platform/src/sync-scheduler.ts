@@ -1,0 +1,56 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { connectorSchedulerId, entityJobId, JOB_NAMES, type SyncConnectorJob, type SyncEntityJob } from './queues.ts';
+
+/** The producer side of sync: what the API (and the worker's fan-out) puts on the queue. */
+export class SyncScheduler {
+  readonly queue: Queue;
+
+  constructor(connection: Redis, queueName: string) {
+    this.queue = new Queue(queueName, {
+      connection,
+      defaultJobOptions: {
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 5_000 },
+        removeOnComplete: { count: 1000 },
+        removeOnFail: { count: 1000 },
+      },
+    });
+  }
+
+  /** Syncs every searchable entity of a connector now (fanned out by the worker). */
+  async syncConnector(connectorId: string): Promise<void> {
+    const data: SyncConnectorJob = { connectorId };
+    await this.queue.add(JOB_NAMES.connector, data, { removeOnComplete: true, removeOnFail: true });
+  }
+
+  /**
+   * One run at a time per connector and entity: the job id dedupes while a run is queued or active.
+   * Finished jobs are removed, so the next trigger can add the id again.
+   */
+  async syncEntity(connectorId: string, entity: string): Promise<void> {
+    const data: SyncEntityJob = { connectorId, entity };
+    await this.queue.add(JOB_NAMES.entity, data, {
+      jobId: entityJobId(connectorId, entity),
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+  }
+
+  async schedule(connectorId: string, everyMs: number): Promise<void> {
+    const data: SyncConnectorJob = { connectorId };
+    await this.queue.upsertJobScheduler(
+      connectorSchedulerId(connectorId),
+      { every: everyMs },
+      { name: JOB_NAMES.connector, data, opts: { removeOnComplete: true, removeOnFail: true } },
+    );
+  }
+
+  async unschedule(connectorId: string): Promise<void> {
+    await this.queue.removeJobScheduler(connectorSchedulerId(connectorId));
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
+import { startOrb } from '../simulators/orb/simulator.ts';
+
+describe('walking skeleton: an Orb connector from create to search, through HTTP', () => {
+  let sim: SimulatorHandle;
+  let platform: TestPlatform;
+  let connectorId: string;
+
+  beforeAll(async () => {
+    sim = await startOrb({ size: 60 });
+    platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} } });
+    const response = await platform.call('POST', '/api/v1/integrations/connectors', {
+      customer_name: 'acme',
+      connector_type: 'Orb',
+      name: 'billing',
+      credentials: sim.credentials,
+      replication_config: sim.replicationConfig,
+    });
+    expect(response.status).toBe(201);
+    connectorId = ((await response.json()) as { connector_id: string }).connector_id;
+  });
+
+  afterAll(async () => {
+    await platform?.close();
+    await sim?.close();
+  });
+
+  it('never shows the credentials back', async () => {
+    const response = await platform.call('GET', `/api/v1/integrations/connectors/${connectorId}`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain(String(sim.credentials.api_key));
+    expect(JSON.parse(text)).toMatchObject({ connector_id: connectorId, connector_type: 'Orb', customer_name: 'acme' });
+  });
+
+  it('replicates every entity to ready with the simulator’s records after start_date', async () => {
+    const entities = ['customers', 'subscriptions', 'plans', 'invoices'];
+    const view = await eventually(async () => {
+      const response = await platform.call('GET', `/api/v1/integrations/connectors/${connectorId}`);
+      const body = (await response.json()) as { entities: Record<string, { status: string; record_count: number }> };
+      return entities.every((e) => body.entities[e]?.status === 'ready') ? body : undefined;
+    });
+    for (const entity of entities) {
+      expect(view.entities[entity]?.record_count, entity).toBe(sim.expectedKeys(entity).length);
+    }
+  });
+
+  it('search returns exactly the simulator’s records after start_date, paged with a cursor', async () => {
+    const expected = sim.expectedKeys('customers').sort();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
+        entity: 'customers',
+        action: 'search',
+        params: { query: { sort: [{ id: 'asc' }] }, limit: 7, ...(cursor ? { cursor } : {}) },
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as {
+        data: { id: string }[];
+        meta: { cursor: string | null; has_more: boolean; took_ms: number };
+      };
+      expect(typeof body.meta.took_ms).toBe('number');
+      seen.push(...body.data.map((r) => r.id));
+      cursor = body.meta.has_more ? body.meta.cursor : null;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
+
+  it('search filters with eq and in', async () => {
+    const target = sim.expectedKeys('customers')[0]!;
+    const eq = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'customers',
+      action: 'search',
+      params: { query: { filter: { eq: { id: target } } } },
+    });
+    expect(((await eq.json()) as { data: { id: string }[] }).data.map((r) => r.id)).toEqual([target]);
+
+    const paid = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'invoices',
+      action: 'search',
+      params: { query: { filter: { in: { status: ['paid', 'void'] } } }, limit: 10000 },
+    });
+    const statuses = ((await paid.json()) as { data: { status: string }[] }).data.map((r) => r.status);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set(['paid', 'void']));
+  });
+
+  it('list and get pass through live and equal the simulator’s answers', async () => {
+    const list = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'customers',
+      action: 'list',
+      params: { limit: 5 },
+    });
+    expect(list.status).toBe(200);
+    const listed = (await list.json()) as { data: { id: string }[]; meta: { next_cursor: string | null } };
+    const direct = await fetch(`${sim.baseUrl}/customers?limit=5`, {
+      headers: { authorization: `Bearer ${sim.credentials.api_key}` },
+    });
+    expect(listed.data).toEqual(((await direct.json()) as { data: unknown[] }).data);
+    expect(typeof listed.meta.next_cursor).toBe('string');
+
+    const id = listed.data[0]!.id;
+    const get = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'customers',
+      action: 'get',
+      params: { customer_id: id },
+    });
+    expect(((await get.json()) as { data: { id: string } }).data.id).toBe(id);
+  });
+
+  it('a bad request is a problem+json 400 naming the field', async () => {
+    const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'customers',
+      action: 'list',
+      params: { limit: 0 },
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    const problem = (await response.json()) as { code: string; errors: { path: string }[] };
+    expect(problem.code).toBe('invalid_params');
+    expect(problem.errors.map((e) => e.path)).toContain('/params/limit');
+  });
+});
