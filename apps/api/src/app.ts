@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { registerCreate } from './routes/connectors/create.ts';
@@ -39,6 +40,15 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
 
   const connectors = new Hono<ApiEnv>();
   connectors.use('*', authenticate(deps.tokens));
+  connectors.use(
+    '*',
+    rateLimit({
+      redis: deps.redis,
+      prefix: deps.env.NAMESPACE,
+      limit: deps.env.RATE_LIMIT_PER_MINUTE,
+      windowSeconds: 60,
+    }),
+  );
   registerCreate(connectors, deps);
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);

@@ -32,6 +32,10 @@ export const PlatformEnv = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Entity runs of one connector that may run at once, so one tenant cannot starve others. */
   CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Requests per API client per minute (shared by every API instance through Redis). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  /** Upstream call timeout of live actions, in milliseconds. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;

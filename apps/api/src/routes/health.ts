@@ -1,8 +1,13 @@
 import { Hono } from 'hono';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { docsPage } from '../openapi/docs-page.ts';
+import { openApiDocument } from '../openapi/document.ts';
 
 export function healthRoutes(deps: Pick<ApiDeps, 'probes'>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  let document: Record<string, unknown> | undefined;
+  app.get('/openapi.json', (c) => c.json((document ??= openApiDocument())));
+  app.get('/docs', (c) => c.html(docsPage()));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     const checks: Record<string, string> = {};

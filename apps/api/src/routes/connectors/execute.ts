@@ -6,6 +6,8 @@ import { readJson } from '../../request-body.ts';
 import { loadConnector } from './load.ts';
 import { ExecuteBody } from './schemas.ts';
 
+const ONE_MIB = 1024 * 1024;
+const UPLOAD_ENTITY = 'files_upload';
 const PASSED_HEADERS = [
   'content-type',
   'content-length',
@@ -20,6 +22,10 @@ export function registerExecute(app: Hono<ApiEnv>, deps: ApiDeps): void {
   app.post('/:id/execute', async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
     const body = await readJson(c, ExecuteBody);
+    // The body limit lets execute through up to the upload size; only files_upload may use it.
+    if (body.entity !== UPLOAD_ENTITY && Buffer.byteLength(await c.req.text()) > ONE_MIB) {
+      throw new ApiError(413, 'payload_too_large', 'the request body is over 1 MiB (only files_upload may be larger)');
+    }
     const entity = catalog.entities[body.entity];
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
       return c.json(await deps.search.search(row, entity, body.params ?? {}));

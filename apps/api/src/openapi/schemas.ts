@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Response shapes, as zod: the OpenAPI document and the documentation test both derive from these. */
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string(),
+    code: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    upstream: z.object({ status: z.int().nullable(), body: z.string().nullable() }).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
+
+export const TokenResponseSchema = z
+  .object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.int() })
+  .meta({ id: 'TokenResponse' });
+
+export const EntityStatusSchema = z.object({
+  status: z.enum(['pending', 'initial_sync', 'ready', 'failed']),
+  running: z.boolean(),
+  last_success_at: z.string().nullable(),
+  record_count: z.int(),
+  error: z.string().nullable(),
+});
+
+export const ConnectorSchema = z
+  .object({
+    connector_id: z.string(),
+    connector_type: z.string(),
+    customer_name: z.string(),
+    name: z.string(),
+    config: z.record(z.string(), z.unknown()),
+    replication_config: z.record(z.string(), z.unknown()),
+    created_at: z.string(),
+    updated_at: z.string(),
+    entities: z.record(z.string(), EntityStatusSchema),
+  })
+  .meta({ id: 'Connector' });
+
+export const ListResultSchema = z.object({
+  data: z.array(z.record(z.string(), z.unknown())),
+  meta: z.record(z.string(), z.unknown()),
+});
+export const SearchResultSchema = z.object({
+  data: z.array(z.record(z.string(), z.unknown())),
+  meta: z.object({ has_more: z.boolean(), cursor: z.string().nullable(), took_ms: z.number().nullable() }),
+});
+export const ExecuteResultSchema = z
+  .union([SearchResultSchema, ListResultSchema, z.object({ data: z.unknown() })])
+  .meta({ id: 'ExecuteResult' });
+
+export const SyncAcceptedSchema = z.object({ connector_id: z.string(), entities: z.array(z.string()) });

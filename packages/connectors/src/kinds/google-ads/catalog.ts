@@ -1,0 +1,507 @@
+import { z } from 'zod';
+import type { EntityCatalog, KindCatalog, SyncSpec } from '../../core/catalog.ts';
+import { startDateReplicationConfig } from '../../core/common-schemas.ts';
+import { type FieldMap, t, withNullability } from '../../core/field-spec.ts';
+
+/*
+ * Search advertising = Google Ads REST API (DESIGN §1). Sources: document 2 "Search advertising connector",
+ * research/upstream-apis-2.md, and the Google Ads API reference (GAQL resources customer, campaign, ad_group,
+ * ad_group_ad, campaign_label, ad_group_label, ad_group_ad_label, label).
+ *
+ * Records are the rows of `customers/{cid}/googleAds:search`, in the upstream's camelCase nested shape
+ * ({campaign: {...}, metrics: {...}, segments: {date}}); int64 values arrive as JSON strings.
+ * Searchable fields are document 2's snake_case dotted GAQL names; the indexer matches them against the camelCase
+ * rows and coerces int64 strings to integers.
+ * Document 2: "search advertising records declare plain types", so every field here is non-null.
+ */
+const plain = (fields: FieldMap): FieldMap => withNullability(fields, false);
+
+/** Ten digits, no dashes (document 1 Limits). */
+export const customerIdSchema = z.string().regex(/^\d{10}$/, 'must be 10 digits without dashes, e.g. 1234567890');
+
+// ---------------------------------------------------------------------------------------------------------------
+// Record keys.
+//
+// A GAQL row that selects segments (segments.date, segments.hour, segments.ad_network_type, ...) is one row per
+// (resource, segment values): the campaign resource name alone repeats on every day. No real path of such a row is
+// unique, so accounts, campaigns, ad_groups and ad_group_ads use a SYNTHETIC field `_row_key`, which the connector
+// adds to every row it returns (list and replication), computed by `googleAdsRowKey` below:
+//   <resource name of the row's main resource>, then `|<segment field>=<value>` for every field of `segments` present
+//   in the row, in alphabetical order of the field name.
+// e.g. `customers/1234567890/campaigns/42|date=2024-01-31` (or `...|adNetworkType=SEARCH|date=2024-01-31|hour=5`
+// when those segments are selected). The label association entities and labels are not segmented and use their
+// real `resourceName` path.
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The synthetic record key of segmented rows (see above). Shared helper for the Google Ads connector. */
+export function googleAdsRowKey(row: Readonly<Record<string, unknown>>, mainResource: string): string | null {
+  const main = row[mainResource];
+  const resourceName =
+    typeof main === 'object' && main !== null ? (main as Record<string, unknown>)['resourceName'] : undefined;
+  if (typeof resourceName !== 'string' || resourceName === '') return null;
+  const segments = row['segments'];
+  if (typeof segments !== 'object' || segments === null || Array.isArray(segments)) return resourceName;
+  const parts = Object.entries(segments as Record<string, unknown>)
+    .filter(([, value]) => value !== undefined && value !== null)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `|${name}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  return resourceName + parts.join('');
+}
+
+const rowKey = t.string();
+
+// Document 2: "list actions return also next_page_token, string". Declared nullable: the last page has none
+// (the upstream omits nextPageToken there).
+const meta: FieldMap = { next_page_token: t.string() };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * List parameters of every customer-scoped entity (document 2). `pageSize` is accepted and bounded as document 2
+ * states, but the upstream removed it in v17 (fixed 10,000-row pages; sending it fails with PAGE_SIZE_NOT_SUPPORTED):
+ * the connector does not forward it.
+ */
+const listParams = z.strictObject({
+  customer_id: customerIdSchema,
+  query: z.string().min(1).optional(),
+  pageToken: z.string().min(1).optional(),
+  pageSize: z.int().min(1).max(10000).optional(),
+});
+
+const resourceNamePattern = (collection: string) => new RegExp(`^customers/\\d{10}/${collection}/\\d+$`);
+const resourceName = (collection: string) =>
+  z
+    .string()
+    .regex(resourceNamePattern(collection), `must have the form customers/<10-digit customer id>/${collection}/<id>`);
+
+const campaignResourceName = resourceName('campaigns');
+const adGroupResourceName = resourceName('adGroups');
+const labelResourceName = resourceName('labels');
+
+/** Google Ads: at most 10,000 operations in one mutate request. */
+const MAX_OPERATIONS = 10000;
+
+const fieldPathList = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_.]*(,[A-Za-z][A-Za-z0-9_.]*)*$/, 'must be comma-separated field paths, e.g. name,status');
+
+/** The customer id inside `customers/<cid>/...`. */
+function customerOf(resource: string): string | undefined {
+  return /^customers\/(\d{10})\//.exec(resource)?.[1];
+}
+
+/**
+ * An update operation: `update` holds resourceName plus the fields to change; `updateMask` (optional, the connector
+ * derives it from the given fields when omitted) may only name those mutable fields.
+ */
+function updateOperation(update: z.ZodObject<z.ZodRawShape>, mutable: readonly string[]) {
+  return z.strictObject({ updateMask: fieldPathList.optional(), update }).superRefine((op, ctx) => {
+    const changes = Object.keys(op.update).filter((k) => k !== 'resourceName' && op.update[k] !== undefined);
+    if (op.updateMask !== undefined) {
+      for (const path of op.updateMask.split(',')) {
+        if (!mutable.includes(path)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['updateMask'],
+            message: `unknown update path '${path}'; updatable: ${mutable.join(', ')}`,
+          });
+        }
+      }
+    } else if (changes.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['update'],
+        message: `give at least one field to change (${mutable.join(', ')}) or an updateMask`,
+      });
+    }
+  });
+}
+
+/** Every resource name in the operations must belong to `customer_id` (the upstream rejects others). */
+function sameCustomer(
+  params: { customer_id: string; operations: readonly object[] },
+  ctx: z.RefinementCtx,
+  opKey: 'update' | 'create',
+  fields: readonly string[],
+): void {
+  params.operations.forEach((op, i) => {
+    const body = (op as Partial<Record<string, Record<string, unknown>>>)[opKey];
+    for (const field of fields) {
+      const value = body?.[field];
+      if (typeof value !== 'string') continue;
+      const cid = customerOf(value);
+      if (cid !== undefined && cid !== params.customer_id) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['operations', i, opKey, field],
+          message: `belongs to customer ${cid}, not to customer_id ${params.customer_id}`,
+        });
+      }
+    }
+  });
+}
+
+const mutableStatus = z.enum(['ENABLED', 'PAUSED']);
+
+const campaignUpdateParams = z
+  .strictObject({
+    customer_id: customerIdSchema,
+    operations: z
+      .array(
+        updateOperation(
+          z.strictObject({
+            resourceName: campaignResourceName,
+            name: z.string().min(1).optional(),
+            status: mutableStatus.optional(),
+          }),
+          ['name', 'status'],
+        ),
+      )
+      .min(1)
+      .max(MAX_OPERATIONS),
+  })
+  .superRefine((p, ctx) => sameCustomer(p, ctx, 'update', ['resourceName']));
+
+const adGroupUpdateParams = z
+  .strictObject({
+    customer_id: customerIdSchema,
+    operations: z
+      .array(
+        updateOperation(
+          z.strictObject({
+            resourceName: adGroupResourceName,
+            name: z.string().min(1).optional(),
+            status: mutableStatus.optional(),
+            // micros as a string of digits (1,000,000 micros = one currency unit), as the upstream's int64 JSON.
+            cpcBidMicros: z
+              .string()
+              .regex(/^\d{1,18}$/, 'must be a whole number of micros as a string, e.g. "1500000"')
+              .optional(),
+          }),
+          ['name', 'status', 'cpcBidMicros'],
+        ),
+      )
+      .min(1)
+      .max(MAX_OPERATIONS),
+  })
+  .superRefine((p, ctx) => sameCustomer(p, ctx, 'update', ['resourceName']));
+
+const campaignLabelCreateParams = z
+  .strictObject({
+    customer_id: customerIdSchema,
+    operations: z
+      .array(z.strictObject({ create: z.strictObject({ campaign: campaignResourceName, label: labelResourceName }) }))
+      .min(1)
+      .max(MAX_OPERATIONS),
+  })
+  .superRefine((p, ctx) => sameCustomer(p, ctx, 'create', ['campaign', 'label']));
+
+// Document 2 shows only customer_id and operations for ad_group_labels create; the operation body is the vendor's
+// AdGroupLabelOperation.create {adGroup, label}.
+const adGroupLabelCreateParams = z
+  .strictObject({
+    customer_id: customerIdSchema,
+    operations: z
+      .array(z.strictObject({ create: z.strictObject({ adGroup: adGroupResourceName, label: labelResourceName }) }))
+      .min(1)
+      .max(MAX_OPERATIONS),
+  })
+  .superRefine((p, ctx) => sameCustomer(p, ctx, 'create', ['adGroup', 'label']));
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sync. Customer ids come from `config.customer_ids` (see the kind below); no `parent` is declared because the
+// customer list is configuration, not a replicated entity.
+// ---------------------------------------------------------------------------------------------------------------
+
+/** GAQL `WHERE segments.date BETWEEN ... ORDER BY segments.date` (research file): incremental on the date. */
+const byDate: SyncSpec = { mode: 'incremental', cursorField: 'segments.date' };
+/** Label associations cannot be filtered by time: full refresh. */
+const fullRefresh: SyncSpec = { mode: 'full_refresh' };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Entities
+// ---------------------------------------------------------------------------------------------------------------
+
+/*
+ * accounts: document 2 lists only `customer` as record field but segments.date as searchable, so rows are read
+ * with segments.date selected (one row per customer and day, like the vendor's reference replication), and the
+ * record carries `segments` and the synthetic `_row_key`.
+ */
+const accounts: EntityCatalog = {
+  name: 'accounts',
+  recordKey: '_row_key',
+  record: plain({ _row_key: rowKey, customer: t.object(), segments: t.object() }),
+  meta,
+  searchable: plain({
+    'customer.auto_tagging_enabled': t.boolean(),
+    'customer.call_reporting_setting.call_conversion_action': t.string(),
+    'customer.call_reporting_setting.call_conversion_reporting_enabled': t.boolean(),
+    'customer.call_reporting_setting.call_reporting_enabled': t.boolean(),
+    'customer.conversion_tracking_setting.conversion_tracking_id': t.integer(),
+    'customer.conversion_tracking_setting.cross_account_conversion_tracking_id': t.integer(),
+    'customer.currency_code': t.string(),
+    'customer.descriptive_name': t.string(),
+    'customer.final_url_suffix': t.string(),
+    'customer.has_partners_badge': t.boolean(),
+    'customer.id': t.integer(),
+    'customer.manager': t.boolean(),
+    'customer.optimization_score': t.number(),
+    'customer.optimization_score_weight': t.number(),
+    'customer.pay_per_conversion_eligibility_failure_reasons': t.array(),
+    // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (document 2 convention).
+    'customer.remarketing_setting.provider_global_site_tag': t.string(),
+    'customer.resource_name': t.string(),
+    'customer.test_account': t.boolean(),
+    'customer.time_zone': t.string(),
+    'customer.tracking_url_template': t.string(),
+    'segments.date': t.datetime(),
+  }),
+  actions: { list: listParams },
+  sync: byDate,
+};
+
+const entityStatus = ['ENABLED', 'PAUSED', 'REMOVED'] as const;
+
+const campaigns: EntityCatalog = {
+  name: 'campaigns',
+  recordKey: '_row_key',
+  record: plain({
+    _row_key: rowKey,
+    campaign: t.object(),
+    campaignBudget: t.object(),
+    metrics: t.object(),
+    segments: t.object(),
+  }),
+  meta,
+  searchable: plain({
+    'campaign.id': t.integer(),
+    'campaign.name': t.string(),
+    'campaign.status': t.string({ enum: entityStatus }),
+    'campaign.advertising_channel_type': t.string(),
+    'campaign.advertising_channel_sub_type': t.string(),
+    'campaign.bidding_strategy': t.string(),
+    'campaign.bidding_strategy_type': t.string(),
+    'campaign.campaign_budget': t.string(),
+    // Dates (YYYY-MM-DD) upstream: typed datetime so searches compare them as instants.
+    'campaign.start_date': t.datetime(),
+    'campaign.end_date': t.datetime(),
+    'campaign.serving_status': t.string(),
+    'campaign.resource_name': t.string(),
+    'campaign_budget.amount_micros': t.integer(),
+    'campaign.labels': t.array(),
+    // Neutral name of the vendor's campaign.network_settings.target_google_search (document 2 convention).
+    'campaign.network_settings.target_provider_search': t.boolean(),
+    'campaign.network_settings.target_search_network': t.boolean(),
+    'campaign.network_settings.target_content_network': t.boolean(),
+    'campaign.network_settings.target_partner_search_network': t.boolean(),
+    'metrics.clicks': t.integer(),
+    'metrics.cost_micros': t.integer(),
+    'metrics.impressions': t.integer(),
+    'metrics.interactions': t.integer(),
+    'metrics.ctr': t.number(),
+    'metrics.conversions': t.number(),
+    'metrics.conversions_value': t.number(),
+    'metrics.average_cpc': t.number(),
+    'metrics.average_cpm': t.number(),
+    'segments.date': t.datetime(),
+    'segments.hour': t.integer(),
+    'segments.ad_network_type': t.string(),
+  }),
+  actions: { list: listParams, update: campaignUpdateParams },
+  sync: byDate,
+};
+
+const adGroups: EntityCatalog = {
+  name: 'ad_groups',
+  recordKey: '_row_key',
+  record: plain({
+    _row_key: rowKey,
+    campaign: t.object(),
+    adGroup: t.object(),
+    metrics: t.object(),
+    segments: t.object(),
+  }),
+  meta,
+  searchable: plain({
+    'campaign.id': t.integer(),
+    'ad_group.id': t.integer(),
+    'ad_group.name': t.string(),
+    'ad_group.status': t.string({ enum: entityStatus }),
+    'ad_group.type': t.string(),
+    'ad_group.ad_rotation_mode': t.string(),
+    'ad_group.base_ad_group': t.string(),
+    'ad_group.campaign': t.string(),
+    'ad_group.effective_target_cpa_source': t.string(),
+    'ad_group.effective_target_roas_source': t.string(),
+    'ad_group.resource_name': t.string(),
+    'ad_group.tracking_url_template': t.string(),
+    'ad_group.cpc_bid_micros': t.integer(),
+    'ad_group.cpm_bid_micros': t.integer(),
+    'ad_group.cpv_bid_micros': t.integer(),
+    'ad_group.effective_target_cpa_micros': t.integer(),
+    'ad_group.target_cpa_micros': t.integer(),
+    'ad_group.effective_target_roas': t.number(),
+    'ad_group.target_roas': t.number(),
+    'ad_group.labels': t.array(),
+    'metrics.cost_micros': t.integer(),
+    'segments.date': t.datetime(),
+  }),
+  actions: { list: listParams, update: adGroupUpdateParams },
+  sync: byDate,
+};
+
+const adGroupAds: EntityCatalog = {
+  name: 'ad_group_ads',
+  recordKey: '_row_key',
+  record: plain({ _row_key: rowKey, adGroup: t.object(), adGroupAd: t.object(), segments: t.object() }),
+  meta,
+  searchable: plain({
+    'ad_group.id': t.integer(),
+    'ad_group_ad.ad.id': t.integer(),
+    'ad_group_ad.ad.name': t.string(),
+    'ad_group_ad.ad.type': t.string(),
+    'ad_group_ad.ad.display_url': t.string(),
+    'ad_group_ad.ad.final_url_suffix': t.string(),
+    'ad_group_ad.ad.tracking_url_template': t.string(),
+    'ad_group_ad.ad.resource_name': t.string(),
+    'ad_group_ad.status': t.string({ enum: entityStatus }),
+    'ad_group_ad.ad_strength': t.string(),
+    'ad_group_ad.ad_group': t.string(),
+    'ad_group_ad.resource_name': t.string(),
+    'ad_group_ad.policy_summary.approval_status': t.string(),
+    'ad_group_ad.policy_summary.review_status': t.string(),
+    'segments.date': t.datetime(),
+    'ad_group_ad.ad.final_urls': t.array(),
+    'ad_group_ad.ad.final_mobile_urls': t.array(),
+    'ad_group_ad.labels': t.array(),
+  }),
+  actions: { list: listParams },
+  sync: byDate,
+};
+
+/** label.id, label.name, label.resource_name: shared by the three association entities. */
+const labelSearchable = {
+  'label.id': t.integer(),
+  'label.name': t.string(),
+  'label.resource_name': t.string(),
+} as const;
+
+const campaignLabels: EntityCatalog = {
+  name: 'campaign_labels',
+  recordKey: 'campaignLabel.resourceName',
+  record: plain({ campaign: t.object(), campaignLabel: t.object(), label: t.object() }),
+  meta,
+  searchable: plain({
+    'campaign.id': t.integer(),
+    'campaign_label.resource_name': t.string(),
+    ...labelSearchable,
+  }),
+  actions: { list: listParams, create: campaignLabelCreateParams },
+  sync: fullRefresh,
+};
+
+// Searchable fields of ad_group_labels: "not shown" in document 2; the campaign_labels list transposed to the
+// vendor's ad_group_label resource (ad_group.id, ad_group_label.resource_name, label.*).
+const adGroupLabels: EntityCatalog = {
+  name: 'ad_group_labels',
+  recordKey: 'adGroupLabel.resourceName',
+  record: plain({ adGroup: t.object(), adGroupLabel: t.object(), label: t.object() }),
+  meta,
+  searchable: plain({
+    'ad_group.id': t.integer(),
+    'ad_group_label.resource_name': t.string(),
+    ...labelSearchable,
+  }),
+  actions: { list: listParams, create: adGroupLabelCreateParams },
+  sync: fullRefresh,
+};
+
+// Record and searchable fields of ad_group_ad_labels: "not shown" in document 2; the vendor's ad_group_ad_label
+// resource (SELECT ad_group_ad.ad.id, ad_group_ad_label.resource_name, label.id, label.name, label.resource_name).
+const adGroupAdLabels: EntityCatalog = {
+  name: 'ad_group_ad_labels',
+  recordKey: 'adGroupAdLabel.resourceName',
+  record: plain({ adGroupAd: t.object(), adGroupAdLabel: t.object(), label: t.object() }),
+  meta,
+  searchable: plain({
+    'ad_group_ad.ad.id': t.integer(),
+    'ad_group_ad_label.resource_name': t.string(),
+    ...labelSearchable,
+  }),
+  actions: { list: listParams },
+  sync: fullRefresh,
+};
+
+// Record fields of labels: "not shown" in document 2; the vendor's label resource
+// (label.id, label.name, label.resource_name, label.status, label.text_label.{background_color,description}).
+// Document 2 lists no search for labels, so it is live-only (no sync).
+const labels: EntityCatalog = {
+  name: 'labels',
+  recordKey: 'label.resourceName',
+  record: plain({ label: t.object() }),
+  meta,
+  actions: { list: listParams },
+};
+
+// customers:listAccessibleCustomers answers one object {resourceNames: ["customers/1234567890", ...]}: a single
+// record, not paginated. Document 2 types resourceNames as an array of objects; the upstream items are strings, so
+// the item type is left open. Not replicated, so the record key is only nominal.
+const accessibleCustomers: EntityCatalog = {
+  name: 'accessible_customers',
+  recordKey: 'resourceNames',
+  record: plain({ resourceNames: t.array() }),
+  actions: { list: z.strictObject({}) },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credentials and configuration
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * OAuth 2.0 with refresh (access tokens live one hour, so a refresh token and its client are required; an
+ * access_token may be given as the initial cached token) plus the developer token every call sends.
+ * login_customer_id: the manager account (10 digits) when calls go through a manager.
+ */
+const credentials = z.strictObject({
+  developer_token: z.string().min(1),
+  refresh_token: z.string().min(1),
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+  access_token: z.string().min(1).optional(),
+  login_customer_id: customerIdSchema.optional(),
+});
+
+/**
+ * Where the customer ids to replicate live: in the connector CONFIG, not in replication_config, because the
+ * connector's replication read receives `config` (ConnectorContext) but not replication_config, and live actions
+ * take customer_id per call anyway. When omitted (e.g. a connector created by the OAuth consent flow, which carries
+ * no config), replication reads every customer that customers:listAccessibleCustomers returns.
+ */
+const config = z.strictObject({
+  customer_ids: z
+    .array(customerIdSchema)
+    .min(1)
+    .refine((ids) => new Set(ids).size === ids.length, 'customer ids must be unique')
+    .optional(),
+});
+
+export const googleAdsCatalog: KindCatalog = {
+  connectorType: 'Google-Ads',
+  purpose: 'search advertising',
+  credentials,
+  replicationConfig: startDateReplicationConfig,
+  config,
+  entities: {
+    accounts,
+    campaigns,
+    ad_groups: adGroups,
+    ad_group_ads: adGroupAds,
+    campaign_labels: campaignLabels,
+    ad_group_labels: adGroupLabels,
+    ad_group_ad_labels: adGroupAdLabels,
+    labels,
+    accessible_customers: accessibleCustomers,
+  },
+};

@@ -1,0 +1,536 @@
+import { z } from 'zod';
+import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
+import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
+
+/*
+ * File storage = Google Drive API v3 (DESIGN §1), https://www.googleapis.com/drive/v3 (+ the upload host).
+ * Sources: document 2 "File storage connector"; research/upstream-apis-2.md; for revisions, changes,
+ * changes_start_page_token and about (fields and parameters "not shown"), the Drive v3 reference (discovery document).
+ * Document 2: "file storage records declare every field nullable except the identifier".
+ *
+ * SEARCH: document 2 lists no search action and no searchable fields for any file storage entity (its endpoint table
+ * has none, and "every entity that lists search" never names one of these). Following the document exactly, no
+ * entity of this kind is searchable, hence none has a sync spec and nothing is replicated.
+ */
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shared parameter rules
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A media type such as application/pdf or application/vnd.google-apps.folder. */
+const mediaType = z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type, e.g. application/pdf');
+
+/**
+ * `range_header`: a single HTTP byte range, `bytes=<first>-[<last>]` or `bytes=-<suffix length>`
+ * (the form /^bytes=\d*-\d*$/ without the empty `bytes=-`), first ≤ last.
+ */
+const rangeHeader = z
+  .string()
+  .regex(/^bytes=(\d+-\d*|-\d+)$/, 'must be a byte range such as bytes=0-99, bytes=100- or bytes=-500')
+  .refine((value) => {
+    // Runs after the pattern check too (zod v4 does not abort): only judge well-formed ranges here.
+    const match = /^bytes=(\d+)-(\d+)$/.exec(value);
+    return !match || BigInt(match[1] ?? '0') <= BigInt(match[2] ?? '0');
+  }, 'the first byte of the range must not be after the last');
+
+const pageToken = z.string().min(1);
+const fields = z.string().min(1);
+const pageSize = (max: number) => z.int().min(1).max(max);
+/** Comma-separated ids (addParents, removeParents). */
+const idList = z.string().regex(/^[^,\s]+(,[^,\s]+)*$/, 'must be comma-separated ids without spaces');
+
+/** Decoded byte length of a base64 string (without decoding it). */
+export function base64DecodedLength(value: string): number {
+  const padding = value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
+  return Math.floor((value.length * 3) / 4) - padding;
+}
+
+/** files_upload takes files up to 5 MB (document 1 Limits), i.e. 5 × 1024 × 1024 decoded bytes. */
+export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
+
+const fileContent = z
+  .base64('must be base64-encoded content (standard alphabet, with padding)')
+  .refine((value) => base64DecodedLength(value) <= MAX_UPLOAD_BYTES, {
+    message: `the decoded content must be at most 5 MB (${MAX_UPLOAD_BYTES} bytes); use a resumable upload for larger files`,
+  });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Records
+// ---------------------------------------------------------------------------------------------------------------
+
+const owner = t.object({
+  kind: t.string(),
+  displayName: t.string(),
+  photoLink: t.string(),
+  emailAddress: t.string(),
+  permissionId: t.string(),
+  me: t.boolean(),
+});
+
+const fileRecord: FieldMap = {
+  kind: t.string(),
+  id: notNull(t.string()),
+  name: t.string(),
+  mimeType: t.string(),
+  description: t.string(),
+  version: t.string(),
+  webContentLink: t.string(),
+  webViewLink: t.string(),
+  iconLink: t.string(),
+  thumbnailLink: t.string(),
+  thumbnailVersion: t.string(),
+  viewedByMeTime: t.datetime(),
+  createdTime: t.datetime(),
+  modifiedTime: t.datetime(),
+  modifiedByMeTime: t.datetime(),
+  sharedWithMeTime: t.datetime(),
+  driveId: t.string(),
+  folderColorRgb: t.string(),
+  originalFilename: t.string(),
+  fullFileExtension: t.string(),
+  fileExtension: t.string(),
+  md5Checksum: t.string(),
+  sha1Checksum: t.string(),
+  sha256Checksum: t.string(),
+  size: t.string(),
+  quotaBytesUsed: t.string(),
+  headRevisionId: t.string(),
+  resourceKey: t.string(),
+  trashedTime: t.datetime(),
+  starred: t.boolean(),
+  trashed: t.boolean(),
+  explicitlyTrashed: t.boolean(),
+  hasThumbnail: t.boolean(),
+  viewedByMe: t.boolean(),
+  modifiedByMe: t.boolean(),
+  shared: t.boolean(),
+  ownedByMe: t.boolean(),
+  viewersCanCopyContent: t.boolean(),
+  copyRequiresWriterPermission: t.boolean(),
+  writersCanShare: t.boolean(),
+  isAppAuthorized: t.boolean(),
+  parents: t.array(t.string()),
+  spaces: t.array(t.string()),
+  owners: t.array(owner),
+  permissionIds: t.array(t.string()),
+  contentRestrictions: t.array(),
+  sharingUser: t.object(),
+  lastModifyingUser: t.object(),
+  trashingUser: t.object(),
+  properties: t.object(),
+  appProperties: t.object(),
+  capabilities: t.object(),
+  exportLinks: t.object(),
+  shortcutDetails: t.object(),
+  linkShareMetadata: t.object(),
+  labelInfo: t.object(),
+  imageMediaMetadata: t.object(),
+  videoMediaMetadata: t.object(),
+};
+
+const pageMeta: FieldMap = { nextPageToken: t.string() };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Entities
+// ---------------------------------------------------------------------------------------------------------------
+
+const filesList = z
+  .strictObject({
+    pageSize: pageSize(1000).optional(),
+    pageToken: pageToken.optional(),
+    q: z.string().min(1).optional(),
+    orderBy: z.string().min(1).optional(),
+    fields: fields.optional(),
+    spaces: z
+      .string()
+      .regex(
+        /^(drive|appDataFolder)(,(drive|appDataFolder))*$/,
+        'must be drive, appDataFolder or both, comma-separated',
+      )
+      .optional(),
+    corpora: z.enum(['user', 'drive', 'allDrives']).optional(),
+    driveId: pathId.optional(),
+    includeItemsFromAllDrives: z.boolean().optional(),
+    supportsAllDrives: z.boolean().optional(),
+  })
+  .superRefine((p, ctx) => {
+    // The upstream requires driveId with corpora=drive.
+    if (p.corpora === 'drive' && p.driveId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['driveId'], message: 'is required when corpora is drive' });
+    }
+  });
+
+const files: EntityCatalog = {
+  name: 'files',
+  recordKey: 'id',
+  record: fileRecord,
+  meta: { ...pageMeta, incompleteSearch: t.boolean() },
+  actions: {
+    list: filesList,
+    get: z.strictObject({ fileId: pathId, fields: fields.optional(), supportsAllDrives: z.boolean().optional() }),
+    // Metadata only. mimeType: the vendor's folder/document/spreadsheet types create a folder/document/spreadsheet.
+    create: z.strictObject({
+      name: z.string().min(1),
+      mimeType: mediaType.optional(),
+      parents: z.array(pathId).min(1).optional(),
+      description: z.string().optional(),
+    }),
+    update: z.strictObject({
+      fileId: pathId,
+      name: z.string().min(1).optional(),
+      description: z.string().optional(),
+      mimeType: mediaType.optional(),
+      addParents: idList.optional(),
+      removeParents: idList.optional(),
+      supportsAllDrives: z.boolean().optional(),
+    }),
+    // Permanent delete, bypassing the trash.
+    delete: z.strictObject({ fileId: pathId, supportsAllDrives: z.boolean().optional() }),
+    // Content of non-workspace files (workspace documents are exported with files_export).
+    download: z.strictObject({
+      fileId: pathId,
+      alt: z.literal('media', { error: "must be 'media'" }),
+      acknowledgeAbuse: z.boolean().optional(),
+      supportsAllDrives: z.boolean().optional(),
+      range_header: rangeHeader.optional(),
+    }),
+  },
+};
+
+// Multipart upload (metadata + content in one request); returns a files record.
+const filesUpload: EntityCatalog = {
+  name: 'files_upload',
+  recordKey: 'id',
+  record: fileRecord,
+  actions: {
+    create: z.strictObject({
+      name: z.string().min(1),
+      file_content: fileContent,
+      mimeType: mediaType.optional(),
+      parents: z.array(pathId).min(1).optional(),
+      description: z.string().optional(),
+      file_mime_type: mediaType.optional(), // the connector defaults it to application/octet-stream
+      uploadType: z.literal('multipart', { error: "only 'multipart' is supported" }).optional(),
+      supportsAllDrives: z.boolean().optional(),
+    }),
+  },
+};
+
+// Export of a workspace document to mimeType; the answer is the bytes themselves (upstream cap: 10 MB), so there
+// is no record: the record map is empty and the key only nominal.
+const filesExport: EntityCatalog = {
+  name: 'files_export',
+  recordKey: 'id',
+  record: {},
+  actions: {
+    download: z.strictObject({ fileId: pathId, mimeType: mediaType, range_header: rangeHeader.optional() }),
+  },
+};
+
+const driveRecord: FieldMap = {
+  kind: t.string(),
+  id: notNull(t.string()),
+  name: t.string(),
+  colorRgb: t.string(),
+  backgroundImageLink: t.string(),
+  themeId: t.string(),
+  createdTime: t.datetime(),
+  orgUnitId: t.string(),
+  hidden: t.boolean(),
+  backgroundImageFile: t.object(),
+  capabilities: t.object(),
+  restrictions: t.object(),
+};
+
+const drives: EntityCatalog = {
+  name: 'drives',
+  recordKey: 'id',
+  record: driveRecord,
+  meta: pageMeta,
+  actions: {
+    list: z.strictObject({
+      pageSize: pageSize(100).optional(),
+      pageToken: pageToken.optional(),
+      q: z.string().min(1).optional(),
+      useDomainAdminAccess: z.boolean().optional(),
+    }),
+    get: z.strictObject({ driveId: pathId, useDomainAdminAccess: z.boolean().optional() }),
+  },
+};
+
+const permissionRecord: FieldMap = {
+  kind: t.string(),
+  id: notNull(t.string()),
+  type: t.string(),
+  emailAddress: t.string(),
+  domain: t.string(),
+  role: t.string(),
+  view: t.string(),
+  displayName: t.string(),
+  photoLink: t.string(),
+  expirationTime: t.datetime(),
+  allowFileDiscovery: t.boolean(),
+  deleted: t.boolean(),
+  pendingOwner: t.boolean(),
+  teamDrivePermissionDetails: t.array(),
+  permissionDetails: t.array(),
+};
+
+const permissions: EntityCatalog = {
+  name: 'permissions',
+  recordKey: 'id',
+  record: permissionRecord,
+  meta: pageMeta,
+  actions: {
+    list: z.strictObject({
+      fileId: pathId,
+      pageSize: pageSize(100).optional(),
+      pageToken: pageToken.optional(),
+      supportsAllDrives: z.boolean().optional(),
+      useDomainAdminAccess: z.boolean().optional(),
+    }),
+    get: z.strictObject({
+      fileId: pathId,
+      permissionId: pathId,
+      supportsAllDrives: z.boolean().optional(),
+      useDomainAdminAccess: z.boolean().optional(),
+    }),
+  },
+};
+
+const commentRecord: FieldMap = {
+  kind: t.string(),
+  id: notNull(t.string()),
+  createdTime: t.datetime(),
+  modifiedTime: t.datetime(),
+  htmlContent: t.string(),
+  content: t.string(),
+  anchor: t.string(),
+  assigneeEmailAddress: t.string(),
+  author: t.object(),
+  deleted: t.boolean(),
+  resolved: t.boolean(),
+  quotedFileContent: t.object(),
+  mentionedEmailAddresses: t.array(t.string()),
+  replies: t.array(
+    t.object({
+      kind: t.string(),
+      id: t.string(),
+      createdTime: t.datetime(),
+      modifiedTime: t.datetime(),
+      author: t.object(),
+      htmlContent: t.string(),
+      content: t.string(),
+      deleted: t.boolean(),
+      action: t.string(),
+    }),
+  ),
+};
+
+// `fields` is optional here as in document 2 ("required in practice"): the connector sends a default field
+// selection when the caller gives none.
+const comments: EntityCatalog = {
+  name: 'comments',
+  recordKey: 'id',
+  record: commentRecord,
+  meta: pageMeta,
+  actions: {
+    list: z.strictObject({
+      fileId: pathId,
+      pageSize: pageSize(100).optional(),
+      pageToken: pageToken.optional(),
+      startModifiedTime: isoDateTime.optional(), // RFC 3339 lower bound on modifiedTime
+      includeDeleted: z.boolean().optional(),
+      fields: fields.optional(),
+    }),
+    get: z.strictObject({
+      fileId: pathId,
+      commentId: pathId,
+      includeDeleted: z.boolean().optional(),
+      fields: fields.optional(),
+    }),
+  },
+};
+
+const replyRecord: FieldMap = {
+  kind: t.string(),
+  id: notNull(t.string()),
+  createdTime: t.datetime(),
+  modifiedTime: t.datetime(),
+  htmlContent: t.string(),
+  content: t.string(),
+  action: t.string(),
+  author: t.object(),
+  deleted: t.boolean(),
+};
+
+const replies: EntityCatalog = {
+  name: 'replies',
+  recordKey: 'id',
+  record: replyRecord,
+  meta: pageMeta,
+  actions: {
+    list: z.strictObject({
+      fileId: pathId,
+      commentId: pathId,
+      pageSize: pageSize(100).optional(),
+      pageToken: pageToken.optional(),
+      includeDeleted: z.boolean().optional(),
+      fields: fields.optional(),
+    }),
+    get: z.strictObject({
+      fileId: pathId,
+      commentId: pathId,
+      replyId: pathId,
+      includeDeleted: z.boolean().optional(),
+      fields: fields.optional(),
+    }),
+  },
+};
+
+// ---- Fields and parameters "not shown" in document 2: the Drive v3 reference. ----
+
+// Revision resource (GET files/{fileId}/revisions, pageSize 1-1000).
+const revisionRecord: FieldMap = {
+  kind: t.string(),
+  id: notNull(t.string()),
+  mimeType: t.string(),
+  modifiedTime: t.datetime(),
+  keepForever: t.boolean(),
+  published: t.boolean(),
+  publishedLink: t.string(),
+  publishAuto: t.boolean(),
+  publishedOutsideDomain: t.boolean(),
+  lastModifyingUser: t.object(),
+  originalFilename: t.string(),
+  md5Checksum: t.string(),
+  size: t.string(),
+  exportLinks: t.object(),
+};
+
+const revisions: EntityCatalog = {
+  name: 'revisions',
+  recordKey: 'id',
+  record: revisionRecord,
+  meta: pageMeta,
+  actions: {
+    list: z.strictObject({
+      fileId: pathId,
+      pageSize: pageSize(1000).optional(),
+      pageToken: pageToken.optional(),
+      fields: fields.optional(),
+    }),
+    get: z.strictObject({
+      fileId: pathId,
+      revisionId: pathId,
+      acknowledgeAbuse: z.boolean().optional(),
+      fields: fields.optional(),
+    }),
+  },
+};
+
+// Change resource (GET changes; pageToken required: from changes_start_page_token or a previous page). A change has
+// no id of its own and this entity is not replicated, so the key (the changed file's id) is only nominal.
+const changeRecord: FieldMap = {
+  kind: t.string(),
+  changeType: t.string(), // file or drive
+  time: t.datetime(),
+  removed: t.boolean(),
+  fileId: t.string(),
+  file: t.object(),
+  driveId: t.string(),
+  drive: t.object(),
+};
+
+const changes: EntityCatalog = {
+  name: 'changes',
+  recordKey: 'fileId',
+  record: changeRecord,
+  // newStartPageToken: on the last page, the token to poll from next time.
+  meta: { ...pageMeta, newStartPageToken: t.string() },
+  actions: {
+    list: z.strictObject({
+      pageToken,
+      pageSize: pageSize(1000).optional(),
+      driveId: pathId.optional(),
+      includeItemsFromAllDrives: z.boolean().optional(),
+      supportsAllDrives: z.boolean().optional(),
+      includeRemoved: z.boolean().optional(),
+      includeCorpusRemovals: z.boolean().optional(),
+      restrictToMyDrive: z.boolean().optional(),
+      spaces: z
+        .string()
+        .regex(
+          /^(drive|appDataFolder)(,(drive|appDataFolder))*$/,
+          'must be drive, appDataFolder or both, comma-separated',
+        )
+        .optional(),
+      fields: fields.optional(),
+    }),
+  },
+};
+
+// StartPageToken resource (GET changes/startPageToken).
+const changesStartPageToken: EntityCatalog = {
+  name: 'changes_start_page_token',
+  recordKey: 'startPageToken',
+  record: { kind: t.string(), startPageToken: notNull(t.string()) },
+  actions: {
+    get: z.strictObject({ driveId: pathId.optional(), supportsAllDrives: z.boolean().optional() }),
+  },
+};
+
+// About resource (GET about). The upstream rejects about.get without `fields`, so it is required here
+// (e.g. "user,storageQuota" or "*").
+const about: EntityCatalog = {
+  name: 'about',
+  recordKey: 'user.permissionId',
+  record: {
+    kind: t.string(),
+    user: t.object(),
+    storageQuota: t.object(),
+    driveThemes: t.array(),
+    canCreateDrives: t.boolean(),
+    importFormats: t.object(),
+    exportFormats: t.object(),
+    appInstalled: t.boolean(),
+    maxImportSizes: t.object(),
+    maxUploadSize: t.string(),
+    folderColorPalette: t.array(t.string()),
+  },
+  actions: { get: z.strictObject({ fields }) },
+};
+
+/**
+ * OAuth 2.0 with refresh (Google access tokens live one hour): refresh_token, client_id and client_secret are
+ * required; access_token, when given, is used until it expires.
+ */
+const credentials = z.strictObject({
+  access_token: z.string().min(1).optional(),
+  refresh_token: z.string().min(1),
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+});
+
+export const googleDriveCatalog: KindCatalog = {
+  connectorType: 'Google-Drive',
+  purpose: 'file storage',
+  credentials,
+  // The DESIGN §1 start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
+  replicationConfig: startDateReplicationConfig,
+  config: noConfig,
+  entities: {
+    files,
+    files_upload: filesUpload,
+    files_export: filesExport,
+    drives,
+    permissions,
+    comments,
+    replies,
+    revisions,
+    changes,
+    changes_start_page_token: changesStartPageToken,
+    about,
+  },
+};

@@ -1,0 +1,343 @@
+import { z } from 'zod';
+import type { EntityCatalog, KindCatalog, SyncSpec } from '../../core/catalog.ts';
+import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
+import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
+
+/*
+ * Incident management = incident.io API (DESIGN §1), https://api.incident.io, Bearer API key.
+ * Sources: document 2 "Incident management connector"; research/upstream-apis-2.md; for the entities whose fields
+ * document 2 leaves "not shown" (incident_timestamps, severities, custom_fields, catalog_types, schedules) the
+ * incident.io public API (OpenAPI spec published with incident-io/singer-tap, client/openapi3.json:
+ * IncidentTimestampV2, SeverityV2, CustomFieldV2, CatalogTypeV2, ScheduleV2).
+ * Document 2: "incident management records declare only the identifier as non-null".
+ */
+
+/** Document 2: paginated list actions return {after, page_size}, both nullable (after is null on the last page). */
+const meta: FieldMap = { after: t.string(), page_size: t.integer() };
+
+/**
+ * page_size + after of the paginated v2 list endpoints. Maximum page sizes (incident.io API): incidents 250,
+ * alerts 50, escalations 50; users, incident_updates and schedules 250 [vendor maximum not confirmed from the
+ * reference; the incidents cap is used].
+ */
+const paged = (maxPageSize: number) =>
+  z.strictObject({
+    page_size: z.int().min(1).max(maxPageSize).optional(),
+    after: z.string().min(1).optional(),
+  });
+
+const byId = z.strictObject({ id: pathId });
+const none = z.strictObject({});
+
+/** GET /v2/incidents accepts updated_at[gte]: incremental on updated_at (research file). */
+const incrementalUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' };
+/** Every other list has no time filter or order upstream: full refresh (which also removes deleted records). */
+const fullRefresh: SyncSpec = { mode: 'full_refresh' };
+
+const incidentRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  reference: t.string(),
+  summary: t.string(),
+  mode: t.string({ enum: ['standard', 'retrospective', 'test', 'tutorial'] }),
+  visibility: t.string({ enum: ['public', 'private'] }),
+  permalink: t.string(),
+  call_url: t.string(),
+  // Neutral names (document 2 convention) of the vendor's slack_channel_id, slack_channel_name, slack_team_id.
+  chat_channel_id: t.string(),
+  chat_channel_name: t.string(),
+  chat_team_id: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  has_debrief: t.boolean(),
+  creator: t.object(),
+  incident_status: t.object(),
+  severity: t.object(),
+  incident_type: t.object(),
+  incident_role_assignments: t.array(),
+  custom_field_entries: t.array(),
+  duration_metrics: t.array(),
+  incident_timestamp_values: t.array(),
+  workload_minutes_late: t.number(),
+  workload_minutes_sleeping: t.number(),
+  workload_minutes_total: t.number(),
+  workload_minutes_working: t.number(),
+};
+
+const incidents: EntityCatalog = {
+  name: 'incidents',
+  recordKey: 'id',
+  record: incidentRecord,
+  meta,
+  searchable: incidentRecord,
+  // id: the incident's identifier or its numeric reference (document 2).
+  actions: { list: paged(250), get: byId },
+  sync: incrementalUpdatedAt,
+};
+
+const alertRecord: FieldMap = {
+  id: notNull(t.string()),
+  title: t.string(),
+  description: t.string(),
+  status: t.string({ enum: ['firing', 'resolved'] }),
+  alert_source_id: t.string(),
+  deduplication_key: t.string(),
+  source_url: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  resolved_at: t.datetime(),
+  attributes: t.array(),
+};
+
+const alerts: EntityCatalog = {
+  name: 'alerts',
+  recordKey: 'id',
+  record: alertRecord,
+  meta,
+  searchable: alertRecord,
+  actions: { list: paged(50), get: byId },
+  sync: fullRefresh,
+};
+
+const escalationRecord: FieldMap = {
+  id: notNull(t.string()),
+  title: t.string(),
+  status: t.string({ enum: ['pending', 'triggered', 'acked', 'resolved', 'expired', 'cancelled'] }),
+  escalation_path_id: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  creator: t.object(),
+  priority: t.object(),
+  events: t.array(),
+  related_incidents: t.array(),
+  related_alerts: t.array(),
+};
+
+const escalations: EntityCatalog = {
+  name: 'escalations',
+  recordKey: 'id',
+  record: escalationRecord,
+  meta,
+  searchable: escalationRecord,
+  actions: { list: paged(50), get: byId },
+  sync: fullRefresh,
+};
+
+const userRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  email: t.string(),
+  role: t.string(), // deprecated upstream (base_role replaces it)
+  chat_user_id: t.string(), // neutral name of the vendor's slack_user_id
+  base_role: t.object(),
+  custom_roles: t.array(),
+};
+
+const users: EntityCatalog = {
+  name: 'users',
+  recordKey: 'id',
+  record: userRecord,
+  meta,
+  searchable: userRecord,
+  actions: { list: paged(250), get: byId },
+  sync: fullRefresh,
+};
+
+const incidentUpdateRecord: FieldMap = {
+  id: notNull(t.string()),
+  incident_id: t.string(),
+  message: t.string(),
+  created_at: t.datetime(),
+  new_incident_status: t.object(),
+  new_severity: t.object(),
+  updater: t.object(),
+};
+
+// Document 2 lists only list (and search) for incident_updates: no get.
+const incidentUpdates: EntityCatalog = {
+  name: 'incident_updates',
+  recordKey: 'id',
+  record: incidentUpdateRecord,
+  meta,
+  searchable: incidentUpdateRecord,
+  actions: { list: paged(250) },
+  sync: fullRefresh,
+};
+
+const incidentRoleRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  description: t.string(),
+  instructions: t.string(),
+  shortform: t.string(),
+  role_type: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  required: t.boolean(),
+};
+
+// GET /v2/incident_roles is not paginated: list takes no parameters and returns no meta.
+const incidentRoles: EntityCatalog = {
+  name: 'incident_roles',
+  recordKey: 'id',
+  record: incidentRoleRecord,
+  searchable: incidentRoleRecord,
+  actions: { list: none, get: byId },
+  sync: fullRefresh,
+};
+
+const incidentStatusRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  description: t.string(),
+  category: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  rank: t.number(),
+};
+
+// Searchable fields "beyond category: not shown" in document 2: all record fields, like the other entities of this
+// connector (all of them are small scalars).
+const incidentStatuses: EntityCatalog = {
+  name: 'incident_statuses',
+  recordKey: 'id',
+  record: incidentStatusRecord,
+  searchable: incidentStatusRecord,
+  actions: { list: none, get: byId },
+  sync: fullRefresh,
+};
+
+// ---- Entities whose fields and parameters document 2 leaves "not shown": the vendor's API. Searchable: all
+// record fields (as for every other entity of this connector). ----
+
+// GET /v2/incident_timestamps (not paginated), GET /v2/incident_timestamps/{id}. IncidentTimestampV2.
+const incidentTimestampRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  rank: t.number(),
+};
+
+const incidentTimestamps: EntityCatalog = {
+  name: 'incident_timestamps',
+  recordKey: 'id',
+  record: incidentTimestampRecord,
+  searchable: incidentTimestampRecord,
+  actions: { list: none, get: byId },
+  sync: fullRefresh,
+};
+
+// GET /v1/severities (not paginated), GET /v1/severities/{id}. SeverityV2.
+const severityRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  description: t.string(),
+  rank: t.number(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+};
+
+const severities: EntityCatalog = {
+  name: 'severities',
+  recordKey: 'id',
+  record: severityRecord,
+  searchable: severityRecord,
+  actions: { list: none, get: byId },
+  sync: fullRefresh,
+};
+
+// GET /v2/custom_fields (not paginated), GET /v2/custom_fields/{id}. CustomFieldV2.
+const customFieldRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  description: t.string(),
+  field_type: t.string(),
+  catalog_type_id: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+};
+
+const customFields: EntityCatalog = {
+  name: 'custom_fields',
+  recordKey: 'id',
+  record: customFieldRecord,
+  searchable: customFieldRecord,
+  actions: { list: none, get: byId },
+  sync: fullRefresh,
+};
+
+// GET /v2/catalog_types (not paginated), GET /v2/catalog_types/{id}. CatalogTypeV2.
+const catalogTypeRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  description: t.string(),
+  type_name: t.string(),
+  color: t.string(),
+  icon: t.string(),
+  ranked: t.boolean(),
+  is_editable: t.boolean(),
+  registry_type: t.string(),
+  semantic_type: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  last_synced_at: t.datetime(),
+  annotations: t.object(),
+  categories: t.array(t.string()),
+  required_integrations: t.array(t.string()),
+  schema: t.object(),
+};
+
+const catalogTypes: EntityCatalog = {
+  name: 'catalog_types',
+  recordKey: 'id',
+  record: catalogTypeRecord,
+  searchable: catalogTypeRecord,
+  actions: { list: none, get: byId },
+  sync: fullRefresh,
+};
+
+// GET /v2/schedules (paginated: page_size + after), GET /v2/schedules/{id}. ScheduleV2.
+const scheduleRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  timezone: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  annotations: t.object(),
+  config: t.object(),
+  team_ids: t.array(t.string()),
+  holidays_public_config: t.object(),
+  current_shifts: t.array(),
+};
+
+const schedules: EntityCatalog = {
+  name: 'schedules',
+  recordKey: 'id',
+  record: scheduleRecord,
+  meta,
+  searchable: scheduleRecord,
+  actions: { list: paged(250), get: byId },
+  sync: fullRefresh,
+};
+
+export const incidentIoCatalog: KindCatalog = {
+  connectorType: 'Incident-Io',
+  purpose: 'incident management',
+  // An incident.io API key, sent as `Authorization: Bearer <api_key>`.
+  credentials: z.strictObject({ api_key: z.string().min(1) }),
+  replicationConfig: startDateReplicationConfig,
+  config: noConfig,
+  entities: {
+    incidents,
+    alerts,
+    escalations,
+    users,
+    incident_updates: incidentUpdates,
+    incident_roles: incidentRoles,
+    incident_statuses: incidentStatuses,
+    incident_timestamps: incidentTimestamps,
+    severities,
+    custom_fields: customFields,
+    catalog_types: catalogTypes,
+    schedules,
+  },
+};
