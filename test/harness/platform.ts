@@ -8,6 +8,8 @@ import { testServices } from './services.ts';
 
 export interface TestPlatform {
   readonly url: string;
+  /** The Hono app, for in-process requests (fuzzing). */
+  readonly app: ReturnType<typeof buildApp>;
   readonly namespace: string;
   readonly api: ApiRuntime;
   readonly worker: WorkerRuntime | null;
@@ -84,6 +86,7 @@ export async function startTestPlatform(
 
   return {
     url: server.url,
+    app,
     namespace,
     api,
     worker,

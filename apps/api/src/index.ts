@@ -1,3 +1,4 @@
 export { buildApp } from './app.ts';
 export type { ApiDeps } from './deps.ts';
+export { type DocumentedOperation, documentedOperations, openApiDocument } from './openapi/index.ts';
 export { type ApiRuntime, createApiRuntime } from './runtime.ts';

@@ -69,8 +69,12 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     };
   }
   if (error instanceof ConnectorError) {
-    const status = STATUS_OF_CODE[error.code] ?? 400;
-    const problem = problemOf(status, error.code, error.message, error.errors);
+    // An upstream 4xx (other than auth, not found, rate limit) rejected what the caller asked for: a 400.
+    const rejected =
+      error instanceof UpstreamError && error.code === 'upstream_error' && isClientError(error.upstreamStatus);
+    const status = rejected ? 400 : (STATUS_OF_CODE[error.code] ?? 400);
+    const code = rejected ? 'upstream_rejected' : error.code;
+    const problem = problemOf(status, code, error.message, error.errors);
     if (error instanceof UpstreamError) problem.upstream = { status: error.upstreamStatus, body: error.upstreamBody };
     if (error instanceof UpstreamRateLimitError) return { problem, retryAfterSeconds: error.retryAfterSeconds };
     return { problem };
@@ -79,6 +83,10 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     return { problem: problemOf(400, error.code, error.message, error.errors) };
   }
   return { problem: problemOf(500, 'internal_error', 'an unexpected error occurred; it has been logged') };
+}
+
+function isClientError(status: number | null): boolean {
+  return status !== null && status >= 400 && status < 500 && status !== 429;
 }
 
 function isSearchDslError(error: unknown): error is { code: string; message: string; errors: FieldProblem[] } {

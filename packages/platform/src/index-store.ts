@@ -5,6 +5,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 
 const CONNECTOR_ID_FIELD = '_connector_id';
+const DELETE_PAGE = 1000;
 
 export interface IndexedBatch {
   readonly indexed: number;
@@ -126,36 +127,42 @@ export class IndexStore {
 
   /** After a complete full-refresh run: removes the connector's documents that this run did not write. */
   async deleteNotWrittenBy(connectorType: string, entity: string, connectorId: string, runId: string): Promise<number> {
-    const response = await this.#client.deleteByQuery({
-      index: this.alias(connectorType, entity),
-      routing: connectorId,
-      refresh: true,
-      conflicts: 'proceed',
-      body: {
-        query: {
-          bool: {
-            filter: [{ term: { [CONNECTOR_ID_FIELD]: connectorId } }],
-            must_not: [{ term: { [SYNC_RUN_FIELD]: runId } }],
-          },
-        },
+    return this.#deleteMatching(this.alias(connectorType, entity), connectorId, {
+      bool: {
+        filter: [{ term: { [CONNECTOR_ID_FIELD]: connectorId } }],
+        must_not: [{ term: { [SYNC_RUN_FIELD]: runId } }],
       },
     });
-    return (response.body as { deleted?: number }).deleted ?? 0;
   }
 
   async deleteConnector(connectorType: string, entities: readonly string[], connectorId: string): Promise<void> {
     for (const entity of entities) {
-      await this.#client.deleteByQuery(
-        {
-          index: this.alias(connectorType, entity),
-          routing: connectorId,
-          refresh: true,
-          conflicts: 'proceed',
-          body: { query: { term: { [CONNECTOR_ID_FIELD]: connectorId } } },
-        },
+      await this.#deleteMatching(this.alias(connectorType, entity), connectorId, {
+        term: { [CONNECTOR_ID_FIELD]: connectorId },
+      });
+    }
+  }
+
+  /**
+   * Delete-by-query without the reindex module (the local distribution ships without it): page through the
+   * matching ids in `_key` order and bulk-delete them. Idempotent, so an interrupted delete can simply run again.
+   */
+  async #deleteMatching(index: string, connectorId: string, query: Record<string, unknown>): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const response = await this.#client.search(
+        { index, routing: connectorId, body: { query, size: DELETE_PAGE, _source: false, sort: [{ _key: 'asc' }] } },
         { ignore: [404] },
       );
+      if (response.statusCode === 404) return deleted;
+      const hits = (response.body as { hits: { hits: { _id: string; _index: string }[] } }).hits.hits;
+      if (hits.length === 0) break;
+      const body = hits.map((hit) => ({ delete: { _index: hit._index, _id: hit._id, routing: connectorId } }));
+      await this.#client.bulk({ body, refresh: true });
+      deleted += hits.length;
+      if (hits.length < DELETE_PAGE) break;
     }
+    return deleted;
   }
 
   async count(connectorType: string, entity: string, connectorId: string): Promise<number> {

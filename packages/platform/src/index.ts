@@ -6,6 +6,17 @@ export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts
 export { type IndexedBatch, IndexStore } from './index-store.ts';
 export { createLogger, type LogFields, type Logger, type LogLevel, redact } from './logger.ts';
 export {
+  type CredentialSource,
+  credentialsFrom,
+  expandProviderUrl,
+  OAUTH_PROVIDERS,
+  type OAuthProvider,
+  type OAuthProviderLookup,
+  type OAuthProviderSpec,
+  type OAuthProviders,
+  oauthProviders,
+} from './oauth-providers.ts';
+export {
   connectorSchedulerId,
   entityJobId,
   JOB_NAMES,

@@ -1,0 +1,1 @@
+export { type DocumentedOperation, documentedOperations, openApiDocument } from './document.ts';

@@ -1,0 +1,57 @@
+import { type OAuthProviders, oauthProviders } from '@conduit/platform';
+import type { ApiDeps } from '../../deps.ts';
+import { OAuthStates } from './oauth-state.ts';
+
+/** What the consent flow needs beyond ApiDeps; built from ApiDeps unless a test or main.ts passes one. */
+export interface OAuthDeps {
+  readonly providers: OAuthProviders;
+  readonly states: OAuthStates;
+  /** The public address of GET .../oauth/callback, sent as redirect_uri at authorize and at the token exchange. */
+  readonly callbackUrl: string;
+  readonly now: () => Date;
+  /** Token endpoint timeout. */
+  readonly timeoutMs: number;
+  readonly fetch: typeof fetch;
+}
+
+export type OAuthApiDeps = ApiDeps & { readonly oauth?: OAuthDeps };
+
+export const CALLBACK_PATH = '/api/v1/integrations/connectors/oauth/callback';
+export const STATE_TTL_SECONDS = 600;
+
+type EnvSource = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The environment the OAuth settings are read from. PlatformEnv (zod) keeps only the keys it declares, so until
+ * it declares the OAUTH_* family and PUBLIC_BASE_URL these come from the process environment; keys that
+ * PlatformEnv does carry win.
+ */
+function envSource(env: ApiDeps['env']): EnvSource {
+  const merged: Record<string, string | undefined> = { ...process.env };
+  for (const [key, value] of Object.entries(env)) {
+    if (typeof value === 'string' || typeof value === 'number') merged[key] = String(value);
+  }
+  return merged;
+}
+
+/** OAuthDeps from the API's own deps (Redis for single use and PKCE verifiers, TOKEN_SIGNING_KEY for state). */
+export function oauthDepsFrom(deps: OAuthApiDeps, options: { now?: () => Date; source?: EnvSource } = {}): OAuthDeps {
+  if (deps.oauth) return deps.oauth;
+  const source = options.source ?? envSource(deps.env);
+  const now = options.now ?? (() => new Date());
+  const base = (source.PUBLIC_BASE_URL?.trim() || `http://127.0.0.1:${deps.env.PORT}`).replace(/\/+$/, '');
+  return {
+    providers: oauthProviders(source),
+    states: new OAuthStates({
+      signingKey: deps.env.TOKEN_SIGNING_KEY,
+      redis: deps.redis,
+      prefix: `${deps.env.NAMESPACE}:oauth`,
+      ttlSeconds: STATE_TTL_SECONDS,
+      now,
+    }),
+    callbackUrl: `${base}${CALLBACK_PATH}`,
+    now,
+    timeoutMs: deps.env.UPSTREAM_TIMEOUT_MS,
+    fetch: globalThis.fetch,
+  };
+}
