@@ -80,7 +80,7 @@ describe('a planted credential never appears outside the upstream call', () => {
     let cursor = '0';
     let scanned = 0;
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${platform.namespace}*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${platform.namespace}*`, 'COUNT', '500');
       cursor = next;
       for (const key of keys) {
         scanned++;
@@ -94,7 +94,7 @@ describe('a planted credential never appears outside the upstream call', () => {
               : type === 'list'
                 ? JSON.stringify(await redis.lrange(key, 0, -1))
                 : type === 'zset'
-                  ? JSON.stringify(await redis.zrange(key, 0, -1))
+                  ? JSON.stringify(await redis.zrange(key, '0', '-1'))
                   : type === 'set'
                     ? JSON.stringify(await redis.smembers(key))
                     : type === 'stream'

@@ -9,6 +9,8 @@ import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
 import { healthRoutes } from './routes/health.ts';
+import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
+import { registerOAuthInitiate } from './routes/oauth-consent/initiate.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
 
 const ONE_MIB = 1024 * 1024;
@@ -37,6 +39,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
 
   app.route('/', healthRoutes(deps));
   app.route('/api/v1/oauth/token', oauthTokenRoutes(deps));
+  app.route('/api/v1/integrations/connectors/oauth/callback', oauthCallbackRoutes(deps));
 
   const connectors = new Hono<ApiEnv>();
   connectors.use('*', authenticate(deps.tokens));
@@ -50,6 +53,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
     }),
   );
   registerCreate(connectors, deps);
+  registerOAuthInitiate(connectors, deps);
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);

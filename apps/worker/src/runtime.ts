@@ -25,6 +25,7 @@ import { ConnectorSlots } from './connector-slots.ts';
 import type { WorkerDeps } from './deps.ts';
 import { processSyncConnector } from './processors/sync-connector.ts';
 import { processSyncEntity } from './processors/sync-entity.ts';
+import { startReconciler } from './reconcile.ts';
 
 export interface WorkerRuntime {
   readonly deps: WorkerDeps;
@@ -65,15 +66,22 @@ export async function createWorkerRuntime(
       if (job.name === JOB_NAMES.entity) return processSyncEntity(job, token, deps, slots, () => stopping);
       throw new Error(`unknown job ${job.name}`);
     },
-    { connection: redis.duplicate(), concurrency: env.WORKER_CONCURRENCY, lockDuration: 60_000 },
+    {
+      connection: redis.duplicate(),
+      concurrency: env.WORKER_CONCURRENCY,
+      lockDuration: env.WORKER_LOCK_MS,
+      stalledInterval: env.WORKER_LOCK_MS,
+    },
   );
   worker.on('error', (error) => logger.error('worker error', { error }));
+  const stopReconciler = startReconciler(deps);
   logger.info('worker started', { queue: syncQueueName(env.NAMESPACE), concurrency: env.WORKER_CONCURRENCY });
   return {
     deps,
     worker,
     async close() {
       stopping = true;
+      stopReconciler();
       await worker.close();
       await deps.scheduler.close();
       redis.disconnect();

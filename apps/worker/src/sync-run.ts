@@ -83,11 +83,11 @@ export async function runEntitySync(
     checkpoint.resume = undefined;
   }
 
+  // Make this run's writes visible before deciding what disappeared and counting.
+  await deps.indexStore.refresh(row.connector_type, entityName);
   if (entity.sync.mode === 'full_refresh') {
     const removed = await deps.indexStore.deleteNotWrittenBy(row.connector_type, entityName, connectorId, runId);
     if (removed > 0) log.info('removed records that disappeared upstream', { removed });
-  } else {
-    await deps.indexStore.refresh(row.connector_type, entityName);
   }
   const recordCount = await deps.indexStore.count(row.connector_type, entityName, connectorId);
   await deps.syncStates.finishRun(connectorId, entityName, {

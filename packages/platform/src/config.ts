@@ -36,6 +36,13 @@ export const PlatformEnv = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   /** Upstream call timeout of live actions, in milliseconds. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /** BullMQ lock of an active job: a worker that died is noticed after about this long. */
+  WORKER_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** How often the worker re-creates lost schedules and re-queues interrupted runs (e.g. after a Redis restart). */
+  RECONCILE_INTERVAL: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/)
+    .default('1m'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;

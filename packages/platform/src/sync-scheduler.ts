@@ -41,7 +41,8 @@ export class SyncScheduler {
     const data: SyncConnectorJob = { connectorId };
     await this.queue.upsertJobScheduler(
       connectorSchedulerId(connectorId),
-      { every: everyMs },
+      // The first scheduled run comes one interval after creation: creation already queued the first sync.
+      { every: everyMs, startDate: Date.now() + everyMs },
       { name: JOB_NAMES.connector, data, opts: { removeOnComplete: true, removeOnFail: true } },
     );
   }

@@ -1,15 +1,33 @@
 import type { ConnectorDefinition } from '../core/define-connector.ts';
+import { googleAdsConnector } from './google-ads/connector.ts';
+import { googleDriveConnector } from './google-drive/connector.ts';
+import { incidentIoConnector } from './incident-io/connector.ts';
 import { orbConnector } from './orb/connector.ts';
+import { paypalTransactionConnector } from './paypal-transaction/connector.ts';
+import { sentryConnector } from './sentry/connector.ts';
+import { snapchatMarketingConnector } from './snapchat-marketing/connector.ts';
+import { typeformConnector } from './typeform/connector.ts';
+import { zendeskTalkConnector } from './zendesk-talk/connector.ts';
 
-/** Every connector kind the platform runs, by canonical connector_type. */
-export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition<never, never>[] = [
-  orbConnector as ConnectorDefinition<never, never>,
-];
+type AnyDefinition = ConnectorDefinition<never, never>;
+
+/** Every connector kind the platform runs, by canonical connector_type (DESIGN §1). */
+export const CONNECTOR_DEFINITIONS: readonly AnyDefinition[] = [
+  zendeskTalkConnector,
+  paypalTransactionConnector,
+  typeformConnector,
+  sentryConnector,
+  googleAdsConnector,
+  incidentIoConnector,
+  orbConnector,
+  snapchatMarketingConnector,
+  googleDriveConnector,
+] as unknown as AnyDefinition[];
 
 const byLowerName = new Map(CONNECTOR_DEFINITIONS.map((d) => [d.catalog.connectorType.toLowerCase(), d]));
 
 /** connector_type is matched case-insensitively (DESIGN §1). */
-export function findConnectorDefinition(connectorType: string): ConnectorDefinition<never, never> | undefined {
+export function findConnectorDefinition(connectorType: string): AnyDefinition | undefined {
   return byLowerName.get(connectorType.toLowerCase());
 }
 

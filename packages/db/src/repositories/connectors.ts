@@ -41,6 +41,12 @@ export class ConnectorsRepository {
     return this.#db.selectFrom('connectors').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** Every connector id, for the worker's reconciliation of schedules. */
+  async listAllIds(): Promise<string[]> {
+    const rows = await this.#db.selectFrom('connectors').select('id').orderBy('created_at').execute();
+    return rows.map((r) => r.id);
+  }
+
   async listByOrganization(organizationId: string): Promise<ConnectorRow[]> {
     return this.#db
       .selectFrom('connectors')

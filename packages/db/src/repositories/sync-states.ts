@@ -26,6 +26,15 @@ export class SyncStatesRepository {
       .execute();
   }
 
+  /** Runs that were in flight when their worker or Redis went away: they have a checkpoint or still say running. */
+  async listInterrupted(): Promise<{ connector_id: string; entity: string }[]> {
+    return this.#db
+      .selectFrom('sync_states')
+      .select(['connector_id', 'entity'])
+      .where((eb) => eb.or([eb('running', '=', true), eb('checkpoint', 'is not', null)]))
+      .execute();
+  }
+
   async get(connectorId: string, entity: string): Promise<SyncStateRow | undefined> {
     return this.#db
       .selectFrom('sync_states')

@@ -1,4 +1,4 @@
-import { type OAuthProviders, oauthProviders } from '@conduit/platform';
+import { OAUTH_PROVIDERS, type OAuthProviderSpec, type OAuthProviders, oauthProviders } from '@conduit/platform';
 import type { ApiDeps } from '../../deps.ts';
 import { OAuthStates } from './oauth-state.ts';
 
@@ -35,13 +35,21 @@ function envSource(env: ApiDeps['env']): EnvSource {
 }
 
 /** OAuthDeps from the API's own deps (Redis for single use and PKCE verifiers, TOKEN_SIGNING_KEY for state). */
-export function oauthDepsFrom(deps: OAuthApiDeps, options: { now?: () => Date; source?: EnvSource } = {}): OAuthDeps {
+export function oauthDepsFrom(
+  deps: OAuthApiDeps,
+  options: {
+    now?: () => Date;
+    source?: EnvSource;
+    specs?: Readonly<Record<string, OAuthProviderSpec>>;
+    fetch?: typeof fetch;
+  } = {},
+): OAuthDeps {
   if (deps.oauth) return deps.oauth;
   const source = options.source ?? envSource(deps.env);
   const now = options.now ?? (() => new Date());
   const base = (source.PUBLIC_BASE_URL?.trim() || `http://127.0.0.1:${deps.env.PORT}`).replace(/\/+$/, '');
   return {
-    providers: oauthProviders(source),
+    providers: oauthProviders(source, options.specs ?? OAUTH_PROVIDERS),
     states: new OAuthStates({
       signingKey: deps.env.TOKEN_SIGNING_KEY,
       redis: deps.redis,
@@ -52,6 +60,6 @@ export function oauthDepsFrom(deps: OAuthApiDeps, options: { now?: () => Date; s
     callbackUrl: `${base}${CALLBACK_PATH}`,
     now,
     timeoutMs: deps.env.UPSTREAM_TIMEOUT_MS,
-    fetch: globalThis.fetch,
+    fetch: options.fetch ?? globalThis.fetch,
   };
 }

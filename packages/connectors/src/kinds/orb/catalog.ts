@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
-import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
+import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 
 // Usage billing (document 2): "incident management and usage billing records declare only the identifier as non-null".
@@ -48,7 +48,168 @@ const customers: EntityCatalog = {
   },
   sync: { mode: 'incremental', cursorField: 'created_at' },
 };
-// ... (subscriptions, plans, invoices follow the same pattern)
+// Record field types: document 2 says "strings" for every timestamp; instants are typed `datetime` so that search
+// compares them as instants (Orb sends ISO 8601 date-times for all of them, e.g. 2024-01-31T00:00:00+00:00).
+
+/** Document 1 "States": subscriptions filter status. Orb's subscription.status takes the same values. */
+export const SUBSCRIPTION_STATUSES = ['active', 'ended', 'upcoming'] as const;
+/** Document 1 "States": invoices filter status. Orb's invoice.status takes the same values. */
+export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'synced', 'void'] as const;
+
+const subscriptionRecord: FieldMap = {
+  id: notNull(t.string()),
+  created_at: t.datetime(),
+  start_date: t.datetime(),
+  end_date: t.datetime(),
+  status: t.string({ enum: SUBSCRIPTION_STATUSES }),
+  current_billing_period_start_date: t.datetime(),
+  current_billing_period_end_date: t.datetime(),
+  default_invoice_memo: t.string(),
+  invoicing_threshold: t.string(),
+  customer: t.object(),
+  plan: t.object(),
+  redeemed_coupon: t.object(),
+  metadata: t.object(),
+  active_plan_phase_order: t.integer(),
+  net_terms: t.integer(),
+  fixed_fee_quantity_schedule: t.array(),
+  price_intervals: t.array(),
+  auto_collection: t.boolean(),
+};
+
+const subscriptions: EntityCatalog = {
+  name: 'subscriptions',
+  recordKey: 'id',
+  record: subscriptionRecord,
+  meta,
+  searchable: pick(subscriptionRecord, ['id', 'created_at', 'start_date', 'end_date', 'status']),
+  actions: {
+    list: z.strictObject({
+      ...page,
+      customer_id: pathId.optional(),
+      external_customer_id: pathId.optional(),
+      status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+    }),
+    get: z.strictObject({ subscription_id: pathId }),
+  },
+  // Orb filters subscriptions by created_at[gte] (research file).
+  sync: { mode: 'incremental', cursorField: 'created_at' },
+};
+
+const planRecord: FieldMap = {
+  id: notNull(t.string()),
+  created_at: t.datetime(),
+  name: t.string(),
+  description: t.string(),
+  status: t.string(),
+  default_invoice_memo: t.string(),
+  currency: t.string(),
+  external_plan_id: t.string(),
+  invoicing_currency: t.string(),
+  net_terms: t.integer(),
+  prices: t.array(),
+  plan_phases: t.array(),
+  product: t.object(),
+  minimum: t.object(),
+  maximum: t.object(),
+  discount: t.object(),
+  trial_config: t.object(),
+  metadata: t.object(),
+};
+
+const plans: EntityCatalog = {
+  name: 'plans',
+  recordKey: 'id',
+  record: planRecord,
+  meta,
+  searchable: pick(planRecord, ['id', 'created_at', 'name', 'description', 'prices', 'product']),
+  actions: {
+    list: z.strictObject(page),
+    get: z.strictObject({ plan_id: pathId }),
+  },
+  // Orb filters plans by created_at[gte] (research file).
+  sync: { mode: 'incremental', cursorField: 'created_at' },
+};
+
+const invoiceRecord: FieldMap = {
+  id: notNull(t.string()),
+  created_at: t.datetime(),
+  invoice_date: t.datetime(),
+  due_date: t.datetime(),
+  invoice_pdf: t.string(),
+  subtotal: t.string(),
+  total: t.string(),
+  amount_due: t.string(),
+  status: t.string({ enum: INVOICE_STATUSES }),
+  memo: t.string(),
+  issue_failed_at: t.datetime(),
+  sync_failed_at: t.datetime(),
+  payment_failed_at: t.datetime(),
+  payment_started_at: t.datetime(),
+  voided_at: t.datetime(),
+  paid_at: t.datetime(),
+  issued_at: t.datetime(),
+  hosted_invoice_url: t.string(),
+  currency: t.string(),
+  eligible_to_issue_at: t.datetime(),
+  invoice_number: t.string(),
+  line_items: t.array(),
+  credit_notes: t.array(),
+  customer_balance_transactions: t.array(),
+  subscription: t.object(),
+  customer: t.object(),
+  discount: t.object(),
+  minimum: t.object(),
+  maximum: t.object(),
+  auto_collection: t.object(),
+  metadata: t.object(),
+  billing_address: t.object(),
+  shipping_address: t.object(),
+  will_auto_issue: t.boolean(),
+};
+
+const invoiceDate = isoDateTime.optional();
+
+const invoices: EntityCatalog = {
+  name: 'invoices',
+  recordKey: 'id',
+  record: invoiceRecord,
+  meta,
+  searchable: pick(invoiceRecord, [
+    'id',
+    'created_at',
+    'invoice_date',
+    'due_date',
+    'invoice_pdf',
+    'subtotal',
+    'total',
+    'amount_due',
+    'status',
+    'memo',
+    'paid_at',
+    'issued_at',
+    'hosted_invoice_url',
+    'line_items',
+    'subscription',
+  ]),
+  actions: {
+    list: z.strictObject({
+      ...page,
+      customer_id: pathId.optional(),
+      external_customer_id: pathId.optional(),
+      subscription_id: pathId.optional(),
+      invoice_date_gt: invoiceDate,
+      invoice_date_gte: invoiceDate,
+      invoice_date_lt: invoiceDate,
+      invoice_date_lte: invoiceDate,
+      status: z.enum(INVOICE_STATUSES).optional(),
+    }),
+    get: z.strictObject({ invoice_id: pathId }),
+  },
+  // The connector replicates invoices through created_at[gte] like the other entities (Orb also filters
+  // invoice_date[gte], but an invoice's date can lie before its creation, e.g. backdated invoices).
+  sync: { mode: 'incremental', cursorField: 'created_at' },
+};
 
 export const orbCatalog: KindCatalog = {
   connectorType: 'Orb',
@@ -56,5 +217,5 @@ export const orbCatalog: KindCatalog = {
   credentials: z.strictObject({ api_key: z.string().min(1) }),
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
-  entities: { customers },
+  entities: { customers, subscriptions, plans, invoices },
 };

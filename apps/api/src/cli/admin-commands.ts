@@ -1,0 +1,113 @@
+import { ClientsRepository, ConnectorsRepository, type Database } from '@conduit/db';
+import { generateClientSecret, hashClientSecret } from '@conduit/platform';
+import type { Kysely } from 'kysely';
+
+/** A mistake of the operator (bad arguments, unknown ids): printed as is, exit code 2. */
+export class AdminUsageError extends Error {
+  override name = 'AdminUsageError';
+}
+
+const ID = /^[A-Za-z0-9._:-]{1,200}$/;
+
+export function requireId(value: string | undefined, what: string): string {
+  if (value === undefined) throw new AdminUsageError(`missing ${what}`);
+  if (!ID.test(value)) throw new AdminUsageError(`invalid ${what} '${value}': letters, digits and . _ : - only`);
+  return value;
+}
+
+export function requireRedirectUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new AdminUsageError(`invalid --redirect-url '${value}': not an absolute URL`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || value.includes('#')) {
+    throw new AdminUsageError(`invalid --redirect-url '${value}': http(s) without a fragment`);
+  }
+  return value;
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+function isForeignKeyViolation(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === FOREIGN_KEY_VIOLATION;
+}
+
+/** Admin operations on the platform database; each returns what the CLI prints (never a stored secret). */
+export class AdminCommands {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async createOrg(id: string, name: string) {
+    await new ClientsRepository(this.#db).upsertOrganization(id, name);
+    return { organization_id: id, name };
+  }
+
+  /** A new API client granted to existing organizations, all or nothing. The secret is returned once. */
+  async createClient(clientId: string, organizationIds: readonly string[], redirectUrls: readonly string[]) {
+    if (organizationIds.length === 0) throw new AdminUsageError('create-client needs at least one --org <id>');
+    const secret = generateClientSecret();
+    const secretHash = await hashClientSecret(secret);
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        const clients = new ClientsRepository(trx);
+        if (await clients.find(clientId)) {
+          throw new AdminUsageError(`client '${clientId}' exists; use rotate-secret to issue a new secret`);
+        }
+        await clients.upsertClient({
+          client_id: clientId,
+          secret_hash: secretHash,
+          name: clientId,
+          allowed_redirect_urls: [...redirectUrls],
+        });
+        for (const org of organizationIds) await clients.grant(clientId, org);
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        throw new AdminUsageError(`unknown organization among ${organizationIds.join(', ')}: create-org it first`);
+      }
+      throw error;
+    }
+    return {
+      client_id: clientId,
+      client_secret: secret,
+      organization_ids: [...organizationIds],
+      allowed_redirect_urls: [...redirectUrls],
+    };
+  }
+
+  async rotateSecret(clientId: string) {
+    const secret = generateClientSecret();
+    const updated = await new ClientsRepository(this.#db).setSecretHash(clientId, await hashClientSecret(secret));
+    if (!updated) throw new AdminUsageError(`unknown client '${clientId}'`);
+    return { client_id: clientId, client_secret: secret };
+  }
+
+  async grant(clientId: string, organizationId: string) {
+    const clients = new ClientsRepository(this.#db);
+    if (!(await clients.find(clientId))) throw new AdminUsageError(`unknown client '${clientId}'`);
+    try {
+      await clients.grant(clientId, organizationId);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new AdminUsageError(`unknown organization '${organizationId}'`);
+      throw error;
+    }
+    const client = await clients.find(clientId);
+    return { client_id: clientId, organization_ids: client?.organization_ids ?? [] };
+  }
+
+  /** Identity and creation time of each connector; credentials are never selected into the output. */
+  async listConnectors(organizationId: string) {
+    const rows = await new ConnectorsRepository(this.#db).listByOrganization(organizationId);
+    return rows.map((row) => ({
+      connector_id: row.id,
+      connector_type: row.connector_type,
+      name: row.name,
+      customer_name: row.customer_name,
+      created_at: row.created_at.toISOString(),
+    }));
+  }
+}

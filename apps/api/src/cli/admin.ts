@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
+import { readEnv } from '@conduit/platform';
+import { AdminCommands, AdminUsageError, requireId, requireRedirectUrl } from './admin-commands.ts';
+
+const USAGE = `usage: node apps/api/src/cli/admin.ts <command>
+
+  create-org <id> [name]                       create an organization (idempotent)
+  create-client <client_id> --org <id> [--org <id2>] [--redirect-url <url>]...
+                                               create an API client; prints its secret ONCE
+  rotate-secret <client_id>                    issue a new client secret (the old one stops working); printed ONCE
+  grant <client_id> <org>                      let a client act for another organization
+  list-connectors <org>                        connectors of an organization (never their credentials)
+
+Reads DATABASE_URL (and the rest of the configuration) from the environment. Output is JSON on stdout.`;
+
+const OPTIONS = {
+  org: { type: 'string', multiple: true },
+  'redirect-url': { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Options each command accepts; anything else is a usage error rather than silently ignored. */
+const ALLOWED_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  'create-org': [],
+  'create-client': ['org', 'redirect-url'],
+  'rotate-secret': [],
+  grant: [],
+  'list-connectors': [],
+};
+
+async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new AdminUsageError((error as Error).message);
+  }
+  const [command, ...args] = parsed.positionals;
+  if (parsed.values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === undefined) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const allowed = ALLOWED_OPTIONS[command];
+  if (!allowed) throw new AdminUsageError(`unknown command '${command}'`);
+  for (const option of Object.keys(parsed.values)) {
+    if (option !== 'help' && !allowed.includes(option)) {
+      throw new AdminUsageError(`${command} does not take --${option}`);
+    }
+  }
+  const maxArgs = command === 'create-org' || command === 'grant' ? 2 : 1;
+  if (args.length > maxArgs) throw new AdminUsageError(`${command}: unexpected argument '${args[maxArgs]}'`);
+
+  const env = readEnv();
+  await ensureDatabaseExists(env.DATABASE_URL);
+  const db = createDatabase(env.DATABASE_URL, 2);
+  try {
+    await migrateToLatest(db);
+    const admin = new AdminCommands(db);
+    const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    switch (command) {
+      case 'create-org': {
+        const id = requireId(args[0], 'organization id');
+        print(await admin.createOrg(id, args[1] ?? id));
+        break;
+      }
+      case 'create-client': {
+        const clientId = requireId(args[0], 'client_id');
+        const orgs = (parsed.values.org ?? []).map((o) => requireId(o, 'organization id'));
+        const urls = (parsed.values['redirect-url'] ?? []).map(requireRedirectUrl);
+        print(await admin.createClient(clientId, orgs, urls));
+        process.stderr.write('store client_secret now: it is not stored in clear and will not be shown again\n');
+        break;
+      }
+      case 'rotate-secret': {
+        print(await admin.rotateSecret(requireId(args[0], 'client_id')));
+        process.stderr.write('store client_secret now: it will not be shown again; the old secret no longer works\n');
+        break;
+      }
+      case 'grant':
+        print(await admin.grant(requireId(args[0], 'client_id'), requireId(args[1], 'organization id')));
+        break;
+      case 'list-connectors':
+        print(await admin.listConnectors(requireId(args[0], 'organization id')));
+        break;
+    }
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  const message = error instanceof AdminUsageError ? error.message : `failed: ${(error as Error).message}`;
+  process.stderr.write(`admin: ${message}\n${error instanceof AdminUsageError ? 'run with --help for usage\n' : ''}`);
+  process.exitCode = 2;
+}

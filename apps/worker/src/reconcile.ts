@@ -1,0 +1,35 @@
+import { intervalMs } from '@conduit/platform';
+import type { WorkerDeps } from './deps.ts';
+
+/**
+ * Postgres is the source of truth for what should be scheduled and what was interrupted; Redis may lose
+ * both (a restart without persistence). Re-creating schedules is idempotent, and an interrupted run is
+ * re-queued under its deduplicating job id, so it never runs twice at once.
+ */
+export async function reconcile(deps: WorkerDeps): Promise<{ schedules: number; resumed: number }> {
+  const connectorIds = await deps.connectors.listAllIds();
+  for (const id of connectorIds) await deps.scheduler.schedule(id, intervalMs(deps.env.SYNC_INTERVAL));
+  const interrupted = await deps.syncStates.listInterrupted();
+  for (const run of interrupted) await deps.scheduler.syncEntity(run.connector_id, run.entity);
+  return { schedules: connectorIds.length, resumed: interrupted.length };
+}
+
+/** Runs `reconcile` now and then every RECONCILE_INTERVAL; errors are logged and retried next time. */
+export function startReconciler(deps: WorkerDeps): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tick = async () => {
+    try {
+      const result = await reconcile(deps);
+      if (result.resumed > 0) deps.logger.info('re-queued interrupted sync runs', result);
+    } catch (error) {
+      deps.logger.warn('reconcile failed', { error });
+    }
+    if (!stopped) timer = setTimeout(tick, intervalMs(deps.env.RECONCILE_INTERVAL));
+  };
+  void tick();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

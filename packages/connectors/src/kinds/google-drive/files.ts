@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import type {
+  ConnectorContext,
+  DownloadResult,
+  EntityOperations,
+  Params,
+  UpstreamRecord,
+} from '../../core/define-connector.ts';
+import { ConnectorError, UpstreamError } from '../../core/errors.ts';
+import { pathOf, type QueryValue } from '../../core/http-client.ts';
+import { readByListing } from '../../core/paging.ts';
+import { driveJson, driveSend } from './drive-http.ts';
+import { listFields, pageResult, queryOf } from './mapping.ts';
+
+/** files_upload accepts what Drive's simple multipart upload does: up to 5 MB (document 1 Limits). */
+export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
+/** Replication page: Drive's files.list maximum. */
+const READ_PAGE_SIZE = 1000;
+
+/**
+ * The upload host: Drive takes media at https://www.googleapis.com/upload/drive/v3 beside the metadata API at
+ * https://www.googleapis.com/drive/v3 (https://developers.google.com/workspace/drive/api/guides/manage-uploads).
+ * It is derived from the configured base by inserting `/upload` before `/drive/v3`, so an overridden base (a
+ * simulator, a proxy) gets its matching upload path on the same origin.
+ */
+export function uploadUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/$/, '');
+  const at = path.lastIndexOf('/drive/v3');
+  url.pathname = at >= 0 ? `${path.slice(0, at)}/upload${path.slice(at)}/files` : `${path}/upload/drive/v3/files`;
+  url.search = '';
+  return url.toString();
+}
+
+function decodeContent(raw: unknown): Buffer {
+  const text = String(raw).replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text) || text.length % 4 === 1) {
+    throw new ConnectorError('invalid_params', 'invalid params', [
+      { path: '/params/file_content', message: 'must be base64-encoded content' },
+    ]);
+  }
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const size = Math.floor((text.length * 3) / 4) - padding;
+  if (size > MAX_UPLOAD_BYTES) {
+    throw new ConnectorError('invalid_params', 'invalid params', [
+      {
+        path: '/params/file_content',
+        message: `decodes to ${size} bytes; files_upload accepts at most 5 MB (${MAX_UPLOAD_BYTES} bytes)`,
+      },
+    ]);
+  }
+  return Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
+}
+
+/** A multipart/related body: the metadata JSON part, then the media part. */
+export function multipartBody(
+  metadata: Record<string, unknown>,
+  content: Buffer,
+  contentType: string,
+): { body: Buffer; boundary: string } {
+  const boundary = `conduit-${randomBytes(12).toString('hex')}`;
+  const head = `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(metadata)}\r\n--${boundary}\r\nContent-Type: ${contentType}\r\n\r\n`;
+  return { body: Buffer.concat([Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)]), boundary };
+}
+
+function defined(entries: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
+}
+
+/** Streams media (`alt=media` or export) without buffering it; `range_header` becomes Range → 206 + Content-Range. */
+async function stream(
+  ctx: ConnectorContext,
+  path: string,
+  query: Record<string, QueryValue>,
+  range: unknown,
+): Promise<DownloadResult> {
+  const response = await driveSend(ctx, {
+    path,
+    query,
+    headers: typeof range === 'string' && range !== '' ? { range } : {},
+    acceptStatuses: [206],
+  });
+  if (!response.body)
+    throw new UpstreamError('upstream_error', 'the upstream answered without content', response.status, null);
+  return { status: response.status, headers: response.headers, body: response.body };
+}
+
+async function listFiles(ctx: ConnectorContext, params: Params) {
+  const body = await driveJson<Record<string, unknown>>(ctx, {
+    path: 'files',
+    query: { ...queryOf(params, []), fields: listFields(params.fields, ['nextPageToken', 'incompleteSearch']) },
+  });
+  return pageResult(body, 'files', params, true);
+}
+
+export const files: EntityOperations = {
+  list: listFiles,
+  get: (ctx, params) =>
+    driveJson<UpstreamRecord>(ctx, {
+      path: pathOf('files', String(params.fileId)),
+      query: { ...queryOf(params, ['fileId']), fields: params.fields === undefined ? '*' : String(params.fields) },
+    }),
+  create: (ctx, params) =>
+    driveJson(ctx, {
+      method: 'POST',
+      path: 'files',
+      query: { fields: '*' },
+      json: defined({
+        name: params.name,
+        mimeType: params.mimeType,
+        parents: params.parents,
+        description: params.description,
+      }),
+    }),
+  // Moving a file is addParents/removeParents on the query, not a metadata field (files.update reference).
+  update: (ctx, params) =>
+    driveJson(ctx, {
+      method: 'PATCH',
+      path: pathOf('files', String(params.fileId)),
+      query: { ...queryOf(params, ['fileId', 'name', 'description', 'mimeType']), fields: '*' },
+      json: defined({ name: params.name, description: params.description, mimeType: params.mimeType }),
+    }),
+  // Drive answers 204 with no body; the caller gets an explicit acknowledgement instead of nothing.
+  delete: async (ctx, params) => {
+    await driveJson(ctx, {
+      method: 'DELETE',
+      path: pathOf('files', String(params.fileId)),
+      query: queryOf(params, ['fileId']),
+    });
+    return { id: params.fileId, deleted: true };
+  },
+  download: (ctx, params) =>
+    stream(
+      ctx,
+      pathOf('files', String(params.fileId)),
+      { ...queryOf(params, ['fileId', 'alt', 'range_header']), alt: 'media' },
+      params.range_header,
+    ),
+  // Incremental by modifiedTime (files.list q + orderBy); `>=` so records at the cursor instant are never missed.
+  read: (ctx, request) => {
+    const since = new Date(request.since).toISOString().replace(/'/g, '');
+    const first: Params = {
+      q: `modifiedTime >= '${since}'`,
+      orderBy: 'modifiedTime',
+      pageSize: READ_PAGE_SIZE,
+      corpora: 'allDrives',
+      includeItemsFromAllDrives: true,
+      supportsAllDrives: true,
+    };
+    return readByListing((p) => listFiles(ctx, p), first, request.resume);
+  },
+};
+
+export const filesUpload: EntityOperations = {
+  create: async (ctx, params) => {
+    const content = decodeContent(params.file_content);
+    if (params.uploadType !== undefined && params.uploadType !== 'multipart') {
+      throw new ConnectorError('invalid_params', 'invalid params', [
+        { path: '/params/uploadType', message: "only 'multipart' is supported" },
+      ]);
+    }
+    const metadata = defined({
+      name: params.name,
+      mimeType: params.mimeType,
+      parents: params.parents,
+      description: params.description,
+    });
+    const contentType = typeof params.file_mime_type === 'string' ? params.file_mime_type : 'application/octet-stream';
+    const { body, boundary } = multipartBody(metadata, content, contentType);
+    return driveJson(ctx, {
+      method: 'POST',
+      path: uploadUrl(ctx.http.baseUrl),
+      query: defined({ uploadType: 'multipart', supportsAllDrives: params.supportsAllDrives, fields: '*' }) as Record<
+        string,
+        QueryValue
+      >,
+      headers: { 'content-type': `multipart/related; boundary=${boundary}` },
+      body: new Uint8Array(body),
+    });
+  },
+};
+
+export const filesExport: EntityOperations = {
+  download: (ctx, params) =>
+    stream(
+      ctx,
+      pathOf('files', String(params.fileId), 'export'),
+      { mimeType: String(params.mimeType) },
+      params.range_header,
+    ),
+};

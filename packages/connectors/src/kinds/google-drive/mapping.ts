@@ -1,0 +1,41 @@
+import type { ListPage, Params, UpstreamRecord } from '../../core/define-connector.ts';
+import type { QueryValue } from '../../core/http-client.ts';
+import { recordsAt } from '../../core/paging.ts';
+
+/** Params that are sent as the query string under their own names (document 2 uses Drive's names). */
+export function queryOf(params: Params, exclude: readonly string[]): Record<string, QueryValue> {
+  const query: Record<string, QueryValue> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (exclude.includes(key) || value === undefined || value === null) continue;
+    query[key] = Array.isArray(value) ? value.join(',') : (value as QueryValue);
+  }
+  return query;
+}
+
+/**
+ * The `fields` of a list call. Drive returns only `kind,id,name,mimeType` per file unless asked, and comments,
+ * replies and about refuse to answer without `fields` (https://developers.google.com/workspace/drive/api/guides/fields-parameter),
+ * so the default is `*` (document 2's full records). A caller's own selection is kept, with the paging fields added
+ * when it leaves them out — otherwise `nextPageToken` would silently vanish and paging would stop after one page.
+ */
+export function listFields(fields: unknown, paging: readonly string[]): string {
+  if (typeof fields !== 'string' || fields.trim() === '') return '*';
+  const topLevel = fields.replace(/\([^()]*\)/g, '');
+  if (topLevel.split(',').some((f) => f.trim() === '*')) return fields;
+  const missing = paging.filter((name) => !new RegExp(`(^|,)\\s*${name}\\s*(,|$)`).test(topLevel));
+  return [...missing, fields].join(',');
+}
+
+/** Document 2's Meta of file storage lists: nextPageToken (and incompleteSearch for files). */
+export function pageResult(
+  body: Record<string, unknown>,
+  key: string,
+  params: Params,
+  withIncomplete = false,
+): ListPage {
+  const next = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
+  const meta: Record<string, unknown> = { nextPageToken: next };
+  if (withIncomplete) meta.incompleteSearch = typeof body.incompleteSearch === 'boolean' ? body.incompleteSearch : null;
+  const records: UpstreamRecord[] = body[key] === undefined ? [] : recordsAt(body, key);
+  return { records, meta, next: next ? { ...params, pageToken: next } : null };
+}

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
+import { type FieldMap, notNull, omit, t } from '../../core/field-spec.ts';
+
+/*
+ * Forms = Typeform API (DESIGN §1), base https://api.typeform.com. Sources: document 2 "Forms connector",
+ * research/upstream-apis-1.md, Typeform's API reference (Create API: forms, workspaces, images, themes; Responses
+ * API; Webhooks API).
+ *
+ * Document 2: forms records "declare every field nullable except the identifier".
+ * Timestamps typed as strings in document 2 are `datetime` here so search compares them as instants.
+ */
+
+// Document 2: Meta total_items, page_count (integers) on the paged lists (forms, responses, workspaces, themes).
+const meta: FieldMap = { total_items: t.integer(), page_count: t.integer() };
+
+/** Page-numbered lists: `page` from 1; Typeform's page_size maximum is 200 (forms, workspaces, themes). */
+const pageParams = z.strictObject({
+  page: z.int().min(1).optional(),
+  page_size: z.int().min(1).max(200).optional(),
+});
+
+/** A Typeform form id (the path segment of /forms/{form_id}). */
+const formId = pathId;
+
+/** Child entities are read per form: `params.form_id = form.id`. */
+const perForm = { entity: 'forms', param: 'form_id', from: 'id' } as const;
+
+const formRecord: FieldMap = {
+  id: notNull(t.string()),
+  type: t.string(),
+  title: t.string(),
+  created_at: t.datetime(),
+  last_updated_at: t.datetime(),
+  published_at: t.datetime(),
+  workspace: t.object(),
+  theme: t.object(),
+  settings: t.object(),
+  self: t.object(),
+  _links: t.object(),
+  welcome_screens: t.array(),
+  thankyou_screens: t.array(),
+  logic: t.array(),
+  fields: t.array(),
+};
+
+const forms: EntityCatalog = {
+  name: 'forms',
+  recordKey: 'id',
+  record: formRecord,
+  meta,
+  searchable: omit(formRecord, ['self']),
+  actions: { list: pageParams, get: z.strictObject({ form_id: formId }) },
+  // GET /forms has no time filter, and forms get deleted: full refresh.
+  sync: { mode: 'full_refresh' },
+};
+
+const responseRecord: FieldMap = {
+  response_id: notNull(t.string()),
+  response_type: t.string(),
+  landed_at: t.datetime(),
+  landing_id: t.string(),
+  submitted_at: t.datetime(),
+  token: t.string(),
+  // Not part of Typeform's response object: the connector adds the form id from the request.
+  form_id: t.string(),
+  metadata: t.object(),
+  hidden: t.object(),
+  calculated: t.object(),
+  variables: t.array(),
+  answers: t.array(),
+};
+
+/** `sort`: `{field},{asc|desc}`, e.g. `submitted_at,asc` (Typeform sorts by submitted_at or staged_at). */
+const responseSort = z
+  .string()
+  .regex(/^[a-z_]+,(asc|desc)$/, 'must be a field name and a direction separated by a comma, e.g. submitted_at,asc');
+
+const responses: EntityCatalog = {
+  name: 'responses',
+  // Typeform identifies a response by its token, which the upstream also returns as response_id.
+  recordKey: 'response_id',
+  record: responseRecord,
+  meta,
+  searchable: responseRecord,
+  actions: {
+    list: z.strictObject({
+      form_id: formId,
+      // Typeform: page_size at most 1000 for responses.
+      page_size: z.int().min(1).max(1000).optional(),
+      since: isoDateTime.optional(),
+      until: isoDateTime.optional(),
+      after: z.string().min(1).optional(),
+      before: z.string().min(1).optional(),
+      sort: responseSort.optional(),
+      completed: z.boolean().optional(),
+      query: z.string().min(1).optional(),
+    }),
+  },
+  // Typeform filters responses by submission time (since/until) and sorts by submitted_at (research file).
+  sync: { mode: 'incremental', cursorField: 'submitted_at', parent: perForm },
+};
+
+const webhookRecord: FieldMap = {
+  id: notNull(t.string()),
+  form_id: t.string(),
+  tag: t.string(),
+  url: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  enabled: t.boolean(),
+  verify_ssl: t.boolean(),
+};
+
+const webhooks: EntityCatalog = {
+  name: 'webhooks',
+  recordKey: 'id',
+  record: webhookRecord,
+  // GET /forms/{form_id}/webhooks is not paginated: no Meta.
+  searchable: webhookRecord,
+  actions: { list: z.strictObject({ form_id: formId }) },
+  sync: { mode: 'full_refresh', parent: perForm },
+};
+
+const workspaceRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  account_id: t.string(),
+  default: t.boolean(),
+  shared: t.boolean(),
+  forms: t.object(),
+  self: t.object(),
+};
+
+const workspaces: EntityCatalog = {
+  name: 'workspaces',
+  recordKey: 'id',
+  record: workspaceRecord,
+  meta,
+  searchable: workspaceRecord,
+  actions: { list: pageParams },
+  sync: { mode: 'full_refresh' },
+};
+
+const imageRecord: FieldMap = {
+  id: notNull(t.string()),
+  file_name: t.string(),
+  src: t.string(),
+  media_type: t.string(),
+  avg_color: t.string(),
+  upload_source: t.string(),
+  width: t.integer(),
+  height: t.integer(),
+  has_alpha: t.boolean(),
+};
+
+const images: EntityCatalog = {
+  name: 'images',
+  recordKey: 'id',
+  record: imageRecord,
+  // GET /images answers a bare array: no Meta.
+  searchable: omit(imageRecord, ['upload_source']),
+  actions: { list: z.strictObject({}) },
+  sync: { mode: 'full_refresh' },
+};
+
+const themeRecord: FieldMap = {
+  id: notNull(t.string()),
+  name: t.string(),
+  visibility: t.string(),
+  font: t.string(),
+  rounded_corners: t.string(),
+  created_at: t.datetime(),
+  updated_at: t.datetime(),
+  has_transparent_button: t.boolean(),
+  colors: t.object(),
+  background: t.object(),
+  fields: t.object(),
+  screens: t.object(),
+};
+
+const themes: EntityCatalog = {
+  name: 'themes',
+  recordKey: 'id',
+  record: themeRecord,
+  meta,
+  searchable: themeRecord,
+  actions: { list: pageParams },
+  sync: { mode: 'full_refresh' },
+};
+
+/*
+ * Credentials (document 1: "not shown"; DESIGN §1: the vendor's real auth). Typeform takes a bearer token, either a
+ * personal access token or an OAuth access token. Two methods, strict objects with disjoint shapes, so any
+ * credentials object matches at most one:
+ * - personal access token: exactly {access_token};
+ * - OAuth: {access_token, refresh_token, client_id, client_secret}, all four: refreshing (POST /oauth/token) needs
+ *   the refresh token and the client's id and secret together. An OAuth access token without refresh material is
+ *   used like a personal access token (the first method).
+ */
+export const typeformPersonalTokenCredentials = z.strictObject({ access_token: z.string().min(1) });
+
+export const typeformOAuthCredentials = z.strictObject({
+  access_token: z.string().min(1),
+  refresh_token: z.string().min(1),
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+});
+
+const credentials = z.union([typeformPersonalTokenCredentials, typeformOAuthCredentials], {
+  error:
+    'credentials must be either a personal access token {access_token} or OAuth ' +
+    '{access_token, refresh_token, client_id, client_secret}',
+});
+
+export const typeformCatalog: KindCatalog = {
+  connectorType: 'Typeform',
+  purpose: 'forms',
+  credentials,
+  replicationConfig: startDateReplicationConfig,
+  config: noConfig,
+  entities: { forms, responses, webhooks, workspaces, images, themes },
+};

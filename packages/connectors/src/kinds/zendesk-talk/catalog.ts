@@ -1,0 +1,480 @@
+import { z } from 'zod';
+import type { EntityCatalog, KindCatalog, SyncSpec } from '../../core/catalog.ts';
+import { pathId } from '../../core/common-schemas.ts';
+import { type FieldMap, omit, t } from '../../core/field-spec.ts';
+
+/*
+ * Telephony = Zendesk Talk API (DESIGN §1), base https://{subdomain}.zendesk.com/api/v2/channels/voice.
+ * Sources: document 2 "Telephony connector", document 1 (credentials, replication_config, config), and
+ * research/upstream-apis-1.md.
+ *
+ * Document 2: "Every field is nullable" (for telephony, the identifier too), which is what the `t` builders
+ * produce by default: no field below uses notNull.
+ * Timestamps that document 2 types as strings (created_at, updated_at) are typed `datetime` so search compares
+ * them as instants.
+ */
+
+// Document 2: "Paginated list actions return meta.next_page (string or null)".
+const meta: FieldMap = { next_page: t.string() };
+
+/** Document 2 lists these entities' list actions with parameters "none". */
+const noParams = z.strictObject({});
+
+/** Zendesk numeric ids (path parameters). */
+const numericId = z.int().min(1);
+
+/** Lists that Zendesk pages (phone_numbers, addresses, ...): full refresh, nothing to filter by. */
+const fullRefresh: SyncSpec = { mode: 'full_refresh' };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Settings entities (document 2 lists their fields)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Document 1 does not list phone_numbers.line_type as state, document 2 says "(phone or digital)". */
+export const LINE_TYPES = ['phone', 'digital'] as const;
+
+const phoneNumberRecord: FieldMap = {
+  id: t.integer(),
+  brand_id: t.integer(),
+  default_group_id: t.integer(),
+  ivr_id: t.integer(),
+  priority: t.integer(),
+  schedule_id: t.integer(),
+  sms_group_id: t.integer(),
+  call_recording_consent: t.string(),
+  country_code: t.string(),
+  created_at: t.datetime(),
+  display_number: t.string(),
+  failover_number: t.string(),
+  line_type: t.string({ enum: LINE_TYPES }),
+  location: t.string(),
+  name: t.string(),
+  nickname: t.string(),
+  number: t.string(),
+  token: t.string(),
+  external: t.boolean(),
+  outbound_enabled: t.boolean(),
+  recorded: t.boolean(),
+  sms_enabled: t.boolean(),
+  toll_free: t.boolean(),
+  transcription: t.boolean(),
+  voice_enabled: t.boolean(),
+  capabilities: t.object(),
+  categorised_greetings: t.object(),
+  categorised_greetings_with_sub_settings: t.object(),
+  default_greeting_ids: t.array(),
+  greeting_ids: t.array(),
+  group_ids: t.array(),
+};
+
+const phoneNumbers: EntityCatalog = {
+  name: 'phone_numbers',
+  recordKey: 'id',
+  record: phoneNumberRecord,
+  meta,
+  // Document 2: "Searchable: all except brand_id".
+  searchable: omit(phoneNumberRecord, ['brand_id']),
+  actions: { list: noParams, get: z.strictObject({ phone_number_id: numericId }) },
+  sync: fullRefresh,
+};
+
+const addressRecord: FieldMap = {
+  id: t.integer(),
+  city: t.string(),
+  country_code: t.string(),
+  name: t.string(),
+  provider_reference: t.string(),
+  province: t.string(),
+  state: t.string(),
+  street: t.string(),
+  zip: t.string(),
+};
+
+const addresses: EntityCatalog = {
+  name: 'addresses',
+  recordKey: 'id',
+  record: addressRecord,
+  meta,
+  searchable: addressRecord,
+  actions: { list: noParams, get: z.strictObject({ address_id: numericId }) },
+  sync: fullRefresh,
+};
+
+const greetingRecord: FieldMap = {
+  id: t.string(),
+  active: t.boolean(),
+  default: t.boolean(),
+  default_lang: t.boolean(),
+  has_sub_settings: t.boolean(),
+  pending: t.boolean(),
+  audio_name: t.string(),
+  audio_url: t.string(),
+  name: t.string(),
+  category_id: t.integer(),
+  upload_id: t.integer(),
+  ivr_ids: t.array(),
+  phone_number_ids: t.array(),
+};
+
+const greetings: EntityCatalog = {
+  name: 'greetings',
+  recordKey: 'id',
+  record: greetingRecord,
+  meta,
+  searchable: greetingRecord,
+  // Document 2: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
+  actions: { list: noParams, get: z.strictObject({ greeting_id: pathId }) },
+  sync: fullRefresh,
+};
+
+const greetingCategoryRecord: FieldMap = { id: t.integer(), name: t.string() };
+
+const greetingCategories: EntityCatalog = {
+  name: 'greeting_categories',
+  recordKey: 'id',
+  record: greetingCategoryRecord,
+  meta,
+  searchable: greetingCategoryRecord,
+  actions: { list: noParams, get: z.strictObject({ greeting_category_id: numericId }) },
+  sync: fullRefresh,
+};
+
+const ivrRecord: FieldMap = {
+  id: t.integer(),
+  name: t.string(),
+  phone_number_ids: t.array(),
+  phone_number_names: t.array(),
+  menus: t.array(),
+};
+
+const ivrs: EntityCatalog = {
+  name: 'ivrs',
+  recordKey: 'id',
+  record: ivrRecord,
+  meta,
+  searchable: ivrRecord,
+  actions: { list: noParams, get: z.strictObject({ ivr_id: numericId }) },
+  sync: fullRefresh,
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Statistics (current day)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Document 1 "States": telephony agents_activity.agent_state. */
+export const AGENT_STATES = ['online', 'offline', 'away', 'transfers_only'] as const;
+/** Document 1 "States": telephony agents_activity.call_status (on_call, wrap_up, or null: the field is nullable). */
+export const CALL_STATUSES = ['on_call', 'wrap_up'] as const;
+
+const agentActivityRecord: FieldMap = {
+  agent_id: t.integer(),
+  available_time: t.integer(),
+  away_time: t.integer(),
+  calls_accepted: t.integer(),
+  calls_denied: t.integer(),
+  calls_missed: t.integer(),
+  online_time: t.integer(),
+  total_call_duration: t.integer(),
+  total_talk_time: t.integer(),
+  total_wrap_up_time: t.integer(),
+  transfers_only_time: t.integer(),
+  accepted_third_party_conferences: t.integer(),
+  accepted_transfers: t.integer(),
+  average_hold_time: t.integer(),
+  average_talk_time: t.integer(),
+  average_wrap_up_time: t.integer(),
+  calls_put_on_hold: t.integer(),
+  started_third_party_conferences: t.integer(),
+  started_transfers: t.integer(),
+  total_hold_time: t.integer(),
+  agent_state: t.string({ enum: AGENT_STATES }),
+  avatar_url: t.string(),
+  call_status: t.string({ enum: CALL_STATUSES }),
+  forwarding_number: t.string(),
+  name: t.string(),
+  via: t.string(),
+};
+
+const agentsActivity: EntityCatalog = {
+  name: 'agents_activity',
+  // One row per agent (research file: pk agent_id); a full refresh keeps today's figures.
+  recordKey: 'agent_id',
+  record: agentActivityRecord,
+  meta,
+  searchable: agentActivityRecord,
+  actions: { list: noParams },
+  sync: fullRefresh,
+};
+
+/*
+ * Single-object statistics (stats/agents_overview, stats/account_overview, stats/current_queue_activity): the
+ * upstream returns one object; the list returns it as the only record, with `current_timestamp` (unix seconds of
+ * the read) added, as the vendor's reference replication does. That field is the record key: every run writes a
+ * new snapshot and the full refresh removes the previous one. These lists are not paginated: no Meta.
+ */
+const agentsOverviewRecord: FieldMap = {
+  average_calls_accepted: t.integer(),
+  average_calls_denied: t.integer(),
+  average_calls_missed: t.integer(),
+  average_wrap_up_time: t.integer(),
+  total_calls_accepted: t.integer(),
+  total_calls_denied: t.integer(),
+  total_calls_missed: t.integer(),
+  total_talk_time: t.integer(),
+  total_wrap_up_time: t.integer(),
+  average_accepted_transfers: t.integer(),
+  average_available_time: t.integer(),
+  average_away_time: t.integer(),
+  average_calls_put_on_hold: t.integer(),
+  average_hold_time: t.integer(),
+  average_online_time: t.integer(),
+  average_started_transfers: t.integer(),
+  average_talk_time: t.integer(),
+  average_transfers_only_time: t.integer(),
+  current_timestamp: t.integer(),
+  total_accepted_transfers: t.integer(),
+  total_calls_put_on_hold: t.integer(),
+  total_hold_time: t.integer(),
+  total_started_transfers: t.integer(),
+};
+
+const agentsOverview: EntityCatalog = {
+  name: 'agents_overview',
+  recordKey: 'current_timestamp',
+  record: agentsOverviewRecord,
+  searchable: agentsOverviewRecord,
+  actions: { list: noParams },
+  sync: fullRefresh,
+};
+
+/*
+ * account_overview, current_queue_activity, calls, call_legs: document 2 does not show their fields or parameters.
+ * Fields are those of the vendor's API (Zendesk Talk API reference: "Get Account Overview", "Show Current Queue
+ * Activity", "Incremental Calls Export", "Incremental Call Legs Export"; the same fields as the vendor's reference
+ * replication schemas). Searchable fields are not shown either: all record fields are searchable.
+ */
+
+/** GET stats/account_overview → {account_overview: {...}}; durations in seconds. */
+const accountOverviewRecord: FieldMap = {
+  current_timestamp: t.integer(),
+  average_call_duration: t.integer(),
+  average_callback_wait_time: t.integer(),
+  average_hold_time: t.integer(),
+  average_queue_wait_time: t.integer(),
+  average_time_to_answer: t.integer(),
+  average_wrap_up_time: t.integer(),
+  max_calls_waiting: t.integer(),
+  max_queue_wait_time: t.integer(),
+  total_call_duration: t.integer(),
+  total_callback_calls: t.integer(),
+  total_calls: t.integer(),
+  total_calls_abandoned_in_queue: t.integer(),
+  total_calls_outside_business_hours: t.integer(),
+  total_calls_with_exceeded_queue_wait_time: t.integer(),
+  total_calls_with_requested_voicemail: t.integer(),
+  total_embeddable_callback_calls: t.integer(),
+  total_hold_time: t.integer(),
+  total_inbound_calls: t.integer(),
+  total_outbound_calls: t.integer(),
+  total_textback_requests: t.integer(),
+  total_voicemails: t.integer(),
+  total_wrap_up_time: t.integer(),
+};
+
+const accountOverview: EntityCatalog = {
+  name: 'account_overview',
+  recordKey: 'current_timestamp',
+  record: accountOverviewRecord,
+  searchable: accountOverviewRecord,
+  actions: { list: noParams },
+  sync: fullRefresh,
+};
+
+/** GET stats/current_queue_activity → {current_queue_activity: {...}}. */
+const currentQueueActivityRecord: FieldMap = {
+  current_timestamp: t.integer(),
+  agents_online: t.integer(),
+  average_wait_time: t.integer(),
+  callbacks_waiting: t.integer(),
+  calls_waiting: t.integer(),
+  embeddable_callbacks_waiting: t.integer(),
+  longest_wait_time: t.integer(),
+};
+
+const currentQueueActivity: EntityCatalog = {
+  name: 'current_queue_activity',
+  recordKey: 'current_timestamp',
+  record: currentQueueActivityRecord,
+  searchable: currentQueueActivityRecord,
+  actions: { list: noParams },
+  sync: fullRefresh,
+};
+
+/**
+ * calls and call_legs list parameters (document 2: "not shown"): the incremental exports' own `start_time`,
+ * unix seconds, inclusive (the connector starts at 0, the beginning, when it is omitted). The exports page by
+ * time: the next page is `start_time` = the previous response's end_time, so `next_page` in Meta is the URL of
+ * that page and no other paging parameter exists.
+ */
+const incrementalExportParams = z.strictObject({ start_time: z.int().min(0).optional() });
+
+/** Incremental exports filter by updated_at (research file: cursor updated_at, start_time inclusive). */
+const byUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' };
+
+/** GET stats/incremental/calls?start_time= → {calls: [...], next_page, count, end_time}. Durations in seconds. */
+const callRecord: FieldMap = {
+  id: t.integer(),
+  agent_id: t.integer(),
+  call_charge: t.string(),
+  call_group_id: t.integer(),
+  call_recording_consent: t.string(),
+  call_recording_consent_action: t.string(),
+  call_recording_consent_keypress: t.string(),
+  callback: t.boolean(),
+  callback_source: t.string(),
+  completion_status: t.string(),
+  consultation_time: t.integer(),
+  created_at: t.datetime(),
+  customer_requested_voicemail: t.boolean(),
+  default_group: t.boolean(),
+  direction: t.string(),
+  duration: t.integer(),
+  exceeded_queue_time: t.boolean(),
+  hold_time: t.integer(),
+  ivr_action: t.string(),
+  ivr_destination_group_name: t.string(),
+  ivr_hops: t.integer(),
+  ivr_routed_to: t.string(),
+  ivr_time_spent: t.integer(),
+  minutes_billed: t.integer(),
+  not_recording_time: t.integer(),
+  outside_business_hours: t.boolean(),
+  overflowed: t.boolean(),
+  overflowed_to: t.string(),
+  phone_number: t.string(),
+  phone_number_id: t.integer(),
+  quality_issues: t.array(),
+  recording_control_interactions: t.integer(),
+  recording_time: t.integer(),
+  talk_time: t.integer(),
+  ticket_id: t.integer(),
+  time_to_answer: t.integer(),
+  updated_at: t.datetime(),
+  voicemail: t.boolean(),
+  wait_time: t.integer(),
+  wrap_up_time: t.integer(),
+};
+
+const calls: EntityCatalog = {
+  name: 'calls',
+  recordKey: 'id',
+  record: callRecord,
+  meta,
+  searchable: callRecord,
+  actions: { list: incrementalExportParams },
+  sync: byUpdatedAt,
+};
+
+/** GET stats/incremental/legs?start_time= → {legs: [...], next_page, count, end_time}. Durations in seconds. */
+const callLegRecord: FieldMap = {
+  id: t.integer(),
+  agent_id: t.integer(),
+  available_via: t.string(),
+  call_charge: t.string(),
+  call_id: t.integer(),
+  completion_status: t.string(),
+  conference_from: t.integer(),
+  conference_time: t.integer(),
+  conference_to: t.integer(),
+  consultation_from: t.integer(),
+  consultation_time: t.integer(),
+  consultation_to: t.integer(),
+  created_at: t.datetime(),
+  duration: t.integer(),
+  forwarded_to: t.string(),
+  hold_time: t.integer(),
+  minutes_billed: t.integer(),
+  quality_issues: t.array(),
+  talk_time: t.integer(),
+  transferred_from: t.integer(),
+  transferred_to: t.integer(),
+  type: t.string(),
+  updated_at: t.datetime(),
+  user_id: t.integer(),
+  wrap_up_time: t.integer(),
+};
+
+const callLegs: EntityCatalog = {
+  name: 'call_legs',
+  recordKey: 'id',
+  record: callLegRecord,
+  meta,
+  searchable: callLegRecord,
+  actions: { list: incrementalExportParams },
+  sync: byUpdatedAt,
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credentials, replication_config, config (document 1)
+// ---------------------------------------------------------------------------------------------------------------
+
+const secret = z.string().min(1);
+
+/** Document 1 "Telephony connector, OAuth method": sent as `Authorization: Bearer <access_token>`. */
+export const zendeskTalkOAuthCredentials = z.strictObject({
+  access_token: secret,
+  refresh_token: secret.optional(),
+  client_id: secret.optional(),
+  client_secret: secret.optional(),
+});
+
+/** Document 1 "Telephony connector, token method": Basic `{email}/token:{api_token}`. */
+export const zendeskTalkTokenCredentials = z.strictObject({
+  email: z.email(),
+  api_token: secret,
+});
+
+/** Both methods are strict objects with disjoint required fields, so a credentials object matches at most one. */
+const credentials = z.union([zendeskTalkOAuthCredentials, zendeskTalkTokenCredentials], {
+  error:
+    'credentials must be either the OAuth method {access_token, refresh_token?, client_id?, client_secret?} ' +
+    'or the token method {email, api_token}',
+});
+
+/** Document 1: "UTC, form YYYY-MM-DDT00:00:00Z" (midnight UTC of a valid calendar day). */
+const midnightUtc = z.iso
+  .datetime({ offset: false })
+  .regex(/^\d{4}-\d{2}-\d{2}T00:00:00Z$/, 'must have the form YYYY-MM-DDT00:00:00Z, e.g. 2024-01-01T00:00:00Z');
+
+const replicationConfig = z.strictObject({ start_date: midnightUtc });
+
+/** Document 1 "Connector configuration variables (telephony)" and DESIGN §6 (validated subdomain). */
+const config = z.strictObject({
+  subdomain: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9-]{0,62}$/,
+      'must be the account subdomain (lowercase letters, digits and hyphens, e.g. mycompany)',
+    ),
+});
+
+export const zendeskTalkCatalog: KindCatalog = {
+  connectorType: 'Zendesk-Talk',
+  purpose: 'telephony',
+  credentials,
+  replicationConfig,
+  config,
+  entities: {
+    phone_numbers: phoneNumbers,
+    addresses,
+    greetings,
+    greeting_categories: greetingCategories,
+    ivrs,
+    agents_activity: agentsActivity,
+    agents_overview: agentsOverview,
+    account_overview: accountOverview,
+    current_queue_activity: currentQueueActivity,
+    calls,
+    call_legs: callLegs,
+  },
+};

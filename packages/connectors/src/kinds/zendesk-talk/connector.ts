@@ -1,0 +1,171 @@
+import { basicAuth, bearerAuth, oauthRefreshAuth } from '../../core/auth.ts';
+import {
+  type ConnectorContext,
+  defineConnector,
+  type EntityOperations,
+  type ListPage,
+  type Params,
+} from '../../core/define-connector.ts';
+import { UpstreamError } from '../../core/errors.ts';
+import { pathOf } from '../../core/http-client.ts';
+import { readByListing, recordsAt } from '../../core/paging.ts';
+import { zendeskTalkCatalog } from './catalog.ts';
+import { fetchExportPage, readExport } from './mapping.ts';
+
+/*
+ * Zendesk Talk API: https://developer.zendesk.com/api-reference/voice/talk-api/
+ * Base https://{subdomain}.zendesk.com/api/v2/channels/voice (the core fills {subdomain} from the validated config).
+ */
+
+type OAuthCredentials = {
+  access_token: string;
+  refresh_token?: string;
+  client_id?: string;
+  client_secret?: string;
+};
+type TokenCredentials = { email: string; api_token: string };
+type ZendeskCredentials = OAuthCredentials | TokenCredentials;
+type ZendeskConfig = { subdomain: string };
+type ZendeskContext = ConnectorContext<ZendeskCredentials, ZendeskConfig>;
+
+const TOKEN_URL = 'https://{subdomain}.zendesk.com/oauth/tokens';
+
+/** Settings lists page by offset (`page`, `per_page` ≤ 100); Zendesk answers 400 past offset 10,000. */
+const PER_PAGE = 100;
+
+interface OffsetBody {
+  next_page?: unknown;
+}
+
+/**
+ * Offset-paged list (`{<key>: [...], next_page, previous_page, count}`): `next_page` is a full URL, null on the
+ * last page (https://developer.zendesk.com/api-reference/introduction/pagination/#offset-pagination). The caller's
+ * params are "none" (document 2); `next_page` and `per_page` are internal params of replication.
+ */
+function offsetList(path: string, key: string) {
+  return async (ctx: ZendeskContext, params: Params): Promise<ListPage> => {
+    const url = typeof params.next_page === 'string' ? params.next_page : null;
+    const body = await ctx.http.json<OffsetBody>(
+      url
+        ? { path: url, signal: ctx.signal }
+        : { path, query: { per_page: params.per_page as number | undefined }, signal: ctx.signal },
+    );
+    const nextPage = typeof body.next_page === 'string' && body.next_page !== '' ? body.next_page : null;
+    return {
+      records: recordsAt(body, key),
+      meta: { next_page: nextPage },
+      next: nextPage ? { next_page: nextPage } : null,
+    };
+  };
+}
+
+function settingsEntity(
+  path: string,
+  listKey: string,
+  getKey: string,
+  idParam: string,
+): EntityOperations<ZendeskContext> {
+  const list = offsetList(path, listKey);
+  return {
+    list,
+    get: async (ctx, params) => {
+      const body = await ctx.http.json({ path: pathOf(path, String(params[idParam])), signal: ctx.signal });
+      return singleObject(body, getKey);
+    },
+    // Nothing to filter by: a full refresh of every page.
+    read: (ctx, request) => readByListing((p) => list(ctx, p), { per_page: PER_PAGE }, request.resume),
+  };
+}
+
+function singleObject(body: unknown, key: string): Record<string, unknown> {
+  const value = (body as Record<string, unknown> | undefined)?.[key];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UpstreamError('upstream_error', `the upstream answer has no object at '${key}'`, null, null);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Single-object statistics (stats/agents_overview, stats/account_overview, stats/current_queue_activity): one
+ * record, stamped with `current_timestamp` (unix seconds of the read) as the catalog's record key, as the vendor's
+ * reference replication does. Not paginated: no Meta.
+ */
+function snapshotEntity(path: string, key: string): EntityOperations<ZendeskContext> {
+  const list = async (ctx: ZendeskContext): Promise<ListPage> => {
+    const response = await ctx.http.send({ path, signal: ctx.signal });
+    const body: unknown = await response.json().catch(() => undefined);
+    // The snapshot's time is the upstream's own clock (Date header), falling back to ours.
+    const served = Date.parse(response.headers.get('date') ?? '');
+    const currentTimestamp = Math.floor((Number.isNaN(served) ? Date.now() : served) / 1000);
+    return { records: [{ ...singleObject(body, key), current_timestamp: currentTimestamp }], meta: {}, next: null };
+  };
+  return {
+    list: (ctx) => list(ctx),
+    read: async function* (ctx) {
+      yield { records: (await list(ctx)).records, checkpoint: null };
+    },
+  };
+}
+
+/**
+ * Incremental exports (calls, legs): `start_time` (unix seconds, inclusive; 0 when omitted). meta.next_page is the
+ * vendor's next export URL while more items are available now, null once the export has caught up.
+ */
+function exportEntity(path: string, key: string): EntityOperations<ZendeskContext> {
+  return {
+    list: async (ctx, params) => {
+      const page = await fetchExportPage(ctx, path, key, { startTime: (params.start_time as number | undefined) ?? 0 });
+      return { records: page.records, meta: { next_page: page.nextPage }, next: null };
+    },
+    read: (ctx, request) => readExport(ctx, path, key, request.since, request.resume),
+  };
+}
+
+function isOAuth(credentials: ZendeskCredentials): credentials is OAuthCredentials {
+  return 'access_token' in credentials;
+}
+
+export const zendeskTalkConnector = defineConnector<ZendeskCredentials, ZendeskConfig>({
+  catalog: zendeskTalkCatalog,
+  defaultBaseUrl: 'https://{subdomain}.zendesk.com/api/v2/channels/voice',
+  auth: ({ credentials, config, settings }) => {
+    // API token: Basic `{email}/token:{api_token}` (https://developer.zendesk.com/api-reference/introduction/security-and-auth/).
+    if (!isOAuth(credentials)) return basicAuth(`${credentials.email}/token`, credentials.api_token);
+    if (!credentials.refresh_token || !credentials.client_id) return bearerAuth(credentials.access_token);
+    // Zendesk OAuth tokens with a refresh token rotate it on every refresh: the new pair is written back
+    // (https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/#refresh-token-grant-type).
+    return oauthRefreshAuth({
+      tokenUrl: (settings.tokenUrl ?? TOKEN_URL).replaceAll('{subdomain}', config.subdomain),
+      clientId: credentials.client_id,
+      clientSecret: credentials.client_secret,
+      tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
+      onRotate: (tokens) => settings.onCredentialsRotated?.({ ...credentials, ...tokens }),
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    });
+  },
+  entities: {
+    phone_numbers: settingsEntity('phone_numbers', 'phone_numbers', 'phone_number', 'phone_number_id'),
+    addresses: settingsEntity('addresses', 'addresses', 'address', 'address_id'),
+    greetings: settingsEntity('greetings', 'greetings', 'greeting', 'greeting_id'),
+    greeting_categories: settingsEntity(
+      'greeting_categories',
+      'greeting_categories',
+      'greeting_category',
+      'greeting_category_id',
+    ),
+    // The IVR resource is singular in the path: GET /api/v2/channels/voice/ivr → {ivrs: [...]}.
+    ivrs: settingsEntity('ivr', 'ivrs', 'ivr', 'ivr_id'),
+    agents_activity: (() => {
+      const list = offsetList('stats/agents_activity', 'agents_activity');
+      return {
+        list,
+        read: (ctx, request) => readByListing((p) => list(ctx, p), { per_page: PER_PAGE }, request.resume),
+      } satisfies EntityOperations<ZendeskContext>;
+    })(),
+    agents_overview: snapshotEntity('stats/agents_overview', 'agents_overview'),
+    account_overview: snapshotEntity('stats/account_overview', 'account_overview'),
+    current_queue_activity: snapshotEntity('stats/current_queue_activity', 'current_queue_activity'),
+    calls: exportEntity('stats/incremental/calls', 'calls'),
+    call_legs: exportEntity('stats/incremental/legs', 'legs'),
+  },
+});

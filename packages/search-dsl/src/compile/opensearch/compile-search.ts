@@ -1,0 +1,109 @@
+import { type CursorBinding, decodeCursor, hashQuery, type SearchAfter } from '../../cursor/cursor.ts';
+import { exactField, type FieldRef, INTERNAL_FIELDS } from '../../fields/field-resolution.ts';
+import type { ValidatedSearch } from '../../validate/validate-search.ts';
+import { compileFilter, type QueryClause } from './compile-filter.ts';
+
+/**
+ * Beyond every indexable instant (years 0000-9999) yet a safe integer. `_last` would make OpenSearch use
+ * Long.MAX_VALUE, which JSON clients read back as 9223372036854775808 and a date field then refuses in
+ * `search_after`; an explicit missing value keeps cursors round-trippable.
+ */
+const DATE_MISSING_MILLIS = 8_640_000_000_000_000;
+
+function missingLast(field: FieldRef, direction: 'asc' | 'desc'): string | number {
+  if (field.storage === 'typed' && field.spec.type === 'datetime') {
+    return direction === 'asc' ? DATE_MISSING_MILLIS : -DATE_MISSING_MILLIS;
+  }
+  return '_last';
+}
+
+export type CompileOptions = {
+  readonly connectorId: string;
+  readonly entity: string;
+  /** Secret for signing cursors (HMAC-SHA256). */
+  readonly cursorKey: string | Uint8Array;
+};
+
+/** An OpenSearch `_search` body; independent of the index name. */
+export type SearchBody = {
+  readonly size: number;
+  readonly query: QueryClause;
+  readonly sort: readonly QueryClause[];
+  readonly _source: { readonly includes: readonly string[] };
+  readonly track_total_hits: false;
+  readonly search_after?: SearchAfter;
+};
+
+/** What `readSearchPage` needs to turn the response into a page. */
+export type PageContext = {
+  readonly limit: number;
+  /** Integer sort keys (by position in `sort`): their cursor values are read exactly from the record. */
+  readonly exactSortValues: readonly { readonly index: number; readonly path: string }[];
+  readonly fields: readonly string[];
+  readonly binding: CursorBinding;
+  readonly cursorKey: string | Uint8Array;
+};
+
+export type CompiledSearch = { readonly body: SearchBody; readonly page: PageContext };
+
+/**
+ * Stage 3: a validated search as an OpenSearch request body. Always filtered by connector; sorted by the
+ * requested keys (missing values last either way), then by record key, so order is total and `search_after`
+ * paging never repeats or skips; fetches `limit + 1` hits to know `has_more`.
+ *
+ * @throws SearchQueryError `invalid_cursor` when the cursor is forged or belongs to another query.
+ */
+export function compileSearch(search: ValidatedSearch, options: CompileOptions): CompiledSearch {
+  const binding: CursorBinding = {
+    connectorId: options.connectorId,
+    entity: options.entity,
+    queryHash: hashQuery({
+      filter: search.params.query.filter ?? null,
+      sort: search.params.query.sort ?? [],
+      fields: search.fields,
+    }),
+  };
+  const sort: QueryClause[] = [
+    ...search.sort.map(({ field, direction }) => ({
+      [exactField(field)]: { order: direction, missing: missingLast(field, direction) },
+    })),
+    { [INTERNAL_FIELDS.key]: { order: 'asc' } },
+  ];
+  const searchAfter =
+    search.cursor === undefined ? undefined : decodeCursor(search.cursor, binding, options.cursorKey, sort.length);
+  const filter = compileFilter(search.filter);
+  // JSON clients read int64 sort values as doubles, so 9007199254740993 would come back as ...992 and the next
+  // page would repeat a record. The record itself holds the exact value; readSearchPage takes it from there.
+  const exactSortValues = search.sort
+    .map(({ field }, index) => ({
+      index,
+      path: field.path,
+      integer: field.storage === 'typed' && field.spec.type === 'integer',
+    }))
+    .filter((e) => e.integer)
+    .map(({ index, path }) => ({ index, path }));
+  const body: SearchBody = {
+    size: search.limit + 1,
+    query: {
+      bool: {
+        filter: [
+          { term: { [INTERNAL_FIELDS.connectorId]: options.connectorId } },
+          ...(search.filter.kind === 'MatchAllNode' ? [] : [filter]),
+        ],
+      },
+    },
+    sort,
+    _source: {
+      includes: [
+        INTERNAL_FIELDS.key,
+        ...[...search.fields, ...exactSortValues.map((e) => e.path)].map((f) => `${INTERNAL_FIELDS.record}.${f}`),
+      ],
+    },
+    track_total_hits: false,
+    ...(searchAfter ? { search_after: searchAfter } : {}),
+  };
+  return {
+    body,
+    page: { limit: search.limit, exactSortValues, fields: search.fields, binding, cursorKey: options.cursorKey },
+  };
+}

@@ -1,0 +1,60 @@
+export { flattenLogic } from './ast/flatten-logic.ts';
+export {
+  AndNode,
+  AnyNode,
+  ContainsNode,
+  EqNode,
+  FuzzyNode,
+  InNode,
+  KeywordNode,
+  LikeNode,
+  MatchAllNode,
+  NeqNode,
+  type Node,
+  type NodeKind,
+  type NodeVisitor,
+  NotNode,
+  OrNode,
+  RangeNode,
+  type RangeOp,
+  type Scalar,
+  visitNode,
+} from './ast/nodes.ts';
+export { compileFilter, type QueryClause } from './compile/opensearch/compile-filter.ts';
+export {
+  type CompiledSearch,
+  type CompileOptions,
+  compileSearch,
+  type PageContext,
+  type SearchBody,
+} from './compile/opensearch/compile-search.ts';
+export { type CursorBinding, decodeCursor, encodeCursor, hashQuery, type SearchAfter } from './cursor/cursor.ts';
+export { isSearchQueryError, type SearchErrorCode, type SearchProblem, SearchQueryError } from './errors.ts';
+export { type FieldRef, type FieldScope, resolveField, rootScope } from './fields/field-resolution.ts';
+export { parseInstantMillis, toInstant } from './fields/values.ts';
+export { SEARCH_LIMITS } from './limits.ts';
+export {
+  type IndexDocument,
+  type IndexDocumentOptions,
+  indexDocumentId,
+  toIndexDocument,
+} from './mapping/index-document.ts';
+export { buildIndexMapping, type IndexMapping } from './mapping/index-mapping.ts';
+export { parseSearchParams } from './params/parse-search-params.ts';
+export {
+  type SearchFilter,
+  SearchFilterSchema,
+  type SearchParams,
+  type SearchParamsInput,
+  SearchParamsSchema,
+  SearchQuerySchema,
+  SearchSortSchema,
+} from './params/search-params-schema.ts';
+export { type PlanSearchOptions, planSearch, type SearchPlan } from './plan-search.ts';
+export { projectSource, readSearchPage, type SearchPage, type SearchRecord } from './results/read-search-page.ts';
+export {
+  type SortKey,
+  type ValidatedSearch,
+  type ValidateOptions,
+  validateSearch,
+} from './validate/validate-search.ts';

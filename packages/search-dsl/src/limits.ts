@@ -1,0 +1,23 @@
+/** Hard limits of the search language (DESIGN.md §4). The API reports them in its OpenAPI description. */
+export const SEARCH_LIMITS = Object.freeze({
+  /** Page size bounds and default. */
+  minLimit: 1,
+  maxLimit: 10_000,
+  defaultLimit: 1000,
+  /** Values in one `in` list. */
+  maxInValues: 1024,
+  /** Nesting of conditions (`and`/`or`/`not`/`any` each add a level; the top condition is level 1). */
+  maxDepth: 16,
+  /** `query` serialized as JSON, in bytes. */
+  maxQueryBytes: 64 * 1024,
+  /** Characters of a `like` pattern (the engine caps regular expressions at 1000 characters). */
+  maxLikePatternLength: 256,
+  /** Words of a `fuzzy` or `keyword` text (each word is a clause; the engine caps clauses at 1024). */
+  maxTextWords: 32,
+  /** Sort keys in one query (the record-key tie-breaker is added on top). */
+  maxSortKeys: 16,
+  /** Strings longer than this are kept in results but not indexed for exact match, range and sort. */
+  maxExactStringLength: 8191,
+  /** Elements of an array of objects that are indexed for `any` (the rest are kept in results only). */
+  maxNestedElements: 1000,
+});

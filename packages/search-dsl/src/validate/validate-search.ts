@@ -1,0 +1,82 @@
+import type { FieldMap } from '@conduit/connectors';
+import { flattenLogic } from '../ast/flatten-logic.ts';
+import { MatchAllNode, type Node } from '../ast/nodes.ts';
+import { pointer, type SearchProblem, SearchQueryError } from '../errors.ts';
+import { unknownFieldMessage } from '../fields/did-you-mean.ts';
+import { type FieldRef, knownPaths, resolveField, rootScope } from '../fields/field-resolution.ts';
+import type { SearchParams, SortDirection } from '../params/search-params-schema.ts';
+import { validateFilter } from './validate-filter.ts';
+
+export type SortKey = { readonly field: FieldRef; readonly direction: SortDirection };
+
+/** Stage 2 output: everything later stages need, typed and checked. */
+export type ValidatedSearch = {
+  readonly filter: Node;
+  readonly sort: readonly SortKey[];
+  /** Projection paths (declared or inside objects); defaults to every searchable field. */
+  readonly fields: readonly string[];
+  readonly limit: number;
+  readonly cursor: string | undefined;
+  /** The parsed params, for binding cursors to the query. */
+  readonly params: SearchParams;
+};
+
+export type ValidateOptions = { readonly searchable: FieldMap };
+
+const SORTABLE = new Set(['string', 'datetime', 'integer', 'number', 'boolean']);
+
+/**
+ * Stage 2: checks parsed params against the entity's searchable fields and builds the typed AST.
+ *
+ * @throws SearchQueryError `invalid_filter` listing every problem (unknown fields come with "did you mean").
+ */
+export function validateSearch(params: SearchParams, { searchable }: ValidateOptions): ValidatedSearch {
+  const problems: SearchProblem[] = [];
+  const scope = rootScope(searchable);
+  const filter = params.query.filter
+    ? validateFilter(params.query.filter, scope, ['query', 'filter'], problems)
+    : MatchAllNode.create({});
+
+  const sort: SortKey[] = [];
+  (params.query.sort ?? []).forEach((entry, i) => {
+    for (const [name, direction] of Object.entries(entry)) {
+      const path = pointer(['query', 'sort', i, name]);
+      const field = resolveField(scope, name);
+      if (!field) problems.push({ path, message: unknownFieldMessage('sort field', name, sortablePaths(searchable)) });
+      else if (field.storage === 'flat' || !SORTABLE.has(field.spec.type)) {
+        problems.push({
+          path,
+          message: `cannot sort by '${name}'; sortable fields: ${sortablePaths(searchable).join(', ')}`,
+        });
+      } else sort.push({ field, direction });
+    }
+  });
+
+  const fields: string[] = [];
+  (params.fields ?? Object.keys(searchable)).forEach((name, i) => {
+    if (!resolveField(scope, name)) {
+      problems.push({
+        path: pointer(['fields', i]),
+        message: unknownFieldMessage('field', name, knownPaths(searchable)),
+      });
+    } else if (!fields.includes(name)) fields.push(name);
+  });
+
+  if (problems.length > 0) throw new SearchQueryError('invalid_filter', problems);
+  return Object.freeze({
+    filter: flattenLogic(filter),
+    sort: Object.freeze(sort),
+    fields: Object.freeze(fields),
+    limit: params.limit,
+    cursor: params.cursor,
+    params,
+  });
+}
+
+function sortablePaths(searchable: FieldMap): string[] {
+  const scope = rootScope(searchable);
+  return knownPaths(searchable).filter((p) => {
+    const ref = resolveField(scope, p);
+    return ref?.storage === 'typed' && SORTABLE.has(ref.spec.type);
+  });
+}

@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { testServices } from '../harness/services.ts';
+
+const ADMIN = fileURLToPath(new URL('../../apps/api/src/cli/admin.ts', import.meta.url));
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function admin(...args: string[]): Promise<Run> {
+  const { databaseUrl } = await testServices();
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [ADMIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl }, timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function json<T>(run: Run): T {
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+describe('admin CLI: organizations, clients and secrets for a real deployment', () => {
+  const suffix = randomBytes(4).toString('hex');
+  const org = `cli-org-${suffix}`;
+  const org2 = `cli-org2-${suffix}`;
+  const clientId = `cli-client-${suffix}`;
+  let platform: TestPlatform;
+
+  const tokenFor = (id: string, secret: string) =>
+    fetch(`${platform.url}/api/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret }).toString(),
+    });
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ worker: false });
+  });
+
+  afterAll(async () => {
+    await platform?.close();
+  });
+
+  it('creates an organization and a client whose printed secret obtains a bearer token', async () => {
+    expect(json(await admin('create-org', org, 'Acme CLI'))).toEqual({ organization_id: org, name: 'Acme CLI' });
+    const created = await admin('create-client', clientId, '--org', org, '--redirect-url', 'https://app.example/cb');
+    const client = json<{ client_id: string; client_secret: string; organization_ids: string[] }>(created);
+    expect(client).toMatchObject({ client_id: clientId, organization_ids: [org] });
+    expect(client.client_secret.length).toBeGreaterThanOrEqual(32);
+    expect(created.stderr).toContain('not be shown again');
+
+    const response = await tokenFor(clientId, client.client_secret);
+    expect(response.status).toBe(200);
+    const { access_token } = (await response.json()) as { access_token: string };
+    const probe = await fetch(`${platform.url}/api/v1/integrations/connectors/${randomUUID()}`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(probe.status).toBe(404);
+    const stored = await platform.api.deps.clients.find(clientId);
+    expect(stored?.allowed_redirect_urls).toEqual(['https://app.example/cb']);
+    expect(stored?.secret_hash).not.toContain(client.client_secret);
+  });
+
+  it('rotate-secret prints a new secret once; the old one stops working', async () => {
+    const before = json<{ client_secret: string }>(await admin('rotate-secret', clientId)).client_secret;
+    const after = json<{ client_secret: string }>(await admin('rotate-secret', clientId)).client_secret;
+    expect(after).not.toBe(before);
+    expect((await tokenFor(clientId, before)).status).toBe(401);
+    expect((await tokenFor(clientId, after)).status).toBe(200);
+  });
+
+  it('grant adds an organization the client can then act for', async () => {
+    json(await admin('create-org', org2));
+    const granted = json<{ organization_ids: string[] }>(await admin('grant', clientId, org2));
+    expect(granted.organization_ids.sort()).toEqual([org, org2].sort());
+    const secret = json<{ client_secret: string }>(await admin('rotate-secret', clientId)).client_secret;
+    const { access_token } = (await (await tokenFor(clientId, secret)).json()) as { access_token: string };
+    const asOrg2 = await fetch(`${platform.url}/api/v1/integrations/connectors/${randomUUID()}`, {
+      headers: { authorization: `Bearer ${access_token}`, 'x-organization-id': org2 },
+    });
+    expect(asOrg2.status).toBe(404);
+  });
+
+  it('list-connectors shows ids, kinds, names, customers and dates, never credentials', async () => {
+    const { deps } = platform.api;
+    const id = randomUUID();
+    await deps.connectors.insert({
+      id,
+      organization_id: org,
+      connector_type: 'Orb',
+      customer_name: 'acme',
+      name: 'billing',
+      credentials_ciphertext: deps.cipher.encrypt({ api_key: 'sk_live_do_not_print_me' }),
+      config: '{}',
+      replication_config: JSON.stringify({ start_date: '2024-01-01T00:00:00Z' }),
+    });
+    const run = await admin('list-connectors', org);
+    const listed = json<Record<string, unknown>[]>(run);
+    expect(listed).toEqual([
+      {
+        connector_id: id,
+        connector_type: 'Orb',
+        name: 'billing',
+        customer_name: 'acme',
+        created_at: expect.any(String),
+      },
+    ]);
+    expect(run.stdout).not.toContain('sk_live');
+    const row = await deps.connectors.find(org, id);
+    expect(run.stdout).not.toContain(row?.credentials_ciphertext.slice(0, 24));
+    expect(json<unknown[]>(await admin('list-connectors', org2))).toEqual([]);
+  });
+
+  it('reports mistakes on stderr with exit code 2, changing nothing', async () => {
+    const orphan = `cli-orphan-${suffix}`;
+    const cases: [string[], RegExp][] = [
+      [[], /usage/],
+      [['no-such-command'], /unknown command/],
+      [['create-client', orphan, '--org', `missing-${suffix}`], /unknown organization/],
+      [['create-client', orphan], /--org/],
+      [['create-client', clientId, '--org', org], /exists/],
+      [['create-client', orphan, '--org', org, '--redirect-url', 'not a url'], /redirect-url/],
+      [['rotate-secret', `missing-${suffix}`], /unknown client/],
+      [['grant', clientId, `missing-${suffix}`], /unknown organization/],
+      [['grant', clientId], /missing organization id/],
+      [['list-connectors', org, '--org', org], /does not take --org/],
+      [['create-org', 'bad id!'], /invalid organization id/],
+      [['rotate-secret', clientId, '--bogus'], /bogus/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => admin(...args)));
+    cases.forEach(([args, message], i) => {
+      expect(runs[i]?.code, args.join(' ')).toBe(2);
+      expect(runs[i]?.stderr, args.join(' ')).toMatch(message);
+    });
+    expect(await platform.api.deps.clients.find(orphan)).toBeUndefined();
+  });
+});

@@ -1,0 +1,38 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import type { PlatformEnv } from '@conduit/platform';
+
+const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));
+
+/** The real worker binary in its own process, so tests can SIGKILL or SIGTERM it mid-sync. */
+export class WorkerProcess {
+  #child: ChildProcess | null = null;
+  readonly output: string[] = [];
+  readonly #env: NodeJS.ProcessEnv;
+
+  constructor(env: PlatformEnv, extra: Record<string, string> = {}) {
+    this.#env = {
+      PATH: process.env.PATH,
+      ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
+      ...extra,
+    };
+  }
+
+  start(): void {
+    const child = spawn(process.execPath, [WORKER_MAIN], { env: this.#env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => this.output.push(...chunk.toString().split('\n').filter(Boolean)));
+    child.stderr?.on('data', (chunk: Buffer) => this.output.push(...chunk.toString().split('\n').filter(Boolean)));
+    this.#child = child;
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<number | null> {
+    const child = this.#child;
+    if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    const [code] = (await exited) as [number | null];
+    this.#child = null;
+    return code;
+  }
+}
