@@ -20,10 +20,21 @@ export class WorkerProcess {
   }
 
   start(): void {
+    this.output.length = 0;
     const child = spawn(process.execPath, [WORKER_MAIN], { env: this.#env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => this.output.push(...chunk.toString().split('\n').filter(Boolean)));
     child.stderr?.on('data', (chunk: Buffer) => this.output.push(...chunk.toString().split('\n').filter(Boolean)));
     this.#child = child;
+  }
+
+  /** Resolves once the process has printed a line containing `text`. */
+  async waitFor(text: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.output.some((line) => line.includes(text))) {
+      if (Date.now() > deadline)
+        throw new Error(`worker did not print '${text}'; output:\n${this.output.slice(-20).join('\n')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   async kill(signal: NodeJS.Signals): Promise<number | null> {

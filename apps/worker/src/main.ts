@@ -3,17 +3,21 @@ import { createWorkerRuntime } from './runtime.ts';
 
 const env = readEnv();
 const logger = createLogger({ level: env.LOG_LEVEL, base: { service: 'worker' } });
-const runtime = await createWorkerRuntime(env, upstreamOverrides(), { logger });
 
+// Signals are handled from the first moment: a SIGTERM during start-up still ends in a clean shutdown.
 let stopping = false;
+const runtimePromise = createWorkerRuntime(env, upstreamOverrides(), { logger });
 const shutdown = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   logger.info('worker stopping', { signal });
   const force = setTimeout(() => process.exit(1), 30_000);
   force.unref();
+  const runtime = await runtimePromise;
   await runtime.close();
+  logger.info('worker stopped');
   process.exit(0);
 };
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+await runtimePromise;

@@ -71,6 +71,8 @@ export async function createWorkerRuntime(
       concurrency: env.WORKER_CONCURRENCY,
       lockDuration: env.WORKER_LOCK_MS,
       stalledInterval: env.WORKER_LOCK_MS,
+      // A worker killed mid-run leaves its job stalled; it resumes from the checkpoint, however often that happens.
+      maxStalledCount: 100,
     },
   );
   worker.on('error', (error) => logger.error('worker error', { error }));

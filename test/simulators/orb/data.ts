@@ -14,6 +14,8 @@ export interface OrbDataOptions {
   /** Customers; subscriptions and invoices scale with it. */
   customers?: number;
   plans?: number;
+  /** Subscriptions per customer (each with two invoices); 0 for customer-only data sets. */
+  subscriptionsPerCustomer?: number;
   from?: string;
   to?: string;
 }
@@ -80,6 +82,7 @@ export function generateOrbData(options: OrbDataOptions = {}): OrbData {
       metadata: { segment: pick(random, ['smb', 'mid', 'ent']) },
     };
     customers.push(customer);
+    if ((options.subscriptionsPerCustomer ?? 1) === 0) continue;
     const plan = pick(random, plans);
     const subscriptionCreated = Math.min(created + int(random, 0, 30) * 86_400_000, Date.parse(to));
     const subscription: OrbRecord = {

@@ -228,8 +228,9 @@ export async function startZendeskTalk(options: SimulatorOptions = {}): Promise<
   const { data } = sim;
   const since = (rows: ZendeskExportRecord[]) =>
     rows.filter((r) => Date.parse(r.updated_at) >= Date.parse(startDate)).map((r) => String(r.id));
-  // The latest snapshot served: the one a replication read just before asking holds.
-  const snapshotKeys = (name: string) => (sim.servedSnapshots[name] ?? []).slice(-1).map(String);
+  // The latest snapshot served: the one a replication read just before asking holds. Before any read, the
+  // snapshot a read would take now: always exactly one key.
+  const snapshotKeys = (name: string) => [String(sim.servedSnapshots[name]?.at(-1) ?? Math.floor(Date.now() / 1000))];
   const ids = (rows: readonly { id: number | string }[]) => rows.map((r) => String(r.id));
   return {
     ...sim,

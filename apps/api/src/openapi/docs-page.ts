@@ -1,6 +1,6 @@
 import { documentedOperations } from './document.ts';
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** A self-contained API reference page (no external scripts: the docs work offline). */
@@ -10,11 +10,11 @@ export function docsPage(): string {
       const examples = (op.examples ?? [])
         .map(
           (e) =>
-            `<details><summary>${escape(e.summary)}</summary><pre>${escape(JSON.stringify(e.value, null, 2))}</pre></details>`,
+            `<details><summary>${escapeHtml(e.summary)}</summary><pre>${escapeHtml(JSON.stringify(e.value, null, 2))}</pre></details>`,
         )
         .join('');
       const statuses = Object.keys(op.responses).join(', ');
-      return `<section><h2><code>${op.method.toUpperCase()} ${escape(op.path)}</code></h2><p>${escape(op.summary)}</p>
+      return `<section><h2><code>${op.method.toUpperCase()} ${escapeHtml(op.path)}</code></h2><p>${escapeHtml(op.summary)}</p>
 <p>Auth: ${op.auth ? 'Bearer token' : 'none'} · Responses: ${statuses} (errors are application/problem+json)</p>${examples}</section>`;
     })
     .join('\n');

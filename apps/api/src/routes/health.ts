@@ -5,8 +5,8 @@ import { openApiDocument } from '../openapi/document.ts';
 
 export function healthRoutes(deps: Pick<ApiDeps, 'probes'>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', (c) => c.json((document ??= openApiDocument())));
+  const document = openApiDocument();
+  app.get('/openapi.json', (c) => c.json(document));
   app.get('/docs', (c) => c.html(docsPage()));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

@@ -1,0 +1,500 @@
+import { z } from 'zod';
+import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
+import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
+
+/*
+ * Payments = PayPal REST APIs (DESIGN §1). Sources: document 2 "Payments connector", document 1 (credentials,
+ * replication_config, Limits), research/upstream-apis-1.md.
+ *
+ * Document 2: "payments ... records declare plain types", so every field here, nested ones included, is non-null.
+ * Real PayPal records omit many of them (transaction_info alone differs by event code); the nullability is
+ * documentation only and nothing rejects a record for a missing field.
+ * Timestamps typed as strings in document 2 are `datetime` here so search compares them as instants (PayPal sends
+ * `2024-02-10T00:01:56+0000` as well as `...Z`).
+ */
+
+/** Non-null at every depth: object sub-fields and array items too (document 2 "plain types"). */
+export function plainDeep(spec: FieldSpec): FieldSpec {
+  if (spec.type === 'object') {
+    return spec.fields
+      ? {
+          type: 'object',
+          nullable: false,
+          fields: Object.fromEntries(Object.entries(spec.fields).map(([k, v]) => [k, plainDeep(v)])),
+        }
+      : { type: 'object', nullable: false };
+  }
+  if (spec.type === 'array') {
+    return spec.items
+      ? { type: 'array', nullable: false, items: plainDeep(spec.items) }
+      : { type: 'array', nullable: false };
+  }
+  return { ...spec, nullable: false };
+}
+
+const plain = (fields: FieldMap): FieldMap =>
+  Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, plainDeep(spec)]));
+
+/** Document 2: "Amount objects have currency_code (string) and value (string)". */
+const amount = (): FieldSpec => t.object({ currency_code: t.string(), value: t.string() });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parameter building blocks
+// ---------------------------------------------------------------------------------------------------------------
+
+/** ISO-4217 currency code: three capital letters. */
+const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO-4217 currency code of 3 letters, e.g. USD');
+
+/**
+ * ISO 8601 date-time WITH seconds (document 1 Limits: "seconds required in both dates"), in the forms PayPal takes:
+ * `2024-01-31T00:00:00Z`, `...+01:00` and `...-0700` (PayPal's own form), optional fraction.
+ */
+const WITH_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** The instant of a WITH_SECONDS string (offset `-0700` made `-07:00`), or NaN when it is no valid date. */
+export function instantOf(value: string): number {
+  const normalized = value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  return isoDateTime.safeParse(normalized).success ? Date.parse(normalized) : Number.NaN;
+}
+
+const dateTimeWithSeconds = z
+  .string()
+  .regex(WITH_SECONDS, 'must be an ISO 8601 date-time with seconds and an offset, e.g. 2024-01-31T00:00:00Z')
+  .refine((value) => !Number.isNaN(instantOf(value)), 'is not a valid date-time');
+
+/** Calendar "N years ago" in UTC, from `now`. */
+function yearsBefore(now: Date, years: number): number {
+  const d = new Date(now.getTime());
+  d.setUTCFullYear(d.getUTCFullYear() - years);
+  return d.getTime();
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+// ---------------------------------------------------------------------------------------------------------------
+// balances
+// ---------------------------------------------------------------------------------------------------------------
+
+const balancesRecord: FieldMap = plain({
+  balances: t.array(
+    t.object({
+      primary: t.boolean(),
+      currency: t.string(),
+      total_balance: amount(),
+      available_balance: amount(),
+      withheld_balance: amount(),
+    }),
+  ),
+  account_id: t.string(),
+  as_of_time: t.datetime(),
+  last_refresh_time: t.datetime(),
+});
+
+const balances: EntityCatalog = {
+  name: 'balances',
+  // GET /v1/reporting/balances answers one object: one record per account.
+  recordKey: 'account_id',
+  record: balancesRecord,
+  searchable: balancesRecord,
+  actions: {
+    list: z.strictObject({
+      // Document 1 Limits: "balances available for up to the previous three years".
+      as_of_time: isoDateTime
+        .refine((v) => Date.parse(v) >= yearsBefore(new Date(), 3), 'must lie within the previous three years')
+        .optional(),
+      currency_code: currencyCode.optional(),
+    }),
+  },
+  // The current balances are a snapshot: every run replaces them.
+  sync: { mode: 'full_refresh' },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// transactions
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Document 1 "States": payments transactions, filter transaction_status. */
+export const TRANSACTION_STATUSES = ['D', 'P', 'S', 'V'] as const;
+
+/** The `fields` values of GET /v1/reporting/transactions (comma-separated; `all` for everything). */
+export const TRANSACTION_FIELD_GROUPS = [
+  'transaction_info',
+  'payer_info',
+  'shipping_info',
+  'auction_info',
+  'cart_info',
+  'incentive_info',
+  'store_info',
+  'all',
+] as const;
+
+const transactionInfo = t.object({
+  provider_account_id: t.string(),
+  transaction_id: t.string(),
+  provider_reference_id: t.string(),
+  provider_reference_id_type: t.string(),
+  transaction_event_code: t.string(),
+  transaction_initiation_date: t.datetime(),
+  transaction_updated_date: t.datetime(),
+  transaction_status: t.string({ enum: TRANSACTION_STATUSES }),
+  transaction_subject: t.string(),
+  transaction_note: t.string(),
+  invoice_id: t.string(),
+  custom_field: t.string(),
+  protection_eligibility: t.string(),
+  transaction_amount: amount(),
+  fee_amount: amount(),
+  insurance_amount: amount(),
+  shipping_amount: amount(),
+  shipping_discount_amount: amount(),
+});
+
+const payerInfo = t.object({
+  account_id: t.string(),
+  email_address: t.string(),
+  address_status: t.string(),
+  payer_status: t.string(),
+  country_code: t.string(),
+  payer_name: t.object({ given_name: t.string(), surname: t.string(), alternate_full_name: t.string() }),
+});
+
+const shippingInfo = t.object({
+  name: t.string(),
+  address: t.object({
+    line1: t.string(),
+    line2: t.string(),
+    city: t.string(),
+    country_code: t.string(),
+    postal_code: t.string(),
+  }),
+});
+
+const cartInfo = t.object({
+  item_details: t.array(
+    t.object({
+      item_code: t.string(),
+      item_name: t.string(),
+      item_description: t.string(),
+      item_quantity: t.string(),
+      invoice_number: t.string(),
+      item_unit_price: amount(),
+      item_amount: amount(),
+      total_item_amount: amount(),
+      tax_amounts: t.array(),
+    }),
+  ),
+  tax_inclusive: t.boolean(),
+  provider_invoice_id: t.string(),
+});
+
+const auctionInfo = t.object({
+  auction_site: t.string(),
+  auction_item_site: t.string(),
+  auction_buyer_id: t.string(),
+  auction_closing_date: t.datetime(),
+});
+
+const incentiveInfo = t.object({
+  incentive_details: t.array(
+    t.object({
+      incentive_type: t.string(),
+      incentive_code: t.string(),
+      incentive_program_code: t.string(),
+      incentive_amount: amount(),
+    }),
+  ),
+});
+
+const storeInfo = t.object({ store_id: t.string(), terminal_id: t.string() });
+
+/**
+ * Top-level transaction_id and transaction_updated_date are copies of the transaction_info fields that the
+ * connector adds to every record (document 2 lists them at the top level).
+ */
+const transactionRecord: FieldMap = plain({
+  transaction_info: transactionInfo,
+  payer_info: payerInfo,
+  shipping_info: shippingInfo,
+  cart_info: cartInfo,
+  auction_info: auctionInfo,
+  incentive_info: incentiveInfo,
+  store_info: storeInfo,
+  transaction_id: t.string(),
+  transaction_updated_date: t.datetime(),
+});
+
+/** Document 1 Limits: "range at most 31 days". */
+export const MAX_TRANSACTION_RANGE_DAYS = 31;
+
+const transactionsListParams = z
+  .strictObject({
+    start_date: dateTimeWithSeconds,
+    end_date: dateTimeWithSeconds,
+    transaction_id: z.string().min(17).max(19).optional(),
+    // PayPal transaction event codes: T followed by four digits, e.g. T0006.
+    transaction_type: z
+      .string()
+      .regex(/^T\d{4}$/, 'must be a transaction event code, e.g. T0006')
+      .optional(),
+    transaction_status: z.enum(TRANSACTION_STATUSES).optional(),
+    transaction_currency: currencyCode.optional(),
+    fields: z
+      .string()
+      .refine(
+        (v) => v.split(',').every((part) => (TRANSACTION_FIELD_GROUPS as readonly string[]).includes(part.trim())),
+        `must be a comma-separated list of ${TRANSACTION_FIELD_GROUPS.join(', ')}`,
+      )
+      .optional(),
+    page_size: z.int().min(1).max(500).optional(),
+    page: z.int().min(1).optional(),
+    balance_affecting_records_only: z.enum(['Y', 'N']).optional(),
+  })
+  .superRefine((p, ctx) => {
+    const start = instantOf(p.start_date);
+    const end = instantOf(p.end_date);
+    if (Number.isNaN(start) || Number.isNaN(end)) return;
+    if (end <= start) {
+      ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must be after start_date' });
+    } else if (end - start > MAX_TRANSACTION_RANGE_DAYS * DAY_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['end_date'],
+        message: `must be at most ${MAX_TRANSACTION_RANGE_DAYS} days after start_date`,
+      });
+    }
+  });
+
+const transactions: EntityCatalog = {
+  name: 'transactions',
+  recordKey: 'transaction_info.transaction_id',
+  record: transactionRecord,
+  meta: plain({ total_items: t.integer(), total_pages: t.integer(), page: t.integer() }),
+  searchable: plain({
+    auction_info: auctionInfo,
+    cart_info: cartInfo,
+    incentive_info: incentiveInfo,
+    payer_info: payerInfo,
+    shipping_info: shippingInfo,
+    store_info: storeInfo,
+    transaction_info: transactionInfo,
+    transaction_id: t.string(),
+    // Searchable at the top level but absent from document 2's record list: the connector copies it from
+    // transaction_info like transaction_id and transaction_updated_date.
+    transaction_initiation_date: t.datetime(),
+    transaction_updated_date: t.datetime(),
+  }),
+  actions: { list: transactionsListParams },
+  // The reporting API filters by date in 31-day windows; the cursor is the update date (research file).
+  sync: { mode: 'incremental', cursorField: 'transaction_info.transaction_updated_date' },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// list_payments, list_disputes, list_products, show_product_details, search_invoices
+// ---------------------------------------------------------------------------------------------------------------
+
+const paymentRecord: FieldMap = plain({
+  id: t.string(),
+  intent: t.string(),
+  state: t.string(),
+  cart: t.string(),
+  create_time: t.datetime(),
+  update_time: t.datetime(),
+  payer: t.object(),
+  transactions: t.array(t.object()),
+  links: t.array(t.object()),
+});
+
+const listPayments: EntityCatalog = {
+  name: 'list_payments',
+  recordKey: 'id',
+  record: paymentRecord,
+  // GET /v1/payments/payment answers {payments, count, next_id}; next_id is the start_id of the next page.
+  meta: plain({ next_id: t.string() }),
+  searchable: paymentRecord,
+  actions: {
+    list: z.strictObject({
+      start_time: isoDateTime.optional(),
+      end_time: isoDateTime.optional(),
+      count: z.int().min(1).max(20).optional(),
+      start_id: z.string().min(1).optional(),
+    }),
+  },
+  // The upstream sorts by update_time (sort_by=update_time), as the vendor's reference replication does.
+  sync: { mode: 'incremental', cursorField: 'update_time' },
+};
+
+const disputeRecord: FieldMap = plain({
+  dispute_id: t.string(),
+  create_time: t.datetime(),
+  update_time: t.datetime(),
+  status: t.string(),
+  reason: t.string(),
+  dispute_state: t.string(),
+  dispute_life_cycle_stage: t.string(),
+  dispute_channel: t.string(),
+  outcome: t.string(),
+  dispute_amount: amount(),
+  disputed_transactions: t.array(t.object()),
+  links: t.array(t.object()),
+});
+
+const listDisputes: EntityCatalog = {
+  name: 'list_disputes',
+  recordKey: 'dispute_id',
+  record: disputeRecord,
+  // GET /v1/customer/disputes pages with a next_page_token (taken from its links).
+  meta: plain({ next_page_token: t.string() }),
+  searchable: plain({
+    ...disputeRecord,
+    // Searchable but not a record field in document 2: the update time cut to the precision PayPal filters by
+    // (the vendor's reference replication adds it); the connector fills it from update_time.
+    updated_time_cut: t.datetime(),
+  }),
+  actions: {
+    list: z.strictObject({
+      update_time_after: isoDateTime.optional(),
+      update_time_before: isoDateTime.optional(),
+      page_size: z.int().min(1).max(50).optional(),
+      next_page_token: z.string().min(1).optional(),
+    }),
+  },
+  // The upstream filters by update_time_after (research file).
+  sync: { mode: 'incremental', cursorField: 'update_time' },
+};
+
+const productRecord: FieldMap = plain({
+  id: t.string(),
+  name: t.string(),
+  description: t.string(),
+  create_time: t.datetime(),
+  links: t.array(t.object()),
+});
+
+const pageMeta: FieldMap = plain({ total_items: t.integer(), total_pages: t.integer() });
+
+const listProducts: EntityCatalog = {
+  name: 'list_products',
+  recordKey: 'id',
+  record: productRecord,
+  meta: pageMeta,
+  searchable: productRecord,
+  actions: {
+    list: z.strictObject({
+      page_size: z.int().min(1).max(20).optional(),
+      page: z.int().min(1).optional(),
+    }),
+  },
+  // The products list has no date filter.
+  sync: { mode: 'full_refresh' },
+};
+
+const productDetailsRecord: FieldMap = plain({
+  id: t.string(),
+  name: t.string(),
+  description: t.string(),
+  type: t.string(),
+  category: t.string(),
+  image_url: t.string(),
+  home_url: t.string(),
+  create_time: t.datetime(),
+  update_time: t.datetime(),
+  links: t.array(t.object()),
+});
+
+const showProductDetails: EntityCatalog = {
+  name: 'show_product_details',
+  recordKey: 'id',
+  record: productDetailsRecord,
+  searchable: productDetailsRecord,
+  actions: { get: z.strictObject({ id: pathId }) },
+  // No list exists: replication gets the details of every product of list_products.
+  sync: { mode: 'full_refresh', parent: { entity: 'list_products', param: 'id', from: 'id' } },
+};
+
+const invoiceRecord: FieldMap = plain({
+  id: t.string(),
+  status: t.string(),
+  detail: t.object(),
+  invoicer: t.object(),
+  amount: t.object(),
+  configuration: t.object(),
+  payments: t.object(),
+  refunds: t.object(),
+  due_amount: amount(),
+  primary_recipients: t.array(t.object()),
+  additional_recipients: t.array(t.string()),
+  items: t.array(t.object()),
+  links: t.array(t.object()),
+});
+
+const searchInvoices: EntityCatalog = {
+  name: 'search_invoices',
+  recordKey: 'id',
+  record: invoiceRecord,
+  meta: pageMeta,
+  // Document 2's list (items is a record field but not searchable). gratuity is the invoice's top-level gratuity
+  // Amount; last_update_time is detail.metadata.last_update_time, which the connector copies to the top level.
+  searchable: plain({
+    ...omit(invoiceRecord, ['items']),
+    gratuity: t.object(),
+    last_update_time: t.datetime(),
+  }),
+  actions: {
+    list: z.strictObject({
+      creation_date_range: z
+        .strictObject({ start: isoDateTime, end: isoDateTime })
+        .refine((r) => Date.parse(r.end) > Date.parse(r.start), { path: ['end'], message: 'must be after start' })
+        .optional(),
+      page_size: z.int().min(1).max(100).optional(),
+      page: z.int().min(1).optional(),
+    }),
+  },
+  // The search filters by creation date only, and invoices change after creation (payments, refunds): full refresh.
+  sync: { mode: 'full_refresh' },
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credentials, replication_config
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Document 1 "Payments connector, OAuth method" (the only method): client_id and client_secret are required;
+ * access_token, from a client-credentials grant, is optional (the connector obtains one when it is absent).
+ */
+const credentials = z.strictObject({
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+  access_token: z.string().min(1).optional(),
+});
+
+/** Document 1: start_date "must lie between 3 years ago and 12 hours before the present time" (evaluated at parse). */
+export const paypalReplicationConfig = z.strictObject({
+  start_date: isoDateTime.superRefine((value, ctx) => {
+    const now = new Date();
+    const at = Date.parse(value);
+    if (at < yearsBefore(now, 3)) {
+      ctx.addIssue({ code: 'custom', message: 'must not be more than 3 years ago' });
+    } else if (at > now.getTime() - 12 * HOUR_MS) {
+      ctx.addIssue({ code: 'custom', message: 'must be at least 12 hours before now' });
+    }
+  }),
+});
+
+export const paypalTransactionCatalog: KindCatalog = {
+  connectorType: 'Paypal-Transaction',
+  purpose: 'payments',
+  credentials,
+  replicationConfig: paypalReplicationConfig,
+  config: noConfig,
+  entities: {
+    balances,
+    transactions,
+    list_payments: listPayments,
+    list_disputes: listDisputes,
+    list_products: listProducts,
+    show_product_details: showProductDetails,
+    search_invoices: searchInvoices,
+  },
+};
