@@ -143,6 +143,22 @@ describe('fuzzing execute and create bodies', () => {
     );
   }, 600_000);
 
+  // Regression, found by this fuzzer: `entities['toString']` is Object.prototype.toString, which made a 500.
+  it.each(['toString', '__proto__', 'constructor', 'hasOwnProperty'])(
+    'entity %s is an unknown entity, not a 500',
+    async (entity) => {
+      for (const action of ['search', 'list']) {
+        const result = await send(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+          entity,
+          action,
+          params: {},
+        });
+        expect(result.status).toBe(400);
+        expect(JSON.parse(result.text).code).toBe('unsupported_action');
+      }
+    },
+  );
+
   it('malformed JSON is a 400 naming the body', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string(), async (text) => {

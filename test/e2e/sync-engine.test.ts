@@ -160,12 +160,13 @@ describe('replication engine', () => {
       overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} },
       env: { REDIS_URL: `redis://127.0.0.1:${port}/0`, RECONCILE_INTERVAL: '1s' },
     });
+    // Cleanups run in reverse: the platform closes while its Redis is still up.
     cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
       async () => {
         redis.kill('SIGKILL');
       },
+      () => sim.close(),
+      () => platform.close(),
     );
     const id = await createOrbConnector(platform, sim, 'redis-restart');
     await waitForEntity(platform, id, 'customers', (s) => s.running && s.record_count > 0);

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { at, type Connector, type EntityCatalog, findConnectorDefinition, type ReadPage } from '@conduit/connectors';
+import {
+  at,
+  type Connector,
+  type EntityCatalog,
+  entityOf,
+  findConnectorDefinition,
+  type ReadPage,
+} from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { WorkerDeps } from './deps.ts';
 
@@ -40,7 +47,10 @@ export async function runEntitySync(
 ): Promise<SyncRunOutcome> {
   const row = await deps.connectors.findForSync(connectorId);
   if (!row) return { status: 'skipped', reason: 'connector deleted' };
-  const entity = findConnectorDefinition(row.connector_type)?.catalog.entities[entityName];
+  const entity = (() => {
+    const catalog = findConnectorDefinition(row.connector_type)?.catalog;
+    return catalog ? entityOf(catalog, entityName) : undefined;
+  })();
   if (!entity?.sync || !entity.searchable) return { status: 'skipped', reason: 'entity not replicated' };
   await deps.syncStates.ensure(connectorId, [entityName]);
   const state = await deps.syncStates.startRun(connectorId, entityName, randomUUID());

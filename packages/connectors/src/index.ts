@@ -5,6 +5,7 @@ export {
   type ActionName,
   type EntityCatalog,
   entityActions,
+  entityOf,
   type KindCatalog,
   type SyncSpec,
 } from './core/catalog.ts';
@@ -25,7 +26,7 @@ export {
   UpstreamError,
   UpstreamRateLimitError,
 } from './core/errors.ts';
-export type { FieldMap, FieldSpec, ScalarType } from './core/field-spec.ts';
+export { type FieldMap, type FieldSpec, type ScalarType, t } from './core/field-spec.ts';
 export { at } from './core/paging.ts';
 export { parseOrThrow, zodProblems } from './core/validate.ts';
 export { CONNECTOR_DEFINITIONS, connectorTypes, envSuffix, findConnectorDefinition } from './kinds/registry.ts';

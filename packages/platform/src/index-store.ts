@@ -1,11 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
-import { buildIndexMapping } from '@conduit/search-dsl';
+import { buildIndexMapping, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 
 const CONNECTOR_ID_FIELD = '_connector_id';
 const DELETE_PAGE = 1000;
+
+interface StoredDocument {
+  _connector_id: string;
+  _key: string;
+  _record?: Record<string, unknown>;
+  _sync_run?: string;
+}
 
 export interface IndexedBatch {
   readonly indexed: number;
@@ -70,6 +77,9 @@ export class IndexStore {
     }
     const current = await this.#aliasTargets(alias);
     if (current.length !== 1 || current[0] !== index) {
+      // A new mapping version: fill it from the old one before the alias moves, so search keeps answering
+      // with complete results throughout (records re-derived from their stored originals).
+      for (const old of current.filter((i) => i !== index)) await this.#copyDocuments(old, index, entity);
       // One atomic request: the alias never points at nothing, so search does not fail during the swap.
       await this.#client.indices.updateAliases({
         body: {
@@ -79,8 +89,45 @@ export class IndexStore {
           ],
         },
       });
+      for (const old of current.filter((i) => i !== index))
+        await this.#client.indices.delete({ index: old }, { ignore: [404] });
     }
     return alias;
+  }
+
+  async #copyDocuments(from: string, to: string, entity: EntityCatalog): Promise<number> {
+    let copied = 0;
+    let after: (string | number)[] | undefined;
+    for (;;) {
+      const response = await this.#client.search({
+        index: from,
+        body: {
+          size: DELETE_PAGE,
+          query: { match_all: {} },
+          sort: [{ [CONNECTOR_ID_FIELD]: 'asc' }, { _key: 'asc' }],
+          ...(after ? { search_after: after } : {}),
+        },
+      });
+      const hits = (
+        response.body as { hits: { hits: { _id: string; _source: StoredDocument; sort: (string | number)[] }[] } }
+      ).hits.hits;
+      if (hits.length === 0) break;
+      const body: Record<string, unknown>[] = [];
+      for (const hit of hits) {
+        const source = hit._source;
+        const rederived = toIndexDocument(
+          { ...(source._record ?? {}), [entity.recordKey]: source._key },
+          { searchable: entity.searchable ?? {}, recordKey: entity.recordKey, connectorId: source._connector_id },
+        );
+        body.push({ index: { _index: to, _id: hit._id, routing: source._connector_id } });
+        body.push({ ...rederived, [SYNC_RUN_FIELD]: source[SYNC_RUN_FIELD] });
+      }
+      await this.#client.bulk({ body, refresh: false });
+      copied += hits.length;
+      after = hits.at(-1)!.sort;
+    }
+    await this.#client.indices.refresh({ index: to });
+    return copied;
   }
 
   async #aliasTargets(alias: string): Promise<string[]> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { UpstreamError } from './errors.ts';
 import type { AuthStrategy } from './http-client.ts';
 
@@ -53,7 +54,7 @@ export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
       if (options.clientId) form.set('client_id', options.clientId);
       if (options.clientSecret) form.set('client_secret', options.clientSecret);
     }
-    const response = await (options.fetch ?? fetch)(options.tokenUrl, {
+    const response = await fetchTokenEndpoint(options.fetch ?? fetch, options.tokenUrl, {
       method: 'POST',
       headers,
       body: form.toString(),
@@ -90,6 +91,17 @@ export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
   };
 }
 
+/** A token endpoint that cannot be reached is an upstream failure, not a bug. */
+async function fetchTokenEndpoint(doFetch: typeof fetch, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await doFetch(url, init);
+  } catch (error) {
+    const reason =
+      error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    throw new UpstreamError('upstream_error', `the token endpoint is unreachable: ${reason}`, null, null);
+  }
+}
+
 /** Cache of client-credentials tokens, owned by the runtime (not a module singleton). */
 export class TokenCache {
   readonly #entries = new Map<string, { token: string; expiresAt: number }>();
@@ -117,11 +129,13 @@ export interface ClientCredentialsOptions {
 
 /** OAuth2 client-credentials (PayPal): Basic client auth at the token endpoint; the token is cached until expiry. */
 export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthStrategy {
-  const key = `${options.tokenUrl}|${options.clientId}`;
+  // The secret is part of the key: another connector with the same client id but a wrong secret must not
+  // borrow a token that the right secret obtained.
+  const key = `${options.tokenUrl}|${options.clientId}|${createHash('sha256').update(options.clientSecret).digest('hex')}`;
   let supplied = options.accessToken;
 
   const fetchToken = async (signal?: AbortSignal): Promise<string> => {
-    const response = await (options.fetch ?? fetch)(options.tokenUrl, {
+    const response = await fetchTokenEndpoint(options.fetch ?? fetch, options.tokenUrl, {
       method: 'POST',
       headers: {
         authorization: `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64')}`,

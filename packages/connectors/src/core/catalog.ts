@@ -55,3 +55,11 @@ export function entityActions(entity: EntityCatalog): ActionName[] {
   const live = Object.keys(entity.actions) as LiveActionName[];
   return entity.searchable ? [...live, 'search'] : live;
 }
+
+/**
+ * The entity named `name`, looked up as data: names like `toString` or `__proto__` are not entities
+ * (a plain `entities[name]` would return Object.prototype members).
+ */
+export function entityOf(catalog: KindCatalog, name: string): EntityCatalog | undefined {
+  return Object.hasOwn(catalog.entities, name) ? catalog.entities[name] : undefined;
+}

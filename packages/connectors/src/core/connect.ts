@@ -1,5 +1,5 @@
 import { TokenCache } from './auth.ts';
-import { ACTIONS, type ActionName, entityActions, type LiveActionName } from './catalog.ts';
+import { ACTIONS, type ActionName, entityActions, entityOf, type LiveActionName } from './catalog.ts';
 import type {
   ConnectorContext,
   ConnectorDefinition,
@@ -78,7 +78,7 @@ export function connectWith<Credentials, Config>(
     connectorType: catalog.connectorType,
 
     async execute(request) {
-      const entity = catalog.entities[request.entity];
+      const entity = entityOf(catalog, request.entity);
       if (!entity) {
         const names = Object.keys(catalog.entities);
         throw new ConnectorError('unsupported_action', `unknown entity '${request.entity}'`, [
@@ -104,7 +104,9 @@ export function connectWith<Credentials, Config>(
       }
       const action = request.action as LiveActionName;
       const schema = entity.actions[action];
-      const operation = definition.entities[request.entity]?.[action];
+      const operation = Object.hasOwn(definition.entities, request.entity)
+        ? definition.entities[request.entity]?.[action]
+        : undefined;
       if (!schema || !operation)
         throw new Error(`${catalog.connectorType}.${request.entity}.${action} has no implementation`);
       const params = parseOrThrow(schema, request.params ?? {}, '/params', 'invalid_params', 'invalid params');
@@ -129,7 +131,7 @@ export function connectWith<Credentials, Config>(
     },
 
     read(entityName, request, signal) {
-      const read = definition.entities[entityName]?.read;
+      const read = Object.hasOwn(definition.entities, entityName) ? definition.entities[entityName]?.read : undefined;
       if (!read) throw new Error(`${catalog.connectorType}.${entityName} cannot be replicated: no read()`);
       return read(context(signal), request);
     },

@@ -1,4 +1,4 @@
-import { UpstreamError, UpstreamRateLimitError } from './errors.ts';
+import { ConnectorError, UpstreamError, UpstreamRateLimitError } from './errors.ts';
 import {
   backoffDelayMs,
   DEFAULT_RETRY_POLICY,
@@ -45,7 +45,18 @@ const BODY_EXCERPT_LIMIT = 2048;
 
 /** Joins a base URL and escaped path segments: `joinPath('customers', id)`. */
 export function pathOf(...segments: readonly (string | number)[]): string {
-  return segments.map((s) => encodeURIComponent(String(s))).join('/');
+  return segments
+    .map((segment) => {
+      const text = String(segment);
+      // URL resolution applies dot segments even when escaped (%2E%2E): an id must never climb the path.
+      if (text === '' || /^(\.|%2e){1,2}$/i.test(text)) {
+        throw new ConnectorError('invalid_params', `'${text}' is not a valid identifier`, [
+          { path: '/params', message: `an identifier cannot be empty, '.' or '..'` },
+        ]);
+      }
+      return encodeURIComponent(text);
+    })
+    .join('/');
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -108,17 +119,23 @@ export class UpstreamHttpClient {
     const sleep = this.#options.sleep ?? defaultSleep;
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
-      const signals = [AbortSignal.timeout(this.#options.timeoutMs ?? 30_000)];
+      // Auth errors (a refused token endpoint) are not network failures: they propagate as they are.
+      const headers = await this.#headers(request);
+      // The timeout covers waiting for the response head; a streamed body may take as long as it takes.
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new Error('upstream timeout')), this.#options.timeoutMs ?? 30_000);
+      const signals = [timeout.signal];
       if (request.signal) signals.push(request.signal);
       let response: Response;
       try {
         response = await doFetch(url, {
           method: request.method ?? 'GET',
-          headers: await this.#headers(request),
+          headers,
           body: this.#body(request),
           signal: AbortSignal.any(signals),
         });
       } catch (error) {
+        clearTimeout(timer);
         if (request.signal?.aborted) throw error;
         if (attempt + 1 >= this.#retry.maxAttempts) {
           throw new UpstreamError('upstream_error', `upstream unreachable: ${describe(error)}`, null, null);
@@ -128,6 +145,7 @@ export class UpstreamHttpClient {
         await sleep(waitMs, request.signal);
         continue;
       }
+      clearTimeout(timer);
 
       if (response.ok || request.acceptStatuses?.includes(response.status)) return response;
 

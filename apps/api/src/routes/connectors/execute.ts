@@ -1,4 +1,4 @@
-import { entityActions } from '@conduit/connectors';
+import { entityActions, entityOf } from '@conduit/connectors';
 import type { Hono } from 'hono';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { ApiError } from '../../problem.ts';
@@ -26,7 +26,7 @@ export function registerExecute(app: Hono<ApiEnv>, deps: ApiDeps): void {
     if (body.entity !== UPLOAD_ENTITY && Buffer.byteLength(await c.req.text()) > ONE_MIB) {
       throw new ApiError(413, 'payload_too_large', 'the request body is over 1 MiB (only files_upload may be larger)');
     }
-    const entity = catalog.entities[body.entity];
+    const entity = entityOf(catalog, body.entity);
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
       return c.json(await deps.search.search(row, entity, body.params ?? {}));
     }

@@ -9,7 +9,6 @@ import {
 import { UpstreamError } from '../../core/errors.ts';
 import { pathOf, type QueryValue } from '../../core/http-client.ts';
 import { readByListing, recordsAt } from '../../core/paging.ts';
-import { refusalAfter401 } from './auth.ts';
 import { paypalTransactionCatalog } from './catalog.ts';
 import {
   instant,
@@ -137,16 +136,14 @@ export const paypalTransactionConnector = defineConnector<PaypalCredentials, Rec
   catalog: paypalTransactionCatalog,
   defaultBaseUrl: 'https://api-m.paypal.com',
   auth: ({ credentials, settings, tokenCache }) =>
-    refusalAfter401(
-      clientCredentialsAuth({
-        tokenUrl: settings.tokenUrl ?? TOKEN_URL,
-        clientId: credentials.client_id,
-        clientSecret: credentials.client_secret,
-        accessToken: credentials.access_token,
-        cache: tokenCache,
-        ...(settings.fetch ? { fetch: settings.fetch } : {}),
-      }),
-    ),
+    clientCredentialsAuth({
+      tokenUrl: settings.tokenUrl ?? TOKEN_URL,
+      clientId: credentials.client_id,
+      clientSecret: credentials.client_secret,
+      accessToken: credentials.access_token,
+      cache: tokenCache,
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    }),
   entities: {
     balances,
     transactions,
