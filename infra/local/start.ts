@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { API_NODE_FLAGS } from '@conduit/api';
 
 /**
  * The platform's start command: API + worker, and in the local profile (the default) the upstream
@@ -14,8 +15,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const profile = process.env.PROFILE ?? 'local';
 const children: ChildProcess[] = [];
 
-function startNode(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [join(root, script)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+function startNode(name: string, script: string, env: NodeJS.ProcessEnv, flags: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...flags, join(root, script)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   createInterface({ input: child.stdout! }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -44,7 +45,7 @@ if (profile === 'local') {
 }
 // Explicit environment wins over the profile's defaults.
 const env = { ...profileEnv, ...process.env };
-startNode('api', 'apps/api/src/main.ts', env);
+startNode('api', 'apps/api/src/main.ts', env, API_NODE_FLAGS);
 startNode('worker', 'apps/worker/src/main.ts', env);
 
 let stopping = false;
