@@ -61,11 +61,14 @@ async function serveConsentApp(
     env[`OAUTH_AUTHORIZE_URL_${kind}`] = provider.authorizeUrl;
     env[`CONNECTOR_TOKEN_URL_${kind}`] = provider.tokenUrl;
   }
-  const oauth = oauthDepsFrom(platform.api.deps, {
-    source: env,
-    now,
-    specs: { ...OAUTH_PROVIDERS, Orb: ORB_AS_OAUTH },
-  });
+  const oauth = oauthDepsFrom(
+    { ...platform.api.deps, oauth: undefined },
+    {
+      source: env,
+      now,
+      specs: { ...OAUTH_PROVIDERS, Orb: ORB_AS_OAUTH },
+    },
+  );
   const deps: ApiDeps & { oauth: OAuthDeps } = { ...platform.api.deps, oauth };
   handler = buildApp(deps).fetch;
   return { ...server, oauth };

@@ -52,7 +52,10 @@ export async function startTestPlatform(
   const logLines: string[] = [];
   const logger: Logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
   const overrides = options.overrides ?? { baseUrls: {}, tokenUrls: {} };
-  const api = await createApiRuntime(env, overrides, { logger: logger.child({ service: 'api' }) });
+  const api = await createApiRuntime(env, overrides, {
+    logger: logger.child({ service: 'api' }),
+    envSource: { ...process.env, ...options.env },
+  });
   const worker =
     options.worker === false
       ? null

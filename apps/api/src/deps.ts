@@ -9,6 +9,7 @@ import type {
   SyncScheduler,
 } from '@conduit/platform';
 import type { Redis } from 'ioredis';
+import type { OAuthDeps } from './routes/oauth-consent/oauth-deps.ts';
 import type { SearchService } from './services/search-service.ts';
 
 /** Everything the API needs, built in main.ts (or a test) and passed to buildApp. */
@@ -25,6 +26,8 @@ export interface ApiDeps {
   readonly scheduler: SyncScheduler;
   readonly search: SearchService;
   readonly redis: Redis;
+  /** The OAuth consent flow's settings (providers from OAUTH_* variables, state store, callback URL). */
+  readonly oauth?: OAuthDeps;
   /** Readiness probes by name (postgres, redis, opensearch). */
   readonly probes: Readonly<Record<string, () => Promise<void>>>;
 }

@@ -25,6 +25,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
+import { oauthDepsFrom } from './routes/oauth-consent/oauth-deps.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {
@@ -36,7 +37,7 @@ export interface ApiRuntime {
 export async function createApiRuntime(
   env: PlatformEnv,
   overrides: UpstreamOverrides,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; envSource?: Readonly<Record<string, string | undefined>> } = {},
 ): Promise<ApiRuntime> {
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL, base: { service: 'api' } });
   await ensureDatabaseExists(env.DATABASE_URL);
@@ -99,8 +100,10 @@ export async function createApiRuntime(
       },
     },
   };
+  // OAuth providers are configured by a family of variables (OAUTH_CLIENT_ID_<KIND>, ...), read from the raw source.
+  const withOAuth: ApiDeps = { ...deps, oauth: oauthDepsFrom(deps, { source: options.envSource ?? process.env }) };
   return {
-    deps,
+    deps: withOAuth,
     async close() {
       await scheduler.close();
       redis.disconnect();

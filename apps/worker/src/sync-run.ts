@@ -81,7 +81,12 @@ export async function runEntitySync(
       checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, page.records, entity.sync.cursorField);
       checkpoint.indexed += batch.indexed;
       checkpoint.resume = page.checkpoint ?? undefined;
-      await deps.syncStates.saveCheckpoint(connectorId, entityName, checkpoint, batch.indexed);
+      if (!(await deps.syncStates.saveCheckpoint(connectorId, entityName, checkpoint, batch.indexed))) {
+        // Deleted mid-run: remove what this run wrote after the API's delete, and stop.
+        await deps.indexStore.deleteConnector(row.connector_type, [entityName], connectorId);
+        log.info('connector deleted during the run; its documents were removed');
+        return { status: 'skipped', reason: 'connector deleted' };
+      }
       pages++;
       await control.onPage?.({ pages, records: checkpoint.indexed });
       if (pages % 20 === 0) log.info('sync progress', progress(pages, checkpoint.indexed, started));

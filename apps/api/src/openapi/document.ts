@@ -2,11 +2,13 @@ import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
 import { SearchParamsSchema } from '@conduit/search-dsl';
 import { z } from 'zod';
 import { CreateConnectorBody, ExecuteBody, SyncBody, UpdateConnectorBody } from '../routes/connectors/schemas.ts';
+import { OAuthInitiateBody } from '../routes/oauth-consent/initiate.ts';
 import { TokenRequest } from '../routes/oauth-token.ts';
 import { createExample, executeExamples } from './examples.ts';
 import {
   ConnectorSchema,
   ExecuteResultSchema,
+  OAuthInitiateResponseSchema,
   ProblemSchema,
   SyncAcceptedSchema,
   TokenResponseSchema,
@@ -51,6 +53,29 @@ export function documentedOperations(): DocumentedOperation[] {
       request: CreateConnectorBody,
       examples: kinds.map((k) => ({ summary: k.connectorType, value: createExample(k) })),
       responses: { 201: ConnectorSchema, ...problems, 409: ProblemSchema, 502: ProblemSchema },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/integrations/connectors/oauth/initiate',
+      summary:
+        'Start the OAuth consent flow: a consent_url with a signed, single-use state (kinds whose vendor offers OAuth)',
+      auth: true,
+      request: OAuthInitiateBody,
+      examples: [
+        {
+          summary: 'Typeform',
+          value: { customer_name: 'acme', connector_type: 'Typeform', redirect_url: 'https://app.example/connected' },
+        },
+      ],
+      responses: { 200: OAuthInitiateResponseSchema, ...problems, 409: ProblemSchema },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/integrations/connectors/oauth/callback',
+      summary:
+        'Where the provider sends the user back: creates the connector, then 302 to redirect_url?connector_id=… (or ?error=…)',
+      auth: false,
+      responses: { 302: null, 400: ProblemSchema },
     },
     {
       method: 'get',

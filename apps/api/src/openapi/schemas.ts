@@ -52,3 +52,7 @@ export const ExecuteResultSchema = z
   .meta({ id: 'ExecuteResult' });
 
 export const SyncAcceptedSchema = z.object({ connector_id: z.string(), entities: z.array(z.string()) });
+
+export const OAuthInitiateResponseSchema = z
+  .object({ consent_url: z.string(), state: z.string(), expires_at: z.string() })
+  .meta({ id: 'OAuthInitiateResponse' });

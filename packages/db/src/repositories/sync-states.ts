@@ -85,7 +85,8 @@ export class SyncStatesRepository {
       }))
       .where('connector_id', '=', connectorId)
       .where('entity', '=', entity)
-      .execute();
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   async finishRun(

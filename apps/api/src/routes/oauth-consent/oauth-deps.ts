@@ -22,9 +22,8 @@ export const STATE_TTL_SECONDS = 600;
 type EnvSource = Readonly<Record<string, string | undefined>>;
 
 /**
- * The environment the OAuth settings are read from. PlatformEnv (zod) keeps only the keys it declares, so until
- * it declares the OAUTH_* family and PUBLIC_BASE_URL these come from the process environment; keys that
- * PlatformEnv does carry win.
+ * Fallback source of OAuth settings for callers that pass none (runtime.ts passes the raw environment):
+ * the process environment, with the keys PlatformEnv parsed taking precedence.
  */
 function envSource(env: ApiDeps['env']): EnvSource {
   const merged: Record<string, string | undefined> = { ...process.env };

@@ -1,0 +1,73 @@
+import { connectorSchedulerId } from '@conduit/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForEntity } from '../harness/connector-status.ts';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
+import { startOrb } from '../simulators/orb/simulator.ts';
+
+describe('connector lifecycle', () => {
+  let sim: SimulatorHandle;
+  let platform: TestPlatform;
+  const body = (name: string) => ({
+    customer_name: 'lifecycle',
+    connector_type: 'ORB',
+    name,
+    credentials: sim.credentials,
+    replication_config: sim.replicationConfig,
+  });
+
+  beforeAll(async () => {
+    sim = await startOrb({ size: 20 });
+    platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} } });
+  });
+  afterAll(async () => {
+    await platform?.close();
+    await sim?.close();
+  });
+
+  it('matches connector_type case-insensitively and answers a second create of the same identity with 409', async () => {
+    const first = await platform.call('POST', '/api/v1/integrations/connectors', body('twice'));
+    expect(first.status).toBe(201);
+    const created = (await first.json()) as { connector_id: string; connector_type: string };
+    expect(created.connector_type).toBe('Orb');
+    const second = await platform.call('POST', '/api/v1/integrations/connectors', body('twice'));
+    expect(second.status).toBe(409);
+    expect(JSON.stringify(await second.json())).toContain(created.connector_id);
+  });
+
+  it('renames, re-checks replaced credentials, and refuses ones the upstream rejects', async () => {
+    const created = (await (await platform.call('POST', '/api/v1/integrations/connectors', body('patch'))).json()) as {
+      connector_id: string;
+    };
+    const path = `/api/v1/integrations/connectors/${created.connector_id}`;
+    const renamed = await platform.call('PATCH', path, { name: 'renamed' });
+    expect(((await renamed.json()) as { name: string }).name).toBe('renamed');
+    const rejected = await platform.call('PATCH', path, { credentials: sim.badCredentials });
+    expect(rejected.status).toBe(400);
+    expect(((await rejected.json()) as { errors: { path: string }[] }).errors[0]?.path).toBe('/credentials');
+    const accepted = await platform.call('PATCH', path, { credentials: sim.credentials });
+    expect(accepted.status).toBe(200);
+    const live = await platform.call('POST', `${path}/execute`, { entity: 'plans', action: 'list', params: {} });
+    expect(live.status).toBe(200);
+  });
+
+  it('delete removes the connector, its indexed documents and its schedule', async () => {
+    const created = (await (
+      await platform.call('POST', '/api/v1/integrations/connectors', body('deleted'))
+    ).json()) as { connector_id: string };
+    const id = created.connector_id;
+    await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready');
+    const { indexStore, scheduler } = platform.api.deps;
+    expect(await indexStore.count('Orb', 'customers', id)).toBeGreaterThan(0);
+    expect(await scheduler.queue.getJobScheduler(connectorSchedulerId(id))).toBeTruthy();
+
+    const response = await platform.call('DELETE', `/api/v1/integrations/connectors/${id}`);
+    expect(response.status).toBe(204);
+    expect((await platform.call('GET', `/api/v1/integrations/connectors/${id}`)).status).toBe(404);
+    for (const entity of ['customers', 'subscriptions', 'plans', 'invoices']) {
+      await indexStore.refresh('Orb', entity);
+      expect(await indexStore.count('Orb', entity, id), entity).toBe(0);
+    }
+    expect(await scheduler.queue.getJobScheduler(connectorSchedulerId(id))).toBeFalsy();
+  });
+});
