@@ -70,13 +70,14 @@ export class SyncStatesRepository {
       .executeTakeFirstOrThrow();
   }
 
+  /** False when the state row is gone: the connector was deleted while the run was in flight. */
   async saveCheckpoint(
     connectorId: string,
     entity: string,
     checkpoint: unknown,
     recordCountDelta: number,
-  ): Promise<void> {
-    await this.#db
+  ): Promise<boolean> {
+    const result = await this.#db
       .updateTable('sync_states')
       .set((eb) => ({
         checkpoint: JSON.stringify(checkpoint),
