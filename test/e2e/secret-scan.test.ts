@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import { testServices } from '../harness/services.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 
 /** Everything a stored credential could leak into: responses, logs, Redis, Postgres plaintext. */
@@ -107,7 +106,7 @@ describe('a planted credential never appears outside the upstream call', () => {
   });
 
   it('is in no Postgres row in plaintext', async () => {
-    const client = new pg.Client({ connectionString: (await testServices()).databaseUrl });
+    const client = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
     await client.connect();
     try {
       for (const table of ['connectors', 'sync_states', 'api_clients', 'organizations']) {

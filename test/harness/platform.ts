@@ -4,6 +4,7 @@ import { type ApiRuntime, buildApp, createApiRuntime } from '@conduit/api';
 import { createLogger, type Logger, readEnv, type UpstreamOverrides } from '@conduit/platform';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import { serve } from '@hono/node-server';
+import pg from 'pg';
 import { testServices } from './services.ts';
 
 export interface TestPlatform {
@@ -37,9 +38,11 @@ export async function startTestPlatform(
   const clientId = `client-${suffix}`;
   const clientSecret = `secret-${randomBytes(12).toString('hex')}`;
   const organizationId = `org-${suffix}`;
+  const databaseUrl = withDatabaseName(services.databaseUrl, `conduit_test_${suffix}`);
   const env = readEnv({
     NODE_ENV: 'test',
-    DATABASE_URL: services.databaseUrl,
+    // A database per platform: the worker reconciles every connector it finds, so platforms must not share one.
+    DATABASE_URL: databaseUrl,
     REDIS_URL: services.redisUrl,
     OPENSEARCH_URL: services.opensearchUrl,
     NAMESPACE: namespace,
@@ -115,8 +118,26 @@ export async function startTestPlatform(
       await api.deps.scheduler.queue.obliterate({ force: true }).catch(() => undefined);
       await api.deps.indexStore.client.indices.delete({ index: `${namespace}_*` }).catch(() => undefined);
       await api.close();
+      await dropDatabase(databaseUrl);
     },
   };
+}
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function dropDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const client = new pg.Client({ connectionString: withDatabaseName(databaseUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */

@@ -1,26 +1,13 @@
-import { TokenCache } from '@conduit/connectors';
 import {
-  ConnectorsRepository,
-  createDatabase,
-  ensureDatabaseExists,
-  migrateToLatest,
-  SyncStatesRepository,
-} from '@conduit/db';
-import {
-  CredentialsCipher,
+  connectPlatformServices,
   createLogger,
-  HostedConnectors,
-  IndexStore,
   JOB_NAMES,
   type Logger,
   type PlatformEnv,
-  SyncScheduler,
   syncQueueName,
   type UpstreamOverrides,
 } from '@conduit/platform';
-import { Client } from '@opensearch-project/opensearch';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { ConnectorSlots } from './connector-slots.ts';
 import type { WorkerDeps } from './deps.ts';
 import { processSyncConnector } from './processors/sync-connector.ts';
@@ -40,25 +27,22 @@ export async function createWorkerRuntime(
   options: { logger?: Logger } = {},
 ): Promise<WorkerRuntime> {
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL, base: { service: 'worker' } });
-  await ensureDatabaseExists(env.DATABASE_URL);
-  const db = createDatabase(env.DATABASE_URL);
-  await migrateToLatest(db);
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-  const opensearch = new Client({ node: env.OPENSEARCH_URL });
-  const connectors = new ConnectorsRepository(db);
-  const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
+  const services = await connectPlatformServices(env, overrides, logger);
+  const { redis } = services;
   const deps: WorkerDeps = {
     env,
     logger,
-    connectors,
-    syncStates: new SyncStatesRepository(db),
-    hosted: new HostedConnectors({ cipher, connectors, overrides, tokenCache: new TokenCache() }),
-    indexStore: new IndexStore(opensearch, env.NAMESPACE),
-    scheduler: new SyncScheduler(redis, syncQueueName(env.NAMESPACE)),
+    connectors: services.connectors,
+    syncStates: services.syncStates,
+    hosted: services.hosted,
+    indexStore: services.indexStore,
+    scheduler: services.scheduler,
     redis,
   };
   const slots = new ConnectorSlots(redis, env.NAMESPACE, env.CONNECTOR_CONCURRENCY);
   let stopping = false;
+  const workerConnection = redis.duplicate();
+  workerConnection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const worker = new Worker(
     syncQueueName(env.NAMESPACE),
     async (job, token) => {
@@ -67,7 +51,7 @@ export async function createWorkerRuntime(
       throw new Error(`unknown job ${job.name}`);
     },
     {
-      connection: redis.duplicate(),
+      connection: workerConnection,
       concurrency: env.WORKER_CONCURRENCY,
       lockDuration: env.WORKER_LOCK_MS,
       stalledInterval: env.WORKER_LOCK_MS,
@@ -85,10 +69,8 @@ export async function createWorkerRuntime(
       stopping = true;
       stopReconciler();
       await worker.close();
-      await deps.scheduler.close();
-      redis.disconnect();
-      await opensearch.close();
-      await db.destroy();
+      workerConnection.disconnect();
+      await services.close();
     },
   };
 }

@@ -7,7 +7,7 @@ import {
   findConnectorDefinition,
   type ReadPage,
 } from '@conduit/connectors';
-import type { ConnectorRow } from '@conduit/db';
+import type { ConnectorRow, RunRef } from '@conduit/db';
 import type { WorkerDeps } from './deps.ts';
 
 /** Late data: incremental runs re-read this far behind the cursor (writes are idempotent). */
@@ -26,6 +26,8 @@ export class SyncInterrupted extends Error {
 }
 
 export interface SyncRunControl {
+  /** The run's owner token (RunRef.owner): a later run with another token supersedes this one. */
+  readonly owner: string;
   /** Set on SIGTERM: the run stops after the page in flight is written and checkpointed. */
   readonly stopRequested: () => boolean;
   /** Called after every checkpoint (heartbeats, progress). */
@@ -45,15 +47,14 @@ export async function runEntitySync(
   deps: WorkerDeps,
   control: SyncRunControl,
 ): Promise<SyncRunOutcome> {
+  const run: RunRef = { connectorId, entity: entityName, owner: control.owner };
   const row = await deps.connectors.findForSync(connectorId);
   if (!row) return { status: 'skipped', reason: 'connector deleted' };
-  const entity = (() => {
-    const catalog = findConnectorDefinition(row.connector_type)?.catalog;
-    return catalog ? entityOf(catalog, entityName) : undefined;
-  })();
+  const catalog = findConnectorDefinition(row.connector_type)?.catalog;
+  const entity = catalog ? entityOf(catalog, entityName) : undefined;
   if (!entity?.sync || !entity.searchable) return { status: 'skipped', reason: 'entity not replicated' };
   await deps.syncStates.ensure(connectorId, [entityName]);
-  const state = await deps.syncStates.startRun(connectorId, entityName, randomUUID());
+  const state = await deps.syncStates.startRun(run, randomUUID());
   const runId = state.run_id!;
   const log = deps.logger.child({ connector_id: connectorId, entity: entityName, run_id: runId });
   const since = sinceFor(row, entity, state.cursor);
@@ -81,17 +82,22 @@ export async function runEntitySync(
       checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, page.records, entity.sync.cursorField);
       checkpoint.indexed += batch.indexed;
       checkpoint.resume = page.checkpoint ?? undefined;
-      if (!(await deps.syncStates.saveCheckpoint(connectorId, entityName, checkpoint, batch.indexed))) {
+      const saved = await deps.syncStates.saveCheckpoint(run, checkpoint, batch.indexed);
+      if (saved === 'deleted') {
         // Deleted mid-run: remove what this run wrote after the API's delete, and stop.
         await deps.indexStore.deleteConnector(row.connector_type, [entityName], connectorId);
         log.info('connector deleted during the run; its documents were removed');
         return { status: 'skipped', reason: 'connector deleted' };
       }
+      if (saved === 'superseded') {
+        log.warn('another run took over this entity; stopping');
+        return { status: 'skipped', reason: 'superseded by a newer run' };
+      }
       pages++;
       await control.onPage?.({ pages, records: checkpoint.indexed });
       if (pages % 20 === 0) log.info('sync progress', progress(pages, checkpoint.indexed, started));
       if (control.stopRequested()) {
-        await deps.syncStates.pauseRun(connectorId, entityName);
+        await deps.syncStates.pauseRun(run);
         throw new SyncInterrupted('stopped after a checkpoint');
       }
     }
@@ -105,10 +111,11 @@ export async function runEntitySync(
     if (removed > 0) log.info('removed records that disappeared upstream', { removed });
   }
   const recordCount = await deps.indexStore.count(row.connector_type, entityName, connectorId);
-  await deps.syncStates.finishRun(connectorId, entityName, {
+  const finished = await deps.syncStates.finishRun(run, {
     cursor: checkpoint.maxCursor ?? state.cursor ?? null,
     recordCount,
   });
+  if (finished !== 'ok') return { status: 'skipped', reason: `not recorded: ${finished}` };
   log.info('sync run finished', { ...progress(pages, checkpoint.indexed, started), record_count: recordCount });
   return { status: 'done', indexed: checkpoint.indexed };
 }

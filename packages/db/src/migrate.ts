@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import * as initial from './migrations/0001-initial.ts';
+import * as runOwner from './migrations/0002-run-owner.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-run-owner': runOwner,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

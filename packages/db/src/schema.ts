@@ -54,6 +54,8 @@ export interface SyncStatesTable {
   /** Checkpoint of the run in flight: where to resume after a crash. */
   checkpoint: Json<unknown> | null;
   run_id: string | null;
+  /** The process-level run that owns the entity now; writes from any other run are refused. */
+  run_owner: string | null;
   updated_at: UpdatedAt;
 }
 

@@ -16,6 +16,7 @@ export {
   type OAuthProviders,
   oauthProviders,
 } from './oauth-providers.ts';
+export { connectPlatformServices, type PlatformServices } from './platform-services.ts';
 export {
   connectorSchedulerId,
   entityJobId,

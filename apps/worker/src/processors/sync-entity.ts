@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { UpstreamRateLimitError } from '@conduit/connectors';
 import { SyncEntityJob } from '@conduit/platform';
 import { DelayedError, type Job } from 'bullmq';
@@ -20,12 +21,14 @@ export async function processSyncEntity(
 ): Promise<SyncRunOutcome> {
   const { connectorId, entity } = SyncEntityJob.parse(job.data);
   const holder = job.id ?? `${connectorId}:${entity}`;
+  const run = { connectorId, entity, owner: randomUUID() };
   if (!(await slots.tryAcquire(connectorId, holder))) {
     await job.moveToDelayed(Date.now() + SLOT_RETRY_MS, token);
     throw new DelayedError();
   }
   try {
     return await runEntitySync(connectorId, entity, deps, {
+      owner: run.owner,
       stopRequested,
       onPage: async () => {
         await slots.heartbeat(connectorId, holder);
@@ -37,7 +40,7 @@ export async function processSyncEntity(
       throw new DelayedError();
     }
     if (error instanceof UpstreamRateLimitError) {
-      await deps.syncStates.pauseRun(connectorId, entity);
+      await deps.syncStates.pauseRun(run);
       deps.logger.warn('upstream rate limit: sync delayed', {
         connector_id: connectorId,
         entity,
@@ -47,7 +50,7 @@ export async function processSyncEntity(
       throw new DelayedError();
     }
     const message = error instanceof Error ? error.message : String(error);
-    await deps.syncStates.failRun(connectorId, entity, message.slice(0, 1000));
+    await deps.syncStates.failRun(run, message.slice(0, 1000));
     deps.logger.error('sync run failed', {
       connector_id: connectorId,
       entity,

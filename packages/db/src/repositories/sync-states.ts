@@ -1,6 +1,15 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, SyncStateRow } from '../schema.ts';
 
+/** One run of one entity of one connector, and the owner token that run holds. */
+export interface RunRef {
+  readonly connectorId: string;
+  readonly entity: string;
+  readonly owner: string;
+}
+
+export type RunWrite = 'ok' | 'superseded' | 'deleted';
+
 export class SyncStatesRepository {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
@@ -44,12 +53,17 @@ export class SyncStatesRepository {
       .executeTakeFirst();
   }
 
-  /** Marks a run as started. A run that finds a checkpoint of an earlier run resumes it (same run id). */
-  async startRun(connectorId: string, entity: string, runId: string): Promise<SyncStateRow> {
+  /**
+   * Marks a run as started and makes `run.owner` its owner: a run still going elsewhere (a worker that lost its
+   * queue lock, e.g. after a Redis restart) is superseded and stops at its next checkpoint. A run that finds a
+   * checkpoint of an earlier run resumes it (same run id, which marks the documents it writes).
+   */
+  async startRun(run: RunRef, runId: string): Promise<SyncStateRow> {
     return this.#db
       .updateTable('sync_states')
       .set((eb) => ({
         running: true,
+        run_owner: run.owner,
         last_run_started_at: new Date(),
         // The first pass is `initial_sync` until it finishes; later runs keep the last outcome visible.
         status: eb
@@ -64,39 +78,26 @@ export class SyncStatesRepository {
         ),
         updated_at: new Date(),
       }))
-      .where('connector_id', '=', connectorId)
-      .where('entity', '=', entity)
+      .where('connector_id', '=', run.connectorId)
+      .where('entity', '=', run.entity)
       .returningAll()
       .executeTakeFirstOrThrow();
   }
 
-  /** False when the state row is gone: the connector was deleted while the run was in flight. */
-  async saveCheckpoint(
-    connectorId: string,
-    entity: string,
-    checkpoint: unknown,
-    recordCountDelta: number,
-  ): Promise<boolean> {
-    const result = await this.#db
-      .updateTable('sync_states')
+  /** `superseded`: another run owns the entity now; `deleted`: the connector is gone. */
+  async saveCheckpoint(run: RunRef, checkpoint: unknown, recordCountDelta: number): Promise<RunWrite> {
+    const result = await this.#owned(run)
       .set((eb) => ({
         checkpoint: JSON.stringify(checkpoint),
         record_count: eb('record_count', '+', recordCountDelta),
         updated_at: new Date(),
       }))
-      .where('connector_id', '=', connectorId)
-      .where('entity', '=', entity)
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return result.numUpdatedRows > 0n ? 'ok' : this.#whyNotOwned(run);
   }
 
-  async finishRun(
-    connectorId: string,
-    entity: string,
-    result: { cursor: unknown; recordCount: number },
-  ): Promise<void> {
-    await this.#db
-      .updateTable('sync_states')
+  async finishRun(run: RunRef, result: { cursor: unknown; recordCount: number }): Promise<RunWrite> {
+    const updated = await this.#owned(run)
       .set({
         status: 'ready',
         running: false,
@@ -105,31 +106,33 @@ export class SyncStatesRepository {
         cursor: JSON.stringify(result.cursor ?? null),
         checkpoint: null,
         run_id: null,
+        run_owner: null,
         error: null,
         updated_at: new Date(),
       })
-      .where('connector_id', '=', connectorId)
-      .where('entity', '=', entity)
-      .execute();
+      .executeTakeFirst();
+    return updated.numUpdatedRows > 0n ? 'ok' : this.#whyNotOwned(run);
   }
 
   /** A failed run keeps its checkpoint, so the next attempt resumes rather than starting over. */
-  async failRun(connectorId: string, entity: string, error: string): Promise<void> {
-    await this.#db
-      .updateTable('sync_states')
-      .set({ status: 'failed', running: false, error, updated_at: new Date() })
-      .where('connector_id', '=', connectorId)
-      .where('entity', '=', entity)
-      .execute();
+  async failRun(run: RunRef, error: string): Promise<void> {
+    await this.#owned(run).set({ status: 'failed', running: false, error, updated_at: new Date() }).execute();
   }
 
-  /** A run interrupted by shutdown: not failed, just not running any more. */
-  async pauseRun(connectorId: string, entity: string): Promise<void> {
-    await this.#db
+  /** A run interrupted by shutdown or a rate limit: not failed, just not running any more. */
+  async pauseRun(run: RunRef): Promise<void> {
+    await this.#owned(run).set({ running: false, updated_at: new Date() }).execute();
+  }
+
+  #owned(run: RunRef) {
+    return this.#db
       .updateTable('sync_states')
-      .set({ running: false, updated_at: new Date() })
-      .where('connector_id', '=', connectorId)
-      .where('entity', '=', entity)
-      .execute();
+      .where('connector_id', '=', run.connectorId)
+      .where('entity', '=', run.entity)
+      .where('run_owner', '=', run.owner);
+  }
+
+  async #whyNotOwned(run: RunRef): Promise<RunWrite> {
+    return (await this.get(run.connectorId, run.entity)) ? 'superseded' : 'deleted';
   }
 }

@@ -1,0 +1,73 @@
+import { TokenCache } from '@conduit/connectors';
+import {
+  ConnectorsRepository,
+  createDatabase,
+  type Database,
+  ensureDatabaseExists,
+  migrateToLatest,
+  SyncStatesRepository,
+} from '@conduit/db';
+import { Client } from '@opensearch-project/opensearch';
+import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { PlatformEnv } from './config.ts';
+import { CredentialsCipher } from './credentials-cipher.ts';
+import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
+import { IndexStore } from './index-store.ts';
+import type { Logger } from './logger.ts';
+import { syncQueueName } from './queues.ts';
+import { SyncScheduler } from './sync-scheduler.ts';
+
+/** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
+export interface PlatformServices {
+  readonly db: Kysely<Database>;
+  readonly redis: Redis;
+  readonly opensearch: Client;
+  readonly connectors: ConnectorsRepository;
+  readonly syncStates: SyncStatesRepository;
+  readonly cipher: CredentialsCipher;
+  readonly hosted: HostedConnectors;
+  readonly indexStore: IndexStore;
+  readonly scheduler: SyncScheduler;
+  close(): Promise<void>;
+}
+
+export async function connectPlatformServices(
+  env: PlatformEnv,
+  overrides: UpstreamOverrides,
+  logger: Logger,
+): Promise<PlatformServices> {
+  await ensureDatabaseExists(env.DATABASE_URL);
+  const db = createDatabase(env.DATABASE_URL);
+  await migrateToLatest(db);
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  // ioredis reconnects by itself; without a listener its connection errors would be unhandled events.
+  redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
+  const opensearch = new Client({ node: env.OPENSEARCH_URL });
+  const connectors = new ConnectorsRepository(db);
+  const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
+  const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
+  return {
+    db,
+    redis,
+    opensearch,
+    connectors,
+    syncStates: new SyncStatesRepository(db),
+    cipher,
+    hosted: new HostedConnectors({
+      cipher,
+      connectors,
+      overrides,
+      tokenCache: new TokenCache(),
+      timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    }),
+    indexStore: new IndexStore(opensearch, env.NAMESPACE),
+    scheduler,
+    async close() {
+      await scheduler.close();
+      redis.disconnect();
+      await opensearch.close();
+      await db.destroy();
+    },
+  };
+}
