@@ -3,7 +3,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import { testServices } from '../harness/services.ts';
 
 const ADMIN = fileURLToPath(new URL('../../apps/api/src/cli/admin.ts', import.meta.url));
 
@@ -13,8 +12,10 @@ interface Run {
   readonly stderr: string;
 }
 
+/** Runs the CLI against the test platform's own database (set in beforeAll). */
+let databaseUrl = '';
+
 async function admin(...args: string[]): Promise<Run> {
-  const { databaseUrl } = await testServices();
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -46,6 +47,7 @@ describe('admin CLI: organizations, clients and secrets for a real deployment', 
 
   beforeAll(async () => {
     platform = await startTestPlatform({ worker: false });
+    databaseUrl = platform.api.deps.env.DATABASE_URL;
   });
 
   afterAll(async () => {
