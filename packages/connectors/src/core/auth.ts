@@ -181,3 +181,35 @@ export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthSt
     secrets: () => [options.clientSecret, supplied, options.cache.get(key)].filter((s): s is string => Boolean(s)),
   };
 }
+
+/** The OAuth credential fields a refreshing connector stores. */
+export interface OAuthCredentials {
+  readonly client_id?: string | undefined;
+  readonly client_secret?: string | undefined;
+  readonly access_token?: string | undefined;
+  readonly refresh_token?: string | undefined;
+}
+
+/**
+ * The usual OAuth set-up of a kind: refresh at the kind's token endpoint (or CONNECTOR_TOKEN_URL_<KIND>), and
+ * hand rotated tokens back to the host, merged into the stored credentials.
+ */
+export function credentialsOAuth(
+  credentials: OAuthCredentials,
+  settings: {
+    tokenUrl?: string | undefined;
+    fetch?: typeof fetch;
+    onCredentialsRotated?: (c: Record<string, unknown>) => Promise<void> | void;
+  },
+  defaults: { tokenUrl: string; clientAuth: 'form' | 'basic' },
+): AuthStrategy {
+  return oauthRefreshAuth({
+    tokenUrl: settings.tokenUrl ?? defaults.tokenUrl,
+    clientId: credentials.client_id,
+    clientSecret: credentials.client_secret,
+    tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
+    clientAuth: defaults.clientAuth,
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    onRotate: (tokens) => settings.onCredentialsRotated?.({ ...credentials, ...tokens }),
+  });
+}

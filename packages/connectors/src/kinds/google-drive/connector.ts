@@ -1,4 +1,4 @@
-import { oauthRefreshAuth } from '../../core/auth.ts';
+import { credentialsOAuth } from '../../core/auth.ts';
 import {
   type ConnectorContext,
   defineConnector,
@@ -105,18 +105,9 @@ const changes: EntityOperations = {
 export const googleDriveConnector = defineConnector({
   catalog: googleDriveCatalog,
   defaultBaseUrl: 'https://www.googleapis.com/drive/v3',
-  auth: ({ credentials, settings }) => {
-    const creds = credentials as DriveCredentials;
-    return oauthRefreshAuth({
-      tokenUrl: settings.tokenUrl ?? GOOGLE_TOKEN_URL,
-      clientId: creds.client_id,
-      clientSecret: creds.client_secret,
-      tokens: { access_token: creds.access_token, refresh_token: creds.refresh_token },
-      clientAuth: 'form',
-      ...(settings.fetch ? { fetch: settings.fetch } : {}),
-      onRotate: (tokens) => settings.onCredentialsRotated?.({ ...creds, ...tokens }),
-    });
-  },
+  // Form-encoded client authentication at the token endpoint; rotated refresh tokens are stored.
+  auth: ({ credentials, settings }) =>
+    credentialsOAuth(credentials as DriveCredentials, settings, { tokenUrl: GOOGLE_TOKEN_URL, clientAuth: 'form' }),
   entities: {
     files,
     files_upload: filesUpload,

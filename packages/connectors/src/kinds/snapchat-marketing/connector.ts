@@ -1,4 +1,4 @@
-import { oauthRefreshAuth } from '../../core/auth.ts';
+import { credentialsOAuth } from '../../core/auth.ts';
 import {
   type ConnectorContext,
   defineConnector,
@@ -189,19 +189,9 @@ const adAccountChild = (plural: string, singular: string, gettable = true): Coll
 export const snapchatMarketingConnector = defineConnector({
   catalog: snapchatMarketingCatalog,
   defaultBaseUrl: 'https://adsapi.snapchat.com/v1',
-  auth: ({ credentials, settings }) => {
-    const creds = credentials as SnapCredentials;
-    return oauthRefreshAuth({
-      tokenUrl: settings.tokenUrl ?? SNAP_TOKEN_URL,
-      clientId: creds.client_id,
-      clientSecret: creds.client_secret,
-      tokens: { access_token: creds.access_token, refresh_token: creds.refresh_token },
-      // Snap takes client_id/client_secret as form fields and may hand back a new refresh token.
-      clientAuth: 'form',
-      ...(settings.fetch ? { fetch: settings.fetch } : {}),
-      onRotate: (tokens) => settings.onCredentialsRotated?.({ ...creds, ...tokens }),
-    });
-  },
+  // Form-encoded client authentication at the token endpoint; rotated refresh tokens are stored.
+  auth: ({ credentials, settings }) =>
+    credentialsOAuth(credentials as SnapCredentials, settings, { tokenUrl: SNAP_TOKEN_URL, clientAuth: 'form' }),
   entities: {
     organizations: entity(organizations),
     adaccounts: entity(adaccounts),

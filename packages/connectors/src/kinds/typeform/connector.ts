@@ -1,4 +1,4 @@
-import { bearerAuth, oauthRefreshAuth } from '../../core/auth.ts';
+import { bearerAuth, credentialsOAuth } from '../../core/auth.ts';
 import {
   type ConnectorContext,
   defineConnector,
@@ -171,14 +171,7 @@ export const typeformConnector = defineConnector<TypeformCredentials, Record<str
     if (!credentials.refresh_token) return bearerAuth(credentials.access_token);
     // Typeform rotates refresh tokens: each refresh returns a new one that must be stored
     // (https://www.typeform.com/developers/get-started/applications/#refresh-the-token).
-    return oauthRefreshAuth({
-      tokenUrl: settings.tokenUrl ?? TOKEN_URL,
-      clientId: credentials.client_id,
-      clientSecret: credentials.client_secret,
-      tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
-      onRotate: (tokens) => settings.onCredentialsRotated?.({ ...credentials, ...tokens }),
-      ...(settings.fetch ? { fetch: settings.fetch } : {}),
-    });
+    return credentialsOAuth(credentials, settings, { tokenUrl: TOKEN_URL, clientAuth: 'form' });
   },
   entities: { forms, responses, webhooks, workspaces, images, themes },
 });
