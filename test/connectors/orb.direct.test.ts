@@ -1,58 +1,47 @@
-import { ConnectorError, connect, UpstreamError } from '@conduit/connectors';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
+import { connect } from '@conduit/connectors';
+import { expect, it } from 'vitest';
+import { orbConnector } from '../../packages/connectors/src/kinds/orb/connector.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
+import { describeConnectorConformance } from './conformance.ts';
 
-describe('Orb in direct mode', () => {
-  let sim: SimulatorHandle;
-  beforeAll(async () => {
-    sim = await startOrb({ size: 30 });
-  });
-  afterAll(() => sim.close());
+const plans = { entity: 'plans', action: 'list', params: {} };
 
-  const orb = () => connect('orb', sim.credentials, sim.config, { baseUrl: sim.baseUrl });
+describeConnectorConformance({
+  name: 'Orb in direct mode',
+  definition: orbConnector,
+  start: () => startOrb({ size: 250 }),
+  invalid: [{ entity: 'customers', action: 'list', params: { limit: 1000 }, path: '/params/limit', only: true }],
+  storms: [
+    { label: '429 honouring Retry-After', fault: { status: 429, count: 3, retryAfterSeconds: 0 }, request: plans },
+  ],
+  auth: { request: plans, secrets: () => ['wrong-key'] },
+  echo: {
+    request: plans,
+    secrets: (sim) => [String(sim.credentials.api_key)],
+    fault: (planted) => ({ status: 400, count: 1, body: { status: 400, title: 'Bad request', detail: planted } }),
+  },
+  replication: {},
+  resume: [{ entity: 'customers', pageSize: 100 }],
+  specific: (h) => {
+    it('lists customers one page at a time with next_cursor', async () => {
+      const sim = h.sim();
+      const first = await connect('orb', sim.credentials, sim.config, { baseUrl: sim.baseUrl }).execute({
+        entity: 'customers',
+        action: 'list',
+        params: { limit: 7 },
+      });
+      if (first.type !== 'json') throw new Error('expected json');
+      expect(first.body.data).toHaveLength(7);
+      expect(typeof first.body.meta?.next_cursor).toBe('string');
+    });
 
-  it('lists customers one page at a time with next_cursor', async () => {
-    const first = await orb().execute({ entity: 'customers', action: 'list', params: { limit: 7 } });
-    if (first.type !== 'json') throw new Error('expected json');
-    expect(first.body.data).toHaveLength(7);
-    expect(typeof first.body.meta?.next_cursor).toBe('string');
-  });
-
-  it('answers every example call', async () => {
-    for (const example of sim.examples) {
-      const result = await orb().execute(example);
-      expect(result.type, `${example.entity} ${example.action}`).toBe('json');
-    }
-  });
-
-  it('rejects an out-of-bounds limit naming the parameter', async () => {
-    const error = await orb()
-      .execute({ entity: 'customers', action: 'list', params: { limit: 1000 } })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConnectorError);
-    expect((error as ConnectorError).errors[0]?.path).toBe('/params/limit');
-  });
-
-  it('says search exists only in hosted mode', async () => {
-    const error = await orb()
-      .execute({ entity: 'customers', action: 'search', params: {} })
-      .catch((e: unknown) => e);
-    expect((error as ConnectorError).code).toBe('unsupported_mode');
-  });
-
-  it('maps a rejected key to upstream_auth_failed without echoing it', async () => {
-    const error = await connect('Orb', sim.badCredentials, {}, { baseUrl: sim.baseUrl })
-      .execute({ entity: 'plans', action: 'list', params: {} })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).code).toBe('upstream_auth_failed');
-    expect(JSON.stringify(error)).not.toContain('wrong-key');
-  });
-
-  it('rides out a 429 storm honouring Retry-After', async () => {
-    sim.faults.add({ status: 429, count: 3, retryAfterSeconds: 0 });
-    const result = await orb().execute({ entity: 'plans', action: 'list', params: {} });
-    expect(result.type).toBe('json');
-  });
+    it('maps a rejected key to upstream_auth_failed through connect() without config', async () => {
+      const sim = h.sim();
+      const error = await connect('Orb', sim.badCredentials, {}, { baseUrl: sim.baseUrl })
+        .execute(plans)
+        .catch((e: unknown) => e);
+      expect((error as { code?: string }).code).toBe('upstream_auth_failed');
+      expect(JSON.stringify(error)).not.toContain('wrong-key');
+    });
+  },
 });

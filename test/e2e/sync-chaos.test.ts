@@ -16,7 +16,14 @@ describe(`chaos: SIGKILL the worker ${ROUNDS} times during a ${RECORDS}-record s
   let connectorId: string;
 
   beforeAll(async () => {
-    sim = await startOrbSimulator({ customers: RECORDS, subscriptionsPerCustomer: 0, plans: 1, from: START });
+    // Upstream latency stretches the sync so that every round kills it mid-run (about 10 ms per round per page).
+    sim = await startOrbSimulator({
+      customers: RECORDS,
+      subscriptionsPerCustomer: 0,
+      plans: 1,
+      from: START,
+      latencyMs: ROUNDS * 10,
+    });
     platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} }, worker: false });
     worker = new WorkerProcess(platform.api.deps.env, {
       CONNECTOR_BASE_URL_ORB: sim.url,

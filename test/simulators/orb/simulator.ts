@@ -6,6 +6,8 @@ import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } fr
 
 export interface OrbSimulatorOptions extends OrbDataOptions {
   apiKey?: string;
+  /** Added to every answer, like a real upstream's round trip (chaos tests need a sync that takes a while). */
+  latencyMs?: number;
   port?: number;
 }
 
@@ -30,8 +32,13 @@ function problem(status: number, title: string, detail?: string) {
  * Orb API as the connector meets it: bearer API key, `{data, pagination_metadata}` cursor paging with newest
  * `created_at` first, `created_at[gte]`-style filters, and faults on demand.
  */
-export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjector): Hono {
+export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjector, latencyMs = 0): Hono {
   const app = new Hono();
+  if (latencyMs > 0)
+    app.use('*', async (_c, next) => {
+      await new Promise((resolve) => setTimeout(resolve, latencyMs));
+      await next();
+    });
   app.use(
     '*',
     faults.middleware((status) => problem(status, status === 429 ? 'Too many requests' : 'Server error')),
@@ -134,7 +141,7 @@ export async function startOrbSimulator(options: OrbSimulatorOptions = {}): Prom
   const apiKey = options.apiKey ?? 'orb-test-key';
   const data = generateOrbData(options);
   const faults = new FaultInjector();
-  const server = await listen(createOrbApp(data, apiKey, faults), options.port ?? 0);
+  const server = await listen(createOrbApp(data, apiKey, faults, options.latencyMs), options.port ?? 0);
   return { ...server, url: `${server.url}/v1`, apiKey, data, faults };
 }
 
