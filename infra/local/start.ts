@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { API_NODE_FLAGS } from '@conduit/api';
+import { WORKER_NODE_FLAGS } from '@conduit/worker';
 
 /**
  * The platform's start command: API + worker, and in the local profile (the default) the upstream
@@ -46,7 +47,7 @@ if (profile === 'local') {
 // Explicit environment wins over the profile's defaults.
 const env = { ...profileEnv, ...process.env };
 startNode('api', 'apps/api/src/main.ts', env, API_NODE_FLAGS);
-startNode('worker', 'apps/worker/src/main.ts', env);
+startNode('worker', 'apps/worker/src/main.ts', env, WORKER_NODE_FLAGS);
 
 let stopping = false;
 async function stop(code: number): Promise<void> {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { PlatformEnv } from '@conduit/platform';
+import { WORKER_NODE_FLAGS } from '@conduit/worker';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));
 
@@ -21,7 +22,10 @@ export class WorkerProcess {
 
   start(): void {
     this.output.length = 0;
-    const child = spawn(process.execPath, [WORKER_MAIN], { env: this.#env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, WORKER_MAIN], {
+      env: this.#env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (chunk: Buffer) => this.output.push(...chunk.toString().split('\n').filter(Boolean)));
     child.stderr?.on('data', (chunk: Buffer) => this.output.push(...chunk.toString().split('\n').filter(Boolean)));
     this.#child = child;

@@ -1,0 +1,252 @@
+/**
+ * `pnpm bench:sync`: replication of N Orb customers through the real worker (its own child process) against raw
+ * bulk indexing of the same documents, and the worker's peak RSS at N/10 and at N (it must not grow with N).
+ *
+ *   BENCH_RECORDS=1000000  customers (default 1,000,000; the run also does N/10 first)
+ *
+ * Sync time runs from the connector's creation (which enqueues its first sync) to `customers` being `ready`.
+ * Raw = the same searchDocument() output, bulk-indexed sequentially in pages of 100 (the worker's page size)
+ * into a fresh index of the same mapping with the same client; its rate counts the bulk requests and the final
+ * refresh only. Upstream: the Orb simulator's data generator and routes, with an indexed customers listing
+ * (see orb-upstream.ts). Everything created (databases, indices, queues) is removed at the end.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { entityOf, findConnectorDefinition } from '@conduit/connectors';
+import { IndexStore, searchDocument } from '@conduit/platform';
+import { WORKER_NODE_FLAGS } from '@conduit/worker';
+import { entityStatuses } from '../harness/connector-status.ts';
+import { startTestPlatform } from '../harness/platform.ts';
+import { startBenchOrbUpstream } from './orb-upstream.ts';
+import { fixed, table, verdict } from './stats.ts';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
+const START = '2023-01-01T00:00:00Z';
+const PAGE = 100;
+const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));
+
+const catalog = findConnectorDefinition('Orb')?.catalog;
+const entity = catalog ? entityOf(catalog, 'customers') : undefined;
+if (!entity?.searchable) throw new Error('the Orb catalog has no searchable customers');
+
+interface RunResult {
+  records: number;
+  syncSeconds: number;
+  syncRate: number;
+  workerReportedRate: number | null;
+  rawSeconds: number;
+  rawWallSeconds: number;
+  rawRate: number;
+  peakRssMb: number;
+  maxSampledRssMb: number;
+}
+
+const results: RunResult[] = [];
+for (const n of [Math.max(1, Math.round(RECORDS / 10)), RECORDS]) {
+  results.push(await run(n));
+}
+report(results);
+
+async function run(n: number): Promise<RunResult> {
+  console.log(`\n--- ${n} customers ---`);
+  let started = performance.now();
+  const upstream = await startBenchOrbUpstream({ customers: n, subscriptionsPerCustomer: 0, plans: 1, from: START });
+  console.log(`upstream data generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const platform = await startTestPlatform({
+    overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
+    worker: false,
+    env: { LOG_LEVEL: 'info' },
+  });
+  let worker: ChildProcess | null = null;
+  try {
+    const output: string[] = [];
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      ...Object.fromEntries(Object.entries(platform.api.deps.env).map(([k, v]) => [k, String(v)])),
+      CONNECTOR_BASE_URL_ORB: upstream.url,
+      LOG_LEVEL: 'info',
+    };
+    const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, WORKER_MAIN], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker = child;
+    const keep = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        if (line.includes('worker started') || line.includes('sync run finished') || line.includes('error'))
+          output.push(line);
+      }
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    await waitFor(
+      () => output.some((l) => l.includes('worker started')),
+      60_000,
+      () => output.join('\n'),
+    );
+    const pid = child.pid!;
+    let maxSampled = 0;
+    const sampler = setInterval(() => {
+      const rss = procStatusKb(pid, 'VmRSS');
+      if (rss !== null) maxSampled = Math.max(maxSampled, rss);
+    }, 200);
+
+    started = performance.now();
+    const created = await platform.call('POST', '/api/v1/integrations/connectors', {
+      customer_name: 'bench',
+      connector_type: 'Orb',
+      name: 'bench',
+      credentials: { api_key: upstream.apiKey },
+      replication_config: { start_date: START },
+    });
+    if (created.status !== 201) throw new Error(`create failed: ${created.status} ${await created.text()}`);
+    const connectorId = ((await created.json()) as { connector_id: string }).connector_id;
+    let lastLog = started;
+    const done = await waitFor(
+      async () => {
+        const status = (await entityStatuses(platform, connectorId)).customers;
+        if (status?.error) throw new Error(`customers sync failed: ${status.error}`);
+        if (performance.now() - lastLog > 15_000) {
+          lastLog = performance.now();
+          const seconds = (lastLog - started) / 1000;
+          console.log(`  ${status?.record_count ?? 0} records after ${seconds.toFixed(0)} s, RSS ${mb(maxSampled)} MB`);
+        }
+        return status?.status === 'ready' && !status.running ? status : undefined;
+      },
+      3_600_000,
+      () => output.slice(-10).join('\n'),
+      100,
+    );
+    const syncSeconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    const peak = procStatusKb(pid, 'VmHWM') ?? maxSampled;
+    if (done.record_count !== n) throw new Error(`expected ${n} records, the sync reports ${done.record_count}`);
+    const finished = output.find((l) => l.includes('sync run finished') && l.includes('"customers"'));
+    const reported = finished ? Number(/"records_per_s":(\d+)/.exec(finished)?.[1]) : Number.NaN;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    worker = null;
+    console.log(`sync: ${n} records in ${syncSeconds.toFixed(1)} s, peak RSS ${mb(peak)} MB`);
+
+    const raw = await rawBulk(platform.api.deps.indexStore.client, `${platform.namespace}_raw`, connectorId, [
+      ...upstream.customersInOrder,
+    ]);
+    console.log(
+      `raw:  ${n} records in ${raw.seconds.toFixed(1)} s of bulk requests (${raw.wallSeconds.toFixed(1)} s wall)`,
+    );
+    return {
+      records: n,
+      syncSeconds,
+      syncRate: n / syncSeconds,
+      workerReportedRate: Number.isFinite(reported) ? reported : null,
+      rawSeconds: raw.seconds,
+      rawWallSeconds: raw.wallSeconds,
+      rawRate: n / raw.seconds,
+      peakRssMb: peak / 1024,
+      maxSampledRssMb: maxSampled / 1024,
+    };
+  } finally {
+    if (worker && worker.exitCode === null) {
+      worker.kill('SIGKILL');
+      await once(worker, 'exit');
+    }
+    await platform.close();
+    await upstream.close();
+  }
+}
+
+async function rawBulk(
+  client: IndexStore['client'],
+  namespace: string,
+  connectorId: string,
+  records: readonly Record<string, unknown>[],
+): Promise<{ seconds: number; wallSeconds: number }> {
+  const store = new IndexStore(client, namespace);
+  const alias = await store.ensureIndex('Orb', entity!);
+  const runId = 'bench-raw';
+  let bulkMs = 0;
+  const wallStarted = performance.now();
+  try {
+    for (let from = 0; from < records.length; from += PAGE) {
+      const body: Record<string, unknown>[] = [];
+      for (const record of records.slice(from, from + PAGE)) {
+        const document = searchDocument(entity!, connectorId, runId, record);
+        if (!document) continue;
+        body.push({ index: { _index: alias, _id: document.id, routing: connectorId } });
+        body.push(document.doc);
+      }
+      const t0 = performance.now();
+      const response = await client.bulk({ body, refresh: false });
+      bulkMs += performance.now() - t0;
+      if ((response.body as { errors: boolean }).errors) throw new Error('raw bulk indexing reported errors');
+    }
+    const t0 = performance.now();
+    await client.indices.refresh({ index: alias });
+    bulkMs += performance.now() - t0;
+    const count = await store.count('Orb', 'customers', connectorId);
+    if (count !== records.length) throw new Error(`raw index holds ${count} of ${records.length} documents`);
+    return { seconds: bulkMs / 1000, wallSeconds: (performance.now() - wallStarted) / 1000 };
+  } finally {
+    await client.indices.delete({ index: `${alias}__*` }, { ignore: [404] });
+  }
+}
+
+function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function mb(kb: number): string {
+  return (kb / 1024).toFixed(0);
+}
+
+async function waitFor<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+  context: () => string,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms:\n${context()}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function report(all: RunResult[]): void {
+  const full = all.at(-1)!;
+  const small = all[0]!;
+  console.log(`\n=== sync: Orb customers through the worker (child process) vs raw bulk (pages of ${PAGE}) ===\n`);
+  console.log(
+    table(
+      ['records', 'sync s', 'sync rec/s', 'worker-reported rec/s', 'raw s', 'raw rec/s', 'sync/raw', 'peak RSS MB'],
+      all.map((r) => [
+        String(r.records),
+        r.syncSeconds.toFixed(1),
+        String(Math.round(r.syncRate)),
+        r.workerReportedRate === null ? '-' : String(r.workerReportedRate),
+        r.rawSeconds.toFixed(1),
+        String(Math.round(r.rawRate)),
+        fixed(r.syncRate / r.rawRate),
+        `${r.peakRssMb.toFixed(0)} (max sampled ${r.maxSampledRssMb.toFixed(0)})`,
+      ]),
+    ),
+  );
+  const ratio = full.syncRate / full.rawRate;
+  const growth = full.peakRssMb / small.peakRssMb;
+  console.log('\ntargets (informational):');
+  console.log(`  ${verdict(ratio >= 0.6)}  sync/raw ${fixed(ratio)} >= 0.6 at ${full.records} records`);
+  console.log(`  ${verdict(full.peakRssMb <= 300)}  worker peak RSS ${full.peakRssMb.toFixed(0)} MB <= 300 MB`);
+  console.log(
+    `  ${verdict(growth <= 1.15)}  peak RSS flat in N: ${small.peakRssMb.toFixed(0)} MB at ${small.records}, ` +
+      `${full.peakRssMb.toFixed(0)} MB at ${full.records} (x${fixed(growth)}, <= 1.15)`,
+  );
+}
