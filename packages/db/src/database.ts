@@ -12,10 +12,18 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-export function createDatabase(databaseUrl: string, maxConnections = 10): Kysely<Database> {
-  return new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: maxConnections, types }) }),
-  });
+/**
+ * `onIdleError`: an idle pooled connection that the server ends (restart, admin termination) is reported here;
+ * without a listener node-postgres raises it as an uncaught exception. The pool replaces the connection itself.
+ */
+export function createDatabase(
+  databaseUrl: string,
+  maxConnections = 10,
+  onIdleError: (error: Error) => void = () => undefined,
+): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: maxConnections, types });
+  pool.on('error', onIdleError);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
 /** Creates the database named in `databaseUrl` when it does not exist (local and test set-up). */

@@ -38,7 +38,9 @@ export async function connectPlatformServices(
   logger: Logger,
 ): Promise<PlatformServices> {
   await ensureDatabaseExists(env.DATABASE_URL);
-  const db = createDatabase(env.DATABASE_URL);
+  const db = createDatabase(env.DATABASE_URL, 10, (error) =>
+    logger.warn('postgres connection ended', { error: error.message }),
+  );
   await migrateToLatest(db);
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
   // ioredis reconnects by itself; without a listener its connection errors would be unhandled events.
