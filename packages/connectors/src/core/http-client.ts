@@ -187,7 +187,11 @@ export class UpstreamHttpClient {
   }
 
   async json<T = unknown>(request: UpstreamRequest): Promise<T> {
-    const response = await this.send(request);
+    return this.readJson<T>(await this.send(request));
+  }
+
+  /** Reads a JSON body (kinds that send() themselves use this too); an empty body is `undefined`. */
+  async readJson<T = unknown>(response: Response): Promise<T> {
     const text = await response.text();
     if (text === '') return undefined as T;
     try {
@@ -197,7 +201,7 @@ export class UpstreamHttpClient {
         'upstream_error',
         'the upstream answered with invalid JSON',
         response.status,
-        this.#excerpt(text),
+        this.excerpt(text),
       );
     }
   }
@@ -217,7 +221,7 @@ export class UpstreamHttpClient {
   }
 
   async #error(response: Response): Promise<UpstreamError> {
-    const body = this.#excerpt(await response.text().catch(() => ''));
+    const body = this.excerpt(await response.text().catch(() => ''));
     const status = response.status;
     if (status === 401 || status === 403) {
       return new UpstreamError(
@@ -232,7 +236,8 @@ export class UpstreamHttpClient {
     return new UpstreamError('upstream_error', `the upstream answered ${status}`, status, body);
   }
 
-  #excerpt(text: string): string {
+  /** A bounded excerpt of an upstream body with every credential of this connector redacted. */
+  excerpt(text: string): string {
     let out = text.length > BODY_EXCERPT_LIMIT ? `${text.slice(0, BODY_EXCERPT_LIMIT)}…` : text;
     for (const secret of this.#options.auth.secrets()) {
       if (secret.length >= 4) out = out.replaceAll(secret, '[REDACTED]');

@@ -55,7 +55,7 @@ export async function driveSend(ctx: ConnectorContext, request: UpstreamRequest)
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     if (response.status !== 403 || request.acceptStatuses?.includes(403)) return response;
-    const text = (await response.text().catch(() => '')).slice(0, 2048);
+    const text = ctx.http.excerpt(await response.text().catch(() => ''));
     const { reason, message } = parseReason(text);
     if (reason && RATE_LIMIT_REASONS.has(reason)) {
       const waitMs = backoffDelayMs(DEFAULT_RETRY_POLICY, attempt);
@@ -78,17 +78,5 @@ export async function driveSend(ctx: ConnectorContext, request: UpstreamRequest)
 
 /** JSON request through `driveSend`; an empty body (DELETE → 204) is `undefined`. */
 export async function driveJson<T = unknown>(ctx: ConnectorContext, request: UpstreamRequest): Promise<T> {
-  const response = await driveSend(ctx, request);
-  const text = await response.text();
-  if (text === '') return undefined as T;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new UpstreamError(
-      'upstream_error',
-      'the upstream answered with invalid JSON',
-      response.status,
-      text.slice(0, 512),
-    );
-  }
+  return ctx.http.readJson<T>(await driveSend(ctx, request));
 }
