@@ -1,26 +1,21 @@
 import {
   connectPlatformServices,
   createLogger,
-  JOB_NAMES,
   type Logger,
   type PlatformEnv,
-  syncQueueName,
   type UpstreamOverrides,
 } from '@conduit/platform';
-import { Worker } from 'bullmq';
-import { ConnectorSlots } from './connector-slots.ts';
-import type { WorkerDeps } from './deps.ts';
-import { processSyncConnector } from './processors/sync-connector.ts';
-import { processSyncEntity } from './processors/sync-entity.ts';
-import { startReconciler } from './reconcile.ts';
+import { type SyncDeps, startSyncWorker } from '@conduit/sync';
+import type { Worker } from 'bullmq';
 
 export interface WorkerRuntime {
-  readonly deps: WorkerDeps;
+  readonly deps: SyncDeps;
   readonly worker: Worker;
   /** Graceful: the run in flight checkpoints its page and is re-queued; then connections close. */
   close(): Promise<void>;
 }
 
+/** Connects the platform services from the configuration and starts the sync engine's worker on them. */
 export async function createWorkerRuntime(
   env: PlatformEnv,
   overrides: UpstreamOverrides,
@@ -28,8 +23,7 @@ export async function createWorkerRuntime(
 ): Promise<WorkerRuntime> {
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL, base: { service: 'worker' } });
   const services = await connectPlatformServices(env, overrides, logger);
-  const { redis } = services;
-  const deps: WorkerDeps = {
+  const deps: SyncDeps = {
     env,
     logger,
     connectors: services.connectors,
@@ -37,39 +31,14 @@ export async function createWorkerRuntime(
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,
-    redis,
+    redis: services.redis,
   };
-  const slots = new ConnectorSlots(redis, env.NAMESPACE, env.CONNECTOR_CONCURRENCY);
-  let stopping = false;
-  const workerConnection = redis.duplicate();
-  workerConnection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
-  const worker = new Worker(
-    syncQueueName(env.NAMESPACE),
-    async (job, token) => {
-      if (job.name === JOB_NAMES.connector) return processSyncConnector(job.data, deps);
-      if (job.name === JOB_NAMES.entity) return processSyncEntity(job, token, deps, slots, () => stopping);
-      throw new Error(`unknown job ${job.name}`);
-    },
-    {
-      connection: workerConnection,
-      concurrency: env.WORKER_CONCURRENCY,
-      lockDuration: env.WORKER_LOCK_MS,
-      stalledInterval: env.WORKER_LOCK_MS,
-      // A worker killed mid-run leaves its job stalled; it resumes from the checkpoint, however often that happens.
-      maxStalledCount: 100,
-    },
-  );
-  worker.on('error', (error) => logger.error('worker error', { error }));
-  const stopReconciler = startReconciler(deps);
-  logger.info('worker started', { queue: syncQueueName(env.NAMESPACE), concurrency: env.WORKER_CONCURRENCY });
+  const sync = startSyncWorker(deps);
   return {
     deps,
-    worker,
+    worker: sync.worker,
     async close() {
-      stopping = true;
-      stopReconciler();
-      await worker.close();
-      workerConnection.disconnect();
+      await sync.close();
       await services.close();
     },
   };

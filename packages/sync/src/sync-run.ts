@@ -8,7 +8,7 @@ import {
   type ReadPage,
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef } from '@conduit/db';
-import type { WorkerDeps } from './deps.ts';
+import type { SyncDeps } from './deps.ts';
 
 /** Late data: incremental runs re-read this far behind the cursor (writes are idempotent). */
 export const LOOKBACK_MS = 60 * 60 * 1000;
@@ -44,7 +44,7 @@ export type SyncRunOutcome = { status: 'done'; indexed: number } | { status: 'sk
 export async function runEntitySync(
   connectorId: string,
   entityName: string,
-  deps: WorkerDeps,
+  deps: SyncDeps,
   control: SyncRunControl,
 ): Promise<SyncRunOutcome> {
   const run: RunRef = { connectorId, entity: entityName, owner: control.owner };

@@ -1,9 +1,9 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { SyncConnectorJob } from '@conduit/platform';
-import type { WorkerDeps } from '../deps.ts';
+import type { SyncDeps } from '../deps.ts';
 
 /** Fans a connector sync out into one deduplicated job per searchable entity. */
-export async function processSyncConnector(data: unknown, deps: WorkerDeps): Promise<{ entities: string[] }> {
+export async function processSyncConnector(data: unknown, deps: SyncDeps): Promise<{ entities: string[] }> {
   const { connectorId } = SyncConnectorJob.parse(data);
   const row = await deps.connectors.findForSync(connectorId);
   if (!row) {

@@ -2,7 +2,8 @@ import type { ConnectorsRepository, SyncStatesRepository } from '@conduit/db';
 import type { HostedConnectors, IndexStore, Logger, PlatformEnv, SyncScheduler } from '@conduit/platform';
 import type { Redis } from 'ioredis';
 
-export interface WorkerDeps {
+/** What the sync engine needs; the worker app builds it from its configuration. */
+export interface SyncDeps {
   readonly env: PlatformEnv;
   readonly logger: Logger;
   readonly connectors: ConnectorsRepository;

@@ -1,12 +1,12 @@
 import { intervalMs } from '@conduit/platform';
-import type { WorkerDeps } from './deps.ts';
+import type { SyncDeps } from './deps.ts';
 
 /**
  * Postgres is the source of truth for what should be scheduled and what was interrupted; Redis may lose
  * both (a restart without persistence). Re-creating schedules is idempotent, and an interrupted run is
  * re-queued under its deduplicating job id, so it never runs twice at once.
  */
-export async function reconcile(deps: WorkerDeps): Promise<{ schedules: number; resumed: number }> {
+export async function reconcile(deps: SyncDeps): Promise<{ schedules: number; resumed: number }> {
   const connectorIds = await deps.connectors.listAllIds();
   for (const id of connectorIds) await deps.scheduler.schedule(id, intervalMs(deps.env.SYNC_INTERVAL));
   const interrupted = await deps.syncStates.listInterrupted();
@@ -15,7 +15,7 @@ export async function reconcile(deps: WorkerDeps): Promise<{ schedules: number; 
 }
 
 /** Runs `reconcile` now and then every RECONCILE_INTERVAL; errors are logged and retried next time. */
-export function startReconciler(deps: WorkerDeps): () => void {
+export function startReconciler(deps: SyncDeps): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const tick = async () => {

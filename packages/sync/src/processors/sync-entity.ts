@@ -3,7 +3,7 @@ import { UpstreamRateLimitError } from '@conduit/connectors';
 import { SyncEntityJob } from '@conduit/platform';
 import { DelayedError, type Job } from 'bullmq';
 import type { ConnectorSlots } from '../connector-slots.ts';
-import type { WorkerDeps } from '../deps.ts';
+import type { SyncDeps } from '../deps.ts';
 import { runEntitySync, SyncInterrupted, type SyncRunOutcome } from '../sync-run.ts';
 
 const SLOT_RETRY_MS = 2_000;
@@ -15,7 +15,7 @@ const SLOT_RETRY_MS = 2_000;
 export async function processSyncEntity(
   job: Job,
   token: string | undefined,
-  deps: WorkerDeps,
+  deps: SyncDeps,
   slots: ConnectorSlots,
   stopRequested: () => boolean,
 ): Promise<SyncRunOutcome> {

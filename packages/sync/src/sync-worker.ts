@@ -1,0 +1,53 @@
+import { JOB_NAMES, syncQueueName } from '@conduit/platform';
+import { Worker } from 'bullmq';
+import { ConnectorSlots } from './connector-slots.ts';
+import type { SyncDeps } from './deps.ts';
+import { processSyncConnector } from './processors/sync-connector.ts';
+import { processSyncEntity } from './processors/sync-entity.ts';
+import { startReconciler } from './reconcile.ts';
+
+export interface SyncWorker {
+  readonly worker: Worker;
+  /** Graceful: the run in flight checkpoints its page and is re-queued; then the worker's connection closes. */
+  close(): Promise<void>;
+}
+
+/**
+ * The BullMQ worker of the sync queue: connector jobs fan out, entity jobs run under a per-connector slot;
+ * a reconciler re-creates schedules and re-queues interrupted runs from Postgres.
+ */
+export function startSyncWorker(deps: SyncDeps): SyncWorker {
+  const { env, logger, redis } = deps;
+  const slots = new ConnectorSlots(redis, env.NAMESPACE, env.CONNECTOR_CONCURRENCY);
+  let stopping = false;
+  const workerConnection = redis.duplicate();
+  workerConnection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
+  const worker = new Worker(
+    syncQueueName(env.NAMESPACE),
+    async (job, token) => {
+      if (job.name === JOB_NAMES.connector) return processSyncConnector(job.data, deps);
+      if (job.name === JOB_NAMES.entity) return processSyncEntity(job, token, deps, slots, () => stopping);
+      throw new Error(`unknown job ${job.name}`);
+    },
+    {
+      connection: workerConnection,
+      concurrency: env.WORKER_CONCURRENCY,
+      lockDuration: env.WORKER_LOCK_MS,
+      stalledInterval: env.WORKER_LOCK_MS,
+      // A worker killed mid-run leaves its job stalled; it resumes from the checkpoint, however often that happens.
+      maxStalledCount: 100,
+    },
+  );
+  worker.on('error', (error) => logger.error('worker error', { error }));
+  const stopReconciler = startReconciler(deps);
+  logger.info('worker started', { queue: syncQueueName(env.NAMESPACE), concurrency: env.WORKER_CONCURRENCY });
+  return {
+    worker,
+    async close() {
+      stopping = true;
+      stopReconciler();
+      await worker.close();
+      workerConnection.disconnect();
+    },
+  };
+}
