@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
-import { buildIndexMapping, toIndexDocument } from '@conduit/search-dsl';
+import { buildIndexMapping, indexDocumentId, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 
@@ -13,6 +13,9 @@ interface StoredDocument {
   _record?: Record<string, unknown>;
   _sync_run?: string;
 }
+
+/** `wait_for`: the call returns once the write is visible to search (read-your-writes, webhooks). */
+export type IndexRefresh = boolean | 'wait_for';
 
 export interface IndexedBatch {
   readonly indexed: number;
@@ -143,7 +146,7 @@ export class IndexStore {
     connectorId: string,
     runId: string,
     records: readonly Record<string, unknown>[],
-    options: { refresh?: boolean } = {},
+    options: { refresh?: IndexRefresh } = {},
   ): Promise<IndexedBatch> {
     const alias = await this.ensureIndex(connectorType, entity);
     const body: unknown[] = [];
@@ -170,6 +173,26 @@ export class IndexStore {
       );
     }
     return { indexed: body.length / 2, skipped };
+  }
+
+  /** Removes one record's document (the upstream no longer has it); false when there was none. */
+  async deleteRecord(
+    connectorType: string,
+    entity: string,
+    connectorId: string,
+    key: string,
+    options: { refresh?: IndexRefresh } = {},
+  ): Promise<boolean> {
+    const response = await this.#client.delete(
+      {
+        index: this.alias(connectorType, entity),
+        id: indexDocumentId(connectorId, key),
+        routing: connectorId,
+        refresh: options.refresh ?? false,
+      },
+      { ignore: [404] },
+    );
+    return response.statusCode !== 404;
   }
 
   /** After a complete full-refresh run: removes the connector's documents that this run did not write. */

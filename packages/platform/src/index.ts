@@ -3,7 +3,7 @@ export { generateClientSecret, hashClientSecret, verifyClientSecret } from './cl
 export { intervalMs, PlatformEnv, readEnv, upstreamOverrides } from './config.ts';
 export { CredentialsCipher } from './credentials-cipher.ts';
 export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
-export { type IndexedBatch, IndexStore } from './index-store.ts';
+export { type IndexedBatch, type IndexRefresh, IndexStore } from './index-store.ts';
 export { createLogger, type LogFields, type Logger, type LogLevel, redact } from './logger.ts';
 export {
   type CredentialSource,
@@ -25,5 +25,11 @@ export {
   SyncEntityJob,
   syncQueueName,
 } from './queues.ts';
+export {
+  type RefreshRecordDeps,
+  type RefreshRecordOutcome,
+  type RefreshRecordRequest,
+  refreshRecord,
+} from './refresh-record.ts';
 export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 export { SyncScheduler } from './sync-scheduler.ts';

@@ -1,0 +1,75 @@
+import { entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
+import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
+import type { HostedConnectors } from './hosted-connectors.ts';
+import type { IndexRefresh, IndexStore } from './index-store.ts';
+import { recordKeyOf } from './search-documents.ts';
+
+export interface RefreshRecordDeps {
+  readonly hosted: HostedConnectors;
+  readonly indexStore: IndexStore;
+  readonly syncStates: Pick<SyncStatesRepository, 'get'>;
+}
+
+export interface RefreshRecordRequest {
+  /** A replicated (searchable) entity of the connector's kind. */
+  readonly entity: string;
+  /** Params of the entity's `get` action naming the record, e.g. `{ customer_id: 'c_1' }`. */
+  readonly params: Record<string, unknown>;
+  /** The record key (the entity's `recordKey` value): what is removed when the upstream answers 404. */
+  readonly key: string;
+  /** `wait_for` (default): return once the change is visible to search. */
+  readonly refresh?: IndexRefresh;
+  readonly signal?: AbortSignal;
+}
+
+export type RefreshRecordOutcome =
+  | { readonly status: 'upserted'; readonly key: string }
+  | { readonly status: 'removed'; readonly key: string }
+  | { readonly status: 'skipped'; readonly reason: string };
+
+/** Stamped on documents written outside a sync run (a later full pass re-stamps or removes them as usual). */
+const OUTSIDE_RUN = 'refresh';
+
+/**
+ * Re-reads one record from the upstream (its `get` action, with the stored credentials) and upserts it into the
+ * index, or removes it when the upstream answers 404. The upstream is the source: callers (webhooks,
+ * read-your-writes after execute) only say which record changed. Other upstream errors are thrown as they come
+ * (ConnectorError, UpstreamRateLimitError) so a queue can retry them.
+ */
+export async function refreshRecord(
+  deps: RefreshRecordDeps,
+  row: ConnectorRow,
+  request: RefreshRecordRequest,
+): Promise<RefreshRecordOutcome> {
+  const catalog = findConnectorDefinition(row.connector_type)?.catalog;
+  const entity = catalog ? entityOf(catalog, request.entity) : undefined;
+  if (!entity?.searchable) return { status: 'skipped', reason: `${request.entity} is not replicated` };
+  if (!entity.actions.get) return { status: 'skipped', reason: `${request.entity} has no get action` };
+  const refresh = request.refresh ?? 'wait_for';
+  let record: unknown;
+  try {
+    const result = await deps.hosted
+      .forRow(row)
+      .execute({ entity: request.entity, action: 'get', params: request.params, signal: request.signal });
+    record = result.type === 'json' ? result.body.data : undefined;
+  } catch (error) {
+    if (isConnectorError(error) && error.code === 'upstream_not_found') {
+      await deps.indexStore.deleteRecord(row.connector_type, request.entity, row.id, request.key, { refresh });
+      return { status: 'removed', key: request.key };
+    }
+    throw error;
+  }
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+    return { status: 'skipped', reason: 'the upstream answered without a record' };
+  }
+  const key = recordKeyOf(entity, record as Record<string, unknown>);
+  if (key === null) return { status: 'skipped', reason: 'the upstream record has no key' };
+  // A full-refresh run in flight removes, at its end, what it did not write: stamp the record with that run's id
+  // so a record it already passed is not removed as "disappeared".
+  const state = await deps.syncStates.get(row.id, request.entity);
+  const runId = state?.run_id ?? OUTSIDE_RUN;
+  await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record as Record<string, unknown>], {
+    refresh,
+  });
+  return { status: 'upserted', key };
+}
