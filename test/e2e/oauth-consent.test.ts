@@ -2,10 +2,10 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type ApiDeps, buildApp } from '@conduit/api';
 import { findConnectorDefinition } from '@conduit/connectors';
+import { type OAuthDeps, oauthDepsFrom } from '@conduit/oauth-consent';
 import { hashClientSecret, OAUTH_PROVIDERS, type OAuthProviderSpec } from '@conduit/platform';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OAuthDeps, oauthDepsFrom } from '../../apps/api/src/routes/oauth-consent/oauth-deps.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { type OAuthProviderSimulator, startOAuthProvider } from '../simulators/oauth-provider/simulator.ts';
 

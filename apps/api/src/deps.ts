@@ -1,4 +1,5 @@
 import type { ClientsRepository, ConnectorsRepository, SyncStatesRepository } from '@conduit/db';
+import type { OAuthDeps } from '@conduit/oauth-consent';
 import type {
   AccessTokens,
   CredentialsCipher,
@@ -9,7 +10,6 @@ import type {
   SyncScheduler,
 } from '@conduit/platform';
 import type { Redis } from 'ioredis';
-import type { OAuthDeps } from './routes/oauth-consent/oauth-deps.ts';
 import type { SearchService } from './services/search-service.ts';
 
 /** Everything the API needs, built in main.ts (or a test) and passed to buildApp. */

@@ -1,4 +1,5 @@
 import { ClientsRepository } from '@conduit/db';
+import { oauthDepsFrom } from '@conduit/oauth-consent';
 import {
   AccessTokens,
   connectPlatformServices,
@@ -11,7 +12,6 @@ import {
 } from '@conduit/platform';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
-import { oauthDepsFrom } from './routes/oauth-consent/oauth-deps.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {

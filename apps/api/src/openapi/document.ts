@@ -1,8 +1,8 @@
 import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
+import { OAuthInitiateBody } from '@conduit/oauth-consent';
 import { SearchParamsSchema } from '@conduit/search-dsl';
 import { z } from 'zod';
 import { CreateConnectorBody, ExecuteBody, SyncBody, UpdateConnectorBody } from '../routes/connectors/schemas.ts';
-import { OAuthInitiateBody } from '../routes/oauth-consent/initiate.ts';
 import { TokenRequest } from '../routes/oauth-token.ts';
 import { createExample, executeExamples } from './examples.ts';
 import {

@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  connectorTypes,
-  didYouMean,
-  type FieldProblem,
-  findConnectorDefinition,
-  parseOrThrow,
-} from '@conduit/connectors';
+import { connectorTypes, didYouMean, findConnectorDefinition, parseOrThrow, problemsOf } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import { intervalMs, type Logger } from '@conduit/platform';
 import type { ApiDeps } from '../deps.ts';
@@ -38,16 +32,6 @@ export function requireDefinition(connectorType: string): NonNullable<ReturnType
       message: `supported: ${connectorTypes().join(', ')}.${didYouMean(connectorType, connectorTypes())}`,
     },
   ]);
-}
-
-/** Every problem of a zod parse as field problems (an empty list when it passes). */
-export function problemsOf(parse: () => unknown): FieldProblem[] {
-  try {
-    parse();
-    return [];
-  } catch (error) {
-    return [...((error as { errors?: FieldProblem[] }).errors ?? [])];
-  }
 }
 
 export function connectorExists(connectorId: string): ApiError {

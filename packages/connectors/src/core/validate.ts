@@ -43,6 +43,16 @@ export function parseOrThrow<S extends z.ZodType>(
   );
 }
 
+/** Every problem of a zod parse as field problems (an empty list when it passes). */
+export function problemsOf(parse: () => unknown): FieldProblem[] {
+  try {
+    parse();
+    return [];
+  } catch (error) {
+    return [...((error as { errors?: FieldProblem[] }).errors ?? [])];
+  }
+}
+
 /** The keys an object schema accepts at `path` (for hints); empty when the shape is not a plain object. */
 function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let current: unknown = schema;

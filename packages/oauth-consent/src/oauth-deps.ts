@@ -1,8 +1,14 @@
-import { OAUTH_PROVIDERS, type OAuthProviderSpec, type OAuthProviders, oauthProviders } from '@conduit/platform';
-import type { ApiDeps } from '../../deps.ts';
+import {
+  OAUTH_PROVIDERS,
+  type OAuthProviderSpec,
+  type OAuthProviders,
+  oauthProviders,
+  type PlatformEnv,
+} from '@conduit/platform';
+import type { Redis } from 'ioredis';
 import { OAuthStates } from './oauth-state.ts';
 
-/** What the consent flow needs beyond ApiDeps; built from ApiDeps unless a test or main.ts passes one. */
+/** What the consent flow needs beyond the app's deps; built from them unless a test or main.ts passes one. */
 export interface OAuthDeps {
   readonly providers: OAuthProviders;
   readonly states: OAuthStates;
@@ -14,7 +20,12 @@ export interface OAuthDeps {
   readonly fetch: typeof fetch;
 }
 
-export type OAuthApiDeps = ApiDeps & { readonly oauth?: OAuthDeps };
+/** The app's deps the consent flow builds its own from (the API's deps satisfy it). */
+export interface OAuthDepsSource {
+  readonly env: PlatformEnv;
+  readonly redis: Redis;
+  readonly oauth?: OAuthDeps | undefined;
+}
 
 export const CALLBACK_PATH = '/api/v1/integrations/connectors/oauth/callback';
 export const STATE_TTL_SECONDS = 600;
@@ -25,7 +36,7 @@ type EnvSource = Readonly<Record<string, string | undefined>>;
  * Fallback source of OAuth settings for callers that pass none (runtime.ts passes the raw environment):
  * the process environment, with the keys PlatformEnv parsed taking precedence.
  */
-function envSource(env: ApiDeps['env']): EnvSource {
+function envSource(env: PlatformEnv): EnvSource {
   const merged: Record<string, string | undefined> = { ...process.env };
   for (const [key, value] of Object.entries(env)) {
     if (typeof value === 'string' || typeof value === 'number') merged[key] = String(value);
@@ -33,9 +44,9 @@ function envSource(env: ApiDeps['env']): EnvSource {
   return merged;
 }
 
-/** OAuthDeps from the API's own deps (Redis for single use and PKCE verifiers, TOKEN_SIGNING_KEY for state). */
+/** OAuthDeps from the app's deps (Redis for single use and PKCE verifiers, TOKEN_SIGNING_KEY for state). */
 export function oauthDepsFrom(
-  deps: OAuthApiDeps,
+  deps: OAuthDepsSource,
   options: {
     now?: () => Date;
     source?: EnvSource;
