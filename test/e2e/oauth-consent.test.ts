@@ -283,6 +283,26 @@ describe('OAuth consent flow: initiate, provider consent, callback creates the c
     expect(done.searchParams.get('error_description')).toContain('invalid_grant');
   });
 
+  it('redirects with error=token_exchange_failed when the token endpoint answers a non-JSON or malformed 200', async () => {
+    const answers = [
+      { status: 200, contentType: 'text/html', body: '<html>maintenance</html>' },
+      { status: 200, contentType: 'application/json', body: '{"token_type":"Bearer"}' },
+      { status: 200, contentType: 'application/json', body: '{"access_token":7,"token_type":"Bearer"}' },
+      { status: 502, contentType: 'text/html', body: '<html>bad gateway</html>' },
+    ];
+    for (const [i, answer] of answers.entries()) {
+      const { callback } = await consent({
+        customer_name: `malformed-${i}`,
+        connector_type: 'Orb',
+        redirect_url: REDIRECT_URL,
+      });
+      provider.state.nextTokenAnswer = answer;
+      const done = await follow(callback.toString());
+      expect(done.origin + done.pathname, answer.body).toBe(REDIRECT_URL);
+      expect(done.searchParams.get('error'), answer.body).toBe('token_exchange_failed');
+    }
+  });
+
   it('refuses a duplicate connector at initiate (409) and at the callback (error=connector_exists)', async () => {
     const body = { customer_name: 'twice', connector_type: 'Orb', name: 'one', redirect_url: REDIRECT_URL };
     const first = await consent(body);

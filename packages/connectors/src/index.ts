@@ -28,5 +28,12 @@ export {
 } from './core/errors.ts';
 export { type FieldMap, type FieldSpec, type ScalarType, t } from './core/field-spec.ts';
 export { at } from './core/paging.ts';
+export {
+  requestTokens,
+  type TokenClientAuth,
+  type TokenGrant,
+  type TokenRequest,
+  type TokenSet,
+} from './core/token-endpoint.ts';
 export { parseOrThrow, problemsOf, zodProblems } from './core/validate.ts';
 export { CONNECTOR_DEFINITIONS, connectorTypes, envSuffix, findConnectorDefinition } from './kinds/registry.ts';

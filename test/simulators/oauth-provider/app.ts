@@ -32,6 +32,8 @@ export interface OAuthProviderState {
   readonly resources: Readonly<Record<string, unknown>>;
   /** When false, the token endpoint omits refresh_token. */
   issueRefreshTokens: boolean;
+  /** When set, the next token request gets this answer instead (a misbehaving provider: an HTML 200, ...). */
+  nextTokenAnswer?: { status: number; contentType: string; body: string } | undefined;
 }
 
 const CODE_LIFETIME_MS = 60_000;
@@ -97,6 +99,12 @@ export function createOAuthProviderApp(state: OAuthProviderState): Hono {
         codeVerifier: form.get('code_verifier') ?? undefined,
         outcome,
       });
+    const planted = state.nextTokenAnswer;
+    if (planted) {
+      state.nextTokenAnswer = undefined;
+      record('planted');
+      return c.body(planted.body, planted.status as 200, { 'content-type': planted.contentType });
+    }
     if (auth.clientId !== state.clientId || auth.clientSecret !== state.clientSecret) {
       record('invalid_client');
       return c.json({ error: 'invalid_client', error_description: 'client authentication failed' }, 401);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { UpstreamError } from './errors.ts';
 import type { AuthStrategy } from './http-client.ts';
+import { requestTokens, type TokenClientAuth } from './token-endpoint.ts';
 
 export function noAuth(): AuthStrategy {
   return { headers: async () => ({}), secrets: () => [] };
@@ -29,60 +30,48 @@ export interface OAuthRefreshOptions {
   readonly onRotate?: (tokens: { access_token: string; refresh_token?: string }) => Promise<void> | void;
   readonly fetch?: typeof fetch;
   /** How the client authenticates at the token endpoint: form fields (Google, Snap) or HTTP Basic. */
-  readonly clientAuth?: 'form' | 'basic';
+  readonly clientAuth?: TokenClientAuth;
 }
 
 /**
+/**
  * Bearer access token that refreshes itself after a 401 (or up front when it has none) with
- * grant_type=refresh_token. One refresh at a time: concurrent 401s share the same refresh.
+ * grant_type=refresh_token. One refresh at a time: concurrent 401s share the same refresh, which runs under its
+ * own timeout, not under the signal of whichever request started it: a caller that hangs up stops waiting for
+ * it, and the others still get its result.
  */
 export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
   let accessToken = options.tokens.access_token;
   let refreshToken = options.tokens.refresh_token;
   let inFlight: Promise<boolean> | null = null;
 
-  const refresh = async (signal?: AbortSignal): Promise<boolean> => {
-    if (!refreshToken) return false;
-    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-    };
-    if (options.clientAuth === 'basic' && options.clientId) {
-      headers.authorization = `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret ?? ''}`).toString('base64')}`;
-    } else {
-      if (options.clientId) form.set('client_id', options.clientId);
-      if (options.clientSecret) form.set('client_secret', options.clientSecret);
-    }
-    const response = await fetchTokenEndpoint(options.fetch ?? fetch, options.tokenUrl, {
-      method: 'POST',
-      headers,
-      body: form.toString(),
-      signal: signal ?? AbortSignal.timeout(30_000),
+  const refresh = async (): Promise<boolean> => {
+    if (!refreshToken || !options.clientId) return false;
+    const tokens = await requestTokens({
+      tokenUrl: options.tokenUrl,
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      clientAuth: options.clientAuth ?? 'form',
+      grant: { type: 'refresh_token', refreshToken },
+      fetch: options.fetch,
     });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return false;
-    }
-    const body = (await response.json()) as { access_token?: unknown; refresh_token?: unknown };
-    if (typeof body.access_token !== 'string') return false;
-    accessToken = body.access_token;
-    if (typeof body.refresh_token === 'string') refreshToken = body.refresh_token;
+    accessToken = tokens.access_token;
+    if (tokens.refresh_token) refreshToken = tokens.refresh_token;
     await options.onRotate?.({ access_token: accessToken, ...(refreshToken ? { refresh_token: refreshToken } : {}) });
     return true;
   };
 
   const sharedRefresh = (signal?: AbortSignal): Promise<boolean> => {
-    inFlight ??= refresh(signal).finally(() => {
+    inFlight ??= refresh().finally(() => {
       inFlight = null;
     });
-    return inFlight;
+    return untilAborted(inFlight, signal);
   };
 
   return {
     async headers(signal) {
       if (!accessToken && !(await sharedRefresh(signal))) {
-        throw new UpstreamError('upstream_auth_failed', 'no access token and the refresh token was refused', 401, null);
+        throw new UpstreamError('upstream_auth_failed', 'no access token and no way to refresh one', 401, null);
       }
       return { authorization: `Bearer ${accessToken}` };
     },
@@ -91,15 +80,15 @@ export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
   };
 }
 
-/** A token endpoint that cannot be reached is an upstream failure, not a bug. */
-async function fetchTokenEndpoint(doFetch: typeof fetch, url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await doFetch(url, init);
-  } catch (error) {
-    const reason =
-      error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-    throw new UpstreamError('upstream_error', `the token endpoint is unreachable: ${reason}`, null, null);
-  }
+/** Waits for a shared promise on behalf of one caller: its abort rejects only its own wait. */
+function untilAborted<T>(shared: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return shared;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Cache of client-credentials tokens, owned by the runtime (not a module singleton). */
@@ -133,38 +122,26 @@ export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthSt
   // borrow a token that the right secret obtained.
   const key = `${options.tokenUrl}|${options.clientId}|${createHash('sha256').update(options.clientSecret).digest('hex')}`;
   let supplied = options.accessToken;
+  let inFlight: Promise<string> | null = null;
 
-  const fetchToken = async (signal?: AbortSignal): Promise<string> => {
-    const response = await fetchTokenEndpoint(options.fetch ?? fetch, options.tokenUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
-      body: 'grant_type=client_credentials',
-      signal: signal ?? AbortSignal.timeout(30_000),
+  const requestToken = async (): Promise<string> => {
+    const tokens = await requestTokens({
+      tokenUrl: options.tokenUrl,
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      clientAuth: 'basic',
+      grant: { type: 'client_credentials' },
+      fetch: options.fetch,
     });
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new UpstreamError(
-        'upstream_auth_failed',
-        `the token endpoint refused the client credentials (${response.status})`,
-        response.status,
-        null,
-      );
-    }
-    const body = (await response.json()) as { access_token?: unknown; expires_in?: unknown };
-    if (typeof body.access_token !== 'string') {
-      throw new UpstreamError(
-        'upstream_auth_failed',
-        'the token endpoint answered without an access token',
-        response.status,
-        null,
-      );
-    }
-    options.cache.set(key, body.access_token, typeof body.expires_in === 'number' ? body.expires_in : 3600);
-    return body.access_token;
+    options.cache.set(key, tokens.access_token, tokens.expires_in ?? 3600);
+    return tokens.access_token;
+  };
+  // Shared like the refresh above: one token request at a time, not bound to the first caller's signal.
+  const fetchToken = (signal?: AbortSignal): Promise<string> => {
+    inFlight ??= requestToken().finally(() => {
+      inFlight = null;
+    });
+    return untilAborted(inFlight, signal);
   };
 
   return {
@@ -201,7 +178,7 @@ export function credentialsOAuth(
     fetch?: typeof fetch;
     onCredentialsRotated?: (c: Record<string, unknown>) => Promise<void> | void;
   },
-  defaults: { tokenUrl: string; clientAuth: 'form' | 'basic' },
+  defaults: { tokenUrl: string; clientAuth: TokenClientAuth },
 ): AuthStrategy {
   return oauthRefreshAuth({
     tokenUrl: settings.tokenUrl ?? defaults.tokenUrl,
