@@ -28,7 +28,7 @@ const queryArb: fc.Arbitrary<DiffQuery> = fc.record(
     filter: filterArb,
     sort: sortArb,
     pageSize: fc.integer({ min: 1, max: 8 }),
-    fields: fc.subarray(['id', 'name', 'created_at', 'address.city', 'meta', 'lines', 'count']),
+    fields: fc.subarray(['id', 'name', 'created_at', 'address.city', 'meta', 'lines', 'count', 'price']),
   },
   { requiredKeys: ['sort', 'pageSize'] },
 );

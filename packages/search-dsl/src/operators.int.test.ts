@@ -43,6 +43,11 @@ const CASES: [string, unknown, string[]][] = [
   ['gt on numbers coerces numeric strings', { gt: { amount: 0 } }, ['r01', 'r03']],
   ['gte on int64 beyond 2^53', { gte: { count: '9007199254740993' } }, ['r01']],
   ['lt on integers', { lt: { count: 7 } }, ['r05']],
+  ['decimals compare as amounts, not text', { gt: { price: '1000' } }, ['r02']],
+  ['decimal eq ignores trailing zeros and takes numbers', { eq: { price: 0.3 } }, ['r03']],
+  ['decimal eq on the exact amount', { in: { price: ['976.080', '-0.1'] } }, ['r01', 'r05']],
+  ['decimal ranges are exact at 2 decimals', { lte: { price: '0.30' } }, ['r03', 'r05']],
+  ['a too-precise decimal is not indexed (behaves as null)', { eq: { price: null } }, ['r04']],
   ['dates compare as instants across formats', { eq: { created_at: '2024-02-10T00:01:56Z' } }, ['r01', 'r02']],
   ['date ranges', { lt: { created_at: '2024-02-10T00:00:00+00:00' } }, ['r03']],
   ['lte with a bare date', { lte: { created_at: '2024-02-10' } }, ['r03', 'r05']],
@@ -102,6 +107,17 @@ describe('every operator against OpenSearch', () => {
     expect(await keys(undefined, [{ amount: 'desc' }])).toEqual(['r03', 'r01', 'r05', 'r02', 'r04']);
     expect(await keys(undefined, [{ amount: 'asc' }])).toEqual(['r02', 'r05', 'r01', 'r03', 'r04']);
     expect(await keys(undefined, [{ active: 'asc' }, { name: 'desc' }])).toEqual(['r02', 'r01', 'r05', 'r03', 'r04']);
+  });
+
+  it('sorts decimals as amounts (8387.12 before 976.08 descending), paging exactly', async () => {
+    expect(await keys(undefined, [{ price: 'desc' }])).toEqual(['r02', 'r01', 'r03', 'r05', 'r04']);
+    const first = await ix.search({ query: { sort: [{ price: 'desc' }] }, limit: 1, fields: ['price'] }, CONNECTOR);
+    expect(first.data).toEqual([{ price: '8387.12' }]);
+    const second = await ix.search(
+      { query: { sort: [{ price: 'desc' }] }, limit: 1, fields: ['price'], cursor: first.meta.cursor },
+      CONNECTOR,
+    );
+    expect(second.data).toEqual([{ price: '976.08' }]);
   });
 
   it('returns the upstream values unchanged, projected to fields', async () => {

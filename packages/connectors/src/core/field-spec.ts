@@ -4,8 +4,12 @@
  *
  * `datetime` is a string that holds an instant; it is kept separate from `string` so that searches compare
  * instants whatever the upstream format, and mappings index it as a date.
+ *
+ * `decimal` is an amount that the upstream sends as a decimal string (`"8387.12"`): results return the upstream's
+ * string unchanged, while search compares, sorts and sums it as an exact decimal (never as text, never as a binary
+ * float), see search-dsl's README.
  */
-export type ScalarType = 'string' | 'datetime' | 'integer' | 'number' | 'boolean';
+export type ScalarType = 'string' | 'datetime' | 'integer' | 'number' | 'decimal' | 'boolean';
 
 export type FieldSpec =
   | { readonly type: ScalarType; readonly nullable: boolean; readonly enum?: readonly string[] }
@@ -33,6 +37,7 @@ export const t = {
   datetime: (o: Options = {}): FieldSpec => ({ type: 'datetime', nullable: o.nullable ?? true }),
   integer: (o: Options = {}): FieldSpec => ({ type: 'integer', nullable: o.nullable ?? true }),
   number: (o: Options = {}): FieldSpec => ({ type: 'number', nullable: o.nullable ?? true }),
+  decimal: (o: Options = {}): FieldSpec => ({ type: 'decimal', nullable: o.nullable ?? true }),
   boolean: (o: Options = {}): FieldSpec => ({ type: 'boolean', nullable: o.nullable ?? true }),
   object: (fields?: FieldMap, o: Options = {}): FieldSpec =>
     fields

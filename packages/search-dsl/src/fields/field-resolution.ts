@@ -1,4 +1,5 @@
 import type { FieldMap, FieldSpec } from '@conduit/connectors';
+import { DECIMAL_SUBFIELDS, toScaledDecimal } from './decimal.ts';
 
 /**
  * The one place that knows how a logical field path maps to physical index fields. The mapping generator,
@@ -117,9 +118,32 @@ export function knownPaths(fields: FieldMap, prefix = ''): string[] {
   return out;
 }
 
-/** Physical field for exact match, range and sort. */
+/** The scalar type of a typed field, or of the items of a typed array of scalars; undefined otherwise. */
+export function scalarTypeOf(ref: FieldRef): FieldSpec['type'] | undefined {
+  if (ref.storage === 'flat') return undefined;
+  const spec = ref.spec.type === 'array' ? ref.spec.items : ref.spec;
+  return spec && spec.type !== 'object' && spec.type !== 'array' ? spec.type : undefined;
+}
+
+/** Physical field for exact match, range and sort (decimals: their scaled integer, see decimal.ts). */
 export function exactField(ref: FieldRef): string {
-  return ref.physical;
+  return scalarTypeOf(ref) === 'decimal' ? `${ref.physical}.${DECIMAL_SUBFIELDS.scaled}` : ref.physical;
+}
+
+/** A validated query value in the form `exactField` holds (decimals: the scaled integer as a decimal string). */
+export function physicalValue<T>(ref: FieldRef, value: T): T | string {
+  if (scalarTypeOf(ref) !== 'decimal') return value;
+  const scaled = toScaledDecimal(value);
+  if (scaled === undefined) throw new Error(`not a validated decimal: ${String(value)}`);
+  return scaled.toString();
+}
+
+/** Physical fields of a decimal's units/fraction split, which sums add exactly (see decimal.ts). */
+export function decimalSumFields(ref: FieldRef): { readonly units: string; readonly fraction: string } {
+  return {
+    units: `${ref.physical}.${DECIMAL_SUBFIELDS.units}`,
+    fraction: `${ref.physical}.${DECIMAL_SUBFIELDS.fraction}`,
+  };
 }
 
 /** Physical field for `like` (a `wildcard` sub-field of strings; flat paths are matched directly). */

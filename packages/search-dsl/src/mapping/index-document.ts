@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldMap, FieldSpec } from '@conduit/connectors';
+import { decimalDocument } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
 import { isPlainObject, toBoolean, toInstant, toInteger, toNumber } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
@@ -65,6 +66,8 @@ export function indexValue(spec: FieldSpec, value: unknown): unknown {
       return toInteger(value);
     case 'number':
       return toNumber(value);
+    case 'decimal':
+      return decimalDocument(value);
     case 'boolean':
       return toBoolean(value);
     case 'object': {

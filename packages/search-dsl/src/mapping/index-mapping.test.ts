@@ -46,6 +46,11 @@ describe('buildIndexMapping (golden)', () => {
         created_at: date,
         amount: { type: 'double', coerce: true, ignore_malformed: true },
         count: { type: 'long', coerce: true, ignore_malformed: true },
+        price: {
+          type: 'object',
+          dynamic: false,
+          properties: { scaled: { type: 'long' }, units: { type: 'long' }, fraction: { type: 'long' } },
+        },
         active: { type: 'boolean' },
         tags: STRING,
         scores: { type: 'long', coerce: true, ignore_malformed: true },

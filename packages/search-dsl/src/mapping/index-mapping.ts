@@ -1,4 +1,5 @@
 import type { FieldMap, FieldSpec } from '@conduit/connectors';
+import { DECIMAL_SUBFIELDS } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS, STRING_SUBFIELDS } from '../fields/field-resolution.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
 
@@ -76,6 +77,17 @@ export function fieldMapping(spec: FieldSpec, nested: boolean): Record<string, u
       return { type: 'long', coerce: true, ignore_malformed: true };
     case 'number':
       return { type: 'double', coerce: true, ignore_malformed: true };
+    case 'decimal':
+      // Three exact integers per amount; toIndexDocument writes them (see fields/decimal.ts for why).
+      return {
+        type: 'object',
+        dynamic: false,
+        properties: {
+          [DECIMAL_SUBFIELDS.scaled]: { type: 'long' },
+          [DECIMAL_SUBFIELDS.units]: { type: 'long' },
+          [DECIMAL_SUBFIELDS.fraction]: { type: 'long' },
+        },
+      };
     case 'boolean':
       return { type: 'boolean' };
     case 'object':

@@ -1,5 +1,6 @@
 import type { Scalar } from '../ast/nodes.ts';
-import type { FieldRef } from '../fields/field-resolution.ts';
+import { formatScaledDecimal, toScaledDecimal } from '../fields/decimal.ts';
+import { type FieldRef, scalarTypeOf } from '../fields/field-resolution.ts';
 import { getPath } from '../fields/paths.ts';
 import { compareCodePoints, isPlainObject } from '../fields/values.ts';
 import { type ValueType, valueType } from '../validate/check-value.ts';
@@ -12,7 +13,9 @@ export function readValues(doc: unknown, field: FieldRef, prefix: string): Scala
     return out;
   }
   const value = getPath(doc, field.physical.slice(prefix.length));
-  const list = Array.isArray(value) ? value : [value];
+  const list = (Array.isArray(value) ? value : [value]).map((v) =>
+    scalarTypeOf(field) === 'decimal' && isPlainObject(v) ? formatScaledDecimal(BigInt(String(v.scaled))) : v,
+  );
   return list.filter((v): v is Scalar => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean');
 }
 
@@ -37,6 +40,11 @@ export function compareValues(type: ValueType, a: Scalar, b: Scalar): number {
     }
     case 'number':
       return (a as number) - (b as number);
+    case 'decimal': {
+      const x = toScaledDecimal(a)!;
+      const y = toScaledDecimal(b)!;
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
     case 'datetime':
       return Date.parse(a as string) - Date.parse(b as string);
     case 'boolean':

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PageContext } from '../compile/opensearch/compile-search.ts';
 import { encodeCursor, type SearchAfter } from '../cursor/cursor.ts';
+import { toScaledDecimal } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
 import { getPath, setPath } from '../fields/paths.ts';
 import { isPlainObject, toInteger } from '../fields/values.ts';
@@ -45,8 +46,9 @@ type Hit = z.infer<typeof SearchResponse>['hits']['hits'][number];
 function exactSortValues(hit: Hit, page: PageContext): SearchAfter {
   const values = [...(hit.sort ?? [])];
   const record = hit._source?.[INTERNAL_FIELDS.record];
-  for (const { index, path } of page.exactSortValues) {
-    const exact = toInteger(getPath(record, path));
+  for (const { index, path, type } of page.exactSortValues) {
+    const value = getPath(record, path);
+    const exact = type === 'integer' ? toInteger(value) : toScaledDecimal(value)?.toString();
     if (exact !== undefined) values[index] = exact;
   }
   return values;

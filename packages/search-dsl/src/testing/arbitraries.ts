@@ -52,6 +52,26 @@ const MILLIS = [
   Date.UTC(2024, 1, 9, 23),
   Date.UTC(1999, 11, 31, 23, 59, 59, 500),
 ];
+/** Amounts as upstreams send them, plus the awkward ones: too precise, out of range, numbers, not numeric. */
+const DECIMALS: unknown[] = [
+  '8387.12',
+  '976.08',
+  '0.1',
+  '0.10',
+  '0.2',
+  0.3,
+  '-0.5',
+  '-1.25',
+  '0',
+  '-0.00',
+  '10',
+  '9.999999',
+  '1.0000001',
+  '9223372036854.775807',
+  '99999999999999',
+  '1e3',
+  'abc',
+];
 const NUMBERS: unknown[] = [0, 1, -1, 2.5, -2.5, 10, '10', '2.5', 1e21, 'abc'];
 const INTEGERS: unknown[] = [0, 1, -1, 7, '7', '9007199254740993', '-9007199254740993', 2.5, 'x'];
 export const LIKE_PATTERNS = [
@@ -84,6 +104,7 @@ const maybe = <T>(arb: fc.Arbitrary<T>) =>
 const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
 
 export const stringValue = pick(STRINGS);
+export const decimalValue = pick<unknown>(['8387.12', '976.08', '0.1', 0.3, '-0.5', '-1.25', '0', '10.000', 9.999999]);
 export const numberValue = pick([0, 1, -1, 2.5, -2.5, 10, 1e21]);
 export const integerValue = pick([0, 1, -1, 7, '9007199254740993', -9007199254740992]);
 export const cityValue = pick(['Paris', 'paris', 'PARIS', 'Lyon', 'Zürich', 'zürich']);
@@ -169,6 +190,7 @@ export const recordBody = fc.record(
     created_at: maybe(dateText),
     amount: maybe(pick(NUMBERS)),
     count: maybe(pick(INTEGERS)),
+    price: maybe(pick(DECIMALS)),
     active: maybe(fc.oneof(fc.boolean(), pick(['true', 'yes']))),
     tags: maybe(fc.array(stringValue, { maxLength: 3 })),
     scores: maybe(fc.array(integerValue, { maxLength: 3 })),

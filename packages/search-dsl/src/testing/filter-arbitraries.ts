@@ -3,6 +3,7 @@ import {
   cityValue,
   colorValue,
   dateQueryValue,
+  decimalValue,
   fuzzyText,
   integerValue,
   LIKE_PATTERNS,
@@ -44,6 +45,8 @@ const leaf: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   eqLike('amount', numberValue),
   ranges('amount', numberValue),
   eqLike('count', integerValue),
+  eqLike('price', decimalValue),
+  ranges('price', decimalValue),
   ranges('count', integerValue),
   eqLike('active', fc.boolean()),
   op('contains', 'tags', stringValue),
@@ -86,7 +89,18 @@ export const filterArb: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node
   ),
 })).node;
 
-const SORTABLE = ['name', 'id', 'title', 'created_at', 'amount', 'count', 'active', 'address.city', 'address.geo.lat'];
+const SORTABLE = [
+  'name',
+  'id',
+  'title',
+  'created_at',
+  'amount',
+  'count',
+  'price',
+  'active',
+  'address.city',
+  'address.geo.lat',
+];
 export const sortArb = fc.array(
   fc.tuple(pick(SORTABLE), pick(['asc', 'desc'] as const)).map(([f, d]) => ({ [f]: d })),
   { maxLength: 3 },

@@ -1,6 +1,9 @@
 import type { FieldMap, FieldSpec } from '@conduit/connectors';
 
-const s = (type: 'string' | 'datetime' | 'integer' | 'number' | 'boolean'): FieldSpec => ({ type, nullable: true });
+const s = (type: 'string' | 'datetime' | 'integer' | 'number' | 'decimal' | 'boolean'): FieldSpec => ({
+  type,
+  nullable: true,
+});
 
 /** A searchable-fields map with every field shape the compiler handles (tests only). */
 export const TEST_SCHEMA: FieldMap = {
@@ -10,6 +13,7 @@ export const TEST_SCHEMA: FieldMap = {
   created_at: s('datetime'),
   amount: s('number'),
   count: s('integer'),
+  price: s('decimal'),
   active: s('boolean'),
   tags: { type: 'array', nullable: true, items: s('string') },
   scores: { type: 'array', nullable: true, items: s('integer') },
@@ -44,6 +48,7 @@ export const FIXTURE: Record<string, unknown>[] = [
     created_at: '2024-02-10T00:01:56+0000',
     amount: 10.5,
     count: '9007199254740993',
+    price: '976.08',
     active: true,
     tags: ['a', 'b'],
     scores: [1, 2],
@@ -61,6 +66,7 @@ export const FIXTURE: Record<string, unknown>[] = [
     created_at: '2024-02-10T01:01:56+01:00',
     amount: -3,
     count: 7,
+    price: '8387.12',
     active: false,
     tags: ['b'],
     meta: { color: 'Red' },
@@ -74,12 +80,30 @@ export const FIXTURE: Record<string, unknown>[] = [
     created_at: '2024-02-09T23:00:00Z',
     amount: '42',
     count: null,
+    price: 0.3,
     active: null,
     tags: [],
     meta: null,
     address: 'not an object',
     lines: [{ sku: 'C', qty: 2 }, 'junk', null],
   },
-  { id: 'r04', name: null, title: null, created_at: 'not a date', amount: 'abc', count: 1.5, lines: {} },
-  { id: 'r05', name: 'Ünïcode ÉTÉ 𝔸', title: 'éléphant rose', created_at: '2024-02-10', amount: 0, count: -2 },
+  {
+    id: 'r04',
+    name: null,
+    title: null,
+    created_at: 'not a date',
+    amount: 'abc',
+    count: 1.5,
+    price: '0.0000001',
+    lines: {},
+  },
+  {
+    id: 'r05',
+    name: 'Ünïcode ÉTÉ 𝔸',
+    title: 'éléphant rose',
+    created_at: '2024-02-10',
+    amount: 0,
+    count: -2,
+    price: '-0.10',
+  },
 ];

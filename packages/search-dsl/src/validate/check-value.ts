@@ -1,5 +1,6 @@
 import type { FieldSpec } from '@conduit/connectors';
 import type { Scalar } from '../ast/nodes.ts';
+import { toDecimal } from '../fields/decimal.ts';
 import type { FieldRef } from '../fields/field-resolution.ts';
 import { toInstant, toInteger } from '../fields/values.ts';
 
@@ -38,6 +39,12 @@ export function checkValue(
       return typeof value === 'number' && Number.isFinite(value)
         ? { ok: true, value }
         : { ok: false, message: 'expected a number' };
+    case 'decimal': {
+      const decimal = typeof value === 'boolean' ? undefined : toDecimal(value);
+      return decimal !== undefined
+        ? { ok: true, value: decimal }
+        : { ok: false, message: 'expected a decimal amount such as "8387.12" (at most 6 digits after the point)' };
+    }
     case 'boolean':
       return typeof value === 'boolean' ? { ok: true, value } : { ok: false, message: 'expected a boolean' };
     case 'flat':

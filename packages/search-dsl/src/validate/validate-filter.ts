@@ -33,8 +33,8 @@ import { checkValue, describe, type ValueType, valueType } from './check-value.t
 type Path = readonly (string | number)[];
 type Ctx = { readonly problems: SearchProblem[] };
 
-const SCALARS: readonly ValueType[] = ['string', 'datetime', 'integer', 'number', 'boolean', 'flat'];
-const RANGEABLE: readonly ValueType[] = ['string', 'datetime', 'integer', 'number', 'flat'];
+const SCALARS: readonly ValueType[] = ['string', 'datetime', 'integer', 'number', 'decimal', 'boolean', 'flat'];
+const RANGEABLE: readonly ValueType[] = ['string', 'datetime', 'integer', 'number', 'decimal', 'flat'];
 
 /** Which operators apply to which field types (the message lists them when one does not). */
 const APPLIES: Readonly<Record<Exclude<Operator, 'not' | 'and' | 'or'>, readonly ValueType[]>> = {

@@ -36,8 +36,11 @@ export function plainDeep(spec: FieldSpec): FieldSpec {
 const plain = (fields: FieldMap): FieldMap =>
   Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, plainDeep(spec)]));
 
-/** Document 2: "Amount objects have currency_code (string) and value (string)". */
-const amount = (): FieldSpec => t.object({ currency_code: t.string(), value: t.string() });
+/**
+ * Document 2: "Amount objects have currency_code (string) and value (string)". The value is a decimal amount
+ * ("9.87"), declared `decimal` so that search compares and sums it as money (issue 17 item 11).
+ */
+const amount = (): FieldSpec => t.object({ currency_code: t.string(), value: t.decimal() });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Parameter building blocks

@@ -1,5 +1,5 @@
-import { type Node, type NodeVisitor, visitNode } from '../../ast/nodes.ts';
-import { exactField, type FieldRef, textField, wildcardField } from '../../fields/field-resolution.ts';
+import { type Node, type NodeVisitor, type Scalar, visitNode } from '../../ast/nodes.ts';
+import { exactField, type FieldRef, physicalValue, textField, wildcardField } from '../../fields/field-resolution.ts';
 import { likeToRegexp, likeToWildcard } from './like-pattern.ts';
 
 /** A clause of the OpenSearch query DSL. */
@@ -21,13 +21,16 @@ function exists(field: FieldRef): QueryClause {
 }
 
 const not = (clause: QueryClause): QueryClause => ({ bool: { must_not: [clause] } });
+const term = (field: FieldRef, value: Scalar): QueryClause => ({
+  term: { [exactField(field)]: physicalValue(field, value) },
+});
 
 const compiler: NodeVisitor<QueryClause> = {
   MatchAllNode: () => ({ match_all: {} }),
-  EqNode: ({ field, value }) => (value === null ? not(exists(field)) : { term: { [exactField(field)]: value } }),
-  NeqNode: ({ field, value }) => (value === null ? exists(field) : not({ term: { [exactField(field)]: value } })),
-  RangeNode: ({ field, op, value }) => ({ range: { [exactField(field)]: { [op]: value } } }),
-  InNode: ({ field, values }) => ({ terms: { [exactField(field)]: values } }),
+  EqNode: ({ field, value }) => (value === null ? not(exists(field)) : term(field, value)),
+  NeqNode: ({ field, value }) => (value === null ? exists(field) : not(term(field, value))),
+  RangeNode: ({ field, op, value }) => ({ range: { [exactField(field)]: { [op]: physicalValue(field, value) } } }),
+  InNode: ({ field, values }) => ({ terms: { [exactField(field)]: values.map((v) => physicalValue(field, v)) } }),
   LikeNode: ({ field, pattern }) =>
     field.storage === 'flat'
       ? // flat_object values are not normalised: case-insensitive for ASCII letters only (Lucene's flag).
@@ -47,7 +50,7 @@ const compiler: NodeVisitor<QueryClause> = {
     },
   }),
   KeywordNode: ({ field, text }) => ({ match: { [textField(field)]: { query: text, operator: 'or' } } }),
-  ContainsNode: ({ field, value }) => ({ term: { [exactField(field)]: value } }),
+  ContainsNode: ({ field, value }) => term(field, value),
   AnyNode: ({ field, condition }) => ({
     nested: { path: field.physical, query: compileFilter(condition) },
   }),

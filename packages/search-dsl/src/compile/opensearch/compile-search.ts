@@ -37,8 +37,12 @@ export type SearchBody = {
 /** What `readSearchPage` needs to turn the response into a page. */
 export type PageContext = {
   readonly limit: number;
-  /** Integer sort keys (by position in `sort`): their cursor values are read exactly from the record. */
-  readonly exactSortValues: readonly { readonly index: number; readonly path: string }[];
+  /** Integer and decimal sort keys (by position in `sort`): their cursor values are read exactly from the record. */
+  readonly exactSortValues: readonly {
+    readonly index: number;
+    readonly path: string;
+    readonly type: 'integer' | 'decimal';
+  }[];
   readonly fields: readonly string[];
   readonly binding: CursorBinding;
   readonly cursorKey: string | Uint8Array;
@@ -74,14 +78,11 @@ export function compileSearch(search: ValidatedSearch, options: CompileOptions):
   const filter = compileFilter(search.filter);
   // JSON clients read int64 sort values as doubles, so 9007199254740993 would come back as ...992 and the next
   // page would repeat a record. The record itself holds the exact value; readSearchPage takes it from there.
-  const exactSortValues = search.sort
-    .map(({ field }, index) => ({
-      index,
-      path: field.path,
-      integer: field.storage === 'typed' && field.spec.type === 'integer',
-    }))
-    .filter((e) => e.integer)
-    .map(({ index, path }) => ({ index, path }));
+  // Decimals sort by their scaled long, so the same holds for them.
+  const exactSortValues = search.sort.flatMap(({ field }, index) => {
+    const type = field.storage === 'typed' ? field.spec.type : undefined;
+    return type === 'integer' || type === 'decimal' ? [{ index, path: field.path, type }] : [];
+  });
   const body: SearchBody = {
     size: search.limit + 1,
     query: {
