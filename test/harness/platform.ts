@@ -50,6 +50,8 @@ export async function startTestPlatform(
     BOOTSTRAP_CLIENT_ID: clientId,
     BOOTSTRAP_CLIENT_SECRET: clientSecret,
     LOG_LEVEL: 'debug',
+    // Tests run side by side: the worker's /metrics listens on any free port.
+    WORKER_METRICS_PORT: '0',
     ...options.env,
   });
   const logLines: string[] = [];

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { ApiError, problemResponse } from './problem.ts';
@@ -9,6 +10,7 @@ import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
 import { registerOAuthInitiate } from './routes/oauth-consent/initiate.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
@@ -19,6 +21,7 @@ const EXECUTE_LIMIT = 7 * ONE_MIB;
 
 export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  app.use('*', observeRequests(deps.metrics));
   app.use('*', requestId(deps.logger));
   app.onError((error, c) => {
     const response = problemResponse(c, error);
@@ -38,6 +41,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   app.route('/', healthRoutes(deps));
+  app.route('/', metricsRoutes(deps));
   app.route('/api/v1/oauth/token', oauthTokenRoutes(deps));
   app.route('/api/v1/integrations/connectors/oauth/callback', oauthCallbackRoutes(deps));
 

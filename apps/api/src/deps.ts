@@ -7,6 +7,7 @@ import type {
   IndexStore,
   Logger,
   PlatformEnv,
+  PlatformMetrics,
   SyncScheduler,
 } from '@conduit/platform';
 import type { Redis } from 'ioredis';
@@ -26,6 +27,8 @@ export interface ApiDeps {
   readonly scheduler: SyncScheduler;
   readonly search: SearchService;
   readonly redis: Redis;
+  /** Prometheus metrics of this process (GET /metrics). */
+  readonly metrics: PlatformMetrics;
   /** The OAuth consent flow's settings (providers from OAUTH_* variables, state store, callback URL). */
   readonly oauth?: OAuthDeps;
   /** Readiness probes by name (postgres, redis, opensearch). */

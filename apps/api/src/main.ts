@@ -6,6 +6,7 @@ import { createApiRuntime } from './runtime.ts';
 const env = readEnv();
 const logger = createLogger({ level: env.LOG_LEVEL, base: { service: 'api' } });
 const runtime = await createApiRuntime(env, upstreamOverrides(), { logger, envSource: process.env });
+runtime.deps.metrics.collectProcessMetrics();
 const app = buildApp(runtime.deps);
 const server = serve({ fetch: app.fetch, port: env.PORT, hostname: '0.0.0.0' }, (info) =>
   logger.info('api listening', { port: info.port }),

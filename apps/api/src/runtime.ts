@@ -26,7 +26,7 @@ export async function createApiRuntime(
   options: { logger?: Logger; envSource?: Readonly<Record<string, string | undefined>> } = {},
 ): Promise<ApiRuntime> {
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL, base: { service: 'api' } });
-  const services = await connectPlatformServices(env, overrides, logger);
+  const services = await connectPlatformServices(env, overrides, logger, 'api');
   const clients = new ClientsRepository(services.db);
   await bootstrapClient(env, clients, logger);
 
@@ -43,6 +43,7 @@ export async function createApiRuntime(
     scheduler: services.scheduler,
     search: createSearchService(services.indexStore, env.TOKEN_SIGNING_KEY),
     redis: services.redis,
+    metrics: services.metrics,
     probes: {
       postgres: async () => {
         await sql`select 1`.execute(services.db);

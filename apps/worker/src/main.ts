@@ -20,4 +20,4 @@ const shutdown = async (signal: string) => {
 };
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
-await runtimePromise;
+(await runtimePromise).deps.metrics.collectProcessMetrics();

@@ -7,10 +7,13 @@ import {
 } from '@conduit/platform';
 import { type SyncDeps, startSyncWorker } from '@conduit/sync';
 import type { Worker } from 'bullmq';
+import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 
 export interface WorkerRuntime {
   readonly deps: SyncDeps;
   readonly worker: Worker;
+  /** GET /metrics on WORKER_METRICS_PORT. */
+  readonly metricsServer: MetricsServer;
   /** Graceful: the run in flight checkpoints its page and is re-queued; then connections close. */
   close(): Promise<void>;
 }
@@ -22,7 +25,7 @@ export async function createWorkerRuntime(
   options: { logger?: Logger } = {},
 ): Promise<WorkerRuntime> {
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL, base: { service: 'worker' } });
-  const services = await connectPlatformServices(env, overrides, logger);
+  const services = await connectPlatformServices(env, overrides, logger, 'worker');
   const deps: SyncDeps = {
     env,
     logger,
@@ -32,12 +35,20 @@ export async function createWorkerRuntime(
     indexStore: services.indexStore,
     scheduler: services.scheduler,
     redis: services.redis,
+    metrics: services.metrics,
   };
   const sync = startSyncWorker(deps);
+  const metricsServer = await startMetricsServer(services.metrics, {
+    port: env.WORKER_METRICS_PORT,
+    token: env.METRICS_TOKEN,
+    logger,
+  });
   return {
     deps,
     worker: sync.worker,
+    metricsServer,
     async close() {
+      await metricsServer.close();
       await sync.close();
       await services.close();
     },

@@ -43,6 +43,10 @@ export const PlatformEnv = z.object({
     .string()
     .regex(/^\d+(ms|s|m|h)$/)
     .default('1m'),
+  /** The worker's own /metrics port (0: any free port). */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** When set, GET /metrics (API and worker) requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;

@@ -17,6 +17,7 @@ export class HostedConnectors {
   readonly #overrides: UpstreamOverrides;
   readonly #tokenCache: TokenCache;
   readonly #timeoutMs: number;
+  readonly #observe: ((kind: string) => (status: number | null) => void) | undefined;
 
   constructor(deps: {
     cipher: CredentialsCipher;
@@ -24,12 +25,15 @@ export class HostedConnectors {
     overrides: UpstreamOverrides;
     tokenCache: TokenCache;
     timeoutMs?: number;
+    /** Per kind, the observer of every upstream attempt (metrics). */
+    observeUpstream?: (kind: string) => (status: number | null) => void;
   }) {
     this.#cipher = deps.cipher;
     this.#connectors = deps.connectors;
     this.#overrides = deps.overrides;
     this.#tokenCache = deps.tokenCache;
     this.#timeoutMs = deps.timeoutMs ?? 30_000;
+    this.#observe = deps.observeUpstream;
   }
 
   settingsFor(connectorType: string) {
@@ -39,6 +43,7 @@ export class HostedConnectors {
       tokenUrl: this.#overrides.tokenUrls[suffix],
       tokenCache: this.#tokenCache,
       timeoutMs: this.#timeoutMs,
+      ...(this.#observe ? { onUpstreamResponse: this.#observe(connectorType) } : {}),
     };
   }
 

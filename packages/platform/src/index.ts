@@ -5,6 +5,7 @@ export { CredentialsCipher } from './credentials-cipher.ts';
 export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
 export { type IndexedBatch, type IndexRefresh, IndexStore } from './index-store.ts';
 export { createLogger, type LogFields, type Logger, type LogLevel, redact } from './logger.ts';
+export { type EntityLag, type MetricsSources, metricsAuthorized, PlatformMetrics } from './metrics.ts';
 export {
   type CredentialSource,
   credentialsFrom,

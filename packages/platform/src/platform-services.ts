@@ -15,6 +15,7 @@ import { CredentialsCipher } from './credentials-cipher.ts';
 import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
 import { IndexStore } from './index-store.ts';
 import type { Logger } from './logger.ts';
+import { PlatformMetrics } from './metrics.ts';
 import { syncQueueName } from './queues.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
 
@@ -29,6 +30,7 @@ export interface PlatformServices {
   readonly hosted: HostedConnectors;
   readonly indexStore: IndexStore;
   readonly scheduler: SyncScheduler;
+  readonly metrics: PlatformMetrics;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function connectPlatformServices(
   env: PlatformEnv,
   overrides: UpstreamOverrides,
   logger: Logger,
+  service: 'api' | 'worker',
 ): Promise<PlatformServices> {
   await ensureDatabaseExists(env.DATABASE_URL);
   const db = createDatabase(env.DATABASE_URL, 10, (error) =>
@@ -49,12 +52,18 @@ export async function connectPlatformServices(
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
+  const syncStates = new SyncStatesRepository(db);
+  const metrics = new PlatformMetrics(service, {
+    queue: scheduler.queue,
+    entityLag: () => syncStates.lagByEntity(),
+    logger,
+  });
   return {
     db,
     redis,
     opensearch,
     connectors,
-    syncStates: new SyncStatesRepository(db),
+    syncStates,
     cipher,
     hosted: new HostedConnectors({
       cipher,
@@ -62,9 +71,11 @@ export async function connectPlatformServices(
       overrides,
       tokenCache: new TokenCache(),
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+      observeUpstream: (kind) => metrics.upstreamObserver(kind),
     }),
     indexStore: new IndexStore(opensearch, env.NAMESPACE),
     scheduler,
+    metrics,
     async close() {
       await scheduler.close();
       redis.disconnect();

@@ -1,5 +1,12 @@
 import type { ConnectorsRepository, SyncStatesRepository } from '@conduit/db';
-import type { HostedConnectors, IndexStore, Logger, PlatformEnv, SyncScheduler } from '@conduit/platform';
+import type {
+  HostedConnectors,
+  IndexStore,
+  Logger,
+  PlatformEnv,
+  PlatformMetrics,
+  SyncScheduler,
+} from '@conduit/platform';
 import type { Redis } from 'ioredis';
 
 /** What the sync engine needs; the worker app builds it from its configuration. */
@@ -12,4 +19,5 @@ export interface SyncDeps {
   readonly indexStore: IndexStore;
   readonly scheduler: SyncScheduler;
   readonly redis: Redis;
+  readonly metrics: PlatformMetrics;
 }

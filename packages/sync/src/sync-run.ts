@@ -30,8 +30,10 @@ export interface SyncRunControl {
   readonly owner: string;
   /** Set on SIGTERM: the run stops after the page in flight is written and checkpointed. */
   readonly stopRequested: () => boolean;
+  /** Called once the connector row is loaded (metrics label runs by kind). */
+  readonly onStart?: (info: { kind: string }) => void;
   /** Called after every checkpoint (heartbeats, progress). */
-  readonly onPage?: (progress: { pages: number; records: number }) => Promise<void>;
+  readonly onPage?: (progress: { pages: number; records: number; pageIndexed: number }) => Promise<void>;
 }
 
 export type SyncRunOutcome = { status: 'done'; indexed: number } | { status: 'skipped'; reason: string };
@@ -50,6 +52,7 @@ export async function runEntitySync(
   const run: RunRef = { connectorId, entity: entityName, owner: control.owner };
   const row = await deps.connectors.findForSync(connectorId);
   if (!row) return { status: 'skipped', reason: 'connector deleted' };
+  control.onStart?.({ kind: row.connector_type });
   const catalog = findConnectorDefinition(row.connector_type)?.catalog;
   const entity = catalog ? entityOf(catalog, entityName) : undefined;
   if (!entity?.sync || !entity.searchable) return { status: 'skipped', reason: 'entity not replicated' };
@@ -94,7 +97,7 @@ export async function runEntitySync(
         return { status: 'skipped', reason: 'superseded by a newer run' };
       }
       pages++;
-      await control.onPage?.({ pages, records: checkpoint.indexed });
+      await control.onPage?.({ pages, records: checkpoint.indexed, pageIndexed: batch.indexed });
       if (pages % 20 === 0) log.info('sync progress', progress(pages, checkpoint.indexed, started));
       if (control.stopRequested()) {
         await deps.syncStates.pauseRun(run);

@@ -66,6 +66,7 @@ export function connectWith<Credentials, Config>(
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.onUpstreamResponse ? { onResponse: settings.onUpstreamResponse } : {}),
   });
   const context = (signal?: AbortSignal): ConnectorContext<Credentials, Config> => ({
     http,

@@ -63,6 +63,8 @@ export interface ConnectorSettings {
   readonly retry?: RetryPolicy;
   readonly timeoutMs?: number;
   readonly tokenCache?: TokenCache;
+  /** Called after every upstream attempt with its status (null: unreachable); the platform counts them. */
+  readonly onUpstreamResponse?: (status: number | null) => void;
   /** Rotated OAuth credentials, to be stored with the connector. */
   readonly onCredentialsRotated?: (credentials: Record<string, unknown>) => Promise<void> | void;
 }

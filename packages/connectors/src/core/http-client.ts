@@ -39,6 +39,8 @@ export interface HttpClientOptions {
   readonly defaultHeaders?: Readonly<Record<string, string>>;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly onRetry?: (info: { attempt: number; status: number | null; waitMs: number }) => void;
+  /** Observes every attempt's outcome (status, or null when the upstream was unreachable): metrics. */
+  readonly onResponse?: (status: number | null) => void;
 }
 
 const BODY_EXCERPT_LIMIT = 2048;
@@ -136,6 +138,7 @@ export class UpstreamHttpClient {
         });
       } catch (error) {
         clearTimeout(timer);
+        this.#options.onResponse?.(null);
         if (request.signal?.aborted) throw error;
         if (attempt + 1 >= this.#retry.maxAttempts) {
           throw new UpstreamError('upstream_error', `upstream unreachable: ${describe(error)}`, null, null);
@@ -146,6 +149,7 @@ export class UpstreamHttpClient {
         continue;
       }
       clearTimeout(timer);
+      this.#options.onResponse?.(response.status);
 
       if (response.ok || request.acceptStatuses?.includes(response.status)) return response;
 

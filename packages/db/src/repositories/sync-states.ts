@@ -35,6 +35,21 @@ export class SyncStatesRepository {
       .execute();
   }
 
+  /** Per kind and entity, seconds since the oldest last success among its connectors (the metrics' lag). */
+  async lagByEntity(): Promise<{ connector_type: string; entity: string; lag_seconds: number }[]> {
+    return this.#db
+      .selectFrom('sync_states')
+      .innerJoin('connectors', 'connectors.id', 'sync_states.connector_id')
+      .select([
+        'connectors.connector_type',
+        'sync_states.entity',
+        sql<number>`extract(epoch from now() - min(sync_states.last_success_at))::float8`.as('lag_seconds'),
+      ])
+      .where('sync_states.last_success_at', 'is not', null)
+      .groupBy(['connectors.connector_type', 'sync_states.entity'])
+      .execute();
+  }
+
   /** Runs that were in flight when their worker or Redis went away: they have a checkpoint or still say running. */
   async listInterrupted(): Promise<{ connector_id: string; entity: string }[]> {
     return this.#db

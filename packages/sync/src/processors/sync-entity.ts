@@ -26,20 +26,30 @@ export async function processSyncEntity(
     await job.moveToDelayed(Date.now() + SLOT_RETRY_MS, token);
     throw new DelayedError();
   }
+  let kind = 'unknown';
+  const count = (outcome: string) => deps.metrics.syncRuns.inc({ kind, entity, outcome });
   try {
-    return await runEntitySync(connectorId, entity, deps, {
+    const outcome = await runEntitySync(connectorId, entity, deps, {
       owner: run.owner,
       stopRequested,
-      onPage: async () => {
+      onStart: (info) => {
+        kind = info.kind;
+      },
+      onPage: async (progress) => {
+        deps.metrics.recordsIndexed.inc({ kind, entity }, progress.pageIndexed);
         await slots.heartbeat(connectorId, holder);
       },
     });
+    count(outcome.status);
+    return outcome;
   } catch (error) {
     if (error instanceof SyncInterrupted) {
+      count('interrupted');
       await job.moveToDelayed(Date.now(), token);
       throw new DelayedError();
     }
     if (error instanceof UpstreamRateLimitError) {
+      count('rate_limited');
       await deps.syncStates.pauseRun(run);
       deps.logger.warn('upstream rate limit: sync delayed', {
         connector_id: connectorId,
@@ -49,6 +59,7 @@ export async function processSyncEntity(
       await job.moveToDelayed(Date.now() + error.retryAfterSeconds * 1000, token);
       throw new DelayedError();
     }
+    count('failed');
     const message = error instanceof Error ? error.message : String(error);
     await deps.syncStates.failRun(run, message.slice(0, 1000));
     deps.logger.error('sync run failed', {

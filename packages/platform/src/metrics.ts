@@ -1,0 +1,114 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Logger } from './logger.ts';
+
+/** Per-entity lag rows: the oldest last success of an entity across the connectors of a kind. */
+export interface EntityLag {
+  readonly connector_type: string;
+  readonly entity: string;
+  readonly lag_seconds: number;
+}
+
+export interface MetricsSources {
+  readonly queue: Queue;
+  readonly entityLag: () => Promise<readonly EntityLag[]>;
+  readonly logger: Logger;
+}
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'waiting-children'] as const;
+
+/**
+ * The Prometheus metrics of one process (DESIGN §8), in its own registry so an API and a worker in one test
+ * process stay apart. Counters are bumped on the hot path (a label lookup and an add); queue depth and lag are
+ * read from Redis and Postgres only when scraped.
+ */
+export class PlatformMetrics {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly upstreamCalls: Counter<'kind' | 'status'>;
+  readonly syncRuns: Counter<'kind' | 'entity' | 'outcome'>;
+  readonly recordsIndexed: Counter<'kind' | 'entity'>;
+
+  constructor(service: 'api' | 'worker', sources: MetricsSources) {
+    this.registry.setDefaultLabels({ service });
+    const registers = [this.registry];
+    this.httpDuration = new Histogram({
+      name: 'conduit_http_request_duration_seconds',
+      help: 'API request latency by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.upstreamCalls = new Counter({
+      name: 'conduit_upstream_requests_total',
+      help: 'Upstream HTTP attempts by connector kind and status (retried attempts included; "error" = unreachable)',
+      labelNames: ['kind', 'status'],
+      registers,
+    });
+    this.syncRuns = new Counter({
+      name: 'conduit_sync_runs_total',
+      help: 'Entity sync runs by outcome (done, skipped, failed, interrupted, rate_limited)',
+      labelNames: ['kind', 'entity', 'outcome'],
+      registers,
+    });
+    this.recordsIndexed = new Counter({
+      name: 'conduit_records_indexed_total',
+      help: 'Records written to the search index by sync runs',
+      labelNames: ['kind', 'entity'],
+      registers,
+    });
+    new Gauge({
+      name: 'conduit_sync_queue_jobs',
+      help: 'Sync queue depth by job state',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        try {
+          const counts = await sources.queue.getJobCounts(...QUEUE_STATES);
+          for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
+        } catch (error) {
+          sources.logger.warn('metrics: queue depth unavailable', { error: String(error) });
+        }
+      },
+    });
+    new Gauge({
+      name: 'conduit_sync_lag_seconds',
+      help: 'Per entity: now minus the oldest last successful sync across connectors of the kind',
+      labelNames: ['kind', 'entity'],
+      registers,
+      async collect() {
+        try {
+          const rows = await sources.entityLag();
+          this.reset();
+          for (const row of rows) this.set({ kind: row.connector_type, entity: row.entity }, row.lag_seconds);
+        } catch (error) {
+          sources.logger.warn('metrics: sync lag unavailable', { error: String(error) });
+        }
+      },
+    });
+  }
+
+  /** Process metrics (CPU, memory, event-loop delay, GC): once per process, from main.ts. */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The hook the connectors' HTTP client calls after every attempt. */
+  upstreamObserver(kind: string): (status: number | null) => void {
+    return (status) => this.upstreamCalls.inc({ kind, status: status === null ? 'error' : String(status) });
+  }
+
+  /** The exposition text and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** METRICS_TOKEN unset: open. Set: `Authorization: Bearer <token>` required (constant-time comparison). */
+export function metricsAuthorized(token: string | undefined, authorization: string | null | undefined): boolean {
+  if (!token) return true;
+  const expected = Buffer.from(`Bearer ${token}`);
+  const given = Buffer.from(authorization ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
