@@ -142,10 +142,9 @@ describe('GET /metrics on the API and on the worker’s own port', () => {
     // Unknown paths share one label.
     await fetch(`${platform.url}/no/such/${connectorId}`);
     const unmatched = await scrapeApi();
-    expect(sample(unmatched, 'conduit_http_request_duration_seconds_count', { route: 'unmatched', status: '404' })).toBe(
-      1,
-    );
+    expect(
+      sample(unmatched, 'conduit_http_request_duration_seconds_count', { route: 'unmatched', status: '404' }),
+    ).toBe(1);
     expect(unmatched).not.toContain(connectorId);
   });
-
 });
