@@ -21,11 +21,79 @@ export interface SyncSpec {
   readonly parent?: { readonly entity: string; readonly param: string; readonly from: string };
 }
 
+/**
+ * How the next page of a list is asked for, keyed on `type`. `param` is the list param that carries the next-page
+ * value back (a caller may pass it: it is in the list's params schema); `meta` names that value in the answer's
+ * Meta (default: `param`). Dotted paths (`nextAt`, ...) point into the upstream's JSON answer.
+ */
+export type Paging =
+  /** One answer holds the whole list. */
+  | { readonly type: 'none' }
+  /**
+   * An opaque cursor at `nextAt`, sent back as `param` (Orb, incident.io). With `hasMoreAt`, only while that flag is
+   * true; with `stopOnEmpty`, an empty page ends the walk even if a cursor came back.
+   */
+  | {
+      readonly type: 'cursor';
+      readonly param: string;
+      readonly nextAt: string;
+      readonly meta?: string;
+      readonly hasMoreAt?: string;
+      readonly stopOnEmpty?: boolean;
+    }
+  /** A page token at `nextAt` sent back as `param` (Drive nextPageToken, PayPal next_id → start_id). */
+  | { readonly type: 'page_token'; readonly param: string; readonly nextAt: string; readonly meta?: string }
+  /**
+   * Numbered pages from 1: the next page exists while `param` < the count at `totalPagesAt` (PayPal, Typeform).
+   * `stopOnEmpty`: an empty page ends the walk.
+   */
+  | {
+      readonly type: 'page_number';
+      readonly param: string;
+      readonly totalPagesAt: string;
+      readonly stopOnEmpty?: boolean;
+    }
+  /** An RFC 8288 `Link` header with rel="next" (Sentry: `results="true"` and a `cursor` attribute). */
+  | { readonly type: 'link_header'; readonly param: string; readonly meta?: string }
+  /**
+   * The absolute URL of the next page at `nextAt` (Zendesk next_page, Snap paging.next_link), passed back as
+   * `param` and followed as-is: only on the upstream's origin and on this list's own path.
+   */
+  | { readonly type: 'next_url'; readonly param: string; readonly nextAt: string; readonly meta?: string };
+
+/** A since filter of replication: the list param that receives `since`, and the form the upstream wants. */
+export interface SinceParam {
+  readonly param: string;
+  /** `as_is`: the stored value; `iso`: ISO 8601 with milliseconds; `day`: YYYY-MM-DD. */
+  readonly format: 'as_is' | 'iso' | 'day';
+}
+
+/**
+ * Where an entity lives upstream, as data: the core runs its list, get and replication read from this. Paths are
+ * relative to the kind's base; `{name}` is filled (escaped) from the param `name`, which then stays out of the query.
+ */
+export interface UpstreamSpec {
+  readonly path: string;
+  /** Where the records sit in a list answer: a dotted path, or null for a bare array. */
+  readonly records: string | null;
+  readonly paging: Paging;
+  /** Meta values besides the next-page value: Meta name → dotted path in the answer (missing → null). */
+  readonly meta?: Readonly<Record<string, string>>;
+  /** List params sent under another name upstream (Orb's `created_at_gte` → `created_at[gte]`). */
+  readonly query?: Readonly<Record<string, string>>;
+  /** Get by id: its path, and where the record sits in the answer (absent: the answer is the record). */
+  readonly get?: { readonly path: string; readonly record?: string };
+  /** Replication: the first page's params (largest page size...) and the since filter, if the upstream has one. */
+  readonly read?: { readonly params?: Readonly<Record<string, unknown>>; readonly since?: SinceParam };
+}
+
 /** One entity of a connector kind, as document 2 describes it. Pure data: no HTTP here. */
 export interface EntityCatalog {
   readonly name: string;
   /** Dotted path to the field that identifies a record (document ids derive from it). */
   readonly recordKey: string;
+  /** Where the entity lives upstream and how its lists page (absent: the kind's connector.ts codes it). */
+  readonly upstream?: UpstreamSpec;
   /** Record fields with their types and nullability. */
   readonly record: FieldMap;
   /** Pagination values a list returns (document 2 "Meta"). */

@@ -5,12 +5,14 @@ import type {
   ConnectorDefinition,
   ConnectorSettings,
   DownloadResult,
+  EntityOperations,
   ReadPage,
   ReadRequest,
 } from './define-connector.ts';
 import { didYouMean } from './did-you-mean.ts';
 import { ConnectorError } from './errors.ts';
 import { UpstreamHttpClient } from './http-client.ts';
+import { declaredOperations } from './listing.ts';
 import { parseOrThrow } from './validate.ts';
 
 export interface ExecuteRequest {
@@ -68,6 +70,11 @@ export function connectWith<Credentials, Config>(
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
     ...(settings.onUpstreamResponse ? { onResponse: settings.onUpstreamResponse } : {}),
   });
+  const operations = new Map<string, EntityOperations<ConnectorContext<Credentials, Config>>>();
+  for (const entity of Object.values(catalog.entities)) {
+    const own = Object.hasOwn(definition.entities, entity.name) ? definition.entities[entity.name] : undefined;
+    operations.set(entity.name, { ...declaredOperations(entity, own?.hooks), ...own });
+  }
   const context = (signal?: AbortSignal): ConnectorContext<Credentials, Config> => ({
     http,
     credentials,
@@ -105,23 +112,18 @@ export function connectWith<Credentials, Config>(
       }
       const action = request.action as LiveActionName;
       const schema = entity.actions[action];
-      const operation = Object.hasOwn(definition.entities, request.entity)
-        ? definition.entities[request.entity]?.[action]
-        : undefined;
+      const operation = operations.get(request.entity)?.[action];
       if (!schema || !operation)
         throw new Error(`${catalog.connectorType}.${request.entity}.${action} has no implementation`);
       const params = parseOrThrow(schema, request.params ?? {}, '/params', 'invalid_params', 'invalid params');
       const ctx = context(request.signal);
       switch (action) {
         case 'list': {
-          const page = await (operation as NonNullable<(typeof definition.entities)[string]['list']>)(ctx, params);
+          const page = await (operation as NonNullable<EntityOperations['list']>)(ctx, params);
           return { type: 'json', body: { data: page.records, meta: page.meta } };
         }
         case 'download': {
-          const download = await (operation as NonNullable<(typeof definition.entities)[string]['download']>)(
-            ctx,
-            params,
-          );
+          const download = await (operation as NonNullable<EntityOperations['download']>)(ctx, params);
           return { type: 'stream', download };
         }
         default: {
@@ -132,7 +134,7 @@ export function connectWith<Credentials, Config>(
     },
 
     read(entityName, request, signal) {
-      const read = Object.hasOwn(definition.entities, entityName) ? definition.entities[entityName]?.read : undefined;
+      const read = operations.get(entityName)?.read;
       if (!read) throw new Error(`${catalog.connectorType}.${entityName} cannot be replicated: no read()`);
       return read(context(signal), request);
     },

@@ -1,6 +1,7 @@
 import type { TokenCache } from './auth.ts';
 import type { KindCatalog } from './catalog.ts';
 import type { AuthStrategy, UpstreamHttpClient } from './http-client.ts';
+import type { ListHooks } from './listing.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 
 export type UpstreamRecord = Record<string, unknown>;
@@ -51,6 +52,8 @@ export interface EntityOperations<Ctx extends ConnectorContext = ConnectorContex
   download?(ctx: Ctx, params: Params): Promise<DownloadResult>;
   /** Replication read; entities that are searchable must have one. */
   read?(ctx: Ctx, request: ReadRequest): AsyncIterable<ReadPage>;
+  /** For an entity declared in the catalog (`upstream`): what the kind adds to the core's list and read. */
+  hooks?: ListHooks;
 }
 
 /** Where a connector instance sends its calls and how it behaves; the hosting process decides. */
@@ -82,6 +85,7 @@ export interface ConnectorDefinition<Credentials = unknown, Config = unknown> {
   readonly defaultBaseUrl: string;
   readonly defaultHeaders?: (input: { credentials: Credentials; config: Config }) => Record<string, string>;
   readonly auth: (input: AuthFactoryInput<Credentials, Config>) => AuthStrategy;
+  /** A kind's own operations; an entity the catalog declares (`upstream`) gets the core's for what is left out. */
   readonly entities: Readonly<Record<string, EntityOperations<ConnectorContext<Credentials, Config>>>>;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, SyncSpec } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, SyncSpec, UpstreamSpec } from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
@@ -25,6 +25,25 @@ const paged = (maxPageSize: number) =>
     page_size: z.int().min(1).max(maxPageSize).optional(),
     after: z.string().min(1).optional(),
   });
+
+/**
+ * incident.io paging (https://api-docs.incident.io/#section/Making-requests/Pagination): `page_size` + `after` in,
+ * `pagination_meta.after` out; the last page has no `after` (or null), and an empty page ends the walk even if an
+ * `after` came back, so a lenient upstream cannot loop us. Replication reads whole pages at the endpoint's maximum.
+ * A record is `<path>/<id>`, wrapped in its singular name. Unpaginated lists return everything.
+ */
+function upstream(path: string, plural: string, singular: string, maxPageSize?: number): UpstreamSpec {
+  const get = { path: `${path}/{id}`, record: singular };
+  if (maxPageSize === undefined) return { path, records: plural, paging: { type: 'none' }, get };
+  return {
+    path,
+    records: plural,
+    paging: { type: 'cursor', param: 'after', nextAt: 'pagination_meta.after', stopOnEmpty: true },
+    meta: { page_size: 'pagination_meta.page_size' },
+    get,
+    read: { params: { page_size: maxPageSize } },
+  };
+}
 
 const byId = z.strictObject({ id: pathId });
 const none = z.strictObject({});
@@ -67,6 +86,14 @@ const incidentRecord: FieldMap = {
 const incidents: EntityCatalog = {
   name: 'incidents',
   recordKey: 'id',
+  upstream: {
+    ...upstream('v2/incidents', 'incidents', 'incident', 250),
+    // GET /v2/incidents accepts `updated_at[gte]` (https://api-docs.incident.io/tag/Incidents-V2#operation/Incidents%20V2_List),
+    // sent as the day: incident.io's documented filter examples are dates; re-reading part of a day is harmless
+    // (idempotent writes), missing one is not.
+    query: { since: 'updated_at[gte]' },
+    read: { params: { page_size: 250 }, since: { param: 'since', format: 'day' } },
+  },
   record: incidentRecord,
   meta,
   searchable: incidentRecord,
@@ -92,6 +119,7 @@ const alertRecord: FieldMap = {
 const alerts: EntityCatalog = {
   name: 'alerts',
   recordKey: 'id',
+  upstream: upstream('v2/alerts', 'alerts', 'alert', 50),
   record: alertRecord,
   meta,
   searchable: alertRecord,
@@ -116,6 +144,7 @@ const escalationRecord: FieldMap = {
 const escalations: EntityCatalog = {
   name: 'escalations',
   recordKey: 'id',
+  upstream: upstream('v2/escalations', 'escalations', 'escalation', 50),
   record: escalationRecord,
   meta,
   searchable: escalationRecord,
@@ -136,6 +165,7 @@ const userRecord: FieldMap = {
 const users: EntityCatalog = {
   name: 'users',
   recordKey: 'id',
+  upstream: upstream('v2/users', 'users', 'user', 250),
   record: userRecord,
   meta,
   searchable: userRecord,
@@ -157,6 +187,7 @@ const incidentUpdateRecord: FieldMap = {
 const incidentUpdates: EntityCatalog = {
   name: 'incident_updates',
   recordKey: 'id',
+  upstream: upstream('v2/incident_updates', 'incident_updates', 'incident_update', 250),
   record: incidentUpdateRecord,
   meta,
   searchable: incidentUpdateRecord,
@@ -180,6 +211,7 @@ const incidentRoleRecord: FieldMap = {
 const incidentRoles: EntityCatalog = {
   name: 'incident_roles',
   recordKey: 'id',
+  upstream: upstream('v2/incident_roles', 'incident_roles', 'incident_role'),
   record: incidentRoleRecord,
   searchable: incidentRoleRecord,
   actions: { list: none, get: byId },
@@ -201,6 +233,8 @@ const incidentStatusRecord: FieldMap = {
 const incidentStatuses: EntityCatalog = {
   name: 'incident_statuses',
   recordKey: 'id',
+  // Statuses and severities still live under /v1 (https://api-docs.incident.io/tag/Incident-Statuses-V1).
+  upstream: upstream('v1/incident_statuses', 'incident_statuses', 'incident_status'),
   record: incidentStatusRecord,
   searchable: incidentStatusRecord,
   actions: { list: none, get: byId },
@@ -220,6 +254,7 @@ const incidentTimestampRecord: FieldMap = {
 const incidentTimestamps: EntityCatalog = {
   name: 'incident_timestamps',
   recordKey: 'id',
+  upstream: upstream('v2/incident_timestamps', 'incident_timestamps', 'incident_timestamp'),
   record: incidentTimestampRecord,
   searchable: incidentTimestampRecord,
   actions: { list: none, get: byId },
@@ -239,6 +274,7 @@ const severityRecord: FieldMap = {
 const severities: EntityCatalog = {
   name: 'severities',
   recordKey: 'id',
+  upstream: upstream('v1/severities', 'severities', 'severity'),
   record: severityRecord,
   searchable: severityRecord,
   actions: { list: none, get: byId },
@@ -259,6 +295,7 @@ const customFieldRecord: FieldMap = {
 const customFields: EntityCatalog = {
   name: 'custom_fields',
   recordKey: 'id',
+  upstream: upstream('v2/custom_fields', 'custom_fields', 'custom_field'),
   record: customFieldRecord,
   searchable: customFieldRecord,
   actions: { list: none, get: byId },
@@ -289,6 +326,7 @@ const catalogTypeRecord: FieldMap = {
 const catalogTypes: EntityCatalog = {
   name: 'catalog_types',
   recordKey: 'id',
+  upstream: upstream('v2/catalog_types', 'catalog_types', 'catalog_type'),
   record: catalogTypeRecord,
   searchable: catalogTypeRecord,
   actions: { list: none, get: byId },
@@ -312,6 +350,7 @@ const scheduleRecord: FieldMap = {
 const schedules: EntityCatalog = {
   name: 'schedules',
   recordKey: 'id',
+  upstream: upstream('v2/schedules', 'schedules', 'schedule', 250),
   record: scheduleRecord,
   meta,
   searchable: scheduleRecord,

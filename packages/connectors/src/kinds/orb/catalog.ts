@@ -1,11 +1,33 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 
 // Usage billing (document 2): "incident management and usage billing records declare only the identifier as non-null".
 const meta: FieldMap = { next_cursor: t.string() };
 const page = { limit: z.int().min(1).max(100).optional(), cursor: z.string().min(1).optional() };
+
+/**
+ * https://docs.withorb.com/api-reference/pagination: `{data, pagination_metadata: {has_more, next_cursor}}`, newest
+ * first, `cursor` = next_cursor. Filters use Orb's bracket syntax (`created_at[gte]`); replication reads pages of 100
+ * created since the cursor.
+ */
+function orbUpstream(path: string, idParam: string, query: Readonly<Record<string, string>> = {}): UpstreamSpec {
+  return {
+    path,
+    records: 'data',
+    paging: {
+      type: 'cursor',
+      param: 'cursor',
+      meta: 'next_cursor',
+      nextAt: 'pagination_metadata.next_cursor',
+      hasMoreAt: 'pagination_metadata.has_more',
+    },
+    query: { created_at_gte: 'created_at[gte]', ...query },
+    get: { path: `${path}/{${idParam}}` },
+    read: { params: { limit: 100 }, since: { param: 'created_at_gte', format: 'as_is' } },
+  };
+}
 
 const customerRecord: FieldMap = {
   id: notNull(t.string()),
@@ -28,6 +50,7 @@ const customerRecord: FieldMap = {
 const customers: EntityCatalog = {
   name: 'customers',
   recordKey: 'id',
+  upstream: orbUpstream('customers', 'customer_id'),
   record: customerRecord,
   meta,
   searchable: pick(customerRecord, [
@@ -80,6 +103,7 @@ const subscriptionRecord: FieldMap = {
 const subscriptions: EntityCatalog = {
   name: 'subscriptions',
   recordKey: 'id',
+  upstream: orbUpstream('subscriptions', 'subscription_id'),
   record: subscriptionRecord,
   meta,
   searchable: pick(subscriptionRecord, ['id', 'created_at', 'start_date', 'end_date', 'status']),
@@ -120,6 +144,7 @@ const planRecord: FieldMap = {
 const plans: EntityCatalog = {
   name: 'plans',
   recordKey: 'id',
+  upstream: orbUpstream('plans', 'plan_id'),
   record: planRecord,
   meta,
   searchable: pick(planRecord, ['id', 'created_at', 'name', 'description', 'prices', 'product']),
@@ -173,6 +198,13 @@ const invoiceDate = isoDateTime.optional();
 const invoices: EntityCatalog = {
   name: 'invoices',
   recordKey: 'id',
+  upstream: orbUpstream('invoices', 'invoice_id', {
+    invoice_date_gt: 'invoice_date[gt]',
+    invoice_date_gte: 'invoice_date[gte]',
+    invoice_date_lt: 'invoice_date[lt]',
+    invoice_date_lte: 'invoice_date[lte]',
+    status: 'status[]',
+  }),
   record: invoiceRecord,
   meta,
   searchable: pick(invoiceRecord, [

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, Paging } from '../../core/catalog.ts';
 import { pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 
@@ -24,6 +24,11 @@ import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 // Document 2 shows no Meta for this connector; Sentry pages with a Link header cursor, which list actions return
 // as meta.next_cursor (null on the last page) so that callers can pass it back as `cursor`.
 const meta: FieldMap = { next_cursor: t.string() };
+/**
+ * https://docs.sentry.io/api/pagination/: bare arrays, the next page's cursor in the `Link` header. Paths end with a
+ * slash (Sentry's canonical URLs do).
+ */
+const paging: Paging = { type: 'link_header', param: 'cursor', meta: 'next_cursor' };
 
 /** Sentry slugs (organizations and projects): lowercase letters, digits, `-` and `_`. */
 const slug = z
@@ -138,6 +143,13 @@ const projectRecord: FieldMap = { ...projectListFields, ...projectGetOnlyFields 
 const projects: EntityCatalog = {
   name: 'projects',
   recordKey: 'id',
+  upstream: {
+    // https://docs.sentry.io/api/projects/list-your-projects/: every project the token can see, across organizations.
+    path: 'projects/',
+    records: null,
+    paging,
+    get: { path: 'projects/{organization_slug}/{project_slug}/' },
+  },
   record: projectRecord,
   meta,
   searchable: {
@@ -229,6 +241,13 @@ const issueRecord: FieldMap = {
 const issues: EntityCatalog = {
   name: 'issues',
   recordKey: 'id',
+  upstream: {
+    path: 'projects/{organization_slug}/{project_slug}/issues/',
+    records: null,
+    paging,
+    // https://docs.sentry.io/api/events/retrieve-an-issue/
+    get: { path: 'organizations/{organization_slug}/issues/{issue_id}/' },
+  },
   record: issueRecord,
   meta,
   searchable: issueRecord,
@@ -292,6 +311,13 @@ const eventId = z.string().regex(/^[0-9a-fA-F]{32}$/, 'must be an event id of 32
 const events: EntityCatalog = {
   name: 'events',
   recordKey: 'id',
+  upstream: {
+    path: 'projects/{organization_slug}/{project_slug}/events/',
+    records: null,
+    paging,
+    // https://docs.sentry.io/api/events/retrieve-an-event-for-a-project/
+    get: { path: 'projects/{organization_slug}/{project_slug}/events/{event_id}/' },
+  },
   record: eventRecord,
   meta,
   searchable: {
@@ -345,6 +371,13 @@ const releaseRecord: FieldMap = {
 const releases: EntityCatalog = {
   name: 'releases',
   recordKey: 'id',
+  upstream: {
+    path: 'organizations/{organization_slug}/releases/',
+    records: null,
+    paging,
+    // https://docs.sentry.io/api/releases/retrieve-an-organizations-release/ (the version is path-escaped: it may hold `@`, `/`, `+`).
+    get: { path: 'organizations/{organization_slug}/releases/{version}/' },
+  },
   record: releaseRecord,
   meta,
   // Document 2 lists the searchable fields alphabetically up to userAgent and leaves the rest "not shown"; the

@@ -1,0 +1,210 @@
+import type { EntityCatalog, Paging, SinceParam, UpstreamSpec } from './catalog.ts';
+import type {
+  ConnectorContext,
+  EntityOperations,
+  ListPage,
+  Params,
+  ReadPage,
+  ReadRequest,
+  UpstreamRecord,
+} from './define-connector.ts';
+import { ConnectorError, UpstreamError } from './errors.ts';
+import type { QueryValue } from './http-client.ts';
+import { parseLinkHeader } from './link-header.ts';
+import { at, readByListing, recordsAt } from './paging.ts';
+
+/** What a kind adds to its declared entity: how a record reads, and query values the declaration cannot say. */
+export interface ListHooks {
+  /** Maps each upstream record (incident.io's neutral shape, PayPal disputes...). */
+  readonly record?: (record: UpstreamRecord, params: Params) => UpstreamRecord;
+  /** Replaces how records (and extra Meta) are taken from the answer (Snap's wrapped objects). */
+  readonly answer?: (body: unknown, params: Params) => { records: UpstreamRecord[]; meta?: Record<string, unknown> };
+  /** Rewrites the query the declaration built from the params. */
+  readonly query?: (query: Record<string, QueryValue>, params: Params) => Record<string, QueryValue>;
+}
+
+/** `{name}` placeholders of a path template filled from params (escaped); the names used are returned too. */
+export function fillPath(template: string, params: Params): { path: string; used: string[] } {
+  const used: string[] = [];
+  const path = template.replaceAll(/\{(\w+)\}/g, (_, name: string) => {
+    used.push(name);
+    const raw = params[name];
+    const value = raw === undefined || raw === null ? '' : String(raw);
+    if (value === '') {
+      throw new ConnectorError('invalid_params', 'invalid params', [
+        { path: `/params/${name}`, message: 'is required' },
+      ]);
+    }
+    // URL resolution applies dot segments even when escaped (%2E%2E): an id must never climb the path.
+    if (/^(\.|%2e){1,2}$/i.test(value)) {
+      throw new ConnectorError('invalid_params', 'invalid params', [
+        { path: `/params/${name}`, message: 'must not be . or ..' },
+      ]);
+    }
+    return encodeURIComponent(value);
+  });
+  return { path, used };
+}
+
+/** The list's params as its query: path params and the next-URL param left out, renamed as the declaration says. */
+function queryOf(spec: UpstreamSpec, params: Params, skip: readonly string[]): Record<string, QueryValue> {
+  const query: Record<string, QueryValue> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null || skip.includes(key)) continue;
+    query[spec.query?.[key] ?? key] = typeof value === 'boolean' ? String(value) : (value as QueryValue);
+  }
+  return query;
+}
+
+/**
+ * A next-page URL given back by a caller (or a checkpoint): it must stay on the upstream's origin (the HTTP client
+ * refuses any other) and point at this very list, so a caller cannot aim the connector's credentials elsewhere.
+ */
+function checkedNextUrl(ctx: ConnectorContext, listPath: string, param: string, value: string): string {
+  let url: URL;
+  let own: URL;
+  try {
+    url = new URL(value);
+    own = ctx.http.url(listPath);
+  } catch {
+    throw new ConnectorError('invalid_params', 'invalid params', [
+      { path: `/params/${param}`, message: 'must be the next-page URL a previous page returned' },
+    ]);
+  }
+  const samePath = (a: string, b: string) => a.replace(/\.json$/, '') === b.replace(/\.json$/, '');
+  if (url.origin !== own.origin || !samePath(url.pathname, own.pathname) || url.username || url.password) {
+    throw new ConnectorError('invalid_params', 'invalid params', [
+      { path: `/params/${param}`, message: 'must be the next-page URL a previous page of this list returned' },
+    ]);
+  }
+  return url.toString();
+}
+
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** The next-page value an answer carries, by paging style; null at the end. */
+function nextValue(paging: Paging, body: unknown, response: Response, records: readonly unknown[]): unknown {
+  switch (paging.type) {
+    case 'none':
+      return null;
+    case 'cursor': {
+      if (paging.hasMoreAt !== undefined && at(body, paging.hasMoreAt) !== true) return null;
+      if (paging.stopOnEmpty && records.length === 0) return null;
+      return nonEmpty(at(body, paging.nextAt));
+    }
+    case 'page_token':
+    case 'next_url':
+      return nonEmpty(at(body, paging.nextAt));
+    case 'link_header': {
+      const next = parseLinkHeader(response.headers.get('link')).next;
+      return next?.results && next.cursor ? next.cursor : null;
+    }
+    case 'page_number':
+      return null;
+  }
+}
+
+/** One page of a declared list: the records, the declared Meta and the next-page value, and the next params. */
+export async function listDeclared(
+  ctx: ConnectorContext,
+  spec: UpstreamSpec,
+  params: Params,
+  hooks: ListHooks = {},
+): Promise<ListPage> {
+  const { paging } = spec;
+  const { path, used } = fillPath(spec.path, params);
+  const followed =
+    paging.type === 'next_url' && typeof params[paging.param] === 'string'
+      ? checkedNextUrl(ctx, path, paging.param, params[paging.param] as string)
+      : null;
+  const skip = paging.type === 'next_url' ? [...used, paging.param] : used;
+  const built = queryOf(spec, params, skip);
+  const query = hooks.query ? hooks.query(built, params) : built;
+  const response = await ctx.http.send(
+    followed ? { path: followed, signal: ctx.signal } : { path, query, signal: ctx.signal },
+  );
+  const body = await ctx.http.readJson(response);
+  const answer = hooks.answer?.(body, params) ?? { records: recordsOf(spec, body) };
+  const records = hooks.record ? answer.records.map((r) => hooks.record!(r, params)) : answer.records;
+
+  const meta: Record<string, unknown> = {};
+  let next: Params | null = null;
+  if (paging.type === 'page_number') {
+    const page = typeof params[paging.param] === 'number' ? (params[paging.param] as number) : 1;
+    const total = at(body, paging.totalPagesAt);
+    const more = typeof total === 'number' && page < total && !(paging.stopOnEmpty && records.length === 0);
+    next = more ? { ...params, [paging.param]: page + 1 } : null;
+  } else if (paging.type !== 'none') {
+    const value = nextValue(paging, body, response, records);
+    meta[paging.meta ?? paging.param] = value;
+    next = value === null ? null : { ...params, [paging.param]: value };
+  }
+  for (const [name, where] of Object.entries(spec.meta ?? {})) meta[name] = at(body, where) ?? null;
+  return { records, meta: { ...meta, ...answer.meta }, next };
+}
+
+function recordsOf(spec: UpstreamSpec, body: unknown): UpstreamRecord[] {
+  // An empty page of some upstreams (PayPal, Drive) leaves the list key out.
+  if (spec.records !== null && at(body, spec.records) === undefined && typeof body === 'object' && body !== null) {
+    return [];
+  }
+  return recordsAt(body, spec.records);
+}
+
+/** Get by id from the declaration; the record is the answer, or the object at `get.record`. */
+export async function getDeclared(
+  ctx: ConnectorContext,
+  spec: UpstreamSpec,
+  params: Params,
+  hooks: ListHooks = {},
+): Promise<UpstreamRecord> {
+  if (!spec.get) throw new Error(`${spec.path} declares no get`);
+  const { path, used } = fillPath(spec.get.path, params);
+  const body = await ctx.http.json<unknown>({ path, query: queryOf(spec, params, used), signal: ctx.signal });
+  const record = spec.get.record === undefined ? body : at(body, spec.get.record);
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+    throw new UpstreamError(
+      'upstream_error',
+      `the upstream answer has no object at '${spec.get.record ?? '(root)'}'`,
+      200,
+      null,
+    );
+  }
+  return hooks.record ? hooks.record(record as UpstreamRecord, params) : (record as UpstreamRecord);
+}
+
+/** `since` in the form an upstream filter wants. */
+export function sinceValue(since: string, format: SinceParam['format']): string {
+  if (format === 'as_is') return since;
+  if (format === 'day') return /^\d{4}-\d{2}-\d{2}/.exec(since)?.[0] ?? new Date(since).toISOString().slice(0, 10);
+  return new Date(since).toISOString();
+}
+
+/** Replication over a declared list: the declared first params, the parent's params and the since filter. */
+export function readDeclared(
+  ctx: ConnectorContext,
+  spec: UpstreamSpec,
+  request: ReadRequest,
+  hooks: ListHooks = {},
+): AsyncIterable<ReadPage> {
+  const since = spec.read?.since;
+  const first: Params = {
+    ...spec.read?.params,
+    ...request.parentParams,
+    ...(since ? { [since.param]: sinceValue(request.since, since.format) } : {}),
+  };
+  return readByListing((p) => listDeclared(ctx, spec, p, hooks), first, request.resume);
+}
+
+/** The operations a declared entity gets from the core: list, get (when declared) and replication read. */
+export function declaredOperations(entity: EntityCatalog, hooks: ListHooks = {}): EntityOperations {
+  const spec = entity.upstream;
+  if (!spec) return {};
+  return {
+    list: (ctx, params) => listDeclared(ctx, spec, params, hooks),
+    ...(spec.get ? { get: (ctx: ConnectorContext, params: Params) => getDeclared(ctx, spec, params, hooks) } : {}),
+    read: (ctx, request) => readDeclared(ctx, spec, request, hooks),
+  };
+}
