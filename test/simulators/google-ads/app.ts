@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
+import { bearerToken } from '../kit/auth-header.ts';
 import type { FaultInjector } from '../kit/faults.ts';
 import type { RunningServer } from '../kit/server.ts';
 import type { GoogleAdsData, GoogleAdsDataOptions } from './data.ts';
@@ -151,7 +152,7 @@ export function createGoogleAdsApp(
   });
 
   app.use(`/${API_VERSION}/*`, async (c, next) => {
-    const token = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    const token = bearerToken(c.req.header('authorization'));
     const expiresAt = token === undefined ? undefined : accessTokens.get(token);
     if (expiresAt === undefined || expiresAt < Date.now()) {
       const message = 'Request had invalid authentication credentials. Expected OAuth 2 access token.';

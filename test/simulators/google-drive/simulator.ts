@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
@@ -58,7 +59,7 @@ export function createDriveApp(sim: Omit<DriveSimulator, keyof RunningServer>, o
   });
 
   const authorize = async (c: Parameters<Parameters<Hono['use']>[1]>[0], next: () => Promise<void>) => {
-    const token = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    const token = bearerToken(c.req.header('authorization'));
     const until = token === undefined ? undefined : tokens.get(token);
     if (until === undefined || until < Date.now()) {
       return c.json(googleError(401, 'authError', 'Request had invalid authentication credentials.'), 401);

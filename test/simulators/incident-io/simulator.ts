@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { ExampleCall, SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
@@ -101,7 +102,7 @@ export function createIncidentIoApp(data: IncidentIoData, apiKey: string, faults
     ),
   );
   app.use('*', async (c, next) => {
-    if (c.req.header('authorization') !== `Bearer ${apiKey}`) {
+    if (bearerToken(c.req.header('authorization')) !== apiKey) {
       return c.json(incidentIoError(401, 'authentication_error', 'The API key provided is not valid'), 401);
     }
     await next();

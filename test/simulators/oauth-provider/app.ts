@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Context, Hono } from 'hono';
+import { basicCredentials, bearerToken } from '../kit/auth-header.ts';
 
 interface IssuedCode {
   readonly clientId: string;
@@ -134,7 +135,7 @@ export function createOAuthProviderApp(state: OAuthProviderState): Hono {
   app.get('*', (c) => {
     const path = new URL(c.req.url).pathname;
     if (!(path in state.resources)) return c.json({ error: 'not_found' }, 404);
-    const bearer = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    const bearer = bearerToken(c.req.header('authorization'));
     if (!bearer || !state.accessTokens.has(bearer)) return c.json({ error: 'unauthorized' }, 401);
     return c.json(state.resources[path]);
   });
@@ -160,10 +161,11 @@ function oauthError(c: Context, record: (outcome: string) => void, error: string
 }
 
 function clientAuthOf(c: Context, form: URLSearchParams) {
-  const basic = /^Basic (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+  const basic = basicCredentials(c.req.header('authorization'));
   if (basic) {
-    const [id = '', secret = ''] = Buffer.from(basic, 'base64').toString().split(':');
-    return { method: 'basic' as const, clientId: decodeURIComponent(id), clientSecret: decodeURIComponent(secret) };
+    // RFC 6749 §2.3.1: the id and secret are form-encoded before Basic.
+    const decode = (v: string) => decodeURIComponent(v.replaceAll('+', ' '));
+    return { method: 'basic' as const, clientId: decode(basic.user), clientSecret: decode(basic.password) };
   }
   const clientId = form.get('client_id');
   if (clientId === null) return { method: 'none' as const, clientId: undefined, clientSecret: undefined };

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
@@ -44,7 +45,7 @@ export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjecto
     faults.middleware((status) => problem(status, status === 429 ? 'Too many requests' : 'Server error')),
   );
   app.use('*', async (c, next) => {
-    if (c.req.header('authorization') !== `Bearer ${apiKey}`) {
+    if (bearerToken(c.req.header('authorization')) !== apiKey) {
       return c.json(problem(401, 'Authentication error', 'Invalid API key'), 401);
     }
     await next();

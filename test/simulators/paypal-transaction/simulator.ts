@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { basicCredentials, bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
@@ -48,7 +49,8 @@ export async function startPaypalTransactionSimulator(options: PaypalSimulatorOp
 
   app.post('/v1/oauth2/token', async (c) => {
     const form = new URLSearchParams(await c.req.text());
-    if (c.req.header('authorization') !== `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`) {
+    const client = basicCredentials(c.req.header('authorization'));
+    if (client?.user !== clientId || client.password !== clientSecret) {
       return c.json({ error: 'invalid_client', error_description: 'Client Authentication failed' }, 401);
     }
     if (form.get('grant_type') !== 'client_credentials') return c.json({ error: 'unsupported_grant_type' }, 400);
@@ -66,13 +68,13 @@ export async function startPaypalTransactionSimulator(options: PaypalSimulatorOp
   });
 
   app.use('/v1/*', async (c, next) => {
-    const token = (c.req.header('authorization') ?? '').replace(/^Bearer /, '');
+    const token = bearerToken(c.req.header('authorization')) ?? '';
     if (!valid.has(token))
       return c.json({ error: 'invalid_token', error_description: 'Token signature verification failed' }, 401);
     await next();
   });
   app.use('/v2/*', async (c, next) => {
-    const token = (c.req.header('authorization') ?? '').replace(/^Bearer /, '');
+    const token = bearerToken(c.req.header('authorization')) ?? '';
     if (!valid.has(token))
       return c.json({ error: 'invalid_token', error_description: 'Token signature verification failed' }, 401);
     await next();

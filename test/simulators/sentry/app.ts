@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { bearerToken } from '../kit/auth-header.ts';
 import type { FaultInjector } from '../kit/faults.ts';
 import type { SentryData, SentryEvent, SentryIssue, SentryProject, SentryRecord } from './data.ts';
 
@@ -141,7 +142,7 @@ export function createSentryApp(state: SentryAppState): Hono {
   app.use('/api/0/*', async (c, next) => {
     const header = c.req.header('authorization');
     if (!header) return c.json(sentryError('Authentication credentials were not provided.'), 401);
-    if (header !== `Bearer ${state.token}`) return c.json(sentryError('Invalid token'), 401);
+    if (bearerToken(header) !== state.token) return c.json(sentryError('Invalid token'), 401);
     await next();
   });
   app.use('/api/0/:scope{projects|organizations}/:org/*', async (c, next) => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
+import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
@@ -95,7 +96,7 @@ export function createSnapApp(sim: Omit<SnapSimulator, keyof RunningServer>, opt
   });
 
   app.use('/v1/*', async (c, next) => {
-    const token = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    const token = bearerToken(c.req.header('authorization'));
     const expiresAt = token === undefined ? undefined : accessTokens.get(token);
     if (expiresAt === undefined || expiresAt < Date.now()) {
       return c.json(snapError(401, 'The access token is invalid or has expired', 'E3003'), 401);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
+import { bearerToken } from '../kit/auth-header.ts';
 import type { FaultInjector } from '../kit/faults.ts';
 import type { TypeformData, TypeformRecord } from './data.ts';
 import { queryResponses } from './responses.ts';
@@ -93,7 +94,7 @@ export function createTypeformApp(state: TypeformAppState): Hono {
   });
 
   app.use('*', async (c, next) => {
-    const token = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    const token = bearerToken(c.req.header('authorization'));
     if (!token)
       return c.json(
         typeformError('AUTHENTICATION_FAILED', 'Authentication credentials not found on the Request Headers'),

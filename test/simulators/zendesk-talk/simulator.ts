@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { basicCredentials, bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
@@ -66,7 +67,6 @@ export async function startZendeskTalkSimulator(
   let generation = 0;
   const refreshes: string[] = [];
   const servedSnapshots: Record<string, number[]> = {};
-  const basic = `Basic ${Buffer.from(`${email}/token:${apiToken}`).toString('base64')}`;
 
   const app = new Hono();
   app.use(
@@ -109,7 +109,9 @@ export async function startZendeskTalkSimulator(
 
   app.use(`${VOICE}/*`, async (c, next) => {
     const auth = c.req.header('authorization');
-    if (auth !== basic && (accessToken === null || auth !== `Bearer ${accessToken}`)) {
+    const basic = basicCredentials(auth);
+    const byToken = basic?.user === `${email}/token` && basic.password === apiToken;
+    if (!byToken && (accessToken === null || bearerToken(auth) !== accessToken)) {
       return c.json({ error: "Couldn't authenticate you" }, 401);
     }
     await next();
