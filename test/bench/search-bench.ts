@@ -1,33 +1,48 @@
 /**
- * `pnpm bench:search`: our search (HTTP execute endpoint of an in-process API) against the same compiled
- * OpenSearch body sent raw, side by side in one run, over N Orb-shaped invoices of one connector.
+ * `pnpm bench:search`: our search (POST /execute on the real API binary, in its own process) against the same
+ * compiled body sent raw to OpenSearch, and against a Postgres peer holding the same records the way Nango does
+ * (postgres-peer.ts), side by side per query kind at several concurrencies, over N Orb-shaped invoices.
  *
- *   BENCH_DOCS=1000000   documents to load (default 1,000,000); a rerun with the same N skips the load
- *   BENCH_SECONDS=5      measured seconds per query kind and side (after 1 s of warm-up each)
- *   BENCH_CONCURRENCY=32 requests in flight
- *   BENCH_CLEAN=1        delete the loaded index at the end (it is kept otherwise, for fast reruns)
+ * This process is the load generator and nothing else while measuring: the data is loaded first, then the API runs
+ * as a child process (so its CPU is its own); ours and raw go through the same keep-alive HTTP client.
  *
- * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). The index lives in namespace `bench`
- * (alias `bench_orb_invoices`) under the fixed connector id below. Exit code 0 unless something crashed;
+ *   BENCH_DOCS=1000000       documents (default 1,000,000); a rerun with the same N skips both loads
+ *   BENCH_SECONDS=5          measured seconds per kind, side and concurrency (after BENCH_WARMUP_SECONDS=1)
+ *   BENCH_CONCURRENCY=1,8,32 concurrencies (requests in flight)
+ *   BENCH_KINDS=eq id,...    only these query kinds
+ *   BENCH_NAMESPACE=bench    index namespace (alias `<ns>_orb_invoices`); peer database `conduit_peer_<ns>`
+ *   BENCH_PEER=0             skip the Postgres peer
+ *   BENCH_PROFILE=dir        run the API with --cpu-prof, writing its profile into dir
+ *   BENCH_CLEAN=1            delete the loaded index and the peer database at the end (kept otherwise)
+ *
+ * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
  * PASS/MISS lines are informational.
  */
+import { loadavg } from 'node:os';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
-import { planSearch, readSearchPage, type SearchBody } from '@conduit/search-dsl';
+import { planSearch } from '@conduit/search-dsl';
+import type pg from 'pg';
+import { ApiProcess } from '../harness/api-process.ts';
 import { startTestPlatform } from '../harness/platform.ts';
-import { INVOICE_SPAN, invoiceId, invoiceRecord } from './invoice-records.ts';
-import { fixed, merge, ms, runConcurrent, type Samples, type Summary, summarize, table, verdict } from './stats.ts';
+import { KeepAliveClient } from './http-client.ts';
+import { invoiceRecord } from './invoice-records.ts';
+import { dropPeer, loadPeer, openPeer } from './postgres-peer.ts';
+import { type QueryKind, queryKinds } from './search-kinds.ts';
+import { fixed, ms, runConcurrent, type Samples, type Summary, summarize, table, verdict } from './stats.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,8,32').split(',').map(Number);
+const ONLY = process.env.BENCH_KINDS?.split(',').map((k) => k.trim());
+const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'bench';
+const PEER = process.env.BENCH_PEER !== '0';
+const PROFILE = process.env.BENCH_PROFILE;
 const CLEAN = process.env.BENCH_CLEAN === '1';
-const NAMESPACE = 'bench';
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
-const DEEP_PAGE = 500;
-const VARIANTS = 256;
-const HOUR_MS = 3_600_000;
+const PEER_DATABASE = `conduit_peer_${NAMESPACE}`;
 
 const catalog = findConnectorDefinition('Orb')?.catalog;
 const entity = catalog ? entityOf(catalog, 'invoices') : undefined;
@@ -35,12 +50,14 @@ if (!entity?.searchable) throw new Error('the Orb catalog has no searchable invo
 
 const platform = await startTestPlatform({
   worker: false,
-  env: { NAMESPACE, RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'info' },
+  env: { NAMESPACE, RATE_LIMIT_PER_MINUTE: '100000000' },
 });
 const { deps } = platform.api;
 const indexStore = deps.indexStore;
-const client = indexStore.client;
 const alias = indexStore.alias('Orb', 'invoices');
+const maxConcurrency = Math.max(...CONCURRENCIES);
+let api: ApiProcess | undefined;
+let peer: pg.Pool | undefined;
 
 try {
   await deps.connectors.insert({
@@ -53,46 +70,150 @@ try {
     config: JSON.stringify({}),
     replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
   });
-
-  await load();
-  await warmUpToken();
-
-  const kinds = queryKinds();
-  const results: { name: string; selective: boolean; ours: Samples; raw: Samples }[] = [];
-  for (const kind of kinds) {
-    const plans = kind.params.map((params) => planFor(params));
-    const ours = (i: number) => oursSearch(kind.params[i % kind.params.length]!);
-    const raw = (i: number) => rawSearch(plans[i % plans.length]!.body);
-    await runConcurrent(ours, { concurrency: CONCURRENCY, durationMs: 1000 });
-    await runConcurrent(raw, { concurrency: CONCURRENCY, durationMs: 1000 });
-    const oursSamples = await measured(`${kind.name} ours`, ours);
-    const rawSamples = await measured(`${kind.name} raw`, raw);
-    results.push({ name: kind.name, selective: kind.selective, ours: oursSamples, raw: rawSamples });
-    platform.logLines.length = 0;
-    const o = summarize(oursSamples);
-    const r = summarize(rawSamples);
-    console.log(
-      `  ${kind.name.padEnd(14)} ours p50 ${ms(o.p50)} ms (${Math.round(o.throughput)} req/s)  raw p50 ${ms(r.p50)} ms (${Math.round(r.throughput)} req/s)`,
-    );
+  await loadIndex();
+  if (PEER) {
+    peer = await openPeer(deps.env.DATABASE_URL, PEER_DATABASE, maxConcurrency);
+    await loadPeer(peer, CONNECTOR_ID, DOCS, (i) => invoiceRecord(i, DOCS));
   }
+  // The in-process platform above only prepared the data; from here on it is idle.
+  api = await ApiProcess.start(
+    deps.env,
+    { RATE_LIMIT_PER_MINUTE: '100000000' },
+    { logLevel: 'info', nodeFlags: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [] },
+  );
+  const token = await tokenFrom(api.url);
+  const ours = new KeepAliveClient(api.url, maxConcurrency);
+  const raw = new KeepAliveClient(deps.env.OPENSEARCH_URL, maxConcurrency);
+  const kinds = queryKinds(DOCS, CONNECTOR_ID).filter((k) => !ONLY || ONLY.includes(k.name));
+  const sides = kinds.map((kind) => prepare(kind, token));
+  for (const side of sides) await side.check(ours, raw);
 
-  const deep = await deepPaging();
-  report(results, deep);
+  const byConcurrency: { concurrency: number; rows: KindResult[] }[] = [];
+  for (const concurrency of CONCURRENCIES) {
+    console.log(`\n--- concurrency ${concurrency} (load ${loadAverage()}) ---`);
+    const rows: KindResult[] = [];
+    for (const side of sides) {
+      const result: KindResult = {
+        name: side.name,
+        ours: await measure(`${side.name} ours`, concurrency, (i) => side.ours(ours, i)),
+        raw: await measure(`${side.name} raw`, concurrency, (i) => side.raw(raw, i)),
+        peer: peer ? await measure(`${side.name} peer`, concurrency, (i) => side.peer(peer!, i)) : undefined,
+      };
+      rows.push(result);
+      const o = summarize(result.ours);
+      const r = summarize(result.raw);
+      console.log(
+        `  ${side.name.padEnd(13)} ours p50 ${ms(o.p50)} ms ${Math.round(o.throughput)} req/s | raw p50 ${ms(r.p50)} ms ${Math.round(r.throughput)} req/s`,
+      );
+    }
+    byConcurrency.push({ concurrency, rows });
+  }
+  ours.close();
+  raw.close();
+  report(byConcurrency, kinds.length);
 } finally {
+  await api?.stop();
+  await peer?.end();
   if (CLEAN) {
-    const targets = await client.indices.getAlias({ name: alias }, { ignore: [404] });
+    const targets = await indexStore.client.indices.getAlias({ name: alias }, { ignore: [404] });
     for (const index of Object.keys((targets.body ?? {}) as Record<string, unknown>)) {
       if (index === 'error' || index === 'status') continue;
-      await client.indices.delete({ index }, { ignore: [404] });
+      await indexStore.client.indices.delete({ index }, { ignore: [404] });
     }
-    console.log(`BENCH_CLEAN=1: deleted the index behind ${alias}`);
+    if (PEER) await dropPeer(deps.env.DATABASE_URL, PEER_DATABASE);
+    console.log(`BENCH_CLEAN=1: deleted the index behind ${alias} and the peer database ${PEER_DATABASE}`);
   }
   await platform.close();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
-async function load(): Promise<void> {
+interface KindResult {
+  name: string;
+  ours: Samples;
+  raw: Samples;
+  peer: Samples | undefined;
+}
+
+interface PreparedKind {
+  readonly name: string;
+  ours(client: KeepAliveClient, i: number): Promise<void>;
+  raw(client: KeepAliveClient, i: number): Promise<void>;
+  peer(pool: pg.Pool, i: number): Promise<void>;
+  /** Our first page equals the raw one (same ids in the same order) for the first variant. */
+  check(ours: KeepAliveClient, raw: KeepAliveClient): Promise<void>;
+}
+
+function prepare(kind: QueryKind, token: string): PreparedKind {
+  const executePath = `/api/v1/integrations/connectors/${CONNECTOR_ID}/execute`;
+  const searchPath = `/${alias}/_search?routing=${CONNECTOR_ID}`;
+  const headers = { authorization: `Bearer ${token}` };
+  const oursBodies = kind.variants.map((v) =>
+    JSON.stringify({ entity: 'invoices', action: 'search', params: v.params }),
+  );
+  const rawBodies = kind.variants.map((v) =>
+    JSON.stringify(
+      planSearch(v.params, {
+        searchable: entity!.searchable ?? {},
+        recordKey: entity!.recordKey,
+        connectorId: CONNECTOR_ID,
+        entity: 'Orb/invoices',
+        cursorKey: 'bench-raw-cursor-key',
+      }).body,
+    ),
+  );
+  const n = kind.variants.length;
+  const oursCall = async (client: KeepAliveClient, i: number) => {
+    const response = await client.post(executePath, oursBodies[i % n]!, headers);
+    if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${response.text.slice(0, 300)}`);
+    return JSON.parse(response.text) as { data: { id: string }[] };
+  };
+  const rawCall = async (client: KeepAliveClient, i: number) => {
+    const response = await client.post(searchPath, rawBodies[i % n]!);
+    if (response.status !== 200) throw new Error(`_search answered ${response.status}: ${response.text.slice(0, 300)}`);
+    return JSON.parse(response.text) as { hits: { hits: { _source: { _key: string } }[] } };
+  };
+  return {
+    name: kind.name,
+    ours: async (client, i) => void (await oursCall(client, i)),
+    raw: async (client, i) => void (await rawCall(client, i)),
+    peer: async (pool, i) => {
+      const query = kind.variants[i % n]!.peer;
+      await pool.query(query.text, query.values as unknown[]);
+    },
+    async check(ours, raw) {
+      const limit = kind.variants[0]!.params.limit;
+      const ourIds = (await oursCall(ours, 0)).data.map((r) => r.id);
+      const rawIds = (await rawCall(raw, 0)).hits.hits.slice(0, limit).map((h) => h._source._key);
+      if (JSON.stringify(ourIds) !== JSON.stringify(rawIds))
+        throw new Error(`${kind.name}: ours ${ourIds.join(',')} differs from raw ${rawIds.join(',')}`);
+    },
+  };
+}
+
+async function measure(label: string, concurrency: number, task: (i: number) => Promise<void>): Promise<Samples> {
+  await runConcurrent(task, { concurrency, durationMs: WARMUP_SECONDS * 1000 });
+  const samples = await runConcurrent(task, { concurrency, durationMs: SECONDS * 1000 });
+  if (samples.errors > 0) console.log(`  ${label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
+  return samples;
+}
+
+async function tokenFrom(url: string): Promise<string> {
+  const response = await fetch(`${url}/api/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: platform.clientId,
+      client_secret: platform.clientSecret,
+    }),
+  });
+  if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+async function loadIndex(): Promise<void> {
+  const client = indexStore.client;
   const index = await indexStore.ensureIndex('Orb', entity!);
   await indexStore.refresh('Orb', 'invoices');
   const present = await indexStore.count('Orb', 'invoices', CONNECTOR_ID);
@@ -101,11 +222,8 @@ async function load(): Promise<void> {
     return;
   }
   if (present > DOCS) {
-    // More than asked for: start over, the extra documents would skew every query.
-    const targets = Object.keys((await client.indices.getAlias({ name: alias })).body as Record<string, unknown>);
-    for (const target of targets) await client.indices.delete({ index: target });
-    await load();
-    return;
+    // More than asked for: the extra documents would skew every query.
+    throw new Error(`${alias} holds ${present} documents (> ${DOCS}): rerun with BENCH_CLEAN=1 or another namespace`);
   }
   console.log(`loading ${DOCS} invoices into ${index} (found ${present}) ...`);
   const settings = (values: Record<string, unknown>) => client.indices.putSettings({ index: alias, body: values });
@@ -113,7 +231,6 @@ async function load(): Promise<void> {
   const started = performance.now();
   let next = 0;
   let written = 0;
-  let lastReport = started;
   const worker = async () => {
     for (;;) {
       const from = next;
@@ -121,13 +238,7 @@ async function load(): Promise<void> {
       next += LOAD_BATCH;
       const records: Record<string, unknown>[] = [];
       for (let i = from; i < Math.min(from + LOAD_BATCH, DOCS); i++) records.push(invoiceRecord(i, DOCS));
-      const result = await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records);
-      written += result.indexed;
-      if (performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        const seconds = (lastReport - started) / 1000;
-        console.log(`  ${written} documents, ${Math.round(written / seconds)} docs/s`);
-      }
+      written += (await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records)).indexed;
     }
   };
   try {
@@ -136,294 +247,90 @@ async function load(): Promise<void> {
     await settings({ 'index.refresh_interval': '1s', 'index.translog.durability': 'request' });
   }
   await client.indices.refresh({ index: alias });
+  // One segment: every run then measures the same index shape, however the load happened to merge.
+  await client.indices.forcemerge({ index: alias, max_num_segments: 1 });
   const seconds = (performance.now() - started) / 1000;
   const count = await indexStore.count('Orb', 'invoices', CONNECTOR_ID);
-  console.log(
-    `loaded ${written} documents in ${seconds.toFixed(1)} s (${Math.round(written / seconds)} docs/s); count ${count}`,
-  );
+  console.log(`loaded ${written} documents in ${seconds.toFixed(1)} s (${Math.round(written / seconds)} docs/s)`);
   if (count !== DOCS) throw new Error(`expected ${DOCS} documents after the load, found ${count}`);
 }
 
-async function warmUpToken(): Promise<void> {
-  const response = await platform.call('GET', `/api/v1/integrations/connectors/${CONNECTOR_ID}`);
-  if (response.status !== 200) throw new Error(`connector lookup failed: ${response.status} ${await response.text()}`);
+function loadAverage(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
-type SearchParamsValue = { query: Record<string, unknown>; limit: number; cursor?: string };
-
-interface QueryKind {
-  readonly name: string;
-  /** Few matches: the p50 ≤ 10 ms / p99 ≤ 50 ms targets apply. */
-  readonly selective: boolean;
-  readonly params: readonly SearchParamsValue[];
-}
-
-function queryKinds(): QueryKind[] {
-  let seed = 42;
-  const random = () => {
-    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-    return seed / 4_294_967_296;
-  };
-  const anyIndex = () => Math.floor(random() * DOCS);
-  const instant = (offsetMs = 0) => {
-    const at = INVOICE_SPAN.fromMs + Math.floor(random() * (INVOICE_SPAN.toMs - INVOICE_SPAN.fromMs - 2 * 86_400_000));
-    return new Date(at + offsetMs).toISOString();
-  };
-  const variants = (make: () => SearchParamsValue) => Array.from({ length: VARIANTS }, make);
-  const typos = ['thnak you', 'busines', 'overgae', 'prepiad commitment', 'enterprize seats', 'tranfser'];
-  const words = ['business', 'overage API', 'prepaid', 'wire transfer', 'seats', 'remise partenaire'];
-  return [
-    { name: 'eq id', selective: true, params: variants(() => q({ eq: { id: invoiceId(anyIndex()) } })) },
-    {
-      name: 'in 10 ids',
-      selective: true,
-      params: variants(() => q({ in: { id: Array.from({ length: 10 }, () => invoiceId(anyIndex())) } })),
-    },
-    {
-      name: 'range 6h',
-      selective: true,
-      params: variants(() => {
-        const from = instant();
-        return q({ and: [{ gte: { invoice_date: from } }, { lt: { invoice_date: plus(from, 6 * HOUR_MS) } }] });
-      }),
-    },
-    {
-      name: 'like url',
-      selective: true,
-      params: variants(() => q({ like: { hosted_invoice_url: `%/invoices/${Math.floor(anyIndex() / 2)}-%` } })),
-    },
-    {
-      name: 'and/or/not',
-      selective: true,
-      params: variants(() => {
-        const from = instant();
-        return q({
-          and: [
-            { in: { status: ['paid', 'issued'] } },
-            { gte: { invoice_date: from } },
-            { lt: { invoice_date: plus(from, 24 * HOUR_MS) } },
-            { or: [{ eq: { memo: null } }, { keyword: { memo: pickOf(words, random) } }] },
-            { not: { eq: { amount_due: '0.00' } } },
-          ],
-        });
-      }),
-    },
-    { name: 'fuzzy memo', selective: false, params: variants(() => q({ fuzzy: { memo: pickOf(typos, random) } })) },
-    {
-      name: 'keyword memo',
-      selective: false,
-      params: variants(() => q({ keyword: { memo: pickOf(words, random) } })),
-    },
-    {
-      name: 'eq status',
-      selective: false,
-      params: variants(() => q({ eq: { status: pickOf(['draft', 'issued', 'paid', 'void'], random) } }, 100)),
-    },
-    {
-      name: 'sort date',
-      selective: false,
-      params: variants(() => ({
-        query: {
-          filter: { and: [{ eq: { status: pickOf(['issued', 'paid'], random) } }, { gte: { due_date: instant() } }] },
-          sort: [{ invoice_date: random() < 0.5 ? 'asc' : 'desc' }],
-        },
-        limit: 10,
-      })),
-    },
-  ];
-}
-
-function q(filter: Record<string, unknown>, limit = 10): SearchParamsValue {
-  return { query: { filter }, limit };
-}
-
-function plus(iso: string, deltaMs: number): string {
-  return new Date(Date.parse(iso) + deltaMs).toISOString();
-}
-
-function pickOf<T>(values: readonly T[], random: () => number): T {
-  return values[Math.floor(random() * values.length)]!;
-}
-
-function planFor(params: SearchParamsValue) {
-  return planSearch(params, {
-    searchable: entity!.searchable ?? {},
-    recordKey: entity!.recordKey,
-    connectorId: CONNECTOR_ID,
-    entity: 'Orb/invoices',
-    cursorKey: 'bench-raw-cursor-key',
-  });
-}
-
-interface OursPage {
-  data: Record<string, unknown>[];
-  meta: { has_more: boolean; cursor: string | null };
-}
-
-async function oursSearch(params: SearchParamsValue): Promise<OursPage> {
-  const response = await platform.call('POST', `/api/v1/integrations/connectors/${CONNECTOR_ID}/execute`, {
-    entity: 'invoices',
-    action: 'search',
-    params,
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as OursPage;
-}
-
-interface RawHit {
-  sort: (string | number)[];
-}
-
-async function rawSearch(body: SearchBody): Promise<RawHit[]> {
-  const response = await client.search({
-    index: alias,
-    routing: CONNECTOR_ID,
-    body: body as unknown as Record<string, unknown>,
-  });
-  return (response.body as unknown as { hits: { hits: RawHit[] } }).hits.hits;
-}
-
-async function measured(label: string, task: (i: number) => Promise<unknown>): Promise<Samples> {
-  const samples = await runConcurrent(
-    async (i) => {
-      await task(i);
-    },
-    { concurrency: CONCURRENCY, durationMs: SECONDS * 1000 },
-  );
-  if (samples.errors > 0) console.log(`  ${label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
-  return samples;
-}
-
-interface DeepResult {
-  oursPage1: Samples;
-  oursDeep: Samples;
-  rawPage1: Samples;
-  rawDeep: Samples;
-  walkMs: { ours: number; raw: number };
-}
-
-/** Follows cursors from page 1 to page 500 (10 records a page), then times page 1 and page 500 repeatedly. */
-async function deepPaging(): Promise<DeepResult> {
-  const base: SearchParamsValue = {
-    query: { filter: { eq: { status: 'paid' } }, sort: [{ invoice_date: 'desc' }] },
-    limit: 10,
-  };
-  let started = performance.now();
-  let cursor: string | null = null;
-  for (let page = 1; page < DEEP_PAGE; page++) {
-    const result: OursPage = await oursSearch(cursor ? { ...base, cursor } : base);
-    cursor = result.meta.cursor;
-    if (!cursor) throw new Error(`ran out of pages at page ${page}`);
-  }
-  const oursWalk = performance.now() - started;
-  const deepParams: SearchParamsValue = { ...base, cursor: cursor! };
-
-  const plan = planFor(base);
-  started = performance.now();
-  let searchAfter: (string | number)[] | undefined;
-  for (let page = 1; page < DEEP_PAGE; page++) {
-    const hits = await rawSearch(searchAfter ? { ...plan.body, search_after: searchAfter } : plan.body);
-    if (hits.length <= base.limit) throw new Error(`raw paging ran out at page ${page}`);
-    searchAfter = hits[base.limit - 1]!.sort;
-  }
-  const rawWalk = performance.now() - started;
-  const deepBody: SearchBody = { ...plan.body, search_after: searchAfter! };
-
-  // Both walks must land on the same page 500.
-  const ourDeepPage = await oursSearch(deepParams);
-  const rawDeepHits = await rawSearch(deepBody);
-  const rawFirstKey = (rawDeepHits[0] as unknown as { _source: { _key: string } })._source._key;
-  const check = readSearchPage({ hits: { hits: rawDeepHits } }, plan.page).data[0];
-  if (ourDeepPage.data[0]?.id !== rawFirstKey || check?.id !== rawFirstKey) {
-    throw new Error(`page ${DEEP_PAGE} differs: ours ${String(ourDeepPage.data[0]?.id)} vs raw ${rawFirstKey}`);
-  }
-
-  const run = async (label: string, task: () => Promise<unknown>) => {
-    await runConcurrent(async () => void (await task()), { concurrency: CONCURRENCY, durationMs: 1000 });
-    return measured(label, task);
-  };
-  const oursPage1 = await run('deep ours page 1', () => oursSearch(base));
-  const oursDeep = await run(`deep ours page ${DEEP_PAGE}`, () => oursSearch(deepParams));
-  const rawPage1 = await run('deep raw page 1', () => rawSearch(plan.body));
-  const rawDeep = await run(`deep raw page ${DEEP_PAGE}`, () => rawSearch(deepBody));
-  return { oursPage1, oursDeep, rawPage1, rawDeep, walkMs: { ours: oursWalk, raw: rawWalk } };
-}
-
-function report(results: { name: string; selective: boolean; ours: Samples; raw: Samples }[], deep: DeepResult) {
-  const row = (name: string, ours: Summary, raw: Summary) => [
-    name,
-    ms(ours.p50),
-    ms(ours.p95),
-    ms(ours.p99),
-    String(Math.round(ours.throughput)),
-    ms(raw.p50),
-    ms(raw.p95),
-    ms(raw.p99),
-    String(Math.round(raw.throughput)),
-    fixed(ours.p50 / raw.p50),
-    String(ours.errors + raw.errors),
-  ];
-  const rows = results.map((r) => row(`${r.name}${r.selective ? ' *' : ''}`, summarize(r.ours), summarize(r.raw)));
-  const overallOurs = summarize(merge(results.map((r) => r.ours)));
-  const overallRaw = summarize(merge(results.map((r) => r.raw)));
-  const selectiveOurs = summarize(merge(results.filter((r) => r.selective).map((r) => r.ours)));
-  const selectiveRaw = summarize(merge(results.filter((r) => r.selective).map((r) => r.raw)));
-  rows.push(row('selective (*)', selectiveOurs, selectiveRaw));
-  rows.push(row('overall', overallOurs, overallRaw));
-
-  const d = {
-    oursPage1: summarize(deep.oursPage1),
-    oursDeep: summarize(deep.oursDeep),
-    rawPage1: summarize(deep.rawPage1),
-    rawDeep: summarize(deep.rawDeep),
-  };
-
-  console.log(`\n=== search: ${DOCS} Orb invoices, concurrency ${CONCURRENCY}, ${SECONDS} s per kind and side ===`);
-  console.log('latencies in ms; ours = POST /execute through the in-process API, raw = same body via the client\n');
+function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], kindCount: number): void {
   console.log(
-    table(
-      ['query kind', 'ours p50', 'p95', 'p99', 'req/s', 'raw p50', 'p95', 'p99', 'req/s', 'ours/raw p50', 'errors'],
-      rows,
-    ),
+    `\n=== search: ${DOCS} Orb invoices, ${kindCount} query kinds, ${SECONDS} s per kind, side and concurrency ===`,
   );
-  console.log(`\ndeep paging (10-record pages, filter status=paid, sort invoice_date desc; walk to page ${DEEP_PAGE}:`);
-  console.log(`ours ${(deep.walkMs.ours / 1000).toFixed(1)} s, raw ${(deep.walkMs.raw / 1000).toFixed(1)} s)\n`);
-  console.log(
-    table(
-      ['side', 'page 1 p50', 'p99', `page ${DEEP_PAGE} p50`, 'p99', `p${DEEP_PAGE}/p1 p50`],
-      [
+  console.log('latencies in ms; ours = POST /execute through the API process, raw = the same body to OpenSearch,');
+  console.log('pg = the Postgres peer (jsonb + GIN/pg_trgm/full-text); d50 = ours p50 - raw p50\n');
+  const misses: string[] = [];
+  for (const { concurrency, rows } of byConcurrency) {
+    const line = (r: KindResult) => {
+      const o = summarize(r.ours);
+      const w = summarize(r.raw);
+      const p: Summary | undefined = r.peer ? summarize(r.peer) : undefined;
+      if (concurrency === 1 && o.p50 - w.p50 > 1.0) misses.push(`c1 ${r.name}: ours - raw p50 ${ms(o.p50 - w.p50)} ms`);
+      if (concurrency === maxConcurrency && o.p50 / w.p50 > 1.25)
+        misses.push(`c${concurrency} ${r.name}: ours/raw p50 ${fixed(o.p50 / w.p50)}`);
+      if (concurrency === maxConcurrency && o.throughput < 0.8 * w.throughput)
+        misses.push(`c${concurrency} ${r.name}: ours/raw req/s ${fixed(o.throughput / w.throughput)}`);
+      return [
+        r.name,
+        ms(o.p50),
+        ms(o.p95),
+        ms(o.p99),
+        String(Math.round(o.throughput)),
+        ms(w.p50),
+        ms(w.p95),
+        ms(w.p99),
+        String(Math.round(w.throughput)),
+        p ? ms(p.p50) : '-',
+        p ? ms(p.p99) : '-',
+        p ? String(Math.round(p.throughput)) : '-',
+        ms(o.p50 - w.p50),
+        fixed(o.p50 / w.p50),
+        fixed(o.throughput / w.throughput),
+        p ? fixed(p.p50 / w.p50) : '-',
+        String(o.errors + w.errors + (p?.errors ?? 0)),
+      ];
+    };
+    console.log(`concurrency ${concurrency}`);
+    console.log(
+      table(
         [
-          'ours',
-          ms(d.oursPage1.p50),
-          ms(d.oursPage1.p99),
-          ms(d.oursDeep.p50),
-          ms(d.oursDeep.p99),
-          fixed(d.oursDeep.p50 / d.oursPage1.p50),
+          'query kind',
+          'ours p50',
+          'p95',
+          'p99',
+          'req/s',
+          'raw p50',
+          'p95',
+          'p99',
+          'req/s',
+          'pg p50',
+          'p99',
+          'req/s',
+          'd50',
+          'ours/raw p50',
+          'ours/raw req/s',
+          'pg/raw p50',
+          'errors',
         ],
-        [
-          'raw',
-          ms(d.rawPage1.p50),
-          ms(d.rawPage1.p99),
-          ms(d.rawDeep.p50),
-          ms(d.rawDeep.p99),
-          fixed(d.rawDeep.p50 / d.rawPage1.p50),
-        ],
-      ],
-    ),
-  );
-
-  const ratio = overallOurs.p50 / overallRaw.p50;
-  const perKindWorst = Math.max(...results.map((r) => summarize(r.ours).p50 / summarize(r.raw).p50));
-  const deepRatio = d.oursDeep.p50 / d.oursPage1.p50;
-  console.log('\ntargets (informational):');
-  console.log(`  ${verdict(ratio <= 1.3)}  overall ours/raw p50 ${fixed(ratio)} <= 1.3`);
-  console.log(`  ${verdict(perKindWorst <= 1.3)}  worst query kind ours/raw p50 ${fixed(perKindWorst)} <= 1.3`);
-  console.log(`  ${verdict(selectiveOurs.p50 <= 10)}  selective ours p50 ${ms(selectiveOurs.p50)} ms <= 10 ms`);
-  console.log(`  ${verdict(selectiveOurs.p99 <= 50)}  selective ours p99 ${ms(selectiveOurs.p99)} ms <= 50 ms`);
-  for (const r of results.filter((k) => k.selective)) {
-    const s = summarize(r.ours);
-    console.log(`  ${verdict(s.p50 <= 10 && s.p99 <= 50)}    ${r.name}: p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms`);
+        rows.map(line),
+      ),
+    );
+    console.log('');
   }
-  console.log(`  ${verdict(deepRatio <= 2)}  deep paging ours page ${DEEP_PAGE}/page 1 p50 ${fixed(deepRatio)} <= 2`);
+  console.log('targets, every query kind (informational):');
+  console.log(
+    `  concurrency 1: ours - raw p50 <= 1.0 ms; concurrency ${maxConcurrency}: ours/raw p50 <= 1.25 and ours req/s >= 0.8 x raw`,
+  );
+  console.log(
+    `  ${verdict(misses.length === 0)}  ${misses.length === 0 ? 'all kinds within target' : `${misses.length} misses:`}`,
+  );
+  for (const miss of misses) console.log(`    MISS ${miss}`);
 }

@@ -17,15 +17,20 @@ export class ApiProcess {
     this.url = url;
   }
 
-  static async start(env: PlatformEnv, extra: Record<string, string>): Promise<ApiProcess> {
+  /** `options.nodeFlags` are added to the API's own (e.g. --cpu-prof); `options.logLevel` defaults to warn. */
+  static async start(
+    env: PlatformEnv,
+    extra: Record<string, string>,
+    options: { nodeFlags?: readonly string[]; logLevel?: string } = {},
+  ): Promise<ApiProcess> {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(process.execPath, [...API_NODE_FLAGS, API_MAIN], {
+    const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), API_MAIN], {
       env: {
         PATH: process.env.PATH,
         ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
         ...extra,
         PORT: String(port),
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: options.logLevel ?? 'warn',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

@@ -1,0 +1,133 @@
+/**
+ * The query kinds of the search benchmark: each variant is our `search` params plus the equivalent Postgres
+ * query over the peer table (see postgres-peer.ts). The raw OpenSearch body is compiled from the params.
+ */
+import { INVOICE_SPAN, invoiceId } from './invoice-records.ts';
+import { type PeerQuery, peerInstant, peerQuery, placeholders } from './postgres-peer.ts';
+
+export type SearchParamsValue = { query: Record<string, unknown>; limit: number; cursor?: string };
+
+export interface Variant {
+  readonly params: SearchParamsValue;
+  readonly peer: PeerQuery;
+}
+
+export interface QueryKind {
+  readonly name: string;
+  readonly variants: readonly Variant[];
+}
+
+const VARIANTS = 256;
+const HOUR_MS = 3_600_000;
+const TYPOS = ['thnak you', 'busines', 'overgae', 'prepiad commitment', 'enterprize seats', 'tranfser'];
+const WORDS = ['business', 'overage API', 'prepaid', 'wire transfer', 'seats', 'remise partenaire'];
+
+export function queryKinds(docs: number, connectionId: string): QueryKind[] {
+  let seed = 42;
+  const random = () => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed / 4_294_967_296;
+  };
+  const anyIndex = () => Math.floor(random() * docs);
+  const instant = (offsetMs = 0) => {
+    const at = INVOICE_SPAN.fromMs + Math.floor(random() * (INVOICE_SPAN.toMs - INVOICE_SPAN.fromMs - 2 * 86_400_000));
+    return new Date(at + offsetMs).toISOString();
+  };
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+  const kind = (name: string, make: () => Variant): QueryKind => ({
+    name,
+    variants: Array.from({ length: VARIANTS }, make),
+  });
+  const simple = (filter: Record<string, unknown>, where: (p: (v: unknown) => string) => string, limit = 10) => {
+    const values: unknown[] = [];
+    const sql = where(placeholders(values));
+    return { params: { query: { filter }, limit }, peer: peerQuery(connectionId, sql, values, limit) };
+  };
+  const contains = (field: string, value: unknown) => JSON.stringify({ [field]: value });
+
+  return [
+    kind('eq id', () => {
+      const id = invoiceId(anyIndex());
+      return simple({ eq: { id } }, (p) => `json @> ${p(contains('id', id))}::jsonb`);
+    }),
+    kind('in 10 ids', () => {
+      const ids = Array.from({ length: 10 }, () => invoiceId(anyIndex()));
+      return simple({ in: { id: ids } }, (p) =>
+        ids.map((id) => `json @> ${p(contains('id', id))}::jsonb`).join(' or '),
+      );
+    }),
+    kind('range 6h', () => {
+      const from = instant();
+      const to = plus(from, 6 * HOUR_MS);
+      return simple(
+        { and: [{ gte: { invoice_date: from } }, { lt: { invoice_date: to } }] },
+        (p) => `json->>'invoice_date' >= ${p(peerInstant(from))} and json->>'invoice_date' < ${p(peerInstant(to))}`,
+      );
+    }),
+    kind('like url', () => {
+      const pattern = `%/invoices/${Math.floor(anyIndex() / 2)}-%`;
+      return simple(
+        { like: { hosted_invoice_url: pattern } },
+        (p) => `json->>'hosted_invoice_url' ilike ${p(pattern)}`,
+      );
+    }),
+    kind('and/or/not', () => {
+      const from = instant();
+      const to = plus(from, 24 * HOUR_MS);
+      const word = pick(WORDS);
+      return simple(
+        {
+          and: [
+            { in: { status: ['paid', 'issued'] } },
+            { gte: { invoice_date: from } },
+            { lt: { invoice_date: to } },
+            { or: [{ eq: { memo: null } }, { keyword: { memo: word } }] },
+            { not: { eq: { amount_due: '0.00' } } },
+          ],
+        },
+        (p) =>
+          `(json @> ${p(contains('status', 'paid'))}::jsonb or json @> ${p(contains('status', 'issued'))}::jsonb)` +
+          ` and json->>'invoice_date' >= ${p(peerInstant(from))} and json->>'invoice_date' < ${p(peerInstant(to))}` +
+          ` and (json->>'memo' is null or to_tsvector('simple', coalesce(json->>'memo', '')) @@ plainto_tsquery('simple', ${p(word)}))` +
+          ` and not (json @> ${p(contains('amount_due', '0.00'))}::jsonb)`,
+      );
+    }),
+    kind('fuzzy memo', () => {
+      const typo = pick(TYPOS);
+      return simple({ fuzzy: { memo: typo } }, (p) => `${p(typo)} <% (json->>'memo')`);
+    }),
+    kind('keyword memo', () => {
+      const word = pick(WORDS);
+      return simple(
+        { keyword: { memo: word } },
+        (p) => `to_tsvector('simple', coalesce(json->>'memo', '')) @@ plainto_tsquery('simple', ${p(word)})`,
+      );
+    }),
+    kind('eq status', () => {
+      const status = pick(['draft', 'issued', 'paid', 'void']);
+      return simple({ eq: { status } }, (p) => `json @> ${p(contains('status', status))}::jsonb`, 100);
+    }),
+    kind('sort date', () => {
+      const status = pick(['issued', 'paid']);
+      const due = instant();
+      const direction = random() < 0.5 ? 'asc' : 'desc';
+      const values: unknown[] = [];
+      const p = placeholders(values);
+      const where = `json @> ${p(contains('status', status))}::jsonb and json->>'due_date' >= ${p(peerInstant(due))}`;
+      return {
+        params: {
+          query: {
+            filter: { and: [{ eq: { status } }, { gte: { due_date: due } }] },
+            sort: [{ invoice_date: direction }],
+          },
+          limit: 10,
+        },
+        peer: peerQuery(connectionId, where, values, 10, `json->>'invoice_date' ${direction}, `),
+      };
+    }),
+  ];
+}
+
+function plus(iso: string, deltaMs: number): string {
+  return new Date(Date.parse(iso) + deltaMs).toISOString();
+}
