@@ -11,6 +11,7 @@ import type {
   SyncScheduler,
 } from '@conduit/platform';
 import type { Redis } from 'ioredis';
+import type { ConnectorCache } from './services/connector-cache.ts';
 import type { SearchService } from './services/search-service.ts';
 
 /** Everything the API needs, built in main.ts (or a test) and passed to buildApp. */
@@ -18,6 +19,8 @@ export interface ApiDeps {
   readonly env: PlatformEnv;
   readonly logger: Logger;
   readonly connectors: ConnectorsRepository;
+  /** Connector rows for the search hot path; PATCH and DELETE must invalidate (see ConnectorCache). */
+  readonly connectorCache: ConnectorCache;
   readonly syncStates: SyncStatesRepository;
   readonly clients: ClientsRepository;
   readonly cipher: CredentialsCipher;

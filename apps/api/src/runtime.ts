@@ -12,6 +12,7 @@ import {
 } from '@conduit/platform';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
+import { ConnectorCache } from './services/connector-cache.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {
@@ -29,11 +30,16 @@ export async function createApiRuntime(
   const services = await connectPlatformServices(env, overrides, logger, 'api');
   const clients = new ClientsRepository(services.db);
   await bootstrapClient(env, clients, logger);
+  const connectorCache = await ConnectorCache.start(services.connectors, services.redis, {
+    namespace: env.NAMESPACE,
+    logger,
+  });
 
   const deps: ApiDeps = {
     env,
     logger,
     connectors: services.connectors,
+    connectorCache,
     syncStates: services.syncStates,
     clients,
     cipher: services.cipher,
@@ -59,7 +65,10 @@ export async function createApiRuntime(
   // OAuth providers are configured by a family of variables (OAUTH_CLIENT_ID_<KIND>, ...), read from the raw source.
   return {
     deps: { ...deps, oauth: oauthDepsFrom(deps, { source: options.envSource ?? process.env }) },
-    close: () => services.close(),
+    close: async () => {
+      await connectorCache.close();
+      await services.close();
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
 
@@ -12,28 +13,83 @@ export interface RateLimitOptions {
 }
 
 /**
- * Per-client fixed-window limit kept in Redis, so every API instance shares it. Over the limit: 429 with
- * Retry-After (seconds to the end of the window). Runs after authentication.
+ * A sliding-window counter, as rate-limiter-flexible's store script (`customIncrTtlLuaScript`: same arguments,
+ * same {consumed, ms} answer as its fixed-window script). The key holds this window's count and the previous
+ * one's; the previous window counts in proportion to how much of it still lies within the last `window`
+ * seconds, so no burst of 2x the limit fits across a window edge. A refused request is not counted. Redis's
+ * clock is the only clock, so every API instance agrees.
+ * KEYS[1] key; ARGV[1] points to consume, ARGV[2] window seconds, ARGV[3] limit.
+ * Answers {consumed, ms}: consumed > limit means refused and ms is the wait until it would fit; otherwise ms
+ * is the time to the end of the current window.
+ */
+export const SLIDING_WINDOW_SCRIPT = `
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local points = tonumber(ARGV[1])
+local windowMs = tonumber(ARGV[2]) * 1000
+local limit = tonumber(ARGV[3])
+local window = math.floor(nowMs / windowMs)
+local state = redis.call('HMGET', KEYS[1], 'w', 'c', 'p')
+local current = tonumber(state[2]) or 0
+local previous = tonumber(state[3]) or 0
+local stored = tonumber(state[1])
+if stored == nil or stored < window - 1 then
+  current, previous = 0, 0
+elseif stored == window - 1 then
+  current, previous = 0, current
+end
+local elapsed = nowMs - window * windowMs
+local estimate = previous * (windowMs - elapsed) / windowMs + current
+if estimate + points > limit then
+  local wait
+  local room = limit - points - current
+  if previous > 0 and room >= 0 then
+    wait = (windowMs - elapsed) - room * windowMs / previous
+  else
+    wait = (windowMs - elapsed) + windowMs * (1 - (limit - points) / math.max(current, 1))
+  end
+  return {limit + points, math.max(1, math.ceil(wait))}
+end
+current = current + points
+redis.call('HSET', KEYS[1], 'w', window, 'c', current, 'p', previous)
+redis.call('PEXPIRE', KEYS[1], 2 * windowMs)
+return {math.ceil(estimate + points), windowMs - elapsed}
+`;
+
+/**
+ * Per-client sliding-window limit in Redis (rate-limiter-flexible), so every API instance shares it. Over the
+ * limit: 429 with Retry-After (seconds until a request fits again). Runs after authentication.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> {
   if (options.limit < 1 || options.windowSeconds < 1)
     throw new Error('rateLimit: limit and windowSeconds must be >= 1');
+  const limiter = new RateLimiterRedis({
+    storeClient: options.redis,
+    keyPrefix: `${options.prefix}:ratelimit`,
+    points: options.limit,
+    duration: options.windowSeconds,
+    customIncrTtlLuaScript: SLIDING_WINDOW_SCRIPT,
+  });
   return async function rateLimitMiddleware(c, next) {
-    const nowSeconds = Math.floor(Date.now() / 1000);
-    const window = Math.floor(nowSeconds / options.windowSeconds);
-    const key = `${options.prefix}:ratelimit:${c.get('auth').clientId}:${window}`;
-    const [[, count]] = (await options.redis
-      .multi()
-      .incr(key)
-      .expire(key, options.windowSeconds * 2)
-      .exec()) as [[unknown, number], [unknown, number]];
-    const remaining = Math.max(0, options.limit - count);
+    let result: RateLimiterRes;
+    let refused = false;
+    try {
+      result = await limiter.consume(c.get('auth').clientId);
+    } catch (rejection) {
+      // The library rejects with a RateLimiterRes when over the limit, and with an Error when Redis fails.
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      refused = true;
+    }
     c.header('ratelimit-limit', String(options.limit));
-    c.header('ratelimit-remaining', String(remaining));
-    if (count > options.limit) {
-      const retryAfter = (window + 1) * options.windowSeconds - nowSeconds;
-      throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], Math.max(1, retryAfter));
+    c.header('ratelimit-remaining', String(result.remainingPoints));
+    if (refused) {
+      throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], secondsFrom(result));
     }
     await next();
   };
+}
+
+function secondsFrom(result: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(result.msBeforeNext / 1000));
 }

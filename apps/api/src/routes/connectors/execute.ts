@@ -20,7 +20,8 @@ const PASSED_HEADERS = [
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */
 export function registerExecute(app: Hono<ApiEnv>, deps: ApiDeps): void {
   app.post('/:id/execute', async (c) => {
-    const { row, catalog } = await loadConnector(c, deps);
+    // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
+    const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
     const body = await readJson(c, ExecuteBody);
     // The body limit lets execute through up to the upload size; only files_upload may use it.
     if (body.entity !== UPLOAD_ENTITY && Buffer.byteLength(await c.req.text()) > ONE_MIB) {
@@ -28,8 +29,9 @@ export function registerExecute(app: Hono<ApiEnv>, deps: ApiDeps): void {
     }
     const entity = entityOf(catalog, body.entity);
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
-      return c.json(await deps.search.search(row, entity, body.params ?? {}));
+      return c.json(await deps.search.search(cachedRow, entity, body.params ?? {}));
     }
+    const { row } = await loadConnector(c, deps);
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.
     const connector = deps.hosted.forRow(row);
     const result = await connector.execute({ ...body, signal: c.req.raw.signal });

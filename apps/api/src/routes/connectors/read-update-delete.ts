@@ -25,6 +25,7 @@ export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void
       changes.credentials_ciphertext = deps.cipher.encrypt(body.credentials);
     }
     const updated = await deps.connectors.update(row.organization_id, row.id, changes);
+    await deps.connectorCache.invalidate(row.id);
     if (!updated) throw new ApiError(404, 'connector_not_found', `no connector ${row.id}`);
     return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id)));
   });
@@ -34,6 +35,7 @@ export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void
     await deps.scheduler.unschedule(row.id);
     await deps.indexStore.deleteConnector(row.connector_type, searchableEntities(catalog), row.id);
     await deps.connectors.delete(row.organization_id, row.id);
+    await deps.connectorCache.invalidate(row.id);
     c.get('logger').info('connector deleted', { connector_id: row.id });
     return c.body(null, 204);
   });

@@ -1,0 +1,121 @@
+import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
+import type { Logger } from '@conduit/platform';
+import type { Redis } from 'ioredis';
+
+/** Safety net only: PATCH and DELETE invalidate every instance at once through Redis (below). */
+const DEFAULT_TTL_MS = 10_000;
+const CAPACITY = 10_000;
+
+interface Entry {
+  readonly row: ConnectorRow;
+  readonly expiresAtMs: number;
+}
+
+/**
+ * The connector row for the search hot path, remembered briefly so a search does not wait on Postgres. Every API
+ * instance subscribes to one Redis channel; PATCH and DELETE publish the connector id after the database change,
+ * and every instance forgets it. While the subscription is not live (starting, reconnecting), nothing is
+ * remembered, so a missed message can never leave a stale row behind. Only rows that exist are remembered: a
+ * connector created on another instance is found at once.
+ */
+export class ConnectorCache {
+  readonly #connectors: ConnectorsRepository;
+  readonly #publisher: Redis;
+  readonly #subscriber: Redis;
+  readonly #channel: string;
+  readonly #ttlMs: number;
+  readonly #entries = new Map<string, Entry>();
+  /** Bumped by every invalidation, so a lookup that raced one does not store what it read before it. */
+  #generation = 0;
+  #live = false;
+
+  private constructor(
+    connectors: ConnectorsRepository,
+    publisher: Redis,
+    channel: string,
+    ttlMs: number,
+    logger: Logger,
+  ) {
+    this.#connectors = connectors;
+    this.#publisher = publisher;
+    this.#channel = channel;
+    this.#ttlMs = ttlMs;
+    this.#subscriber = publisher.duplicate();
+    this.#subscriber.on('message', (_channel: string, id: string) => this.#forget(id));
+    // Anything that may have cost us messages: forget everything and stop remembering until subscribed again.
+    const down = () => {
+      this.#live = false;
+      this.#forgetAll();
+    };
+    this.#subscriber.on('close', down);
+    this.#subscriber.on('reconnecting', down);
+    this.#subscriber.on('error', (error: Error) => {
+      down();
+      logger.warn('connector cache subscription error', { error: error.message });
+    });
+    // ioredis subscribes again by itself after a reconnect, then reports ready.
+    this.#subscriber.on('ready', () => {
+      this.#forgetAll();
+      this.#live = this.#subscriber.status === 'ready';
+    });
+  }
+
+  static async start(
+    connectors: ConnectorsRepository,
+    redis: Redis,
+    options: { namespace: string; logger: Logger; ttlMs?: number },
+  ): Promise<ConnectorCache> {
+    const cache = new ConnectorCache(
+      connectors,
+      redis,
+      `${options.namespace}:connectors:changed`,
+      options.ttlMs ?? DEFAULT_TTL_MS,
+      options.logger,
+    );
+    await cache.#subscriber.subscribe(cache.#channel);
+    cache.#live = true;
+    return cache;
+  }
+
+  /** Like ConnectorsRepository.find: the organization's connector, or undefined (another organization's too). */
+  async find(organizationId: string, id: string): Promise<ConnectorRow | undefined> {
+    const entry = this.#entries.get(id);
+    if (entry && Date.now() < entry.expiresAtMs) {
+      return entry.row.organization_id === organizationId ? entry.row : undefined;
+    }
+    const generation = this.#generation;
+    const row = await this.#connectors.find(organizationId, id);
+    if (row && this.#live && generation === this.#generation) {
+      if (this.#entries.size >= CAPACITY) this.#forgetAll();
+      this.#entries.set(id, { row, expiresAtMs: Date.now() + this.#ttlMs });
+    }
+    return row;
+  }
+
+  /** Whether the row of `id` is remembered right now (for tests). */
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
+  /** After a connector changed or was deleted (in the database): every instance forgets it. */
+  async invalidate(id: string): Promise<void> {
+    this.#forget(id);
+    await this.#publisher.publish(this.#channel, id);
+  }
+
+  async close(): Promise<void> {
+    this.#live = false;
+    this.#forgetAll();
+    this.#subscriber.disconnect();
+  }
+
+  #forget(id: string): void {
+    this.#generation++;
+    this.#entries.delete(id);
+  }
+
+  #forgetAll(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+}
