@@ -60,7 +60,7 @@ function queryOf(spec: UpstreamSpec, params: Params, skip: readonly string[]): R
  * A next-page URL given back by a caller (or a checkpoint): it must stay on the upstream's origin (the HTTP client
  * refuses any other) and point at this very list, so a caller cannot aim the connector's credentials elsewhere.
  */
-function checkedNextUrl(ctx: ConnectorContext, listPath: string, param: string, value: string): string {
+export function checkedNextUrl(ctx: ConnectorContext, listPath: string, param: string, value: string): string {
   let url: URL;
   let own: URL;
   try {

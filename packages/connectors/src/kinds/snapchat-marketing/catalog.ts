@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, SyncSpec } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, SyncSpec, UpstreamSpec } from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t, withNullability } from '../../core/field-spec.ts';
 
@@ -18,8 +18,29 @@ const meta: FieldMap = { next_link: t.string() };
 
 // Snap ids are UUIDs; they go into URL paths, so the generic path-id rule applies.
 const byId = z.strictObject({ id: pathId });
-const perOrganization = z.strictObject({ organization_id: pathId });
-const perAdAccount = z.strictObject({ ad_account_id: pathId });
+/** The next_link an earlier page returned in Meta: the caller passes it back to read on (issue 17). */
+const nextLink = z.string().min(1).max(4096).optional();
+/** Snap pages only when asked: `limit` 50–1000 (https://developers.snap.com/api/marketing-api/Ads-API/introduction#pagination). */
+const limit = z.int().min(50).max(1000).optional();
+const perOrganization = z.strictObject({ organization_id: pathId, limit, next_link: nextLink });
+const perAdAccount = z.strictObject({ ad_account_id: pathId, limit, next_link: nextLink });
+
+/**
+ * Snap lists wrap every object (`{paging: {next_link}, campaigns: [{sub_request_status, campaign}]}`, unwrapped by
+ * the kind's code); the next page is the absolute `paging.next_link` (it carries the cursor and limit), followed
+ * as-is on the API origin and this list's path (DESIGN §6). A record is `/v1/{plural}/{id}`.
+ */
+function snapList(path: string, plural: string): UpstreamSpec {
+  return {
+    path,
+    records: plural,
+    paging: { type: 'next_url', param: 'next_link', nextAt: 'paging.next_link' },
+    get: { path: `${plural}/{id}` },
+    // Snap accepts `limit` 50–1000; large pages keep within ~10 req/s per token.
+    read: { params: { limit: 200 } },
+  };
+}
+const adAccountList = (plural: string) => snapList(`adaccounts/{ad_account_id}/${plural}`, plural);
 
 /*
  * Sync: Snap lists cannot be filtered or ordered by updated_at upstream (research file: "client-side only"), so
@@ -69,10 +90,11 @@ const organizationRecord = plain({
 const organizations: EntityCatalog = {
   name: 'organizations',
   recordKey: 'id',
+  upstream: snapList('me/organizations', 'organizations'),
   record: organizationRecord,
   meta,
   searchable: omit(organizationRecord, ['verification_request_id', 'demand_source', 'is_agency']),
-  actions: { list: z.strictObject({}), get: byId },
+  actions: { list: z.strictObject({ limit, next_link: nextLink }), get: byId },
   sync: organizationsSync,
 };
 
@@ -99,6 +121,7 @@ const adAccountRecord = plain({
 const adaccounts: EntityCatalog = {
   name: 'adaccounts',
   recordKey: 'id',
+  upstream: snapList('organizations/{organization_id}/adaccounts', 'adaccounts'),
   record: adAccountRecord,
   meta,
   searchable: adAccountRecord,
@@ -126,6 +149,7 @@ const campaignRecord = plain({
 const campaigns: EntityCatalog = {
   name: 'campaigns',
   recordKey: 'id',
+  upstream: adAccountList('campaigns'),
   record: campaignRecord,
   meta,
   searchable: omit(campaignRecord, ['objective_v2_properties', 'pacing_properties_version']),
@@ -169,6 +193,7 @@ const adSquadRecord = plain({
 const adsquads: EntityCatalog = {
   name: 'adsquads',
   recordKey: 'id',
+  upstream: adAccountList('adsquads'),
   record: adSquadRecord,
   meta,
   searchable: adSquadRecord,
@@ -195,6 +220,7 @@ const adRecord = plain({
 const ads: EntityCatalog = {
   name: 'ads',
   recordKey: 'id',
+  upstream: adAccountList('ads'),
   record: adRecord,
   meta,
   searchable: adRecord,
@@ -229,6 +255,7 @@ const creativeRecord = plain({
 const creatives: EntityCatalog = {
   name: 'creatives',
   recordKey: 'id',
+  upstream: adAccountList('creatives'),
   record: creativeRecord,
   meta,
   searchable: creativeRecord,
@@ -260,6 +287,7 @@ const mediaRecord = plain({
 const media: EntityCatalog = {
   name: 'media',
   recordKey: 'id',
+  upstream: adAccountList('media'),
   record: mediaRecord,
   meta,
   searchable: mediaRecord,
@@ -294,6 +322,7 @@ const segmentRecord = plain({
 const segments: EntityCatalog = {
   name: 'segments',
   recordKey: 'id',
+  upstream: adAccountList('segments'),
   record: segmentRecord,
   meta,
   actions: { list: perAdAccount },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, SyncSpec } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, SyncSpec, UpstreamSpec } from '../../core/catalog.ts';
 import { pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t } from '../../core/field-spec.ts';
 
@@ -19,6 +19,26 @@ const meta: FieldMap = { next_page: t.string() };
 
 /** Document 2 lists these entities' list actions with parameters "none". */
 const noParams = z.strictObject({});
+
+/** A next_page URL that an earlier page returned in Meta: the caller passes it back to read on (issue 17). */
+const nextPage = z.string().min(1).max(4096).optional();
+/** Offset-paged lists: no parameters of their own (document 2), but the next page can be asked for. */
+const pagedParams = z.strictObject({ next_page: nextPage });
+
+/**
+ * Offset-paged list (`{<key>: [...], next_page, previous_page, count}`): `next_page` is a full URL, null on the
+ * last page (https://developer.zendesk.com/api-reference/introduction/pagination/#offset-pagination). Replication
+ * reads pages of `per_page` 100 (the maximum; Zendesk answers 400 past offset 10,000).
+ */
+function offsetList(path: string, key: string, get?: { idParam: string; key: string }): UpstreamSpec {
+  return {
+    path,
+    records: key,
+    paging: { type: 'next_url', param: 'next_page', nextAt: 'next_page' },
+    ...(get ? { get: { path: `${path}/{${get.idParam}}`, record: get.key } } : {}),
+    read: { params: { per_page: 100 } },
+  };
+}
 
 /** Zendesk numeric ids (path parameters). */
 const numericId = z.int().min(1);
@@ -70,11 +90,12 @@ const phoneNumberRecord: FieldMap = {
 const phoneNumbers: EntityCatalog = {
   name: 'phone_numbers',
   recordKey: 'id',
+  upstream: offsetList('phone_numbers', 'phone_numbers', { idParam: 'phone_number_id', key: 'phone_number' }),
   record: phoneNumberRecord,
   meta,
   // Document 2: "Searchable: all except brand_id".
   searchable: omit(phoneNumberRecord, ['brand_id']),
-  actions: { list: noParams, get: z.strictObject({ phone_number_id: numericId }) },
+  actions: { list: pagedParams, get: z.strictObject({ phone_number_id: numericId }) },
   sync: fullRefresh,
 };
 
@@ -93,10 +114,11 @@ const addressRecord: FieldMap = {
 const addresses: EntityCatalog = {
   name: 'addresses',
   recordKey: 'id',
+  upstream: offsetList('addresses', 'addresses', { idParam: 'address_id', key: 'address' }),
   record: addressRecord,
   meta,
   searchable: addressRecord,
-  actions: { list: noParams, get: z.strictObject({ address_id: numericId }) },
+  actions: { list: pagedParams, get: z.strictObject({ address_id: numericId }) },
   sync: fullRefresh,
 };
 
@@ -119,11 +141,12 @@ const greetingRecord: FieldMap = {
 const greetings: EntityCatalog = {
   name: 'greetings',
   recordKey: 'id',
+  upstream: offsetList('greetings', 'greetings', { idParam: 'greeting_id', key: 'greeting' }),
   record: greetingRecord,
   meta,
   searchable: greetingRecord,
   // Document 2: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
-  actions: { list: noParams, get: z.strictObject({ greeting_id: pathId }) },
+  actions: { list: pagedParams, get: z.strictObject({ greeting_id: pathId }) },
   sync: fullRefresh,
 };
 
@@ -132,10 +155,14 @@ const greetingCategoryRecord: FieldMap = { id: t.integer(), name: t.string() };
 const greetingCategories: EntityCatalog = {
   name: 'greeting_categories',
   recordKey: 'id',
+  upstream: offsetList('greeting_categories', 'greeting_categories', {
+    idParam: 'greeting_category_id',
+    key: 'greeting_category',
+  }),
   record: greetingCategoryRecord,
   meta,
   searchable: greetingCategoryRecord,
-  actions: { list: noParams, get: z.strictObject({ greeting_category_id: numericId }) },
+  actions: { list: pagedParams, get: z.strictObject({ greeting_category_id: numericId }) },
   sync: fullRefresh,
 };
 
@@ -150,10 +177,12 @@ const ivrRecord: FieldMap = {
 const ivrs: EntityCatalog = {
   name: 'ivrs',
   recordKey: 'id',
+  // The IVR resource is singular in the path: GET /api/v2/channels/voice/ivr → {ivrs: [...]}.
+  upstream: offsetList('ivr', 'ivrs', { idParam: 'ivr_id', key: 'ivr' }),
   record: ivrRecord,
   meta,
   searchable: ivrRecord,
-  actions: { list: noParams, get: z.strictObject({ ivr_id: numericId }) },
+  actions: { list: pagedParams, get: z.strictObject({ ivr_id: numericId }) },
   sync: fullRefresh,
 };
 
@@ -199,10 +228,11 @@ const agentsActivity: EntityCatalog = {
   name: 'agents_activity',
   // One row per agent (research file: pk agent_id); a full refresh keeps today's figures.
   recordKey: 'agent_id',
+  upstream: offsetList('stats/agents_activity', 'agents_activity'),
   record: agentActivityRecord,
   meta,
   searchable: agentActivityRecord,
-  actions: { list: noParams },
+  actions: { list: pagedParams },
   sync: fullRefresh,
 };
 
@@ -316,7 +346,7 @@ const currentQueueActivity: EntityCatalog = {
  * time: the next page is `start_time` = the previous response's end_time, so `next_page` in Meta is the URL of
  * that page and no other paging parameter exists.
  */
-const incrementalExportParams = z.strictObject({ start_time: z.int().min(0).optional() });
+const incrementalExportParams = z.strictObject({ start_time: z.int().min(0).optional(), next_page: nextPage });
 
 /** Incremental exports filter by updated_at (research file: cursor updated_at, start_time inclusive). */
 const byUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' };

@@ -4,11 +4,9 @@ import {
   defineConnector,
   type EntityOperations,
   type ListPage,
-  type Params,
 } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { pathOf } from '../../core/http-client.ts';
-import { readByListing, recordsAt } from '../../core/paging.ts';
+import { checkedNextUrl } from '../../core/listing.ts';
 import { zendeskTalkCatalog } from './catalog.ts';
 import { fetchExportPage, readExport } from './mapping.ts';
 
@@ -29,53 +27,6 @@ type ZendeskConfig = { subdomain: string };
 type ZendeskContext = ConnectorContext<ZendeskCredentials, ZendeskConfig>;
 
 const TOKEN_URL = 'https://{subdomain}.zendesk.com/oauth/tokens';
-
-/** Settings lists page by offset (`page`, `per_page` ≤ 100); Zendesk answers 400 past offset 10,000. */
-const PER_PAGE = 100;
-
-interface OffsetBody {
-  next_page?: unknown;
-}
-
-/**
- * Offset-paged list (`{<key>: [...], next_page, previous_page, count}`): `next_page` is a full URL, null on the
- * last page (https://developer.zendesk.com/api-reference/introduction/pagination/#offset-pagination). The caller's
- * params are "none" (document 2); `next_page` and `per_page` are internal params of replication.
- */
-function offsetList(path: string, key: string) {
-  return async (ctx: ZendeskContext, params: Params): Promise<ListPage> => {
-    const url = typeof params.next_page === 'string' ? params.next_page : null;
-    const body = await ctx.http.json<OffsetBody>(
-      url
-        ? { path: url, signal: ctx.signal }
-        : { path, query: { per_page: params.per_page as number | undefined }, signal: ctx.signal },
-    );
-    const nextPage = typeof body.next_page === 'string' && body.next_page !== '' ? body.next_page : null;
-    return {
-      records: recordsAt(body, key),
-      meta: { next_page: nextPage },
-      next: nextPage ? { next_page: nextPage } : null,
-    };
-  };
-}
-
-function settingsEntity(
-  path: string,
-  listKey: string,
-  getKey: string,
-  idParam: string,
-): EntityOperations<ZendeskContext> {
-  const list = offsetList(path, listKey);
-  return {
-    list,
-    get: async (ctx, params) => {
-      const body = await ctx.http.json({ path: pathOf(path, String(params[idParam])), signal: ctx.signal });
-      return singleObject(body, getKey);
-    },
-    // Nothing to filter by: a full refresh of every page.
-    read: (ctx, request) => readByListing((p) => list(ctx, p), { per_page: PER_PAGE }, request.resume),
-  };
-}
 
 function singleObject(body: unknown, key: string): Record<string, unknown> {
   const value = (body as Record<string, unknown> | undefined)?.[key];
@@ -113,8 +64,13 @@ function snapshotEntity(path: string, key: string): EntityOperations<ZendeskCont
  */
 function exportEntity(path: string, key: string): EntityOperations<ZendeskContext> {
   return {
+    // A caller continues with the next_page URL of the previous answer (checked like every upstream next link).
     list: async (ctx, params) => {
-      const page = await fetchExportPage(ctx, path, key, { startTime: (params.start_time as number | undefined) ?? 0 });
+      const from =
+        typeof params.next_page === 'string'
+          ? { url: checkedNextUrl(ctx, path, 'next_page', params.next_page) }
+          : { startTime: (params.start_time as number | undefined) ?? 0 };
+      const page = await fetchExportPage(ctx, path, key, from);
       return { records: page.records, meta: { next_page: page.nextPage }, next: null };
     },
     read: (ctx, request) => readExport(ctx, path, key, request.since, request.resume),
@@ -143,25 +99,8 @@ export const zendeskTalkConnector = defineConnector<ZendeskCredentials, ZendeskC
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     });
   },
+  // The offset-paged settings lists are declared in the catalog; what is Zendesk's own is below.
   entities: {
-    phone_numbers: settingsEntity('phone_numbers', 'phone_numbers', 'phone_number', 'phone_number_id'),
-    addresses: settingsEntity('addresses', 'addresses', 'address', 'address_id'),
-    greetings: settingsEntity('greetings', 'greetings', 'greeting', 'greeting_id'),
-    greeting_categories: settingsEntity(
-      'greeting_categories',
-      'greeting_categories',
-      'greeting_category',
-      'greeting_category_id',
-    ),
-    // The IVR resource is singular in the path: GET /api/v2/channels/voice/ivr → {ivrs: [...]}.
-    ivrs: settingsEntity('ivr', 'ivrs', 'ivr', 'ivr_id'),
-    agents_activity: (() => {
-      const list = offsetList('stats/agents_activity', 'agents_activity');
-      return {
-        list,
-        read: (ctx, request) => readByListing((p) => list(ctx, p), { per_page: PER_PAGE }, request.resume),
-      } satisfies EntityOperations<ZendeskContext>;
-    })(),
     agents_overview: snapshotEntity('stats/agents_overview', 'agents_overview'),
     account_overview: snapshotEntity('stats/account_overview', 'account_overview'),
     current_queue_activity: snapshotEntity('stats/current_queue_activity', 'current_queue_activity'),
