@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { ConnectorError, UpstreamError } from '../../packages/connectors/src/core/errors.ts';
-import { sentryConnector } from '../../packages/connectors/src/kinds/sentry/connector.ts';
 import { parseLinkHeader } from '../../packages/connectors/src/core/link-header.ts';
+import { sentryConnector } from '../../packages/connectors/src/kinds/sentry/connector.ts';
 import { startSentry } from '../simulators/sentry/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { failure } from './conformance-kit.ts';
