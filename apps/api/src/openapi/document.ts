@@ -79,6 +79,13 @@ export function documentedOperations(): DocumentedOperation[] {
     },
     {
       method: 'get',
+      path: '/api/v1/integrations/connectors',
+      summary: "The caller's connectors, oldest first, each with its per-entity sync status",
+      auth: true,
+      responses: { 200: z.object({ data: z.array(ConnectorSchema) }), 401: ProblemSchema, 429: ProblemSchema },
+    },
+    {
+      method: 'get',
       path: '/api/v1/integrations/connectors/{connector_id}',
       summary: 'A connector with its per-entity sync status (never its credentials)',
       auth: true,

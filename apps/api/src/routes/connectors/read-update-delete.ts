@@ -1,3 +1,4 @@
+import { findConnectorDefinition } from '@conduit/connectors';
 import type { Hono } from 'hono';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { ApiError } from '../../problem.ts';
@@ -7,8 +8,19 @@ import { checkCredentials } from '../../services/credential-check.ts';
 import { loadConnector } from './load.ts';
 import { SyncBody, UpdateConnectorBody } from './schemas.ts';
 
-/** GET, PATCH, DELETE /api/v1/integrations/connectors/{id} and POST .../{id}/sync */
+/** GET /api/v1/integrations/connectors, GET, PATCH, DELETE .../{id} and POST .../{id}/sync */
 export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  // The caller's connectors (the MCP server's list tool, the console): oldest first.
+  app.get('/', async (c) => {
+    const rows = await deps.connectors.listByOrganization(c.get('auth').organizationId);
+    const data = [];
+    for (const row of rows) {
+      const definition = findConnectorDefinition(row.connector_type);
+      if (definition) data.push(connectorView(row, definition.catalog, await deps.syncStates.list(row.id)));
+    }
+    return c.json({ data });
+  });
+
   app.get('/:id', async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
     return c.json(connectorView(row, catalog, await deps.syncStates.list(row.id)));

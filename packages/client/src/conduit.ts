@@ -1,0 +1,192 @@
+import { LIST_PAGING } from './generated/catalog.ts';
+import type { SearchParams, SearchResult } from './search-types.ts';
+import { type ConduitOptions, Transport } from './transport.ts';
+import type {
+  ActionName,
+  ConnectorType,
+  ConnectorView,
+  CreateConnectorInput,
+  Download,
+  EntityName,
+  ExecuteRequest,
+  PageableEntity,
+  ParamsOf,
+  RecordOf,
+  ResultOf,
+  SearchableEntity,
+  SearchFieldsOf,
+  SyncOptions,
+} from './types.ts';
+
+const CONNECTORS = '/api/v1/integrations/connectors';
+/** Live actions that read only: repeating them is harmless, so they are retried on 429/503. */
+const SAFE_ACTIONS = new Set(['list', 'get', 'search', 'download']);
+
+const connectorPath = (id: string, suffix = '') => `${CONNECTORS}/${encodeURIComponent(id)}${suffix}`;
+
+/**
+ * The Conduit API, typed from the connector catalog.
+ *
+ * ```ts
+ * const conduit = new Conduit({ baseUrl, clientId, clientSecret });
+ * const orb = conduit.connector(id, 'Orb');
+ * const { data } = await orb.execute({ entity: 'invoices', action: 'search',
+ *   params: { query: { filter: { eq: { status: 'paid' } } } } });
+ * ```
+ */
+export class Conduit {
+  readonly #transport: Transport;
+  readonly connectors: Connectors;
+
+  constructor(options: ConduitOptions) {
+    this.#transport = new Transport(options);
+    this.connectors = new Connectors(this.#transport);
+  }
+
+  /** A connector of a known kind: its actions, params and records are typed from the catalog. */
+  connector<K extends ConnectorType>(connectorId: string, connectorType: K): ConnectorClient<K> {
+    return new ConnectorClient(this.#transport, connectorId, connectorType);
+  }
+
+  /** The bearer token in use (obtained or refreshed when needed). */
+  token(): Promise<string> {
+    return this.#transport.token();
+  }
+}
+
+export class Connectors {
+  readonly #transport: Transport;
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /** Creates a connector; the upstream checks the credentials first (400 naming /credentials when refused). */
+  create<K extends ConnectorType>(input: CreateConnectorInput<K>): Promise<ConnectorView<K>> {
+    return this.#transport.json('POST', CONNECTORS, { body: input, safe: false });
+  }
+
+  /** The connector (never its credentials) with per-entity sync status. */
+  get(connectorId: string): Promise<ConnectorView> {
+    return this.#transport.json('GET', connectorPath(connectorId), { safe: true });
+  }
+
+  /** The caller's connectors. */
+  async list(): Promise<ConnectorView[]> {
+    const body = await this.#transport.json<{ data: ConnectorView[] }>('GET', CONNECTORS, { safe: true });
+    return body.data;
+  }
+
+  update(connectorId: string, changes: { name?: string; credentials?: Record<string, unknown> }) {
+    return this.#transport.json<ConnectorView>('PATCH', connectorPath(connectorId), { body: changes, safe: false });
+  }
+
+  async delete(connectorId: string): Promise<void> {
+    await this.#transport.request('DELETE', connectorPath(connectorId), { safe: false });
+  }
+
+  /** Starts a sync now (202): every replicated entity, or one; `mode: 'full'` re-reads from start_date. */
+  sync(connectorId: string, options: SyncOptions = {}): Promise<{ connector_id: string; entities: string[] }> {
+    return this.#transport.json('POST', connectorPath(connectorId, '/sync'), { body: options, safe: false });
+  }
+}
+
+export class ConnectorClient<K extends ConnectorType> {
+  readonly #transport: Transport;
+  readonly connectorId: string;
+  readonly connectorType: K;
+
+  constructor(transport: Transport, connectorId: string, connectorType: K) {
+    this.#transport = transport;
+    this.connectorId = connectorId;
+    this.connectorType = connectorType;
+  }
+
+  /** `POST .../execute`: live actions go to the upstream; `search` answers from the synchronized copy. */
+  async execute<E extends EntityName<K>, A extends ActionName<K, E>>(
+    request: ExecuteRequest<K, E, A>,
+  ): Promise<ResultOf<K, E, A>> {
+    const { entity, action, signal } = request;
+    const params = (request as { params?: unknown }).params;
+    const response = await this.#transport.request('POST', connectorPath(this.connectorId, '/execute'), {
+      body: params === undefined ? { entity, action } : { entity, action, params },
+      safe: SAFE_ACTIONS.has(action),
+      ...(signal ? { signal } : {}),
+    });
+    if (action === 'download') return toDownload(response) as ResultOf<K, E, A>;
+    return (await response.json()) as ResultOf<K, E, A>;
+  }
+
+  /** One page of search results. */
+  search<E extends SearchableEntity<K>>(
+    entity: E,
+    params: SearchParams<SearchFieldsOf<K, E>>,
+  ): Promise<SearchResult<ResultOf<K, E, 'search' & ActionName<K, E>>['data'][number]>> {
+    return this.#transport.json('POST', connectorPath(this.connectorId, '/execute'), {
+      body: { entity, action: 'search', params },
+      safe: true,
+    });
+  }
+
+  /** Every record matching the search, page after page (`meta.cursor`), as an async iterator. */
+  async *searchAll<E extends SearchableEntity<K>>(
+    entity: E,
+    params: Omit<SearchParams<SearchFieldsOf<K, E>>, 'cursor'>,
+  ): AsyncGenerator<ResultOf<K, E, 'search' & ActionName<K, E>>['data'][number]> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.search(entity, cursor === undefined ? params : { ...params, cursor });
+      yield* page.data;
+      cursor = page.meta.has_more && page.meta.cursor ? page.meta.cursor : undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** Every record of a live `list`, page after page (the kind's own paging parameter), as an async iterator. */
+  async *listAll<E extends PageableEntity<K>>(
+    entity: E,
+    params?: ParamsOf<K, E, 'list' & ActionName<K, E>>,
+  ): AsyncGenerator<RecordOf<K, E>> {
+    const paging = LIST_PAGING[this.connectorType]?.[entity];
+    if (!paging) throw new TypeError(`${this.connectorType} ${entity} cannot be paged`);
+    let current: Record<string, unknown> = { ...(params as Record<string, unknown> | undefined) };
+    for (;;) {
+      const page = (await this.#transport.json('POST', connectorPath(this.connectorId, '/execute'), {
+        body: { entity, action: 'list', params: current },
+        safe: true,
+      })) as { data: RecordOf<K, E>[]; meta?: Record<string, unknown> };
+      yield* page.data;
+      const meta = page.meta ?? {};
+      if (paging.type === 'token') {
+        const next = meta[paging.meta];
+        if (typeof next !== 'string' || next === '' || page.data.length === 0) return;
+        current = { ...current, [paging.param]: next };
+      } else {
+        const pageNumber = typeof current[paging.param] === 'number' ? (current[paging.param] as number) : 1;
+        const total = meta[paging.total];
+        if (typeof total !== 'number' || pageNumber >= total || page.data.length === 0) return;
+        current = { ...current, [paging.param]: pageNumber + 1 };
+      }
+    }
+  }
+
+  /** The connector with per-entity sync status. */
+  get(): Promise<ConnectorView<K>> {
+    return this.#transport.json('GET', connectorPath(this.connectorId), { safe: true });
+  }
+
+  sync(options: SyncOptions<SearchableEntity<K>> = {}): Promise<{ connector_id: string; entities: string[] }> {
+    return this.#transport.json('POST', connectorPath(this.connectorId, '/sync'), { body: options, safe: false });
+  }
+}
+
+function toDownload(response: Response): Download {
+  const length = response.headers.get('content-length');
+  return {
+    status: response.status,
+    body: response.body ?? new ReadableStream({ start: (c) => c.close() }),
+    contentType: response.headers.get('content-type'),
+    contentLength: length === null ? null : Number(length),
+    contentDisposition: response.headers.get('content-disposition'),
+    contentRange: response.headers.get('content-range'),
+    headers: response.headers,
+  };
+}

@@ -1,0 +1,38 @@
+export { Conduit, ConnectorClient, Connectors } from './conduit.ts';
+export { CONNECTOR_TYPES, type ConnectorKinds, LIST_PAGING, type ListPaging } from './generated/catalog.ts';
+export {
+  ConduitProblem,
+  type FieldProblem,
+  isConduitProblem,
+  type ProblemDetails,
+  retryAfterSeconds,
+} from './problem.ts';
+export type {
+  Filter,
+  SearchFields,
+  SearchMeta,
+  SearchParams,
+  SearchQuery,
+  SearchResult,
+  SortEntry,
+} from './search-types.ts';
+export type { ConduitOptions, FetchLike } from './transport.ts';
+export type {
+  ActionName,
+  ConnectorType,
+  ConnectorView,
+  CreateConnectorInput,
+  Download,
+  EntityName,
+  EntityStatus,
+  ExecuteRequest,
+  ListResult,
+  PageableEntity,
+  ParamsOf,
+  RecordOf,
+  ResultOf,
+  SearchableEntity,
+  SearchFieldsOf,
+  SyncOptions,
+} from './types.ts';
+export type { DateTimeValue, DecimalValue, FlatValue, IntegerValue } from './values.ts';

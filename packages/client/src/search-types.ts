@@ -1,0 +1,79 @@
+/**
+ * The search language (DESIGN §4) typed per entity. Each searchable entity has a generated `…SearchFields` map
+ * (src/generated/catalog.ts) saying which field paths each operator takes and with which value type; `Filter`
+ * turns it into the shape of `query.filter`, so a misspelt field, an operator that does not apply to a field
+ * (`gt` on a boolean, `fuzzy` on a number) or a value of the wrong type does not compile.
+ */
+
+/** The generated per-scope map (the entity's searchable fields, or an array's item fields under `any`). */
+export interface SearchFields {
+  eq: object;
+  range: object;
+  like: object;
+  text: object;
+  contains: object;
+  any: object;
+  sort: string;
+  fields: string;
+}
+
+type InValues<M> = { [K in keyof M]?: readonly Exclude<M[K], null | undefined>[] };
+type AnyFilters<M> = { [K in keyof M]?: NonNullable<M[K]> extends SearchFields ? Filter<NonNullable<M[K]>> : never };
+
+/** One condition; several operators, or several fields in one operator, are ANDed. */
+export interface Filter<S extends SearchFields> {
+  eq?: S['eq'];
+  neq?: S['eq'];
+  gt?: S['range'];
+  gte?: S['range'];
+  lt?: S['range'];
+  lte?: S['range'];
+  in?: InValues<S['eq']>;
+  /** Case-insensitive pattern: `%` any run, `_` one character, `\` escapes; without either, a substring. */
+  like?: S['like'];
+  /** All words, any order, typo-tolerant. */
+  fuzzy?: S['text'];
+  /** Any of the words. */
+  keyword?: S['text'];
+  /** An array field holds the value. */
+  contains?: S['contains'];
+  /** An array of objects has an element matching the nested condition. */
+  any?: AnyFilters<S['any']>;
+  not?: Filter<S>;
+  and?: readonly Filter<S>[];
+  or?: readonly Filter<S>[];
+}
+
+export type SortEntry<S extends SearchFields> = { [K in S['sort']]: { [P in K]: 'asc' | 'desc' } }[S['sort']];
+
+export interface SearchQuery<S extends SearchFields> {
+  filter?: Filter<S>;
+  /** Ties are broken by the record key; missing values sort last. */
+  sort?: readonly SortEntry<S>[];
+}
+
+/** `params` of the `search` action. */
+export interface SearchParams<S extends SearchFields> {
+  query: SearchQuery<S>;
+  /** 1–10000, default 1000. */
+  limit?: number;
+  /** `meta.cursor` of the previous page (same query and connector only). */
+  cursor?: string;
+  /** Dot paths; results hold only those. Default: every searchable field. */
+  fields?: readonly S['fields'][];
+}
+
+export interface SearchMeta {
+  has_more: boolean;
+  cursor: string | null;
+  took_ms: number | null;
+  /** End of the entity's last completed pass (ISO 8601), null before the first. */
+  synced_at?: string | null;
+  total?: { value: number; exact: boolean };
+  aggregations?: Record<string, unknown>;
+}
+
+export interface SearchResult<R> {
+  data: R[];
+  meta: SearchMeta;
+}
