@@ -44,6 +44,10 @@ describe('search filters are typed per entity', () => {
       }),
       // @ts-expect-error gt does not apply to a boolean field
       zendesk.search('phone_numbers', { query: { filter: { gt: { external: true } } } }),
+      // @ts-expect-error a decimal amount takes digits ("8387.12") or a number, not words
+      orb.search('invoices', { query: { filter: { gt: { total: 'lots' } } } }),
+      // @ts-expect-error like applies to strings, not to decimal amounts
+      orb.search('invoices', { query: { filter: { like: { total: '1%' } } } }),
       // @ts-expect-error an unknown field under gt
       orb.search('invoices', { query: { filter: { gt: { amount: 5 } } } }),
       // @ts-expect-error fuzzy applies to strings only
