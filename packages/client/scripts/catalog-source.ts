@@ -114,6 +114,8 @@ const TOKEN_PAIRS: readonly (readonly [string, string])[] = [
   ['next_page_token', 'next_page_token'],
   ['after', 'after'],
   ['next_id', 'start_id'],
+  ['next_page', 'next_page'],
+  ['next_link', 'next_link'],
 ];
 
 function listPaging(entity: EntityCatalog) {

@@ -60,7 +60,9 @@ export type ZendeskTalkPhoneNumbersRecord = {
   group_ids: unknown[] | null;
 };
 
-export type ZendeskTalkPhoneNumbersListParams = Record<string, never>;
+export interface ZendeskTalkPhoneNumbersListParams {
+  next_page?: string;
+}
 
 export interface ZendeskTalkPhoneNumbersGetParams {
   phone_number_id: number;
@@ -221,7 +223,9 @@ export type ZendeskTalkAddressesRecord = {
   zip: string | null;
 };
 
-export type ZendeskTalkAddressesListParams = Record<string, never>;
+export interface ZendeskTalkAddressesListParams {
+  next_page?: string;
+}
 
 export interface ZendeskTalkAddressesGetParams {
   address_id: number;
@@ -293,7 +297,9 @@ export type ZendeskTalkGreetingsRecord = {
   phone_number_ids: unknown[] | null;
 };
 
-export type ZendeskTalkGreetingsListParams = Record<string, never>;
+export interface ZendeskTalkGreetingsListParams {
+  next_page?: string;
+}
 
 export interface ZendeskTalkGreetingsGetParams {
   greeting_id: string;
@@ -369,7 +375,9 @@ export type ZendeskTalkGreetingCategoriesRecord = {
   name: string | null;
 };
 
-export type ZendeskTalkGreetingCategoriesListParams = Record<string, never>;
+export interface ZendeskTalkGreetingCategoriesListParams {
+  next_page?: string;
+}
 
 export interface ZendeskTalkGreetingCategoriesGetParams {
   greeting_category_id: number;
@@ -405,7 +413,9 @@ export type ZendeskTalkIvrsRecord = {
   menus: unknown[] | null;
 };
 
-export type ZendeskTalkIvrsListParams = Record<string, never>;
+export interface ZendeskTalkIvrsListParams {
+  next_page?: string;
+}
 
 export interface ZendeskTalkIvrsGetParams {
   ivr_id: number;
@@ -462,7 +472,9 @@ export type ZendeskTalkAgentsActivityRecord = {
   via: string | null;
 };
 
-export type ZendeskTalkAgentsActivityListParams = Record<string, never>;
+export interface ZendeskTalkAgentsActivityListParams {
+  next_page?: string;
+}
 
 export interface ZendeskTalkAgentsActivitySearchFields {
   eq: {
@@ -963,6 +975,7 @@ export type ZendeskTalkCallsRecord = {
 
 export interface ZendeskTalkCallsListParams {
   start_time?: number;
+  next_page?: string;
 }
 
 export interface ZendeskTalkCallsSearchFields {
@@ -1185,6 +1198,7 @@ export type ZendeskTalkCallLegsRecord = {
 
 export interface ZendeskTalkCallLegsListParams {
   start_time?: number;
+  next_page?: string;
 }
 
 export interface ZendeskTalkCallLegsSearchFields {
@@ -5811,7 +5825,10 @@ export type SnapchatMarketingOrganizationsRecord = {
   roles: Array<string | null>;
 };
 
-export type SnapchatMarketingOrganizationsListParams = Record<string, never>;
+export interface SnapchatMarketingOrganizationsListParams {
+  limit?: number;
+  next_link?: string;
+}
 
 export interface SnapchatMarketingOrganizationsGetParams {
   id: string;
@@ -5972,6 +5989,8 @@ export type SnapchatMarketingAdaccountsRecord = {
 
 export interface SnapchatMarketingAdaccountsListParams {
   organization_id: string;
+  limit?: number;
+  next_link?: string;
 }
 
 export interface SnapchatMarketingAdaccountsGetParams {
@@ -6094,6 +6113,8 @@ export type SnapchatMarketingCampaignsRecord = {
 
 export interface SnapchatMarketingCampaignsListParams {
   ad_account_id: string;
+  limit?: number;
+  next_link?: string;
 }
 
 export interface SnapchatMarketingCampaignsGetParams {
@@ -6206,6 +6227,8 @@ export type SnapchatMarketingAdsquadsRecord = {
 
 export interface SnapchatMarketingAdsquadsListParams {
   ad_account_id: string;
+  limit?: number;
+  next_link?: string;
 }
 
 export interface SnapchatMarketingAdsquadsGetParams {
@@ -6387,6 +6410,8 @@ export type SnapchatMarketingAdsRecord = {
 
 export interface SnapchatMarketingAdsListParams {
   ad_account_id: string;
+  limit?: number;
+  next_link?: string;
 }
 
 export interface SnapchatMarketingAdsGetParams {
@@ -6495,6 +6520,8 @@ export type SnapchatMarketingCreativesRecord = {
 
 export interface SnapchatMarketingCreativesListParams {
   ad_account_id: string;
+  limit?: number;
+  next_link?: string;
 }
 
 export interface SnapchatMarketingCreativesGetParams {
@@ -6650,6 +6677,8 @@ export type SnapchatMarketingMediaRecord = {
 
 export interface SnapchatMarketingMediaListParams {
   ad_account_id: string;
+  limit?: number;
+  next_link?: string;
 }
 
 export interface SnapchatMarketingMediaGetParams {
@@ -6778,6 +6807,8 @@ export type SnapchatMarketingSegmentsRecord = {
 
 export interface SnapchatMarketingSegmentsListParams {
   ad_account_id: string;
+  limit?: number;
+  next_link?: string;
 }
 
 // ----------------------------------------------------------------------------------------------------
@@ -7284,7 +7315,7 @@ export interface ConnectorKinds {
             | 'group_ids'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       addresses: {
         record: ZendeskTalkAddressesRecord;
@@ -7299,7 +7330,7 @@ export interface ConnectorKinds {
             'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       greetings: {
         record: ZendeskTalkGreetingsRecord;
@@ -7326,7 +7357,7 @@ export interface ConnectorKinds {
             | 'phone_number_ids'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       greeting_categories: {
         record: ZendeskTalkGreetingCategoriesRecord;
@@ -7336,7 +7367,7 @@ export interface ConnectorKinds {
         actions: { list: ZendeskTalkGreetingCategoriesListParams; get: ZendeskTalkGreetingCategoriesGetParams };
         search: ZendeskTalkGreetingCategoriesSearchFields;
         searchRecord: Partial<Pick<ZendeskTalkGreetingCategoriesRecord, 'id' | 'name'>>;
-        pageable: false;
+        pageable: true;
       };
       ivrs: {
         record: ZendeskTalkIvrsRecord;
@@ -7348,7 +7379,7 @@ export interface ConnectorKinds {
         searchRecord: Partial<
           Pick<ZendeskTalkIvrsRecord, 'id' | 'name' | 'phone_number_ids' | 'phone_number_names' | 'menus'>
         >;
-        pageable: false;
+        pageable: true;
       };
       agents_activity: {
         record: ZendeskTalkAgentsActivityRecord;
@@ -7388,7 +7419,7 @@ export interface ConnectorKinds {
             | 'via'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       agents_overview: {
         record: ZendeskTalkAgentsOverviewRecord;
@@ -7531,7 +7562,7 @@ export interface ConnectorKinds {
             | 'wrap_up_time'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       call_legs: {
         record: ZendeskTalkCallLegsRecord;
@@ -7570,7 +7601,7 @@ export interface ConnectorKinds {
             | 'wrap_up_time'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
     };
   };
@@ -8480,7 +8511,7 @@ export interface ConnectorKinds {
             | 'roles'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       adaccounts: {
         record: SnapchatMarketingAdaccountsRecord;
@@ -8510,7 +8541,7 @@ export interface ConnectorKinds {
             | 'regulations'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       campaigns: {
         record: SnapchatMarketingCampaignsRecord;
@@ -8535,7 +8566,7 @@ export interface ConnectorKinds {
             | 'delivery_status'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       adsquads: {
         record: SnapchatMarketingAdsquadsRecord;
@@ -8577,7 +8608,7 @@ export interface ConnectorKinds {
             | 'event_sources'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       ads: {
         record: SnapchatMarketingAdsRecord;
@@ -8603,7 +8634,7 @@ export interface ConnectorKinds {
             | 'delivery_status'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       creatives: {
         record: SnapchatMarketingCreativesRecord;
@@ -8637,7 +8668,7 @@ export interface ConnectorKinds {
             | 'web_view_properties'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       media: {
         record: SnapchatMarketingMediaRecord;
@@ -8668,7 +8699,7 @@ export interface ConnectorKinds {
             | 'video_metadata'
           >
         >;
-        pageable: false;
+        pageable: true;
       };
       segments: {
         record: SnapchatMarketingSegmentsRecord;
@@ -8678,7 +8709,7 @@ export interface ConnectorKinds {
         actions: { list: SnapchatMarketingSegmentsListParams };
         search: undefined;
         searchRecord: never;
-        pageable: false;
+        pageable: true;
       };
     };
   };
@@ -8817,7 +8848,16 @@ export const CONNECTOR_TYPES = [
 
 /** How `listAll` pages a list: a token from `meta` passed back as a param, or page numbers up to a total. */
 export const LIST_PAGING: { readonly [kind: string]: { readonly [entity: string]: ListPaging } } = {
-  'Zendesk-Talk': {},
+  'Zendesk-Talk': {
+    phone_numbers: { type: 'token', meta: 'next_page', param: 'next_page' },
+    addresses: { type: 'token', meta: 'next_page', param: 'next_page' },
+    greetings: { type: 'token', meta: 'next_page', param: 'next_page' },
+    greeting_categories: { type: 'token', meta: 'next_page', param: 'next_page' },
+    ivrs: { type: 'token', meta: 'next_page', param: 'next_page' },
+    agents_activity: { type: 'token', meta: 'next_page', param: 'next_page' },
+    calls: { type: 'token', meta: 'next_page', param: 'next_page' },
+    call_legs: { type: 'token', meta: 'next_page', param: 'next_page' },
+  },
   'Paypal-Transaction': {
     transactions: { type: 'page', param: 'page', total: 'total_pages' },
     list_payments: { type: 'token', meta: 'next_id', param: 'start_id' },
@@ -8860,7 +8900,16 @@ export const LIST_PAGING: { readonly [kind: string]: { readonly [entity: string]
     plans: { type: 'token', meta: 'next_cursor', param: 'cursor' },
     invoices: { type: 'token', meta: 'next_cursor', param: 'cursor' },
   },
-  'Snapchat-Marketing': {},
+  'Snapchat-Marketing': {
+    organizations: { type: 'token', meta: 'next_link', param: 'next_link' },
+    adaccounts: { type: 'token', meta: 'next_link', param: 'next_link' },
+    campaigns: { type: 'token', meta: 'next_link', param: 'next_link' },
+    adsquads: { type: 'token', meta: 'next_link', param: 'next_link' },
+    ads: { type: 'token', meta: 'next_link', param: 'next_link' },
+    creatives: { type: 'token', meta: 'next_link', param: 'next_link' },
+    media: { type: 'token', meta: 'next_link', param: 'next_link' },
+    segments: { type: 'token', meta: 'next_link', param: 'next_link' },
+  },
   'Google-Drive': {
     files: { type: 'token', meta: 'nextPageToken', param: 'pageToken' },
     drives: { type: 'token', meta: 'nextPageToken', param: 'pageToken' },
