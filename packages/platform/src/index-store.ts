@@ -3,6 +3,7 @@ import type { EntityCatalog } from '@conduit/connectors';
 import { buildIndexMapping, indexDocumentId, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
+import { type SearchAnswer, SearchTransport } from './search-transport.ts';
 
 const CONNECTOR_ID_FIELD = '_connector_id';
 const DELETE_PAGE = 1000;
@@ -32,10 +33,37 @@ export class IndexStore {
   readonly #client: Client;
   readonly #namespace: string;
   readonly #ensured = new Map<string, Promise<string>>();
+  readonly #transport: SearchTransport | undefined;
 
-  constructor(client: Client, namespace: string) {
+  /** `options.searchUrl`: the node searches go to through their own pool (see SearchTransport). */
+  constructor(client: Client, namespace: string, options: { searchUrl?: string } = {}) {
     this.#client = client;
     this.#namespace = namespace;
+    this.#transport = options.searchUrl ? new SearchTransport(options.searchUrl) : undefined;
+  }
+
+  /**
+   * `_search` on an index or alias, routed; 404 (no index yet) comes back as a status, other engine errors
+   * reject. Without a search URL it goes through the general client.
+   */
+  async search(index: string, routing: string, body: unknown): Promise<SearchAnswer> {
+    if (!this.#transport) {
+      const response = await this.#client.search(
+        { index, routing, body: body as Record<string, unknown> },
+        { ignore: [404] },
+      );
+      return { statusCode: response.statusCode ?? 200, body: response.body };
+    }
+    const answer = await this.#transport.search(index, routing, body);
+    if (answer.statusCode >= 400 && answer.statusCode !== 404) {
+      const reason = (answer.body as { error?: { type?: string; reason?: string } }).error;
+      throw new Error(`search answered ${answer.statusCode}: ${reason?.type ?? ''} ${reason?.reason ?? ''}`.trim());
+    }
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    await this.#transport?.close();
   }
 
   get client(): Client {

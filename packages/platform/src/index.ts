@@ -33,4 +33,5 @@ export {
   refreshRecord,
 } from './refresh-record.ts';
 export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
+export type { SearchAnswer } from './search-transport.ts';
 export { SyncScheduler } from './sync-scheduler.ts';

@@ -1,3 +1,5 @@
+import { pino } from 'pino';
+
 /**
  * Structured JSON logs with redaction in one place: any field whose name suggests a secret is masked,
  * at any depth, before a line is written. Callers never format credentials into messages.
@@ -13,7 +15,6 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const SECRET_KEY = /secret|token|password|passwd|api_?key|authorization|credential|cookie|signature/i;
 
 export function redact(value: unknown, depth = 0): unknown {
@@ -26,28 +27,42 @@ export function redact(value: unknown, depth = 0): unknown {
   );
 }
 
+/**
+ * pino underneath: lines are built without intermediate objects and, in production, written asynchronously
+ * (sonic-boom; flushed on exit), so logging stays off the request's critical path. `write` (tests) receives each
+ * line synchronously instead. Every line and every child's fields pass through `redact` first.
+ */
 export function createLogger(
   options: { level?: LogLevel; base?: LogFields; write?: (line: string) => void } = {},
 ): Logger {
-  const min = ORDER[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const base = options.base ?? {};
-  const log = (level: LogLevel, message: string, fields?: LogFields) => {
-    if (ORDER[level] < min) return;
-    write(
-      JSON.stringify({
-        time: new Date().toISOString(),
-        level,
-        message,
-        ...(redact({ ...base, ...fields }) as LogFields),
-      }),
-    );
-  };
+  const write = options.write;
+  const destination = write
+    ? { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }
+    : pino.destination({ dest: 1, sync: false, minLength: 0 });
+  const root = pino(
+    {
+      level: options.level ?? 'info',
+      base: redact(options.base ?? {}) as LogFields,
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        bindings: (bindings) => redact(bindings) as LogFields,
+        log: (fields) => redact(fields) as LogFields,
+      },
+    },
+    destination,
+  );
+  return wrap(root);
+}
+
+function wrap(logger: pino.Logger): Logger {
   return {
-    debug: (m, f) => log('debug', m, f),
-    info: (m, f) => log('info', m, f),
-    warn: (m, f) => log('warn', m, f),
-    error: (m, f) => log('error', m, f),
-    child: (fields) => createLogger({ ...options, base: { ...base, ...fields } }),
+    debug: (message, fields) => (fields ? logger.debug(fields, message) : logger.debug(message)),
+    info: (message, fields) => (fields ? logger.info(fields, message) : logger.info(message)),
+    warn: (message, fields) => (fields ? logger.warn(fields, message) : logger.warn(message)),
+    error: (message, fields) => (fields ? logger.error(fields, message) : logger.error(message)),
+    // pino applies `formatters.bindings` to the root only, so a child's fields are redacted here.
+    child: (fields) => wrap(logger.child(redact(fields) as LogFields)),
   };
 }

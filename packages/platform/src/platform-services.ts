@@ -51,6 +51,7 @@ export async function connectPlatformServices(
   const opensearch = new Client({ node: env.OPENSEARCH_URL });
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
+  const indexStore = new IndexStore(opensearch, env.NAMESPACE, { searchUrl: env.OPENSEARCH_URL });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
   const metrics = new PlatformMetrics(service, {
@@ -73,12 +74,13 @@ export async function connectPlatformServices(
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
       observeUpstream: (kind) => metrics.upstreamObserver(kind),
     }),
-    indexStore: new IndexStore(opensearch, env.NAMESPACE),
+    indexStore,
     scheduler,
     metrics,
     async close() {
       await scheduler.close();
       redis.disconnect();
+      await indexStore.close();
       await opensearch.close();
       await db.destroy();
     },

@@ -1,6 +1,6 @@
 import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
-import type { IndexStore } from '@conduit/platform';
+import type { IndexStore, SearchAnswer } from '@conduit/platform';
 import { planSearch, readSearchPage, type SearchPage } from '@conduit/search-dsl';
 import { ApiError } from '../problem.ts';
 
@@ -24,24 +24,24 @@ export function createSearchService(indexStore: IndexStore, cursorKey: string): 
         entity: `${row.connector_type}/${entity.name}`,
         cursorKey,
       });
-      let response: { statusCode?: number | null; body: unknown };
+      let response: SearchAnswer;
       try {
-        response = await indexStore.client.search(
-          {
-            index: indexStore.alias(row.connector_type, entity.name),
-            routing: row.id,
-            body: plan.body as unknown as Record<string, unknown>,
-          },
-          { ignore: [404] },
-        );
+        response = await indexStore.search(indexStore.alias(row.connector_type, entity.name), row.id, plan.body);
       } catch (error) {
         throw new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`);
       }
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
       if (response.statusCode === 404) return { data: [], meta: { has_more: false, cursor: null, took_ms: null } };
-      return readSearchPage(response.body, plan.page);
+      return readSearchPage(withHits(response.body), plan.page);
     },
   };
+}
+
+/** The engine leaves `hits` out of a filtered answer when nothing matched. */
+function withHits(body: unknown): unknown {
+  const answer = body as { hits?: { hits?: unknown[] } };
+  if (answer.hits?.hits) return answer;
+  return { ...answer, hits: { ...answer.hits, hits: [] } };
 }
 
 function describe(error: unknown): string {
