@@ -1,4 +1,4 @@
-import { AccessTokens } from '@conduit/platform';
+import { AccessTokens, signingKeysFrom } from '@conduit/platform';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -62,7 +62,7 @@ describe('authorization matrix', () => {
   });
 
   it('answers 401 for an expired token', async () => {
-    const key = new TextEncoder().encode(platform.api.deps.env.TOKEN_SIGNING_KEY);
+    const key = signingKeysFrom(platform.api.deps.env).accessToken;
     const expired = await new SignJWT({ orgs: [platform.organizationId] })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(platform.clientId)
@@ -74,6 +74,14 @@ describe('authorization matrix', () => {
     const response = await get({ authorization: `Bearer ${expired}` });
     expect(response.status).toBe(401);
     expect(((await response.json()) as { detail: string }).detail).toContain('expired');
+  });
+
+  it('answers 401 for a token signed with the raw TOKEN_SIGNING_KEY (tokens use the derived key)', async () => {
+    const raw = await new AccessTokens(platform.api.deps.env.TOKEN_SIGNING_KEY, 600).issue({
+      clientId: platform.clientId,
+      organizationIds: [platform.organizationId],
+    });
+    expect((await get({ authorization: `Bearer ${raw}` })).status).toBe(401);
   });
 
   it('answers 401 for a forged signature', async () => {

@@ -7,6 +7,7 @@ import {
   hashClientSecret,
   type Logger,
   type PlatformEnv,
+  signingKeysFrom,
   type UpstreamOverrides,
   verifyClientSecret,
 } from '@conduit/platform';
@@ -35,6 +36,8 @@ export async function createApiRuntime(
     logger,
   });
 
+  // One key per purpose (HKDF): a bearer token, an OAuth state and a search cursor never verify as each other.
+  const keys = signingKeysFrom(env);
   const deps: ApiDeps = {
     env,
     logger,
@@ -43,11 +46,11 @@ export async function createApiRuntime(
     syncStates: services.syncStates,
     clients,
     cipher: services.cipher,
-    tokens: new AccessTokens(env.TOKEN_SIGNING_KEY, env.TOKEN_TTL_SECONDS),
+    tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,
-    search: createSearchService(services.indexStore, env.TOKEN_SIGNING_KEY),
+    search: createSearchService(services.indexStore, keys.searchCursor),
     redis: services.redis,
     metrics: services.metrics,
     probes: {

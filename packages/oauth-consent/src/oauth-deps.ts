@@ -4,6 +4,7 @@ import {
   type OAuthProviders,
   oauthProviders,
   type PlatformEnv,
+  signingKeysFrom,
 } from '@conduit/platform';
 import type { Redis } from 'ioredis';
 import { OAuthStates } from './oauth-state.ts';
@@ -44,7 +45,7 @@ function envSource(env: PlatformEnv): EnvSource {
   return merged;
 }
 
-/** OAuthDeps from the app's deps (Redis for single use and PKCE verifiers, TOKEN_SIGNING_KEY for state). */
+/** OAuthDeps from the app's deps (Redis for single use and PKCE verifiers, the OAuth-state key derived from the signing secrets). */
 export function oauthDepsFrom(
   deps: OAuthDepsSource,
   options: {
@@ -61,7 +62,7 @@ export function oauthDepsFrom(
   return {
     providers: oauthProviders(source, options.specs ?? OAUTH_PROVIDERS),
     states: new OAuthStates({
-      signingKey: deps.env.TOKEN_SIGNING_KEY,
+      signingKey: signingKeysFrom(deps.env).oauthState,
       redis: deps.redis,
       prefix: `${deps.env.NAMESPACE}:oauth`,
       ttlSeconds: STATE_TTL_SECONDS,

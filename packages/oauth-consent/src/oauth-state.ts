@@ -37,7 +37,8 @@ export type ConsumedState =
   | { readonly status: 'verifier_missing' };
 
 export interface OAuthStatesOptions {
-  readonly signingKey: string;
+  /** The derived OAuth-state key (signingKeysFrom(env).oauthState); a string is used as it is. */
+  readonly signingKey: Uint8Array | string;
   readonly redis: Redis;
   /** Redis key prefix (namespace). */
   readonly prefix: string;
@@ -51,7 +52,7 @@ export function codeChallengeOf(verifier: string): string {
 }
 
 /**
- * Signed (HS256 with TOKEN_SIGNING_KEY), expiring, single-use consent states. Single use is a Redis
+ * Signed (HS256 with the OAuth-state key derived from TOKEN_SIGNING_KEY), expiring, single-use consent states. Single use is a Redis
  * `SET NX` of the jti, kept as long as the state could still verify; the PKCE verifier is stored beside it.
  */
 export class OAuthStates {
@@ -60,7 +61,8 @@ export class OAuthStates {
 
   constructor(options: OAuthStatesOptions) {
     if (options.ttlSeconds < 1) throw new Error('OAuthStates: ttlSeconds must be at least 1');
-    this.#key = new TextEncoder().encode(options.signingKey);
+    this.#key =
+      typeof options.signingKey === 'string' ? new TextEncoder().encode(options.signingKey) : options.signingKey;
     this.#options = options;
   }
 

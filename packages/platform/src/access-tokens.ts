@@ -21,8 +21,9 @@ export class AccessTokens {
   readonly #ttlSeconds: number;
   readonly #verified = new Map<string, Verified>();
 
-  constructor(signingKey: string, ttlSeconds: number) {
-    this.#key = new TextEncoder().encode(signingKey);
+  /** `signingKey`: the derived access-token key (signingKeysFrom(env).accessToken); a string is used as it is. */
+  constructor(signingKey: Uint8Array | string, ttlSeconds: number) {
+    this.#key = typeof signingKey === 'string' ? new TextEncoder().encode(signingKey) : signingKey;
     this.#ttlSeconds = ttlSeconds;
   }
 

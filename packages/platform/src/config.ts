@@ -20,7 +20,12 @@ export const PlatformEnv = z.object({
   ENCRYPTION_KEY: z.string().min(16).default('local-development-encryption-key-change-me'),
   /** Former keys, still accepted for decryption during a key rotation (comma-separated). */
   ENCRYPTION_KEY_PREVIOUS: z.string().default(''),
+  /** Root secret of the signing keys (HKDF per purpose: bearer tokens, OAuth states, search cursors). */
   TOKEN_SIGNING_KEY: z.string().min(16).default('local-development-token-signing-key-change-me'),
+  /** Optional secrets of their own per purpose, to rotate one kind of signed value without the others. */
+  ACCESS_TOKEN_SIGNING_KEY: z.string().min(16).optional(),
+  OAUTH_STATE_SIGNING_KEY: z.string().min(16).optional(),
+  SEARCH_CURSOR_SIGNING_KEY: z.string().min(16).optional(),
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   BOOTSTRAP_ORGANIZATION: z.string().min(1).optional(),
   BOOTSTRAP_CLIENT_ID: z.string().min(1).optional(),

@@ -34,4 +34,11 @@ export {
 } from './refresh-record.ts';
 export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 export type { SearchAnswer } from './search-transport.ts';
+export {
+  deriveSigningKey,
+  type SigningKeys,
+  type SigningPurpose,
+  type SigningSecrets,
+  signingKeysFrom,
+} from './signing-keys.ts';
 export { SyncScheduler } from './sync-scheduler.ts';

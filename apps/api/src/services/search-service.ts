@@ -14,7 +14,7 @@ export interface SearchService {
  * `search` over the synchronized copy: the query is compiled by search-dsl (validation errors are 400s with
  * paths), always filtered and routed by connector id. Never calls the upstream.
  */
-export function createSearchService(indexStore: IndexStore, cursorKey: string): SearchService {
+export function createSearchService(indexStore: IndexStore, cursorKey: Uint8Array | string): SearchService {
   return {
     async search(row, entity, params) {
       const plan = planSearch(params, {

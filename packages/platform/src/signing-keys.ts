@@ -1,0 +1,45 @@
+import { hkdfSync } from 'node:crypto';
+
+/** What a key signs. Each purpose gets its own key, so a token of one kind never verifies as another. */
+export type SigningPurpose = 'access-token' | 'oauth-state' | 'search-cursor';
+
+export interface SigningKeys {
+  /** HS256 key of API bearer tokens (AccessTokens). */
+  readonly accessToken: Uint8Array;
+  /** HS256 key of OAuth consent states. */
+  readonly oauthState: Uint8Array;
+  /** HMAC key of search cursors. */
+  readonly searchCursor: Uint8Array;
+}
+
+/** The configured secrets: one root, and optionally a secret of its own per purpose (rotated independently). */
+export interface SigningSecrets {
+  readonly TOKEN_SIGNING_KEY: string;
+  readonly ACCESS_TOKEN_SIGNING_KEY?: string | undefined;
+  readonly OAUTH_STATE_SIGNING_KEY?: string | undefined;
+  readonly SEARCH_CURSOR_SIGNING_KEY?: string | undefined;
+}
+
+// A fixed, public salt (RFC 5869 §3.1: salt need not be secret); the purpose goes into `info`, so the keys are
+// independent: knowing one derived key tells nothing about the others or about the secret.
+const SALT = 'conduit/signing-keys/v1';
+
+/** HKDF-SHA256 (RFC 5869) of a configured secret into the 32-byte key of one purpose. */
+export function deriveSigningKey(secret: string, purpose: SigningPurpose): Uint8Array {
+  return new Uint8Array(hkdfSync('sha256', secret, SALT, `conduit/${purpose}`, 32));
+}
+
+/**
+ * The key of every purpose: from the purpose's own secret when one is configured (so rotating it invalidates only
+ * that kind: rotating SEARCH_CURSOR_SIGNING_KEY ends open cursors but no bearer token), else from TOKEN_SIGNING_KEY.
+ * Either way the key is derived, never the secret itself, so one leaked key does not forge the others.
+ */
+export function signingKeysFrom(secrets: SigningSecrets): SigningKeys {
+  const from = (own: string | undefined, purpose: SigningPurpose) =>
+    deriveSigningKey(own || secrets.TOKEN_SIGNING_KEY, purpose);
+  return {
+    accessToken: from(secrets.ACCESS_TOKEN_SIGNING_KEY, 'access-token'),
+    oauthState: from(secrets.OAUTH_STATE_SIGNING_KEY, 'oauth-state'),
+    searchCursor: from(secrets.SEARCH_CURSOR_SIGNING_KEY, 'search-cursor'),
+  };
+}
