@@ -6,9 +6,11 @@ import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { ApiError, problemResponse } from './problem.ts';
+import { catalogRoutes } from './routes/catalog.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
@@ -42,6 +44,8 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
 
   app.route('/', healthRoutes(deps));
   app.route('/', metricsRoutes(deps));
+  app.route('/api/v1/catalog', catalogRoutes(deps));
+  app.route('/', consoleRoutes());
   app.route('/api/v1/oauth/token', oauthTokenRoutes(deps));
   app.route('/api/v1/integrations/connectors/oauth/callback', oauthCallbackRoutes(deps));
 

@@ -1,0 +1,234 @@
+/** The public API as the console uses it: a bearer token, JSON in and out, problem+json errors as values. */
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/** RFC 9457 problem details (DESIGN §3). */
+export interface Problem {
+  type?: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code?: string;
+  errors?: FieldProblem[];
+  upstream?: { status: number | null; body: string | null };
+}
+
+export class ProblemError extends Error {
+  readonly problem: Problem;
+  constructor(problem: Problem) {
+    super(problem.detail ?? problem.title);
+    this.problem = problem;
+  }
+}
+
+export interface EntityStatus {
+  status: string;
+  running: boolean;
+  last_success_at: string | null;
+  record_count: number;
+  error: string | null;
+  [extra: string]: unknown;
+}
+
+export interface ConnectorView {
+  connector_id: string;
+  connector_type: string;
+  customer_name: string;
+  name: string;
+  config: Record<string, unknown>;
+  replication_config: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  entities: Record<string, EntityStatus>;
+  [extra: string]: unknown;
+}
+
+export interface SearchableField {
+  path: string;
+  type: string;
+  nullable: boolean;
+  enum?: string[];
+}
+
+export interface EntityInfo {
+  name: string;
+  record_key: string;
+  actions: string[];
+  params: Record<string, JsonSchema>;
+  searchable: SearchableField[];
+  sync_mode: string | null;
+}
+
+export interface KindInfo {
+  connector_type: string;
+  purpose: string;
+  oauth: boolean;
+  credentials: JsonSchema;
+  config: JsonSchema;
+  replication_config: JsonSchema;
+  entities: EntityInfo[];
+}
+
+/** The subset of JSON Schema (2020-12) that zod emits for our catalogs. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  description?: string;
+  default?: unknown;
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  additionalProperties?: boolean | JsonSchema;
+}
+
+export interface ExecuteJson {
+  data: unknown;
+  meta?: Record<string, unknown>;
+}
+
+export interface DownloadedFile {
+  download: { contentType: string; size: number; filename: string | null; url: string };
+}
+
+const TOKEN_KEY = 'conduit.console.token';
+
+/** Where a problem came from when the body was not problem+json (a proxy's HTML 502, a network failure). */
+function fallbackProblem(status: number, text: string): Problem {
+  return { title: status === 0 ? 'Network error' : `HTTP ${status}`, status, detail: text.slice(0, 500) };
+}
+
+async function problemOf(response: Response): Promise<Problem> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as Problem;
+    if (typeof body === 'object' && body && typeof body.title === 'string') return body;
+  } catch {
+    // not JSON: fall through
+  }
+  return fallbackProblem(response.status, text);
+}
+
+export class Api {
+  #token: string | null;
+  readonly #base: string;
+  onUnauthorized: (() => void) | null = null;
+
+  constructor(base = '') {
+    this.#base = base;
+    this.#token = sessionStorage.getItem(TOKEN_KEY);
+  }
+
+  get signedIn(): boolean {
+    return this.#token !== null;
+  }
+
+  /** Client-credentials grant; only the token is kept (session storage), never the secret. */
+  async signIn(clientId: string, clientSecret: string): Promise<void> {
+    const body = await this.#send<{ access_token: string }>('POST', '/api/v1/oauth/token', {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
+    this.#token = body.access_token;
+    sessionStorage.setItem(TOKEN_KEY, body.access_token);
+  }
+
+  signOut(): void {
+    this.#token = null;
+    sessionStorage.removeItem(TOKEN_KEY);
+  }
+
+  catalog(): Promise<{ kinds: KindInfo[] }> {
+    return this.#send('GET', '/api/v1/catalog');
+  }
+
+  async listConnectors(): Promise<ConnectorView[]> {
+    const body = await this.#send<{ data: ConnectorView[] } | ConnectorView[]>(
+      'GET',
+      '/api/v1/integrations/connectors',
+    );
+    return Array.isArray(body) ? body : body.data;
+  }
+
+  getConnector(id: string): Promise<ConnectorView> {
+    return this.#send('GET', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`);
+  }
+
+  createConnector(body: Record<string, unknown>): Promise<ConnectorView> {
+    return this.#send('POST', '/api/v1/integrations/connectors', body);
+  }
+
+  deleteConnector(id: string): Promise<void> {
+    return this.#send('DELETE', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`);
+  }
+
+  sync(id: string, body: { entity?: string; mode?: 'incremental' | 'full' }): Promise<unknown> {
+    return this.#send('POST', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/sync`, body);
+  }
+
+  oauthInitiate(body: Record<string, unknown>): Promise<{ consent_url: string }> {
+    return this.#send('POST', '/api/v1/integrations/connectors/oauth/initiate', body);
+  }
+
+  /** Execute; JSON answers come back parsed, downloads as an object URL the page can offer. */
+  async execute(
+    id: string,
+    request: { entity: string; action: string; params: unknown },
+  ): Promise<ExecuteJson | DownloadedFile> {
+    const response = await this.#fetch(
+      'POST',
+      `/api/v1/integrations/connectors/${encodeURIComponent(id)}/execute`,
+      request,
+    );
+    const type = response.headers.get('content-type') ?? '';
+    if (type.includes('json')) return (await response.json()) as ExecuteJson;
+    const blob = await response.blob();
+    const disposition = response.headers.get('content-disposition') ?? '';
+    const filename = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? null;
+    return { download: { contentType: type, size: blob.size, filename, url: URL.createObjectURL(blob) } };
+  }
+
+  async #send<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.#fetch(method, path, body);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  async #fetch(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new ProblemError(fallbackProblem(0, String(error)));
+    }
+    if (response.ok) return response;
+    const problem = await problemOf(response);
+    if (response.status === 401 && path !== '/api/v1/oauth/token') {
+      this.signOut();
+      this.onUnauthorized?.();
+    }
+    throw new ProblemError(problem);
+  }
+}
+
+export function asProblem(error: unknown): Problem {
+  if (error instanceof ProblemError) return error.problem;
+  return { title: 'Unexpected error', status: 0, detail: error instanceof Error ? error.message : String(error) };
+}

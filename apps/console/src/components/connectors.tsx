@@ -1,0 +1,238 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Api, asProblem, type ConnectorView, type EntityStatus, type Problem } from '../api.ts';
+import { ProblemView } from './problem-view.tsx';
+
+const FAST_REFRESH_MS = 1500;
+const SLOW_REFRESH_MS = 15_000;
+
+function busy(entity: EntityStatus): boolean {
+  return entity.running || entity.status === 'pending' || entity.status === 'initial_sync';
+}
+
+function lastSync(connector: ConnectorView): string | null {
+  const times = Object.values(connector.entities)
+    .map((e) => e.last_success_at)
+    .filter((t): t is string => t !== null)
+    .sort();
+  return times.at(-1) ?? null;
+}
+
+function when(iso: string | null): string {
+  if (!iso) return '—';
+  const seconds = Math.round((Date.now() - Date.parse(iso)) / 1000);
+  if (seconds < 60) return `${Math.max(seconds, 0)}s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  return new Date(iso).toLocaleString();
+}
+
+/** Webhook state, when the connector view carries one (registered, last delivery, ...). */
+function webhookState(connector: ConnectorView): string {
+  const webhooks = connector.webhooks ?? connector.webhook;
+  if (webhooks === undefined || webhooks === null) return '—';
+  if (typeof webhooks !== 'object') return String(webhooks);
+  const w = webhooks as Record<string, unknown>;
+  if (typeof w.status === 'string') return w.status;
+  if (typeof w.enabled === 'boolean') return w.enabled ? 'enabled' : 'disabled';
+  return Object.entries(w)
+    .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(', ');
+}
+
+export function StatusBadge({ entity }: { entity: EntityStatus }) {
+  return (
+    <span class={`badge status-${entity.status}${entity.running ? ' running' : ''}`} data-status={entity.status}>
+      {entity.status}
+      {entity.running ? ' · running' : ''}
+    </span>
+  );
+}
+
+/** Every connector of the organization, refreshed quickly while a sync runs and slowly otherwise. */
+export function Connectors(props: { api: Api; selected: string | null; onSelect: (id: string | null) => void }) {
+  const [connectors, setConnectors] = useState<ConnectorView[] | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    let cancelled = false;
+    const load = async () => {
+      let next = SLOW_REFRESH_MS;
+      try {
+        const list = await props.api.listConnectors();
+        if (cancelled) return;
+        setConnectors(list);
+        setProblem(null);
+        if (list.some((c) => Object.values(c.entities).some(busy))) next = FAST_REFRESH_MS;
+      } catch (error) {
+        if (!cancelled) setProblem(asProblem(error));
+      }
+      if (!cancelled) timer.current = setTimeout(load, next);
+    };
+    void load();
+    return () => {
+      cancelled = true;
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [props.api, tick]);
+
+  const refresh = () => setTick((t) => t + 1);
+
+  const sync = async (connector: ConnectorView, mode: 'incremental' | 'full', entity?: string) => {
+    setProblem(null);
+    try {
+      await props.api.sync(connector.connector_id, {
+        ...(entity ? { entity } : {}),
+        ...(mode === 'full' ? { mode } : {}),
+      });
+      setNotice(
+        `${mode === 'full' ? 'Full' : 'Incremental'} sync queued for ${connector.name}${entity ? ` / ${entity}` : ''}`,
+      );
+      refresh();
+    } catch (error) {
+      setProblem(asProblem(error));
+    }
+  };
+
+  const remove = async (connector: ConnectorView) => {
+    if (!window.confirm(`Delete ${connector.name} and its indexed records?`)) return;
+    try {
+      await props.api.deleteConnector(connector.connector_id);
+      if (props.selected === connector.connector_id) props.onSelect(null);
+      refresh();
+    } catch (error) {
+      setProblem(asProblem(error));
+    }
+  };
+
+  if (connectors === null) return problem ? <ProblemView problem={problem} /> : <p class="muted">Loading…</p>;
+  return (
+    <section class="card">
+      <div class="card-head">
+        <h2>Connectors</h2>
+        <button type="button" class="secondary" onClick={refresh}>
+          Refresh
+        </button>
+      </div>
+      {notice && (
+        <p class="notice" data-testid="notice">
+          {notice}
+        </p>
+      )}
+      <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
+      {connectors.length === 0 ? (
+        <p class="muted">No connectors yet: create one.</p>
+      ) : (
+        <table class="connectors" data-testid="connectors">
+          <thead>
+            <tr>
+              <th>Kind</th>
+              <th>Name</th>
+              <th>Customer</th>
+              <th>Entities</th>
+              <th>Records</th>
+              <th>Last sync</th>
+              <th>Errors</th>
+              <th>Webhooks</th>
+            </tr>
+          </thead>
+          <tbody>
+            {connectors.map((c) => {
+              const entities = Object.values(c.entities);
+              const ready = entities.filter((e) => e.status === 'ready').length;
+              const errors = entities.filter((e) => e.error).length;
+              const running = entities.some(busy);
+              return (
+                <tr
+                  key={c.connector_id}
+                  class={props.selected === c.connector_id ? 'selected' : ''}
+                  onClick={() => props.onSelect(props.selected === c.connector_id ? null : c.connector_id)}
+                  data-connector-id={c.connector_id}
+                >
+                  <td>{c.connector_type}</td>
+                  <td>{c.name}</td>
+                  <td>{c.customer_name}</td>
+                  <td>
+                    {ready}/{entities.length} ready{running ? ' · syncing' : ''}
+                  </td>
+                  <td class="num">{entities.reduce((n, e) => n + e.record_count, 0).toLocaleString()}</td>
+                  <td>{when(lastSync(c))}</td>
+                  <td class={errors ? 'error-text' : ''}>{errors || '—'}</td>
+                  <td>{webhookState(c)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {connectors
+        .filter((c) => c.connector_id === props.selected)
+        .map((c) => (
+          <ConnectorDetail key={c.connector_id} connector={c} onSync={sync} onDelete={remove} />
+        ))}
+    </section>
+  );
+}
+
+function ConnectorDetail(props: {
+  connector: ConnectorView;
+  onSync: (c: ConnectorView, mode: 'incremental' | 'full', entity?: string) => void;
+  onDelete: (c: ConnectorView) => void;
+}) {
+  const c = props.connector;
+  return (
+    <div class="detail" data-testid="connector-detail">
+      <div class="card-head">
+        <h3>
+          {c.name} <span class="muted">{c.connector_id}</span>
+        </h3>
+        <div class="actions">
+          <button type="button" onClick={() => props.onSync(c, 'incremental')} data-testid="sync-incremental">
+            Sync now
+          </button>
+          <button type="button" class="secondary" onClick={() => props.onSync(c, 'full')} data-testid="sync-full">
+            Full sync
+          </button>
+          <button type="button" class="danger" onClick={() => props.onDelete(c)}>
+            Delete
+          </button>
+        </div>
+      </div>
+      <table class="entities" data-testid="entities">
+        <thead>
+          <tr>
+            <th>Entity</th>
+            <th>Status</th>
+            <th>Records</th>
+            <th>Last sync</th>
+            <th>Error</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(c.entities).map(([name, e]) => (
+            <tr key={name} data-entity={name}>
+              <td>{name}</td>
+              <td>
+                <StatusBadge entity={e} />
+              </td>
+              <td class="num">{e.record_count.toLocaleString()}</td>
+              <td>{when(e.last_success_at)}</td>
+              <td class="error-text">{e.error ?? ''}</td>
+              <td>
+                <button type="button" class="link" onClick={() => props.onSync(c, 'incremental', name)}>
+                  sync
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <details>
+        <summary>configuration</summary>
+        <pre>{JSON.stringify({ config: c.config, replication_config: c.replication_config }, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}

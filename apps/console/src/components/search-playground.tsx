@@ -1,0 +1,346 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import {
+  type Api,
+  asProblem,
+  type ConnectorView,
+  type ExecuteJson,
+  type KindInfo,
+  type Problem,
+  type SearchableField,
+} from '../api.ts';
+import { ProblemView } from './problem-view.tsx';
+import { ResultsTable } from './results-table.tsx';
+
+const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'like', 'fuzzy', 'keyword', 'contains'] as const;
+type Operator = (typeof OPERATORS)[number];
+
+interface Condition {
+  id: number;
+  field: string;
+  op: Operator;
+  value: string;
+}
+
+/** A typed value from what was typed: numbers for numeric fields, booleans for boolean ones, lists for `in`. */
+function typed(field: SearchableField | undefined, op: Operator, text: string): unknown {
+  const one = (raw: string): unknown => {
+    const t = raw.trim();
+    if (field?.type === 'integer' || field?.type === 'number')
+      return t === '' || Number.isNaN(Number(t)) ? t : Number(t);
+    if (field?.type === 'boolean') return t === 'true' ? true : t === 'false' ? false : t;
+    return t;
+  };
+  if (op === 'in') return text.split(',').map(one);
+  return one(text);
+}
+
+function buildParams(
+  conditions: Condition[],
+  fields: SearchableField[],
+  sort: { field: string; dir: string },
+  limit: number,
+) {
+  const clauses = conditions
+    .filter((c) => c.field)
+    .map((c) => ({
+      [c.op]: {
+        [c.field]: typed(
+          fields.find((f) => f.path === c.field),
+          c.op,
+          c.value,
+        ),
+      },
+    }));
+  const query: Record<string, unknown> = {};
+  if (clauses.length === 1) query.filter = clauses[0];
+  if (clauses.length > 1) query.filter = { and: clauses };
+  if (sort.field) query.sort = [{ [sort.field]: sort.dir }];
+  return { query, limit };
+}
+
+/**
+ * Search over the synchronized copy: a filter builder whose fields come from the catalog, the raw JSON it
+ * produces (editable: it is what runs), a results table with cursor paging and the engine's took_ms.
+ */
+export function SearchPlayground(props: {
+  api: Api;
+  kinds: KindInfo[];
+  connectors: ConnectorView[];
+  initialConnector: string | null;
+}) {
+  const [connectorId, setConnectorId] = useState(props.initialConnector ?? props.connectors[0]?.connector_id ?? '');
+  const connector = props.connectors.find((c) => c.connector_id === connectorId);
+  const kind = props.kinds.find((k) => k.connector_type.toLowerCase() === connector?.connector_type.toLowerCase());
+  const entities = useMemo(() => kind?.entities.filter((e) => e.actions.includes('search')) ?? [], [kind]);
+  const [entityName, setEntityName] = useState('');
+  const entity = entities.find((e) => e.name === entityName) ?? entities[0];
+  const fields = entity?.searchable ?? [];
+
+  const [conditions, setConditions] = useState<Condition[]>([]);
+  const [sort, setSort] = useState({ field: '', dir: 'asc' });
+  const [limit, setLimit] = useState(25);
+  const [raw, setRaw] = useState('');
+  const [rawProblem, setRawProblem] = useState<string | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [result, setResult] = useState<ExecuteJson | null>(null);
+  const [pages, setPages] = useState<(string | null)[]>([null]);
+  const [busy, setBusy] = useState(false);
+  const [pageIndex, setPageIndex] = useState(0);
+
+  // The builder writes the raw JSON; editing the JSON by hand is allowed, and the JSON is what runs.
+  useEffect(() => {
+    setRaw(JSON.stringify(buildParams(conditions, fields, sort, limit), null, 2));
+  }, [conditions, sort, limit, fields]);
+
+  useEffect(() => {
+    setConditions([]);
+    setSort({ field: '', dir: 'asc' });
+    setResult(null);
+    setProblem(null);
+    setPages([null]);
+    setPageIndex(0);
+  }, [connectorId, entity?.name]);
+
+  const run = async (cursor: string | null, pageIndex: number) => {
+    if (!connector || !entity) return;
+    let params: Record<string, unknown>;
+    try {
+      params = JSON.parse(raw) as Record<string, unknown>;
+      setRawProblem(null);
+    } catch (error) {
+      setRawProblem(`The JSON does not parse: ${String(error)}`);
+      return;
+    }
+    setBusy(true);
+    setProblem(null);
+    try {
+      const answer = await props.api.execute(connector.connector_id, {
+        entity: entity.name,
+        action: 'search',
+        params: cursor ? { ...params, cursor } : params,
+      });
+      if ('download' in answer) throw new Error('search answered with a file');
+      setResult(answer);
+      const next = answer.meta?.has_more ? ((answer.meta.cursor as string | null) ?? null) : null;
+      setPages((list) => [...list.slice(0, pageIndex + 1), ...(next ? [next] : [])]);
+      setPageIndex(pageIndex);
+    } catch (error) {
+      setResult(null);
+      setProblem(asProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (props.connectors.length === 0) return <p class="muted">Create a connector first.</p>;
+  const update = (id: number, patch: Partial<Condition>) =>
+    setConditions((list) => list.map((c) => (c.id === id ? { ...c, ...patch } : c)));
+  const total = result?.meta?.total as { value: number; exact: boolean } | undefined;
+  const aggregations = result?.meta?.aggregations as Record<string, unknown> | undefined;
+
+  return (
+    <section class="card" data-testid="search">
+      <h2>Search playground</h2>
+      <div class="row">
+        <label>
+          Connector
+          <select name="search_connector" value={connectorId} onChange={(e) => setConnectorId(e.currentTarget.value)}>
+            {props.connectors.map((c) => (
+              <option key={c.connector_id} value={c.connector_id}>
+                {c.name} ({c.connector_type})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Entity
+          <select
+            name="search_entity"
+            value={entity?.name ?? ''}
+            onChange={(e) => setEntityName(e.currentTarget.value)}
+          >
+            {entities.map((e) => (
+              <option key={e.name} value={e.name}>
+                {e.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Limit
+          <input
+            type="number"
+            name="search_limit"
+            min={1}
+            max={10000}
+            value={limit}
+            onInput={(e) => setLimit(Number(e.currentTarget.value) || 1)}
+          />
+        </label>
+      </div>
+
+      <div class="builder" data-testid="filter-builder">
+        <h3>Filter</h3>
+        {conditions.map((c) => {
+          const field = fields.find((f) => f.path === c.field);
+          return (
+            <div class="row condition" key={c.id}>
+              <select
+                aria-label="field"
+                name="filter_field"
+                value={c.field}
+                onChange={(e) => update(c.id, { field: e.currentTarget.value })}
+              >
+                {fields.map((f) => (
+                  <option key={f.path} value={f.path}>
+                    {f.path} ({f.type})
+                  </option>
+                ))}
+              </select>
+              <select
+                aria-label="operator"
+                name="filter_op"
+                value={c.op}
+                onChange={(e) => update(c.id, { op: e.currentTarget.value as Operator })}
+              >
+                {OPERATORS.map((op) => (
+                  <option key={op} value={op}>
+                    {op}
+                  </option>
+                ))}
+              </select>
+              {field?.enum && c.op !== 'in' ? (
+                <select
+                  aria-label="value"
+                  name="filter_value"
+                  value={c.value}
+                  onChange={(e) => update(c.id, { value: e.currentTarget.value })}
+                >
+                  <option value="">—</option>
+                  {field.enum.map((v) => (
+                    <option key={v} value={v}>
+                      {v}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  aria-label="value"
+                  name="filter_value"
+                  placeholder={
+                    c.op === 'in' ? 'a, b, c' : field?.type === 'datetime' ? '2024-01-01T00:00:00Z' : 'value'
+                  }
+                  value={c.value}
+                  onInput={(e) => update(c.id, { value: e.currentTarget.value })}
+                />
+              )}
+              <button
+                type="button"
+                class="link"
+                onClick={() => setConditions((list) => list.filter((x) => x.id !== c.id))}
+              >
+                remove
+              </button>
+            </div>
+          );
+        })}
+        <div class="row">
+          <button
+            type="button"
+            class="secondary"
+            disabled={fields.length === 0}
+            onClick={() =>
+              setConditions((list) => [...list, { id: Date.now(), field: fields[0]?.path ?? '', op: 'eq', value: '' }])
+            }
+          >
+            + condition
+          </button>
+          <label class="inline">
+            Sort
+            <select
+              name="sort_field"
+              value={sort.field}
+              onChange={(e) => setSort({ ...sort, field: e.currentTarget.value })}
+            >
+              <option value="">(record key)</option>
+              {fields.map((f) => (
+                <option key={f.path} value={f.path}>
+                  {f.path}
+                </option>
+              ))}
+            </select>
+            <select name="sort_dir" value={sort.dir} onChange={(e) => setSort({ ...sort, dir: e.currentTarget.value })}>
+              <option value="asc">asc</option>
+              <option value="desc">desc</option>
+            </select>
+          </label>
+        </div>
+      </div>
+
+      <label>
+        Params (JSON; this is what runs)
+        <textarea
+          name="search_json"
+          rows={8}
+          class="code"
+          value={raw}
+          onInput={(e) => setRaw(e.currentTarget.value)}
+          spellcheck={false}
+        />
+      </label>
+      {rawProblem && <p class="error-text">{rawProblem}</p>}
+      <div class="actions">
+        <button type="button" onClick={() => void run(null, 0)} disabled={busy} data-testid="run-search">
+          {busy ? 'Searching…' : 'Search'}
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          disabled={busy || pageIndex === 0}
+          onClick={() => void run(pages[pageIndex - 1] ?? null, pageIndex - 1)}
+        >
+          ← Previous
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          disabled={busy || pages[pageIndex + 1] === undefined}
+          onClick={() => void run(pages[pageIndex + 1] ?? null, pageIndex + 1)}
+          data-testid="next-page"
+        >
+          Next →
+        </button>
+      </div>
+      <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
+      {result && (
+        <div data-testid="search-results">
+          <p class="muted">
+            page {pageIndex + 1} · {Array.isArray(result.data) ? result.data.length : 0} rows
+            {total ? ` of ${total.exact ? '' : '≥ '}${total.value}` : ''} · took_ms{' '}
+            <span data-testid="took-ms">{String(result.meta?.took_ms ?? '—')}</span>
+            {result.meta?.has_more ? ' · more' : ''}
+          </p>
+          <ResultsTable
+            rows={Array.isArray(result.data) ? (result.data as Record<string, unknown>[]) : []}
+            keyField={entity?.record_key}
+          />
+          {aggregations && (
+            <div class="aggregations" data-testid="aggregations">
+              <h3>Aggregations</h3>
+              {Object.entries(aggregations).map(([name, value]) => (
+                <div key={name}>
+                  <strong>{name}</strong>
+                  {Array.isArray(value) ? (
+                    <ResultsTable rows={value as Record<string, unknown>[]} />
+                  ) : (
+                    <pre>{JSON.stringify(value)}</pre>
+                  )}
+                </div>
+              ))}
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
