@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt, launchChromium } from '../harness/chromium.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
@@ -25,6 +25,11 @@ describe('the web console in headless Chromium', () => {
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(20_000);
+  });
+
+  // A failing step leaves a picture of what the page showed.
+  afterEach(async ({ task }) => {
+    if (task.result?.state === 'fail' && page) await shot(`failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`);
   });
 
   afterAll(async () => {
