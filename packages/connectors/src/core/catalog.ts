@@ -64,8 +64,8 @@ export type Paging =
 /** A since filter of replication: the list param that receives `since`, and the form the upstream wants. */
 export interface SinceParam {
   readonly param: string;
-  /** `as_is`: the stored value; `iso`: ISO 8601 with milliseconds; `day`: YYYY-MM-DD. */
-  readonly format: 'as_is' | 'iso' | 'day';
+  /** `as_is`: the stored value; `iso`: ISO 8601 with milliseconds; `seconds`: ISO 8601 to the second; `day`: YYYY-MM-DD. */
+  readonly format: 'as_is' | 'iso' | 'seconds' | 'day';
 }
 
 /**
@@ -81,6 +81,8 @@ export interface UpstreamSpec {
   readonly meta?: Readonly<Record<string, string>>;
   /** List params sent under another name upstream (Orb's `created_at_gte` → `created_at[gte]`). */
   readonly query?: Readonly<Record<string, string>>;
+  /** Query values every list call sends (PayPal's `total_required=true`, without which no page count comes back). */
+  readonly constantQuery?: Readonly<Record<string, string>>;
   /** Get by id: its path, and where the record sits in the answer (absent: the answer is the record). */
   readonly get?: { readonly path: string; readonly record?: string };
   /** Replication: the first page's params (largest page size...) and the since filter, if the upstream has one. */

@@ -19,6 +19,8 @@ export interface ListHooks {
   readonly record?: (record: UpstreamRecord, params: Params) => UpstreamRecord;
   /** Replaces how records (and extra Meta) are taken from the answer (Snap's wrapped objects). */
   readonly answer?: (body: unknown, params: Params) => { records: UpstreamRecord[]; meta?: Record<string, unknown> };
+  /** A list that is a search: sent as a POST with this JSON body (PayPal's invoice search). */
+  readonly body?: (params: Params) => unknown;
   /** Rewrites the query the declaration built from the params. */
   readonly query?: (query: Record<string, QueryValue>, params: Params) => Record<string, QueryValue>;
 }
@@ -46,12 +48,16 @@ export function fillPath(template: string, params: Params): { path: string; used
   return { path, used };
 }
 
-/** The list's params as its query: path params and the next-URL param left out, renamed as the declaration says. */
-function queryOf(spec: UpstreamSpec, params: Params, skip: readonly string[]): Record<string, QueryValue> {
+/** Params as a query string: undefined/null and `skip` left out, booleans as text, names renamed by `rename`. */
+export function queryParams(
+  params: Params,
+  skip: readonly string[],
+  rename: Readonly<Record<string, string>> = {},
+): Record<string, QueryValue> {
   const query: Record<string, QueryValue> = {};
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined || value === null || skip.includes(key)) continue;
-    query[spec.query?.[key] ?? key] = typeof value === 'boolean' ? String(value) : (value as QueryValue);
+    query[rename[key] ?? key] = typeof value === 'boolean' ? String(value) : (value as QueryValue);
   }
   return query;
 }
@@ -120,10 +126,17 @@ export async function listDeclared(
       ? checkedNextUrl(ctx, path, paging.param, params[paging.param] as string)
       : null;
   const skip = paging.type === 'next_url' ? [...used, paging.param] : used;
-  const built = queryOf(spec, params, skip);
+  const built = { ...queryParams(params, skip, spec.query), ...spec.constantQuery };
   const query = hooks.query ? hooks.query(built, params) : built;
   const response = await ctx.http.send(
-    followed ? { path: followed, signal: ctx.signal } : { path, query, signal: ctx.signal },
+    followed
+      ? { path: followed, signal: ctx.signal }
+      : {
+          path,
+          query,
+          signal: ctx.signal,
+          ...(hooks.body ? { method: 'POST' as const, json: hooks.body(params) } : {}),
+        },
   );
   const body = await ctx.http.readJson(response);
   const answer = hooks.answer?.(body, params) ?? { records: recordsOf(spec, body) };
@@ -162,7 +175,7 @@ export async function getDeclared(
 ): Promise<UpstreamRecord> {
   if (!spec.get) throw new Error(`${spec.path} declares no get`);
   const { path, used } = fillPath(spec.get.path, params);
-  const body = await ctx.http.json<unknown>({ path, query: queryOf(spec, params, used), signal: ctx.signal });
+  const body = await ctx.http.json<unknown>({ path, query: queryParams(params, used, spec.query), signal: ctx.signal });
   const record = spec.get.record === undefined ? body : at(body, spec.get.record);
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
     throw new UpstreamError(
@@ -179,7 +192,11 @@ export async function getDeclared(
 export function sinceValue(since: string, format: SinceParam['format']): string {
   if (format === 'as_is') return since;
   if (format === 'day') return /^\d{4}-\d{2}-\d{2}/.exec(since)?.[0] ?? new Date(since).toISOString().slice(0, 10);
-  return new Date(since).toISOString();
+  const ms = Date.parse(since);
+  if (Number.isNaN(ms))
+    throw new UpstreamError('upstream_error', `not an ISO 8601 instant: ${since.slice(0, 40)}`, null, null);
+  if (format === 'seconds') return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return new Date(ms).toISOString();
 }
 
 /** Replication over a declared list: the declared first params, the parent's params and the since filter. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
 
@@ -312,6 +312,18 @@ const paymentRecord: FieldMap = plain({
 const listPayments: EntityCatalog = {
   name: 'list_payments',
   recordKey: 'id',
+  upstream: {
+    // https://developer.paypal.com/docs/api/payments/v1/#payment_list: the next page starts at `start_id` = next_id;
+    // an empty (or missing) next_id ends the list. start_time bounds the creation time; sort_by=update_time keeps
+    // the pages in the catalog's cursor order.
+    path: 'v1/payments/payment',
+    records: 'payments',
+    paging: { type: 'page_token', param: 'start_id', nextAt: 'next_id', meta: 'next_id' },
+    read: {
+      params: { count: 20, sort_by: 'update_time', sort_order: 'asc' },
+      since: { param: 'start_time', format: 'seconds' },
+    },
+  },
   record: paymentRecord,
   // GET /v1/payments/payment answers {payments, count, next_id}; next_id is the start_id of the next page.
   meta: plain({ next_id: t.string() }),
@@ -377,9 +389,21 @@ const productRecord: FieldMap = plain({
 
 const pageMeta: FieldMap = plain({ total_items: t.integer(), total_pages: t.integer() });
 
+/** page/page_size lists with total_required=true: `{<key>: [...], total_items, total_pages}` (an empty page leaves the key out). */
+function pagedList(path: string, key: string): UpstreamSpec {
+  return {
+    path,
+    records: key,
+    paging: { type: 'page_number', param: 'page', totalPagesAt: 'total_pages' },
+    meta: { total_items: 'total_items', total_pages: 'total_pages' },
+    constantQuery: { total_required: 'true' },
+  };
+}
+
 const listProducts: EntityCatalog = {
   name: 'list_products',
   recordKey: 'id',
+  upstream: { ...pagedList('v1/catalogs/products', 'products'), read: { params: { page_size: 20, page: 1 } } },
   record: productRecord,
   meta: pageMeta,
   searchable: productRecord,
@@ -435,6 +459,10 @@ const invoiceRecord: FieldMap = plain({
 const searchInvoices: EntityCatalog = {
   name: 'search_invoices',
   recordKey: 'id',
+  upstream: {
+    ...pagedList('v2/invoicing/search-invoices', 'items'),
+    read: { params: { page_size: 100, page: 1 } },
+  },
   record: invoiceRecord,
   meta: pageMeta,
   // Document 2's list (items is a record field but not searchable). gratuity is the invoice's top-level gratuity

@@ -8,6 +8,7 @@ import {
 } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
 import { pathOf, type QueryValue } from '../../core/http-client.ts';
+import { readDeclared } from '../../core/listing.ts';
 import { readByListing, recordsAt } from '../../core/paging.ts';
 import { paypalTransactionCatalog } from './catalog.ts';
 import {
@@ -35,37 +36,6 @@ const DAY = 86_400_000;
 const query = (params: Params): Record<string, QueryValue> => params as Record<string, QueryValue>;
 const num = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 
-/** page/page_size lists with total_required=true: `{<key>: [...], total_items, total_pages}`. */
-function pagedList(
-  path: string,
-  key: string,
-  options: {
-    method?: 'POST';
-    body?: (params: Params) => unknown;
-    map?: (r: Record<string, unknown>) => Record<string, unknown>;
-  } = {},
-) {
-  return async (ctx: PaypalContext, params: Params): Promise<ListPage> => {
-    const { creation_date_range: _range, ...paging } = params;
-    const body = await ctx.http.json<Record<string, unknown>>({
-      method: options.method ?? 'GET',
-      path,
-      query: { ...query(paging), total_required: 'true' },
-      ...(options.body ? { json: options.body(params) } : {}),
-      signal: ctx.signal,
-    });
-    const page = num(params.page) ?? 1;
-    const totalPages = num(body.total_pages) ?? 1;
-    // An empty page leaves the list key out.
-    const records = body[key] === undefined ? [] : recordsAt(body, key);
-    return {
-      records: options.map ? records.map(options.map) : records,
-      meta: { total_items: num(body.total_items), total_pages: totalPages },
-      next: page < totalPages ? { ...params, page: page + 1 } : null,
-    };
-  };
-}
-
 const balances: EntityOperations<PaypalContext> = {
   // GET /v1/reporting/balances answers one object for the account: one record.
   list: async (ctx, params) => {
@@ -87,24 +57,6 @@ const transactions: EntityOperations<PaypalContext> = {
   read: (ctx, request) => readTransactions(ctx, request.since, request.resume),
 };
 
-/**
- * GET /v1/payments/payment: `{payments, count, next_id}`; the next page starts at `start_id` = next_id, and an
- * empty (or missing) next_id ends the list (https://developer.paypal.com/docs/api/payments/v1/#payment_list).
- */
-async function listPayments(ctx: PaypalContext, params: Params): Promise<ListPage> {
-  const body = await ctx.http.json<Record<string, unknown>>({
-    path: 'v1/payments/payment',
-    query: query(params),
-    signal: ctx.signal,
-  });
-  const nextId = typeof body.next_id === 'string' && body.next_id !== '' ? body.next_id : null;
-  return {
-    records: body.payments === undefined ? [] : recordsAt(body, 'payments'),
-    meta: { next_id: nextId },
-    next: nextId ? { ...params, start_id: nextId } : null,
-  };
-}
-
 /** Disputes page with a next_page_token found in the `next` link (https://developer.paypal.com/docs/api/customer-disputes/v1/). */
 async function listDisputes(ctx: PaypalContext, params: Params): Promise<ListPage> {
   const body = await ctx.http.json<Record<string, unknown>>({
@@ -123,14 +75,24 @@ async function listDisputes(ctx: PaypalContext, params: Params): Promise<ListPag
 /** PayPal filters disputes by update_time_after only within the last 180 days (research file). */
 const DISPUTE_FILTER_DAYS = 180;
 
-const listProducts = pagedList('v1/catalogs/products', 'products');
+/** The invoice search filters through its JSON body (no filter is `{}`); the day range of replication is a filter. */
+const searchInvoices: EntityOperations<PaypalContext> = {
+  hooks: {
+    body: (params) => (params.creation_date_range ? { creation_date_range: params.creation_date_range } : {}),
+    query: ({ creation_date_range: _range, ...query }) => query,
+    record: toInvoice,
+  },
+  // Invoices created since start_date (the only filter the search has), every run (full refresh).
+  read: (ctx, request) => {
+    const range = { start: paypalDate(instant(request.since)), end: paypalDate(Date.now()) };
+    const spec = paypalTransactionCatalog.entities.search_invoices!.upstream!;
+    const withRange = { ...spec, read: { params: { ...spec.read?.params, creation_date_range: range } } };
+    return readDeclared(ctx, withRange, request, searchInvoices.hooks);
+  },
+};
 
-const searchInvoices = pagedList('v2/invoicing/search-invoices', 'items', {
-  method: 'POST',
-  // The search filters through its JSON body; no filter is `{}`.
-  body: (params) => (params.creation_date_range ? { creation_date_range: params.creation_date_range } : {}),
-  map: toInvoice,
-});
+/** The details of one product; replication reads them per product of list_products (gone since: nothing). */
+const productPath = (id: unknown) => `v1/catalogs/products/${pathOf(String(id))}`;
 
 export const paypalTransactionConnector = defineConnector<PaypalCredentials, Record<string, never>>({
   catalog: paypalTransactionCatalog,
@@ -147,16 +109,6 @@ export const paypalTransactionConnector = defineConnector<PaypalCredentials, Rec
   entities: {
     balances,
     transactions,
-    list_payments: {
-      list: listPayments,
-      // start_time bounds the creation time; sort_by=update_time keeps the pages in the catalog's cursor order.
-      read: (ctx, request) =>
-        readByListing(
-          (p) => listPayments(ctx, p),
-          { count: 20, start_time: paypalDate(instant(request.since)), sort_by: 'update_time', sort_order: 'asc' },
-          request.resume,
-        ),
-    },
     list_disputes: {
       list: listDisputes,
       read: (ctx, request) => {
@@ -176,13 +128,8 @@ export const paypalTransactionConnector = defineConnector<PaypalCredentials, Rec
         })();
       },
     },
-    list_products: {
-      list: listProducts,
-      read: (ctx, request) => readByListing((p) => listProducts(ctx, p), { page_size: 20, page: 1 }, request.resume),
-    },
     show_product_details: {
-      get: (ctx, params) =>
-        ctx.http.json({ path: `v1/catalogs/products/${pathOf(String(params.id))}`, signal: ctx.signal }),
+      get: (ctx, params) => ctx.http.json({ path: productPath(params.id), signal: ctx.signal }),
       // A child of list_products: the details of one product (gone since it was listed: nothing).
       read: async function* (ctx, request) {
         const id = request.parentParams?.id;
@@ -190,10 +137,7 @@ export const paypalTransactionConnector = defineConnector<PaypalCredentials, Rec
           throw new Error('show_product_details is read per product: parentParams.id is required');
         }
         try {
-          const record = await ctx.http.json<Record<string, unknown>>({
-            path: `v1/catalogs/products/${pathOf(String(id))}`,
-            signal: ctx.signal,
-          });
+          const record = await ctx.http.json<Record<string, unknown>>({ path: productPath(id), signal: ctx.signal });
           yield { records: [record], checkpoint: null };
         } catch (error) {
           if (!(error instanceof UpstreamError && error.code === 'upstream_not_found')) throw error;
@@ -201,19 +145,6 @@ export const paypalTransactionConnector = defineConnector<PaypalCredentials, Rec
         }
       },
     },
-    search_invoices: {
-      list: searchInvoices,
-      // Invoices created since start_date (the only filter the search has), every run (full refresh).
-      read: (ctx, request) =>
-        readByListing(
-          (p) => searchInvoices(ctx, p),
-          {
-            page_size: 100,
-            page: 1,
-            creation_date_range: { start: paypalDate(instant(request.since)), end: paypalDate(Date.now()) },
-          },
-          request.resume,
-        ),
-    },
+    search_invoices: searchInvoices,
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, omit, t } from '../../core/field-spec.ts';
 
@@ -23,6 +23,18 @@ const pageParams = z.strictObject({
 
 /** A Typeform form id (the path segment of /forms/{form_id}). */
 const formId = pathId;
+
+/**
+ * forms, workspaces, themes: `?page&page_size` → `{total_items, page_count, items}`; the next page exists while
+ * `page < page_count` and the page was not empty. Replication reads Typeform's largest page, 200.
+ */
+const pagedList = (path: string): UpstreamSpec => ({
+  path,
+  records: 'items',
+  paging: { type: 'page_number', param: 'page', totalPagesAt: 'page_count', stopOnEmpty: true },
+  meta: { total_items: 'total_items', page_count: 'page_count' },
+  read: { params: { page: 1, page_size: 200 } },
+});
 
 /** Child entities are read per form: `params.form_id = form.id`. */
 const perForm = { entity: 'forms', param: 'form_id', from: 'id' } as const;
@@ -48,6 +60,7 @@ const formRecord: FieldMap = {
 const forms: EntityCatalog = {
   name: 'forms',
   recordKey: 'id',
+  upstream: { ...pagedList('forms'), get: { path: 'forms/{form_id}' } },
   record: formRecord,
   meta,
   searchable: omit(formRecord, ['self']),
@@ -116,6 +129,12 @@ const webhookRecord: FieldMap = {
 const webhooks: EntityCatalog = {
   name: 'webhooks',
   recordKey: 'id',
+  upstream: {
+    // One unpaged `{items}` per form (https://www.typeform.com/developers/webhooks/reference/retrieve-webhooks/).
+    path: 'forms/{form_id}/webhooks',
+    records: 'items',
+    paging: { type: 'none' },
+  },
   record: webhookRecord,
   // GET /forms/{form_id}/webhooks is not paginated: no Meta.
   searchable: webhookRecord,
@@ -136,6 +155,7 @@ const workspaceRecord: FieldMap = {
 const workspaces: EntityCatalog = {
   name: 'workspaces',
   recordKey: 'id',
+  upstream: pagedList('workspaces'),
   record: workspaceRecord,
   meta,
   searchable: workspaceRecord,
@@ -158,6 +178,12 @@ const imageRecord: FieldMap = {
 const images: EntityCatalog = {
   name: 'images',
   recordKey: 'id',
+  upstream: {
+    // A bare array, unpaged (https://www.typeform.com/developers/create/reference/retrieve-images-collection/).
+    path: 'images',
+    records: null,
+    paging: { type: 'none' },
+  },
   record: imageRecord,
   // GET /images answers a bare array: no Meta.
   searchable: omit(imageRecord, ['upload_source']),
@@ -183,6 +209,7 @@ const themeRecord: FieldMap = {
 const themes: EntityCatalog = {
   name: 'themes',
   recordKey: 'id',
+  upstream: pagedList('themes'),
   record: themeRecord,
   meta,
   searchable: themeRecord,

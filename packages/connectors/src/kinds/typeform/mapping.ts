@@ -16,13 +16,6 @@ export function pageMeta(body: TypeformList): { total_items: number | null; page
   };
 }
 
-/** Page-numbered lists (forms, workspaces, themes): the next page exists while `page < page_count`. */
-export function nextPageParams(params: Params, body: TypeformList, records: readonly UpstreamRecord[]): Params | null {
-  const page = typeof params.page === 'number' ? params.page : 1;
-  const pageCount = typeof body.page_count === 'number' ? body.page_count : 0;
-  return records.length > 0 && page < pageCount ? { ...params, page: page + 1 } : null;
-}
-
 /**
  * Typeform responses carry no form_id; document 2 lists it, so it is added from the request
  * (https://www.typeform.com/developers/responses/reference/retrieve-responses/).
