@@ -1,3 +1,4 @@
+import { mcpHttpHandler } from '@conduit/mcp';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';
@@ -65,5 +66,10 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
+
+  // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.
+  const mcp = mcpHttpHandler({ apiFetch: async (request) => app.fetch(request) });
+  app.use('/mcp', authenticate(deps.tokens), bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }));
+  app.all('/mcp', (c) => mcp(c.req.raw));
   return app;
 }

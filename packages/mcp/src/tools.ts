@@ -1,0 +1,348 @@
+import {
+  type Conduit,
+  ConduitProblem,
+  type ConnectorType,
+  type ConnectorView,
+  type ProblemDetails,
+} from '@conduit/client';
+import {
+  type Continuation,
+  DEFAULT_BUDGET_CHARS,
+  decodeContinuation,
+  encodeContinuation,
+  fitRecords,
+  requestHash,
+} from './budget.ts';
+import { type EntityCatalog, type KindCatalog, kindCatalog, kindCatalogs, toolSlug } from './catalog.ts';
+import { describeEntity, describeKind } from './describe.ts';
+import { executeToolSchema, type JsonSchema, searchToolSchema } from './json-schemas.ts';
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema & { type: 'object' };
+}
+
+export type ToolContent =
+  | { type: 'text'; text: string }
+  | { type: 'resource'; resource: { uri: string; mimeType: string; blob: string } };
+
+export interface ToolResult {
+  content: ToolContent[];
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export interface ToolOptions {
+  /** Largest answer, in characters of JSON, before it is cut between records with a cursor (default 24,000). */
+  budgetChars?: number;
+}
+
+type Args = Record<string, unknown>;
+
+/** A problem raised by the MCP layer itself (arguments it checks before calling the API). */
+const problem = (detail: string, path: string, code = 'invalid_request'): ConduitProblem =>
+  new ConduitProblem({
+    type: 'about:blank',
+    title: 'Bad Request',
+    status: 400,
+    detail,
+    code,
+    errors: [{ path, message: detail }],
+  });
+
+let cached: ToolDefinition[] | undefined;
+
+/**
+ * The tools for a caller: list and describe connectors, then for each kind the caller has a connector of, one
+ * execute tool and (when the kind has searchable entities) one search tool. Without `connectorTypes`, every kind.
+ */
+export function toolDefinitions(connectorTypes?: readonly string[]): ToolDefinition[] {
+  cached ??= allToolDefinitions();
+  if (!connectorTypes) return cached;
+  const slugs = new Set(connectorTypes.map(toolSlug));
+  return cached.filter(
+    (t) =>
+      t.name === 'list_connectors' ||
+      t.name === 'describe_connector' ||
+      slugs.has(t.name.replace(/_(execute|search)$/, '')),
+  );
+}
+
+/** The tools a caller sees: those of the kinds of its connectors (tool schemas are large; other kinds are noise). */
+export async function toolsFor(conduit: Conduit): Promise<ToolDefinition[]> {
+  const connectors = await conduit.connectors.list();
+  return toolDefinitions([...new Set(connectors.map((c) => c.connector_type))]);
+}
+
+function allToolDefinitions(): ToolDefinition[] {
+  const tools: ToolDefinition[] = [
+    {
+      name: 'list_connectors',
+      title: 'List connectors',
+      description:
+        "The caller's connectors: id, kind (connector_type), name, and each replicated entity's sync status. Start here.",
+      inputSchema: {
+        type: 'object',
+        properties: { cursor: { type: 'string', description: 'meta.cursor of a previous answer' } },
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'describe_connector',
+      title: 'Describe a connector',
+      description:
+        'A connector and its kind: entities, live actions with their parameters (JSON Schema), searchable fields with ' +
+        'their types and operators, and example tool calls. Give `entity` for the full detail of one entity.',
+      inputSchema: {
+        type: 'object',
+        properties: { connector_id: { type: 'string' }, entity: { type: 'string' } },
+        required: ['connector_id'],
+        additionalProperties: false,
+      },
+    },
+  ];
+  for (const kind of kindCatalogs()) {
+    const slug = toolSlug(kind.connectorType);
+    tools.push({
+      name: `${slug}_execute`,
+      title: `${kind.connectorType}: execute an action`,
+      description:
+        `Runs a live action (list, get, create, update, delete, download) of a ${kind.connectorType} ` +
+        `(${kind.purpose}) connector against the upstream, with the stored credentials. Entities: ` +
+        `${Object.keys(kind.entities).join(', ')}. Long lists are cut to a size budget: pass meta.cursor back to continue.`,
+      inputSchema: executeToolSchema(kind) as ToolDefinition['inputSchema'],
+    });
+    const search = searchToolSchema(kind);
+    if (search) {
+      tools.push({
+        name: `${slug}_search`,
+        title: `${kind.connectorType}: search`,
+        description:
+          `Searches the synchronized copy of a ${kind.connectorType} connector's records (never calls the upstream). ` +
+          'query.filter is {"<operator>": {"<field>": value}} with operators eq neq gt gte lt lte in like fuzzy keyword ' +
+          'contains any not and or; describe_connector lists each field with its operators. Answers are cut to a size ' +
+          'budget: while meta.has_more, call again with the same arguments and meta.cursor.',
+        inputSchema: search as ToolDefinition['inputSchema'],
+      });
+    }
+  }
+  return tools;
+}
+
+/** Runs a tool; every failure is a tool error carrying the API's problem details (with the field to fix). */
+export async function callTool(conduit: Conduit, name: string, args: Args, options: ToolOptions): Promise<ToolResult> {
+  const budget = options.budgetChars ?? DEFAULT_BUDGET_CHARS;
+  try {
+    if (name === 'list_connectors') return await listConnectors(conduit, args, budget);
+    if (name === 'describe_connector') return await describeConnector(conduit, args);
+    const kind = kindCatalogs().find((k) => name.startsWith(`${toolSlug(k.connectorType)}_`));
+    const verb = kind && name.slice(toolSlug(kind.connectorType).length + 1);
+    if (kind && verb === 'execute') return await execute(conduit, kind, args, budget);
+    if (kind && verb === 'search' && toolDefinitions().some((t) => t.name === name))
+      return await search(conduit, kind, args, budget);
+    throw problem(`no tool ${name}; tools/list names them`, '/name', 'unknown_tool');
+  } catch (error) {
+    if (error instanceof ConduitProblem) {
+      return toolError(name.endsWith('_search') ? searchPaths(error.toJSON()) : error.toJSON());
+    }
+    throw error;
+  }
+}
+
+function json(value: unknown): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+}
+
+function toolError(details: ProblemDetails): ToolResult {
+  const fields = (details.errors ?? []).map((e) => `${e.path}: ${e.message}`).join('\n');
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: `${details.code}: ${details.detail}${fields ? `\n${fields}` : ''}\n${JSON.stringify(details)}`,
+      },
+    ],
+  };
+}
+
+/** The search tool takes the API's params at its top level: `/params/query/...` is `/query/...` there. */
+function searchPaths(details: ProblemDetails): ProblemDetails {
+  if (!details.errors) return details;
+  return { ...details, errors: details.errors.map((e) => ({ ...e, path: e.path.replace(/^\/params(?=\/)/, '') })) };
+}
+
+function requireString(args: Args, key: string): string {
+  const value = args[key];
+  if (typeof value !== 'string' || value === '') throw problem(`${key} is required (a string)`, `/${key}`);
+  return value;
+}
+
+function continuation(args: Args, request: string): Continuation {
+  if (args.cursor === undefined) return { page: null, skip: 0, request };
+  if (typeof args.cursor !== 'string') throw problem('cursor must be a string', '/cursor');
+  const decoded = decodeContinuation(args.cursor, request);
+  if (typeof decoded === 'string') throw problem(decoded, '/cursor', 'invalid_cursor');
+  return decoded;
+}
+
+async function listConnectors(conduit: Conduit, args: Args, budget: number): Promise<ToolResult> {
+  const request = requestHash({ tool: 'list_connectors' });
+  const at = continuation(args, request);
+  const all = (await conduit.connectors.list()).map((c) => ({
+    connector_id: c.connector_id,
+    connector_type: c.connector_type,
+    name: c.name,
+    customer_name: c.customer_name,
+    entities: Object.fromEntries(
+      Object.entries(c.entities).map(([name, s]) => [name, { status: s.status, record_count: s.record_count }]),
+    ),
+  }));
+  const rest = all.slice(at.skip);
+  const data = fitRecords(rest, budget);
+  const more = data.length < rest.length;
+  return json({
+    data,
+    meta: { has_more: more, cursor: more ? encodeContinuation({ ...at, skip: at.skip + data.length }) : null },
+  });
+}
+
+/** The caller's connector, checked to be of the tool's kind. */
+async function connectorOfKind(conduit: Conduit, args: Args, kind?: KindCatalog): Promise<ConnectorView> {
+  const view = await conduit.connectors.get(requireString(args, 'connector_id'));
+  if (kind && view.connector_type.toLowerCase() !== kind.connectorType.toLowerCase()) {
+    throw problem(
+      `connector ${view.connector_id} is a ${view.connector_type} connector; use the ${toolSlug(view.connector_type)}_* tools`,
+      '/connector_id',
+    );
+  }
+  return view;
+}
+
+async function describeConnector(conduit: Conduit, args: Args): Promise<ToolResult> {
+  const view = await connectorOfKind(conduit, args);
+  const kind = kindCatalog(view.connector_type);
+  if (!kind) throw problem(`unknown connector kind ${view.connector_type}`, '/connector_id');
+  if (args.entity === undefined) return json({ connector: view, ...describeKind(kind, view.connector_id) });
+  const entity = entityArg(kind, args);
+  return json({ connector: view, ...describeEntity(kind, entity, view.connector_id) });
+}
+
+function entityArg(kind: KindCatalog, args: Args): EntityCatalog {
+  const name = requireString(args, 'entity');
+  const entity = Object.hasOwn(kind.entities, name) ? kind.entities[name] : undefined;
+  if (!entity) {
+    throw problem(
+      `${kind.connectorType} has no entity '${name}'; entities: ${Object.keys(kind.entities).join(', ')}`,
+      '/entity',
+    );
+  }
+  return entity;
+}
+
+type LooseConnector = {
+  execute(request: { entity: string; action: string; params?: unknown }): Promise<unknown>;
+};
+
+async function execute(conduit: Conduit, kind: KindCatalog, args: Args, budget: number): Promise<ToolResult> {
+  const view = await connectorOfKind(conduit, args, kind);
+  const entity = requireString(args, 'entity');
+  const action = requireString(args, 'action');
+  if (action === 'search') throw problem(`search has its own tool: ${toolSlug(kind.connectorType)}_search`, '/action');
+  const params = args.params;
+  const request = requestHash({ tool: 'execute', connector: view.connector_id, entity, action, params });
+  const at = continuation(args, request);
+  const connector = conduit.connector(
+    view.connector_id,
+    kind.connectorType as ConnectorType,
+  ) as unknown as LooseConnector;
+  const result = await connector.execute({ entity, action, ...(params === undefined ? {} : { params }) });
+  if (action === 'download') return download(result as DownloadLike, view.connector_id, entity, budget);
+  const body = result as { data: unknown; meta?: Record<string, unknown> };
+  if (!Array.isArray(body.data)) return json(body);
+  const rest = body.data.slice(at.skip);
+  const data = fitRecords(rest, budget);
+  const cut = data.length < rest.length;
+  return json({
+    data,
+    meta: {
+      ...body.meta,
+      cut_to_budget: cut,
+      // The rest of this upstream page; the next upstream page is asked for with the kind's own paging params.
+      cursor: cut ? encodeContinuation({ ...at, skip: at.skip + data.length }) : null,
+    },
+  });
+}
+
+type DownloadLike = { body: ReadableStream<Uint8Array>; contentType: string | null; contentLength: number | null };
+
+/** A download small enough for the budget comes back as a resource; a larger one is refused before it is read. */
+async function download(
+  result: DownloadLike,
+  connectorId: string,
+  entity: string,
+  budget: number,
+): Promise<ToolResult> {
+  const limit = Math.floor((budget * 3) / 4);
+  const tooLarge = () =>
+    problem(
+      `the file is larger than this tool's ${limit}-byte budget: download it through the HTTP API, or ask for a part with params.range_header`,
+      '/params',
+      'payload_too_large',
+    );
+  if (result.contentLength !== null && result.contentLength > limit) {
+    await result.body.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of result.body) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return {
+    content: [
+      {
+        type: 'resource',
+        resource: {
+          uri: `conduit://connectors/${encodeURIComponent(connectorId)}/${encodeURIComponent(entity)}/download`,
+          mimeType: result.contentType ?? 'application/octet-stream',
+          blob: Buffer.concat(chunks).toString('base64'),
+        },
+      },
+    ],
+  };
+}
+
+async function search(conduit: Conduit, kind: KindCatalog, args: Args, budget: number): Promise<ToolResult> {
+  const view = await connectorOfKind(conduit, args, kind);
+  const entity = requireString(args, 'entity');
+  const { cursor: _cursor, connector_id: _id, entity: _entity, ...searchArgs } = args;
+  const request = requestHash({ tool: 'search', connector: view.connector_id, entity, searchArgs });
+  const at = continuation(args, request);
+  const params = { limit: 100, ...searchArgs, ...(at.page ? { cursor: at.page } : {}) };
+  const connector = conduit.connector(
+    view.connector_id,
+    kind.connectorType as ConnectorType,
+  ) as unknown as LooseConnector;
+  const page = (await connector.execute({ entity, action: 'search', params })) as {
+    data: unknown[];
+    meta: { has_more: boolean; cursor: string | null } & Record<string, unknown>;
+  };
+  const rest = page.data.slice(at.skip);
+  const { cursor: _apiCursor, has_more: _hasMore, ...meta } = page.meta;
+  const data = fitRecords(rest, budget - JSON.stringify(meta).length);
+  const cut = data.length < rest.length;
+  const next: Continuation | null = cut
+    ? { ...at, skip: at.skip + data.length }
+    : page.meta.has_more && page.meta.cursor
+      ? { page: page.meta.cursor, skip: 0, request }
+      : null;
+  return json({
+    data,
+    meta: { ...meta, has_more: next !== null, cursor: next ? encodeContinuation(next) : null, cut_to_budget: cut },
+  });
+}
