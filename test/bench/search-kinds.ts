@@ -48,12 +48,24 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
   return [
     kind('eq id', () => {
       const id = invoiceId(anyIndex());
-      return simple({ eq: { id } }, (p) => `json @> ${p(contains('id', id))}::jsonb`);
+      // The record key is Nango's external_id column (primary key); that is how a peer looks up by id.
+      return simple({ eq: { id } }, (p) => `external_id = ${p(id)}`);
     }),
     kind('in 10 ids', () => {
       const ids = Array.from({ length: 10 }, () => invoiceId(anyIndex()));
       return simple({ in: { id: ids } }, (p) =>
         ids.map((id) => `json @> ${p(contains('id', id))}::jsonb`).join(' or '),
+      );
+    }),
+    // Many matches, few returned: 60% of all records match, 10 come back (does our cost grow with matches?).
+    kind('in 2 statuses', () => {
+      const statuses = pick([
+        ['paid', 'issued'],
+        ['paid', 'draft'],
+        ['paid', 'void'],
+      ]);
+      return simple({ in: { status: statuses } }, (p) =>
+        statuses.map((status) => `json @> ${p(contains('status', status))}::jsonb`).join(' or '),
       );
     }),
     kind('range 6h', () => {

@@ -19,6 +19,7 @@ const SECRET_KEY = /secret|token|password|passwd|api_?key|authorization|credenti
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (isFlatAndClean(value)) return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value instanceof Error)
     return { name: value.name, message: value.message, code: (value as { code?: unknown }).code };
@@ -32,6 +33,17 @@ export function redact(value: unknown, depth = 0): unknown {
  * (sonic-boom; flushed on exit), so logging stays off the request's critical path. `write` (tests) receives each
  * line synchronously instead. Every line and every child's fields pass through `redact` first.
  */
+/** Most lines (a request's method, path, status, ids): nothing nested, nothing secret, nothing to copy. */
+function isFlatAndClean(value: object): boolean {
+  if (Array.isArray(value) || value instanceof Error) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const field = (value as Record<string, unknown>)[key];
+    if ((field !== null && typeof field === 'object') || SECRET_KEY.test(key)) return false;
+  }
+  return true;
+}
+
 export function createLogger(
   options: { level?: LogLevel; base?: LogFields; write?: (line: string) => void } = {},
 ): Logger {
