@@ -118,6 +118,33 @@ describeConnectorConformance({
   specific: (h) => {
     const cid = () => firstCustomer(h.sim().config);
 
+    it('creates a label (labels:mutate), which the labels list then shows; a duplicate name is refused', async () => {
+      const connector = h.connector();
+      const create = { customer_id: cid(), operations: [{ create: { name: 'Spring sale' } }] };
+      const created = await connector.execute({ entity: 'labels', action: 'create', params: create });
+      if (created.type !== 'json') throw new Error('expected json');
+      const resourceName = (created.body.data as { results: { resourceName: string }[] }).results[0]!.resourceName;
+      expect(resourceName).toMatch(new RegExp(`^customers/${cid()}/labels/\\d+$`));
+      const listed = await connector.execute({ entity: 'labels', action: 'list', params: { customer_id: cid() } });
+      if (listed.type !== 'json') throw new Error('expected json');
+      const names = (listed.body.data as { label: { name: string; resourceName: string } }[]).map((r) => r.label);
+      expect(names).toContainEqual(expect.objectContaining({ name: 'Spring sale', resourceName }));
+      const again = await failure(connector.execute({ entity: 'labels', action: 'create', params: create }));
+      expect(again.code).toBe('upstream_error');
+      const badColor = await failure(
+        connector.execute({
+          entity: 'labels',
+          action: 'create',
+          params: {
+            customer_id: cid(),
+            operations: [{ create: { name: 'x', textLabel: { backgroundColor: 'red' } } }],
+          },
+        }),
+      );
+      expect(badColor.code).toBe('invalid_params');
+      expect(badColor.errors[0]?.path).toBe('/params/operations/0/create/textLabel/backgroundColor');
+    });
+
     it('cuts pages client-side for pageSize, never sends it upstream, and pages to the end', async () => {
       const connector = h.connector();
       const all = (

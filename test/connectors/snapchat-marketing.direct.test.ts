@@ -18,7 +18,7 @@ describeConnectorConformance({
   invalid: [{ entity: 'organizations', action: 'list', params: { limt: 5 }, path: '/params/limt', only: true }],
   unsupported: [
     { entity: 'campaign', action: 'list', mentions: 'campaigns' },
-    { entity: 'segments', action: 'get', mentions: 'list' },
+    { entity: 'segments', action: 'delete', mentions: 'get' },
   ],
   storms: [
     {

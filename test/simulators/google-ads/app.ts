@@ -199,7 +199,7 @@ export function createGoogleAdsApp(
 
   app.post(`/${API_VERSION}/customers/*`, async (c) => {
     const route =
-      /^\/v\d+\/customers\/([^/]+)\/(googleAds:search|(campaigns|adGroups|campaignLabels|adGroupLabels):mutate)$/.exec(
+      /^\/v\d+\/customers\/([^/]+)\/(googleAds:search|(campaigns|adGroups|campaignLabels|adGroupLabels|labels):mutate)$/.exec(
         new URL(c.req.url).pathname,
       );
     if (!route) return c.json(adsError(404, 'NOT_FOUND', 'The requested URL was not found on this server.', []), 404);

@@ -20,7 +20,7 @@ const UPDATABLE: Readonly<Record<'campaigns' | 'adGroups', readonly string[]>> =
   adGroups: ['name', 'status', 'cpcBidMicros'],
 };
 
-type Collection = 'campaigns' | 'adGroups' | 'campaignLabels' | 'adGroupLabels';
+type Collection = 'campaigns' | 'adGroups' | 'campaignLabels' | 'adGroupLabels' | 'labels';
 
 function at(index: number, ...path: string[]) {
   return { fieldPathElements: [{ fieldName: 'operations', index }, ...path.map((fieldName) => ({ fieldName }))] };
@@ -112,6 +112,12 @@ export function applyMutate(
       });
       return;
     }
+    if (collection === 'labels') {
+      const created = createLabel(data, cid, operation.create, index, apply.length);
+      if ('failure' in created) failures.push(created.failure);
+      else apply.push(created.apply);
+      return;
+    }
     const kind = collection === 'campaignLabels' ? 'campaign' : 'adGroup';
     const create = operation.create;
     const target = (kind === 'campaign' ? data.campaigns : data.adGroups).find(
@@ -141,4 +147,62 @@ export function applyMutate(
   });
   if (failures.length > 0) throw new MutateError(failures);
   return { results: apply.map((run) => ({ resourceName: run() })) };
+}
+
+/**
+ * LabelOperation.create (https://developers.google.com/google-ads/api/reference/rpc/latest/Label): `name` 1-80
+ * characters and unique within the customer (LabelError.DUPLICATE_NAME), optional status and textLabel
+ * {backgroundColor "#RRGGBB", description}. The id is assigned by the server.
+ */
+function createLabel(
+  data: GoogleAdsData,
+  cid: string,
+  create: Record<string, unknown> | undefined,
+  index: number,
+  earlier: number,
+): { failure: AdsFailure } | { apply: () => string } {
+  const name = create?.name;
+  if (typeof name !== 'string' || name.length < 1 || name.length > 80) {
+    return {
+      failure: failure(
+        index,
+        { stringLengthError: 'TOO_SHORT' },
+        'The label name must be 1-80 characters.',
+        'create',
+        'name',
+      ),
+    };
+  }
+  const taken = data.labels.some((l) => l.resourceName.startsWith(`customers/${cid}/`) && l.name === name);
+  if (taken) {
+    return {
+      failure: failure(
+        index,
+        { labelError: 'DUPLICATE_NAME' },
+        'A label with this name already exists.',
+        'create',
+        'name',
+      ),
+    };
+  }
+  const color = (create?.textLabel as Record<string, unknown> | undefined)?.backgroundColor;
+  if (color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(String(color))) {
+    return {
+      failure: failure(index, { labelError: 'INVALID_LABEL_COLOR' }, 'Invalid label color.', 'create', 'text_label'),
+    };
+  }
+  return {
+    apply: () => {
+      const id = String(9_000_000_000 + data.labels.length * 10 + earlier);
+      const label: AdsObject = {
+        resourceName: `customers/${cid}/labels/${id}`,
+        id,
+        name,
+        status: typeof create?.status === 'string' ? create.status : 'ENABLED',
+        textLabel: { backgroundColor: '#000000', description: '', ...(create?.textLabel as object | undefined) },
+      };
+      data.labels.push(label);
+      return label.resourceName;
+    },
+  };
 }

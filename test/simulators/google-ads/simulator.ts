@@ -112,6 +112,7 @@ export async function startGoogleAds(options: SimulatorOptions = {}): Promise<Go
       }
     },
   };
+  let labelsCreated = 0;
   // A getter: each read picks label pairs that are still unlinked, so the create examples succeed every time.
   return Object.defineProperty(handle, 'examples', {
     enumerable: true,
@@ -168,6 +169,16 @@ export async function startGoogleAds(options: SimulatorOptions = {}): Promise<Go
         },
         list('ad_group_ad_labels'),
         list('labels'),
+        {
+          entity: 'labels',
+          action: 'create',
+          params: {
+            customer_id: cid,
+            operations: [
+              { create: { name: `Conduit label ${++labelsCreated}`, textLabel: { backgroundColor: '#1a2b3c' } } },
+            ],
+          },
+        },
         { entity: 'accessible_customers', action: 'list', params: {} },
       ];
     },

@@ -58,6 +58,11 @@ export async function startSentry(options: SimulatorOptions = {}): Promise<Simul
       { entity: 'projects', action: 'list', params: {} },
       { entity: 'projects', action: 'get', params: { organization_slug: organization, project_slug: project.slug } },
       {
+        entity: 'project_detail',
+        action: 'get',
+        params: { organization_slug: organization, project_slug: project.slug },
+      },
+      {
         entity: 'issues',
         action: 'list',
         params: { organization_slug: organization, project_slug: project.slug, query: '', statsPeriod: '14d' },

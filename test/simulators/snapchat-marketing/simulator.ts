@@ -221,7 +221,7 @@ export async function startSnapchatMarketing(options: SimulatorOptions = {}): Pr
       { entity: 'adaccounts', action: 'list', params: { organization_id: first('organizations') } },
       { entity: 'adaccounts', action: 'get', params: { id: account } },
       ...AD_ACCOUNT_CHILDREN.map((child) => ({ entity: child, action: 'list', params: { ad_account_id: account } })),
-      ...AD_ACCOUNT_CHILDREN.filter((c) => c !== 'segments').map((child) => ({
+      ...AD_ACCOUNT_CHILDREN.map((child) => ({
         entity: child,
         action: 'get',
         params: { id: first(child) },

@@ -3635,6 +3635,94 @@ export interface SentryReleasesSearchFields {
     | `currentProjectMeta.${string}`;
 }
 
+/** Sentry project_detail: one record (document 2). */
+export type SentryProjectDetailRecord = {
+  id: string;
+  name: string | null;
+  slug: string | null;
+  status: string | null;
+  platform: string | null;
+  dateCreated: string | null;
+  color: string | null;
+  firstEvent: string | null;
+  isBookmarked: boolean | null;
+  isMember: boolean | null;
+  hasAccess: boolean | null;
+  isPublic: boolean | null;
+  isInternal: boolean | null;
+  firstTransactionEvent: boolean | null;
+  hasMinifiedStackTrace: boolean | null;
+  hasMonitors: boolean | null;
+  hasProfiles: boolean | null;
+  hasReplays: boolean | null;
+  hasFeedbacks: boolean | null;
+  hasFlags: boolean | null;
+  hasNewFeedbacks: boolean | null;
+  hasSessions: boolean | null;
+  hasInsightsHttp: boolean | null;
+  hasInsightsDb: boolean | null;
+  hasInsightsAssets: boolean | null;
+  hasInsightsAppStart: boolean | null;
+  hasInsightsScreenLoad: boolean | null;
+  hasInsightsVitals: boolean | null;
+  hasInsightsCaches: boolean | null;
+  hasInsightsQueues: boolean | null;
+  hasInsightsAgentMonitoring: boolean | null;
+  hasInsightsMCP: boolean | null;
+  hasLogs: boolean | null;
+  hasTraceMetrics: boolean | null;
+  features: unknown[] | null;
+  access: unknown[] | null;
+  avatar: Record<string, unknown> | null;
+  organization: Record<string, unknown> | null;
+  team: Record<string, unknown> | null;
+  latestRelease: Record<string, unknown> | null;
+  options: Record<string, unknown> | null;
+  highlightContext: Record<string, unknown> | null;
+  highlightPreset: Record<string, unknown> | null;
+  teams: unknown[] | null;
+  safeFields: unknown[] | null;
+  sensitiveFields: unknown[] | null;
+  allowedDomains: unknown[] | null;
+  plugins: unknown[] | null;
+  platforms: unknown[] | null;
+  builtinSymbolSources: unknown[] | null;
+  dynamicSamplingBiases: unknown[] | null;
+  highlightTags: unknown[] | null;
+  digestsMinDelay: number | null;
+  digestsMaxDelay: number | null;
+  resolveAge: number | null;
+  processingIssues: number | null;
+  secondaryGroupingExpiry: number | null;
+  dataScrubber: boolean | null;
+  verifySSL: boolean | null;
+  scrubIPAddresses: boolean | null;
+  scrapeJavaScript: boolean | null;
+  dataScrubberDefaults: boolean | null;
+  isDynamicallySampled: boolean | null;
+  seerScannerAutomation: boolean | null;
+  storeCrashReports: number | null;
+  securityToken: string | null;
+  subjectPrefix: string | null;
+  subjectTemplate: string | null;
+  securityTokenHeader: string | null;
+  groupingConfig: string | null;
+  groupingEnhancements: string | null;
+  derivedGroupingEnhancements: string | null;
+  secondaryGroupingConfig: string | null;
+  fingerprintingRules: string | null;
+  defaultEnvironment: string | null;
+  relayPiiConfig: string | null;
+  symbolSources: string | null;
+  autofixAutomationTuning: string | null;
+  debugFilesRole: string | null;
+};
+
+export interface SentryProjectDetailGetParams {
+  organization_slug: string;
+  project_slug: string;
+}
+
 // ----------------------------------------------------------------------------------------------------
 // Google-Ads (search advertising)
 
@@ -3849,8 +3937,6 @@ export interface GoogleAdsCampaignsSearchFields {
     'metrics.average_cpc'?: number | null;
     'metrics.average_cpm'?: number | null;
     'segments.date'?: DateTimeValue | null;
-    'segments.hour'?: IntegerValue | null;
-    'segments.ad_network_type'?: string | null;
   };
   range: {
     'campaign.id'?: IntegerValue;
@@ -3876,8 +3962,6 @@ export interface GoogleAdsCampaignsSearchFields {
     'metrics.average_cpc'?: number;
     'metrics.average_cpm'?: number;
     'segments.date'?: DateTimeValue;
-    'segments.hour'?: IntegerValue;
-    'segments.ad_network_type'?: string;
   };
   like: {
     'campaign.name'?: string;
@@ -3889,7 +3973,6 @@ export interface GoogleAdsCampaignsSearchFields {
     'campaign.campaign_budget'?: string;
     'campaign.serving_status'?: string;
     'campaign.resource_name'?: string;
-    'segments.ad_network_type'?: string;
   };
   text: {
     'campaign.name'?: string;
@@ -3901,7 +3984,6 @@ export interface GoogleAdsCampaignsSearchFields {
     'campaign.campaign_budget'?: string;
     'campaign.serving_status'?: string;
     'campaign.resource_name'?: string;
-    'segments.ad_network_type'?: string;
   };
   contains: { [field: string]: never };
   any: { [field: string]: never };
@@ -3932,9 +4014,7 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.conversions_value'
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
-    | 'segments.date'
-    | 'segments.hour'
-    | 'segments.ad_network_type';
+    | 'segments.date';
   fields:
     | 'campaign.id'
     | 'campaign.name'
@@ -3963,9 +4043,7 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.conversions_value'
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
-    | 'segments.date'
-    | 'segments.hour'
-    | 'segments.ad_network_type';
+    | 'segments.date';
 }
 
 /** Google-Ads ad_groups: one record (document 2). */
@@ -4438,6 +4516,36 @@ export interface GoogleAdsLabelsListParams {
   query?: string;
   pageToken?: string;
   pageSize?: number;
+}
+
+export interface GoogleAdsLabelsCreateParams {
+  customer_id: string;
+  /**
+   * @minItems 1
+   * @maxItems 10000
+   */
+  operations: [
+    {
+      create: {
+        name: string;
+        status?: 'ENABLED' | 'REMOVED';
+        textLabel?: {
+          backgroundColor?: string;
+          description?: string;
+        };
+      };
+    },
+    ...{
+      create: {
+        name: string;
+        status?: 'ENABLED' | 'REMOVED';
+        textLabel?: {
+          backgroundColor?: string;
+          description?: string;
+        };
+      };
+    }[],
+  ];
 }
 
 /** Google-Ads accessible_customers: one record (document 2). */
@@ -6811,6 +6919,10 @@ export interface SnapchatMarketingSegmentsListParams {
   next_link?: string;
 }
 
+export interface SnapchatMarketingSegmentsGetParams {
+  id: string;
+}
+
 // ----------------------------------------------------------------------------------------------------
 // Google-Drive (file storage)
 
@@ -8045,6 +8157,14 @@ export interface ConnectorKinds {
         >;
         pageable: true;
       };
+      project_detail: {
+        record: SentryProjectDetailRecord;
+        meta: Record<string, never>;
+        actions: { get: SentryProjectDetailGetParams };
+        search: undefined;
+        searchRecord: never;
+        pageable: false;
+      };
     };
   };
   'Google-Ads': {
@@ -8127,7 +8247,7 @@ export interface ConnectorKinds {
         meta: {
           next_page_token: string | null;
         };
-        actions: { list: GoogleAdsLabelsListParams };
+        actions: { list: GoogleAdsLabelsListParams; create: GoogleAdsLabelsCreateParams };
         search: undefined;
         searchRecord: never;
         pageable: true;
@@ -8706,7 +8826,7 @@ export interface ConnectorKinds {
         meta: {
           next_link: string | null;
         };
-        actions: { list: SnapchatMarketingSegmentsListParams };
+        actions: { list: SnapchatMarketingSegmentsListParams; get: SnapchatMarketingSegmentsGetParams };
         search: undefined;
         searchRecord: never;
         pageable: true;

@@ -210,6 +210,33 @@ const adGroupLabelCreateParams = z
   })
   .superRefine((p, ctx) => sameCustomer(p, ctx, 'create', ['adGroup', 'label']));
 
+// labels create: the seed system's action beyond document 2 (research/vendor-endpoints.tsv: POST
+// customers/{customer_id}/labels:mutate). LabelOperation.create is the vendor's Label resource: name (1-80
+// characters, unique in the account), optional status and text_label (https://developers.google.com/google-ads/api/reference/rpc/latest/Label).
+const labelCreateParams = z.strictObject({
+  customer_id: customerIdSchema,
+  operations: z
+    .array(
+      z.strictObject({
+        create: z.strictObject({
+          name: z.string().min(1).max(80),
+          status: z.enum(['ENABLED', 'REMOVED']).optional(),
+          textLabel: z
+            .strictObject({
+              backgroundColor: z
+                .string()
+                .regex(/^#[0-9a-fA-F]{6}$/, 'must be a color like #1a2b3c')
+                .optional(),
+              description: z.string().max(200).optional(),
+            })
+            .optional(),
+        }),
+      }),
+    )
+    .min(1)
+    .max(MAX_OPERATIONS),
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Sync. Customer ids come from `config.customer_ids` (see the kind below); no `parent` is declared because the
 // customer list is configuration, not a replicated entity.
@@ -306,8 +333,12 @@ const campaigns: EntityCatalog = {
     'metrics.average_cpc': t.number(),
     'metrics.average_cpm': t.number(),
     'segments.date': t.datetime(),
-    'segments.hour': t.integer(),
-    'segments.ad_network_type': t.string(),
+    // Document 2 also lists segments.hour and segments.ad_network_type here. They are deliberately NOT searchable
+    // (issue 17 item 5): replication reads one row per campaign and day, and selecting them would split every
+    // campaign-day into up to 24 hours x N network types (GAQL segments multiply rows), so a campaigns record
+    // would stop being a campaign-day, its metrics would be per hour and network, and the report (and upstream
+    // quota) would grow ~24-100 fold for two filters. Declared but never fetched, they matched nothing. Hourly or
+    // per-network figures stay available live: `list` with a caller's `query` selecting those segments.
   }),
   actions: { list: listParams, update: campaignUpdateParams },
   sync: byDate,
@@ -442,7 +473,7 @@ const labels: EntityCatalog = {
   recordKey: 'label.resourceName',
   record: plain({ label: t.object() }),
   meta,
-  actions: { list: listParams },
+  actions: { list: listParams, create: labelCreateParams },
 };
 
 // customers:listAccessibleCustomers answers one object {resourceNames: ["customers/1234567890", ...]}: a single

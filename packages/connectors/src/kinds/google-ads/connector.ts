@@ -113,7 +113,7 @@ export const googleAdsConnector = defineConnector({
     campaign_labels: { ...reportEntity(entity('campaign_labels')), create: mutate('campaignLabels', 'create') },
     ad_group_labels: { ...reportEntity(entity('ad_group_labels')), create: mutate('adGroupLabels', 'create') },
     ad_group_ad_labels: reportEntity(entity('ad_group_ad_labels')),
-    labels: { list: reportEntity(entity('labels')).list! },
+    labels: { list: reportEntity(entity('labels')).list!, create: mutate('labels', 'create') },
     // One record: {resourceNames: ["customers/1234567890", ...]}; not paginated upstream.
     accessible_customers: {
       list: async (ctx) => ({ records: [await accessibleCustomers(ctx)], meta: {}, next: null }),

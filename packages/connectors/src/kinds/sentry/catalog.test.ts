@@ -11,9 +11,16 @@ function params(entity: string, action: 'list' | 'get'): ParamsSchema {
 }
 
 describe('Sentry catalog', () => {
+  it("adds the seed system's project_detail get: live only, the project's full record", () => {
+    const detail = entities.project_detail!;
+    expect(Object.keys(detail.actions)).toEqual(['get']);
+    expect(detail.searchable).toBeUndefined();
+    expect(Object.keys(detail.record)).toEqual(Object.keys(entities.projects!.record));
+  });
+
   it('has the four entities of document 2 with list, get, search; nullable except the identifier', () => {
-    expect(Object.keys(entities).sort()).toEqual(['events', 'issues', 'projects', 'releases']);
-    for (const entity of Object.values(entities)) {
+    expect(Object.keys(entities).sort()).toEqual(['events', 'issues', 'project_detail', 'projects', 'releases']);
+    for (const entity of Object.values(entities).filter((e) => e.name !== 'project_detail')) {
       expect(Object.keys(entity.actions).sort(), entity.name).toEqual(['get', 'list']);
       expect(entity.searchable, entity.name).toBeDefined();
       expect(entity.sync, entity.name).toBeDefined();

@@ -193,6 +193,25 @@ const projects: EntityCatalog = {
   sync: { mode: 'full_refresh' },
 };
 
+/*
+ * project_detail: the seed system's action beyond document 2 (research/vendor-endpoints.tsv), one project's full
+ * record, live only. The tsv names the path `projects/{org}/{project}/detail/`; Sentry has no such endpoint, and
+ * its "Retrieve a Project" (https://docs.sentry.io/api/projects/retrieve-a-project/) is
+ * `projects/{org}/{project}/`, so that is what is called (deliberate deviation from the tsv path).
+ */
+const projectDetail: EntityCatalog = {
+  name: 'project_detail',
+  recordKey: 'id',
+  upstream: {
+    path: 'projects/{organization_slug}/{project_slug}/',
+    records: null,
+    paging: { type: 'none' },
+    get: { path: 'projects/{organization_slug}/{project_slug}/' },
+  },
+  record: projectRecord,
+  actions: { get: z.strictObject({ organization_slug: slug, project_slug: slug }) },
+};
+
 /** Issues and events are read per project of config.organization_slug (see the header comment). */
 const perProject = { entity: 'projects', param: 'project_slug', from: 'slug' } as const;
 
@@ -413,5 +432,5 @@ export const sentryCatalog: KindCatalog = {
   credentials,
   replicationConfig: startDateReplicationConfig,
   config,
-  entities: { projects, issues, events, releases },
+  entities: { projects, issues, events, releases, project_detail: projectDetail },
 };

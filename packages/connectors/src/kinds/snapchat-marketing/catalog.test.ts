@@ -18,7 +18,8 @@ describe('Snapchat Marketing catalog', () => {
       .filter((e) => e.searchable)
       .map((e) => e.name);
     expect(searchable).toEqual(['organizations', 'adaccounts', 'campaigns', 'adsquads', 'ads', 'creatives', 'media']);
-    expect(Object.keys(entities.segments?.actions ?? {})).toEqual(['list']);
+    // list (document 2) and get (the seed system's action beyond it, GET /segments/{id}).
+    expect(Object.keys(entities.segments?.actions ?? {})).toEqual(['list', 'get']);
   });
 
   it('reads adaccounts per organization and the rest per ad account', () => {

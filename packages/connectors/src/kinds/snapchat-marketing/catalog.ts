@@ -297,9 +297,9 @@ const media: EntityCatalog = {
 
 /*
  * segments (GET /adaccounts/{ad_account_id}/segments): document 2 gives list only; "Get and search of segments:
- * not shown" and its search list leaves segments out. Decision: list only, no get and no search (hence no sync):
- * the vendor does have GET /segments/{id}, but the searchable fields are unknown and document 2's operation table
- * does not list get for segments. Record fields after created_at are "not shown": the vendor's updated_at is added.
+ * not shown" and its search list leaves segments out. get is the seed system's action beyond document 2
+ * (research/vendor-endpoints.tsv: GET /segments/{id}, the vendor's "Get a Segment"); no search (hence no sync): the
+ * searchable fields are unknown. Record fields after created_at are "not shown": the vendor's updated_at is added.
  */
 const segmentRecord = plain({
   id: t.string(),
@@ -325,7 +325,7 @@ const segments: EntityCatalog = {
   upstream: adAccountList('segments'),
   record: segmentRecord,
   meta,
-  actions: { list: perAdAccount },
+  actions: { list: perAdAccount, get: byId },
 };
 
 /**
