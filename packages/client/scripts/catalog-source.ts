@@ -123,6 +123,19 @@ function listPaging(entity: EntityCatalog) {
   if (!list || !entity.meta) return undefined;
   const params = Object.keys(list.shape);
   const meta = Object.keys(entity.meta);
+  // The catalog's own paging declaration first (UpstreamSpec), then the names the kinds use.
+  const declared = entity.upstream?.paging;
+  if (declared && declared.type !== 'none') {
+    if (declared.type === 'page_number') {
+      const total = Object.entries(entity.upstream?.meta ?? {}).find(([, path]) => path === declared.totalPagesAt)?.[0];
+      if (total && meta.includes(total)) return { type: 'page', param: declared.param, total };
+    } else {
+      const metaKey = declared.meta ?? declared.param;
+      if (meta.includes(metaKey) && params.includes(declared.param)) {
+        return { type: 'token', meta: metaKey, param: declared.param };
+      }
+    }
+  }
   for (const [metaKey, param] of TOKEN_PAIRS) {
     if (meta.includes(metaKey) && params.includes(param)) return { type: 'token', meta: metaKey, param };
   }

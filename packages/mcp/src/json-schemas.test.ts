@@ -1,0 +1,49 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { kindCatalog } from './catalog.ts';
+import { executeToolSchema, searchToolSchema } from './json-schemas.ts';
+import { toolDefinitions } from './tools.ts';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+
+describe('MCP tool input schemas', () => {
+  it('compile as JSON Schema 2020-12 for every tool of every kind', () => {
+    const tools = toolDefinitions();
+    expect(tools.length).toBeGreaterThan(10);
+    for (const tool of tools) expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
+  });
+
+  it('accept a well-formed Orb invoices search and refuse misspelt fields and inapplicable operators', () => {
+    const validate = ajv.compile(searchToolSchema(kindCatalog('Orb')!)!);
+    const base = { connector_id: 'c1', entity: 'invoices' };
+    const ok = {
+      ...base,
+      query: {
+        filter: {
+          and: [{ eq: { status: 'paid' } }, { gte: { created_at: '2024-01-01T00:00:00Z' } }],
+          gt: { total: '100.50' },
+          like: { 'subscription.plan_id': 'pl_%' },
+        },
+        sort: [{ created_at: 'desc' }],
+      },
+      fields: ['id', 'status'],
+      limit: 10,
+    };
+    expect(validate(ok), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...base, query: { filter: { eq: { stauts: 'paid' } } } })).toBe(false);
+    expect(validate({ ...base, query: { filter: { eq: { status: 'unpaid' } } } })).toBe(false);
+    expect(validate({ ...base, query: { filter: { fuzzy: { created_at: 'monday' } } } })).toBe(false);
+    expect(validate({ ...base, query: { sort: [{ subscription: 'asc' }] } })).toBe(false);
+    expect(validate({ ...base, entity: 'customers', query: { filter: { eq: { status: 'paid' } } } })).toBe(false);
+  });
+
+  it('gives each live action its own params schema', () => {
+    const validate = ajv.compile(executeToolSchema(kindCatalog('Orb')!));
+    const list = { connector_id: 'c1', entity: 'invoices', action: 'list' };
+    expect(validate({ ...list, params: { status: 'paid', limit: 5 } })).toBe(true);
+    expect(validate({ ...list, params: { status: 'overdue' } })).toBe(false);
+    expect(validate({ ...list, params: { limt: 5 } })).toBe(false);
+    expect(validate({ connector_id: 'c1', entity: 'customers', action: 'delete', params: {} })).toBe(false);
+    expect(validate({ connector_id: 'c1', entity: 'invoices', action: 'get' })).toBe(false);
+  });
+});
