@@ -154,6 +154,30 @@ describe('@conduit/client against the platform', () => {
     expect(download.contentType).toBeTruthy();
   });
 
+  it('triggers a sync, renames and deletes a connector', async () => {
+    const orb = conduit.connector(ids.get('Orb')!, 'Orb');
+    await expect(orb.sync({ entity: 'invoices' })).resolves.toEqual({
+      connector_id: ids.get('Orb'),
+      entities: ['invoices'],
+    });
+    const sim = sims.get('Orb')!;
+    const spare = await conduit.connectors.create({
+      connector_type: 'Orb',
+      customer_name: 'sdk',
+      name: 'spare',
+      credentials: sim.credentials as { api_key: string },
+      replication_config: sim.replicationConfig as { start_date: string },
+    });
+    await expect(conduit.connectors.update(spare.connector_id, { name: 'renamed' })).resolves.toMatchObject({
+      name: 'renamed',
+    });
+    await conduit.connectors.delete(spare.connector_id);
+    await expect(conduit.connectors.get(spare.connector_id)).rejects.toMatchObject({
+      status: 404,
+      code: 'connector_not_found',
+    });
+  });
+
   it('throws ConduitProblem with the field to fix', async () => {
     const orb = conduit.connector(ids.get('Orb')!, 'Orb');
     const bad = { query: { filter: { eq: { stauts: 'paid' } } } } as unknown as { query: object };
