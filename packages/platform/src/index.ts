@@ -42,3 +42,14 @@ export {
   signingKeysFrom,
 } from './signing-keys.ts';
 export { SyncScheduler } from './sync-scheduler.ts';
+export {
+  type HeaderLookup,
+  type ParsedWebhook,
+  SIGNATURE_TOLERANCE_MS,
+  type Verification,
+  type WebhookDelivery,
+  WebhookPayloadError,
+  type WebhookRecordRef,
+  type WebhookScheme,
+  webhookSchemeFor,
+} from './webhooks/index.ts';

@@ -1,0 +1,69 @@
+import { checkFreshness, hmacSha256, idOf, isObject, OK, refused, sameSignature } from './hmac.ts';
+import { type ParsedWebhook, WebhookPayloadError, type WebhookRecordRef, type WebhookScheme } from './types.ts';
+
+const SECRET_PREFIX = 'whsec_';
+
+/** Event types (https://docs.incident.io/openapi/webhooks.json) and the replicated entity each one names. */
+const ENTITY_OF_EVENT: Record<string, string> = {
+  'public_incident.incident_created_v2': 'incidents',
+  'public_incident.incident_updated_v2': 'incidents',
+  'public_incident.incident_status_updated_v2': 'incidents',
+  'private_incident.incident_created_v2': 'incidents',
+  'private_incident.incident_updated_v2': 'incidents',
+  'public_alert.alert_created_v1': 'alerts',
+  'schedule.created_v1': 'schedules',
+  'schedule.updated_v1': 'schedules',
+  'schedule.deleted_v1': 'schedules',
+};
+
+function keyOf(secret: string): Buffer | null {
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : null;
+  if (!encoded || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return null;
+  const key = Buffer.from(encoded, 'base64');
+  return key.length > 0 ? key : null;
+}
+
+/**
+ * incident.io signs with Svix, i.e. Standard Webhooks (https://api-docs.incident.io/tag/Webhooks/,
+ * https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md): `webhook-id`,
+ * `webhook-timestamp` (Unix seconds) and `webhook-signature`, space-separated `v1,<base64 HMAC-SHA256 of
+ * "{id}.{timestamp}.{raw body}">`, keyed with the base64-decoded part of the `whsec_...` secret.
+ * Events: `{event_type: "public_incident.incident_updated_v2", "public_incident.incident_updated_v2": {id, ...}}`
+ * (the object sits under the event type's own name); `webhook-id` is the event id.
+ */
+export const incidentIoWebhooks: WebhookScheme = {
+  connectorType: 'Incident-Io',
+  checkSecret: (secret) =>
+    keyOf(secret) ? null : 'incident.io signing secrets are whsec_ followed by base64 (Settings > Webhooks)',
+  verify({ headers, body }, secret, nowMs) {
+    const id = headers('webhook-id');
+    const timestamp = headers('webhook-timestamp');
+    const signatures = headers('webhook-signature');
+    if (!id || !timestamp || !signatures) return refused('missing webhook-id, webhook-timestamp or webhook-signature');
+    const fresh = checkFreshness(/^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN, nowMs);
+    if (!fresh.ok) return fresh;
+    const key = keyOf(secret);
+    if (!key) return refused('the configured secret is not a whsec_ secret');
+    const expected = hmacSha256(key, `${id}.${timestamp}.`, body).toString('base64');
+    for (const entry of signatures.split(' ')) {
+      const [version, signature] = entry.split(',', 2);
+      if (version === 'v1' && signature !== undefined && sameSignature(expected, signature)) return OK;
+    }
+    return refused('no matching v1 signature');
+  },
+  parse({ headers }, payload): ParsedWebhook {
+    const eventId = idOf(headers('webhook-id'));
+    if (!eventId) throw new WebhookPayloadError('an incident.io webhook has a webhook-id header');
+    if (!isObject(payload) || typeof payload.event_type !== 'string') {
+      throw new WebhookPayloadError('not an incident.io event');
+    }
+    const type = payload.event_type;
+    const entity = Object.hasOwn(ENTITY_OF_EVENT, type) ? ENTITY_OF_EVENT[type] : undefined;
+    const object = payload[type];
+    // Status-update events nest the incident (`{incident: {...}, new_status, previous_status}`).
+    const inner = isObject(object) && isObject(object.incident) ? object.incident : object;
+    const key = isObject(inner) ? idOf(inner.id) : undefined;
+    const records: WebhookRecordRef[] = entity && key ? [{ entity, key, params: { id: key }, via: 'get' }] : [];
+    return { eventId, type, records };
+  },
+};

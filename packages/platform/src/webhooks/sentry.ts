@@ -1,0 +1,50 @@
+import { checkFreshness, hmacSha256, idOf, isObject, OK, refused, sameSignature } from './hmac.ts';
+import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from './types.ts';
+
+/**
+ * Sentry integration-platform webhooks (https://docs.sentry.io/integrations/integration-platform/webhooks/):
+ * `Sentry-Hook-Signature: <hex HMAC-SHA256 of the raw body>` keyed with the integration's client secret,
+ * `Sentry-Hook-Resource` (installation, issue, error, event_alert, metric_alert, comment),
+ * `Sentry-Hook-Timestamp` (Unix seconds; not covered by the signature, still refused when more than 5 minutes
+ * off) and `Request-ID` (the delivery's id).
+ * Issue events (https://docs.sentry.io/integrations/integration-platform/webhooks/issues/): `{action: created |
+ * resolved | assigned | archived | unresolved, data: {issue: {id, url: ".../api/0/organizations/{org}/issues/
+ * {id}/", project: {slug}, ...}}, installation: {uuid}}`. The organization comes from the issue's API url (or
+ * the connector's `organization_slug`).
+ */
+export const sentryWebhooks: WebhookScheme = {
+  connectorType: 'Sentry',
+  checkSecret: () => null,
+  verify({ headers, body }, secret, nowMs) {
+    const signature = headers('sentry-hook-signature');
+    const timestamp = headers('sentry-hook-timestamp');
+    if (!signature || !timestamp) return refused('missing Sentry-Hook-Signature or Sentry-Hook-Timestamp');
+    const fresh = checkFreshness(/^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN, nowMs);
+    if (!fresh.ok) return fresh;
+    const expected = hmacSha256(secret, body).toString('hex');
+    return sameSignature(expected, signature.toLowerCase()) ? OK : refused('signature does not match');
+  },
+  parse({ headers }, payload, config): ParsedWebhook {
+    if (!isObject(payload)) throw new WebhookPayloadError('not a Sentry webhook');
+    const resource = headers('sentry-hook-resource') ?? 'unknown';
+    const eventId = idOf(headers('request-id'));
+    if (!eventId) throw new WebhookPayloadError('a Sentry webhook has a Request-ID header');
+    const action = typeof payload.action === 'string' ? payload.action : 'unknown';
+    const type = `${resource}.${action}`;
+    const data = payload.data;
+    const issue = isObject(data) ? data.issue : undefined;
+    if (resource !== 'issue' || !isObject(issue)) return { eventId, type, records: [] };
+    const issueId = idOf(issue.id);
+    const fromUrl =
+      typeof issue.url === 'string' ? /\/organizations\/([^/]+)\/issues\//.exec(issue.url)?.[1] : undefined;
+    const organization = fromUrl ? decodeURIComponent(fromUrl) : idOf(config.organization_slug);
+    if (!issueId || !organization) return { eventId, type, records: [] };
+    return {
+      eventId,
+      type,
+      records: [
+        { entity: 'issues', key: issueId, params: { organization_slug: organization, issue_id: issueId }, via: 'get' },
+      ],
+    };
+  },
+};
