@@ -11,6 +11,7 @@ import { catalogRoutes } from './routes/catalog.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
+import { webhookRoutes } from './routes/connectors/webhooks.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
@@ -62,6 +63,8 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/', consoleRoutes());
   app.route('/api/v1/oauth/token', oauthTokenRoutes(deps));
   app.route('/api/v1/integrations/connectors/oauth/callback', oauthCallbackRoutes(deps));
+  // Public: upstream vendors call it, authenticated by their signature (never a bearer token).
+  app.route('/api/v1/integrations/connectors', webhookRoutes(deps));
 
   const connectors = new Hono<ApiEnv>();
   connectors.use('*', authenticate(deps.tokens));

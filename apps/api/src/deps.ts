@@ -9,6 +9,7 @@ import type {
   PlatformEnv,
   PlatformMetrics,
   SyncScheduler,
+  WebhookQueue,
 } from '@conduit/platform';
 import type { Redis } from 'ioredis';
 import type { ConnectorCache } from './services/connector-cache.ts';
@@ -28,6 +29,8 @@ export interface ApiDeps {
   readonly hosted: HostedConnectors;
   readonly indexStore: IndexStore;
   readonly scheduler: SyncScheduler;
+  /** Accepted upstream webhooks, deduplicated by event id (DESIGN §7). */
+  readonly webhookQueue: WebhookQueue;
   readonly search: SearchService;
   readonly redis: Redis;
   /** Prometheus metrics of this process (GET /metrics). */

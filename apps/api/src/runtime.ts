@@ -51,6 +51,7 @@ export async function createApiRuntime(
     indexStore: services.indexStore,
     scheduler: services.scheduler,
     search: createSearchService(services.indexStore, keys.searchCursor),
+    webhookQueue: services.webhookQueue,
     redis: services.redis,
     metrics: services.metrics,
     probes: {

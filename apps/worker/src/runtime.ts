@@ -5,7 +5,7 @@ import {
   type PlatformEnv,
   type UpstreamOverrides,
 } from '@conduit/platform';
-import { type SyncDeps, startSyncWorker } from '@conduit/sync';
+import { type SyncDeps, startSyncWorker, startWebhookWorker } from '@conduit/sync';
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 
@@ -43,12 +43,14 @@ export async function createWorkerRuntime(
     token: env.METRICS_TOKEN,
     logger,
   });
+  const webhooks = startWebhookWorker(deps);
   return {
     deps,
     worker: sync.worker,
     metricsServer,
     async close() {
       await metricsServer.close();
+      await webhooks.close();
       await sync.close();
       await services.close();
     },

@@ -34,6 +34,8 @@ export interface ConnectorsTable {
   credentials_ciphertext: string;
   config: Json<Record<string, unknown>>;
   replication_config: Json<Record<string, unknown>>;
+  /** The webhook secret (DESIGN §7), encrypted like the credentials; null when not configured. */
+  webhook_secret_ciphertext: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

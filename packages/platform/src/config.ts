@@ -52,6 +52,10 @@ export const PlatformEnv = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** When set, GET /metrics (API and worker) requires `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(1).optional(),
+  /** The API's public address (OAuth callback, webhook_url); default http://127.0.0.1:{PORT}. */
+  PUBLIC_BASE_URL: url.optional(),
+  /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;
@@ -77,6 +81,11 @@ export function upstreamOverrides(source: NodeJS.ProcessEnv = process.env): {
     if (key.startsWith('CONNECTOR_TOKEN_URL_')) tokenUrls[key.slice('CONNECTOR_TOKEN_URL_'.length)] = value;
   }
   return { baseUrls, tokenUrls };
+}
+
+/** The API's public base URL without a trailing slash. */
+export function publicBaseUrl(env: Pick<PlatformEnv, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (env.PUBLIC_BASE_URL?.trim() || `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, '');
 }
 
 export function intervalMs(interval: string): number {

@@ -1,6 +1,6 @@
 export { type AccessTokenClaims, AccessTokens } from './access-tokens.ts';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
-export { intervalMs, PlatformEnv, readEnv, upstreamOverrides } from './config.ts';
+export { intervalMs, PlatformEnv, publicBaseUrl, readEnv, upstreamOverrides } from './config.ts';
 export { CredentialsCipher } from './credentials-cipher.ts';
 export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
 export { type IndexedBatch, type IndexRefresh, IndexStore } from './index-store.ts';
@@ -47,9 +47,14 @@ export {
   type ParsedWebhook,
   SIGNATURE_TOLERANCE_MS,
   type Verification,
+  WEBHOOK_DEDUP_MS,
+  WEBHOOK_JOB_NAME,
   type WebhookDelivery,
+  WebhookEventJob,
   WebhookPayloadError,
+  WebhookQueue,
   type WebhookRecordRef,
   type WebhookScheme,
+  webhookQueueName,
   webhookSchemeFor,
 } from './webhooks/index.ts';

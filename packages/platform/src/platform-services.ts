@@ -18,6 +18,7 @@ import type { Logger } from './logger.ts';
 import { PlatformMetrics } from './metrics.ts';
 import { syncQueueName } from './queues.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
+import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {
@@ -31,6 +32,7 @@ export interface PlatformServices {
   readonly indexStore: IndexStore;
   readonly scheduler: SyncScheduler;
   readonly metrics: PlatformMetrics;
+  readonly webhookQueue: WebhookQueue;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function connectPlatformServices(
     entityLag: () => syncStates.lagByEntity(),
     logger,
   });
+  const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
   return {
     db,
     redis,
@@ -77,8 +80,10 @@ export async function connectPlatformServices(
     indexStore,
     scheduler,
     metrics,
+    webhookQueue,
     async close() {
       await scheduler.close();
+      await webhookQueue.close();
       redis.disconnect();
       await indexStore.close();
       await opensearch.close();

@@ -15,6 +15,11 @@ export interface RefreshRecordRequest {
   readonly entity: string;
   /** Params of the entity's `get` action naming the record, e.g. `{ customer_id: 'c_1' }`. */
   readonly params: Record<string, unknown>;
+  /**
+   * `get` (default); `list` for entities without a get whose list can be filtered down to the record
+   * (Typeform responses: `included_response_ids`): the listed record with key `key` is the record, none is a 404.
+   */
+  readonly via?: 'get' | 'list';
   /** The record key (the entity's `recordKey` value): what is removed when the upstream answers 404. */
   readonly key: string;
   /** `wait_for` (default): return once the change is visible to search. */
@@ -44,14 +49,23 @@ export async function refreshRecord(
   const catalog = findConnectorDefinition(row.connector_type)?.catalog;
   const entity = catalog ? entityOf(catalog, request.entity) : undefined;
   if (!entity?.searchable) return { status: 'skipped', reason: `${request.entity} is not replicated` };
-  if (!entity.actions.get) return { status: 'skipped', reason: `${request.entity} has no get action` };
+  const via = request.via ?? 'get';
+  if (!entity.actions[via]) return { status: 'skipped', reason: `${request.entity} has no ${via} action` };
   const refresh = request.refresh ?? 'wait_for';
   let record: unknown;
   try {
     const result = await deps.hosted
       .forRow(row)
-      .execute({ entity: request.entity, action: 'get', params: request.params, signal: request.signal });
-    record = result.type === 'json' ? result.body.data : undefined;
+      .execute({ entity: request.entity, action: via, params: request.params, signal: request.signal });
+    const data = result.type === 'json' ? result.body.data : undefined;
+    record =
+      via === 'get'
+        ? data
+        : (Array.isArray(data) ? data : []).find((r) => isRecord(r) && recordKeyOf(entity, r) === request.key);
+    if (via === 'list' && record === undefined) {
+      await deps.indexStore.deleteRecord(row.connector_type, request.entity, row.id, request.key, { refresh });
+      return { status: 'removed', key: request.key };
+    }
   } catch (error) {
     if (isConnectorError(error) && error.code === 'upstream_not_found') {
       await deps.indexStore.deleteRecord(row.connector_type, request.entity, row.id, request.key, { refresh });
@@ -59,17 +73,19 @@ export async function refreshRecord(
     }
     throw error;
   }
-  if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+  if (!isRecord(record)) {
     return { status: 'skipped', reason: 'the upstream answered without a record' };
   }
-  const key = recordKeyOf(entity, record as Record<string, unknown>);
+  const key = recordKeyOf(entity, record);
   if (key === null) return { status: 'skipped', reason: 'the upstream record has no key' };
   // A full-refresh run in flight removes, at its end, what it did not write: stamp the record with that run's id
   // so a record it already passed is not removed as "disappeared".
   const state = await deps.syncStates.get(row.id, request.entity);
   const runId = state?.run_id ?? OUTSIDE_RUN;
-  await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record as Record<string, unknown>], {
-    refresh,
-  });
+  await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record], { refresh });
   return { status: 'upserted', key };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,12 +4,14 @@ import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { ExampleCall, SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
+import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import {
   generateIncidentIoData,
   type IncidentIoData,
   type IncidentIoDataOptions,
   type IncidentIoRecord,
 } from './data.ts';
+import { incidentIoWebhooks } from './webhooks.ts';
 
 export interface IncidentIoSimulatorOptions extends IncidentIoDataOptions {
   apiKey?: string;
@@ -20,6 +22,7 @@ export interface IncidentIoSimulator extends RunningServer {
   readonly apiKey: string;
   readonly data: IncidentIoData;
   readonly faults: FaultInjector;
+  readonly webhooks: SimulatedWebhooks;
 }
 
 interface Route {
@@ -165,7 +168,7 @@ export async function startIncidentIoSimulator(options: IncidentIoSimulatorOptio
   data.incidents.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || a.id.localeCompare(b.id));
   const faults = new FaultInjector();
   const server = await listen(createIncidentIoApp(data, apiKey, faults), options.port ?? 0);
-  return { ...server, apiKey, data, faults };
+  return { ...server, apiKey, data, faults, webhooks: incidentIoWebhooks(data) };
 }
 
 /** The generic handle (kit/fixture.ts) over the incident.io simulator. */

@@ -1,5 +1,6 @@
 import type { FaultInjector } from './faults.ts';
 import type { RunningServer } from './server.ts';
+import type { SimulatedWebhooks } from './webhooks.ts';
 
 export interface ExampleCall {
   readonly entity: string;
@@ -25,6 +26,8 @@ export interface SimulatorHandle extends RunningServer {
   readonly faults: FaultInjector;
   /** One successful call per entity × live action that document 2 lists (downloads included). */
   readonly examples: readonly ExampleCall[];
+  /** The vendor's signed webhooks, for the kinds that send them (DESIGN §7). */
+  readonly webhooks?: SimulatedWebhooks;
   /** Keys of the records replication must index for `entity` given `replicationConfig` (document ids). */
   expectedKeys(entity: string): string[];
 }

@@ -3,7 +3,9 @@ import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
+import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from './data.ts';
+import { orbWebhooks } from './webhooks.ts';
 
 export interface OrbSimulatorOptions extends OrbDataOptions {
   apiKey?: string;
@@ -16,6 +18,7 @@ export interface OrbSimulator extends RunningServer {
   readonly apiKey: string;
   readonly data: OrbData;
   readonly faults: FaultInjector;
+  readonly webhooks: SimulatedWebhooks;
 }
 
 const MAX_LIMIT = 100;
@@ -143,7 +146,7 @@ export async function startOrbSimulator(options: OrbSimulatorOptions = {}): Prom
   const data = generateOrbData(options);
   const faults = new FaultInjector();
   const server = await listen(createOrbApp(data, apiKey, faults, options.latencyMs), options.port ?? 0);
-  return { ...server, url: `${server.url}/v1`, apiKey, data, faults };
+  return { ...server, url: `${server.url}/v1`, apiKey, data, faults, webhooks: orbWebhooks(data) };
 }
 
 /** The generic handle (kit/fixture.ts) over the Orb simulator. */

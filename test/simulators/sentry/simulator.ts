@@ -1,8 +1,10 @@
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
+import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { createSentryApp } from './app.ts';
 import { generateSentryData, type SentryData, type SentryDataOptions } from './data.ts';
+import { sentryWebhooks } from './webhooks.ts';
 
 export interface SentrySimulatorOptions extends SentryDataOptions {
   token?: string;
@@ -17,6 +19,7 @@ export interface SentrySimulator extends RunningServer {
   readonly organization: string;
   readonly data: SentryData;
   readonly faults: FaultInjector;
+  readonly webhooks: SimulatedWebhooks;
 }
 
 export async function startSentrySimulator(options: SentrySimulatorOptions = {}): Promise<SentrySimulator> {
@@ -26,7 +29,8 @@ export async function startSentrySimulator(options: SentrySimulatorOptions = {})
   const organization = data.organizations[0]!.slug;
   const app = createSentryApp({ data, faults, token, organization, pageSize: options.pageSize ?? 100 });
   const server = await listen(app, options.port ?? 0);
-  return { ...server, url: `${server.url}/api/0`, token, organization, data, faults };
+  const url = `${server.url}/api/0`;
+  return { ...server, url, token, organization, data, faults, webhooks: sentryWebhooks(data, url) };
 }
 
 /** The generic handle (kit/fixture.ts) over the Sentry simulator. */

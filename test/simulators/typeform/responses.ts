@@ -62,6 +62,8 @@ export function queryResponses(
   }
   const completed = query.get('completed');
   const text = query.get('query');
+  // https://www.typeform.com/developers/responses/reference/retrieve-responses/: comma-separated response ids.
+  const included = query.get('included_response_ids')?.split(',').filter(Boolean) ?? null;
 
   let rows = all.filter((r) => {
     const at = Date.parse(r.submitted_at);
@@ -69,7 +71,8 @@ export function queryResponses(
       (since === null || at >= since) &&
       (until === null || at <= until) &&
       (completed === null || (completed === 'true') === (r.response_type === 'completed')) &&
-      (!text || matchesQuery(r, text))
+      (!text || matchesQuery(r, text)) &&
+      (included === null || included.includes(r.response_id))
     );
   });
   rows.sort(order);

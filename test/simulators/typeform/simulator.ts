@@ -1,8 +1,10 @@
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
+import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { createTypeformApp, type TypeformAppState } from './app.ts';
 import { generateTypeformData, type TypeformData, type TypeformDataOptions } from './data.ts';
+import { typeformWebhooks } from './webhooks.ts';
 
 export interface TypeformSimulatorOptions extends TypeformDataOptions {
   port?: number;
@@ -13,6 +15,7 @@ export interface TypeformSimulatorOptions extends TypeformDataOptions {
 export interface TypeformSimulator extends RunningServer {
   readonly data: TypeformData;
   readonly faults: FaultInjector;
+  readonly webhooks: SimulatedWebhooks;
   readonly personalToken: string;
   readonly clientId: string;
   readonly clientSecret: string;
@@ -42,6 +45,7 @@ export async function startTypeformSimulator(options: TypeformSimulatorOptions =
     ...server,
     data,
     faults: state.faults,
+    webhooks: typeformWebhooks(data),
     personalToken: state.personalToken,
     clientId: state.clientId,
     clientSecret: state.clientSecret,

@@ -3,12 +3,14 @@ import { basicCredentials, bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
+import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import {
   generateZendeskTalkData,
   type ZendeskExportRecord,
   type ZendeskTalkData,
   type ZendeskTalkDataOptions,
 } from './data.ts';
+import { zendeskTalkWebhooks } from './webhooks.ts';
 
 export interface ZendeskTalkSimulatorOptions extends ZendeskTalkDataOptions {
   port?: number;
@@ -20,6 +22,7 @@ export interface ZendeskTalkSimulatorOptions extends ZendeskTalkDataOptions {
 export interface ZendeskTalkSimulator extends RunningServer {
   readonly data: ZendeskTalkData;
   readonly faults: FaultInjector;
+  readonly webhooks: SimulatedWebhooks;
   readonly subdomain: string;
   /** Base URL with the subdomain placeholder, as CONNECTOR_BASE_URL_ZENDESK_TALK. */
   readonly baseUrl: string;
@@ -202,6 +205,7 @@ export async function startZendeskTalkSimulator(
     ...server,
     data,
     faults,
+    webhooks: zendeskTalkWebhooks(data),
     subdomain,
     baseUrl: `${server.url}/{subdomain}/api/v2/channels/voice`,
     tokenUrl: `${server.url}/{subdomain}/oauth/tokens`,

@@ -1,5 +1,6 @@
 import type { KindCatalog } from '@conduit/connectors';
 import type { ConnectorRow, SyncStateRow } from '@conduit/db';
+import { webhookSchemeFor } from '@conduit/platform';
 
 export interface EntityStatusView {
   status: string;
@@ -9,8 +10,22 @@ export interface EntityStatusView {
   error: string | null;
 }
 
-/** The public shape of a connector (DESIGN §5): never its credentials. */
-export function connectorView(row: ConnectorRow, catalog: KindCatalog, states: readonly SyncStateRow[]) {
+/** DESIGN §7: where the upstream sends webhooks, and whether a secret is set (the secret is never shown). */
+export function webhookView(row: ConnectorRow, baseUrl: string) {
+  if (!webhookSchemeFor(row.connector_type)) return { webhook_url: null, webhooks: 'unsupported' as const };
+  return {
+    webhook_url: `${baseUrl}/api/v1/integrations/connectors/${encodeURIComponent(row.id)}/webhooks`,
+    webhooks: row.webhook_secret_ciphertext ? ('configured' as const) : ('not_configured' as const),
+  };
+}
+
+/** The public shape of a connector (DESIGN §5, §7): never its credentials nor its webhook secret. */
+export function connectorView(
+  row: ConnectorRow,
+  catalog: KindCatalog,
+  states: readonly SyncStateRow[],
+  options: { publicBaseUrl?: string } = {},
+) {
   const byEntity = new Map(states.map((s) => [s.entity, s]));
   const entities: Record<string, EntityStatusView> = {};
   for (const [name, entity] of Object.entries(catalog.entities)) {
@@ -33,6 +48,7 @@ export function connectorView(row: ConnectorRow, catalog: KindCatalog, states: r
     replication_config: row.replication_config,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    ...webhookView(row, options.publicBaseUrl ?? ''),
     entities,
   };
 }

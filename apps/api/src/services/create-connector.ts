@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connectorTypes, didYouMean, findConnectorDefinition, parseOrThrow, problemsOf } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
-import { intervalMs, type Logger } from '@conduit/platform';
+import { intervalMs, type Logger, publicBaseUrl } from '@conduit/platform';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError } from '../problem.ts';
 import { connectorView, searchableEntities } from './connector-view.ts';
@@ -90,5 +90,5 @@ export async function createConnector(deps: CreateConnectorDeps, input: NewConne
     await deps.scheduler.schedule(row.id, intervalMs(deps.env.SYNC_INTERVAL));
   }
   logger.info('connector created', { connector_id: row.id, connector_type: row.connector_type });
-  return connectorView(row, catalog, await deps.syncStates.list(row.id));
+  return connectorView(row, catalog, await deps.syncStates.list(row.id), { publicBaseUrl: publicBaseUrl(deps.env) });
 }

@@ -79,6 +79,21 @@ export class ConnectorsRepository {
       .execute();
   }
 
+  /** Sets (ciphertext) or removes (null) the connector's webhook secret. */
+  async setWebhookSecret(
+    organizationId: string,
+    id: string,
+    ciphertext: string | null,
+  ): Promise<ConnectorRow | undefined> {
+    return this.#db
+      .updateTable('connectors')
+      .set({ webhook_secret_ciphertext: ciphertext, updated_at: new Date() })
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
   async delete(organizationId: string, id: string): Promise<boolean> {
     const result = await this.#db
       .deleteFrom('connectors')

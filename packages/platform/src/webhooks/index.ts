@@ -20,3 +20,10 @@ export function webhookSchemeFor(connectorType: string): WebhookScheme | undefin
   const wanted = connectorType.toLowerCase();
   return SCHEMES.find((s) => s.connectorType.toLowerCase() === wanted);
 }
+export {
+  WEBHOOK_DEDUP_MS,
+  WEBHOOK_JOB_NAME,
+  WebhookEventJob,
+  WebhookQueue,
+  webhookQueueName,
+} from './webhook-queue.ts';

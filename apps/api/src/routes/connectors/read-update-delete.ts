@@ -1,4 +1,5 @@
 import { findConnectorDefinition } from '@conduit/connectors';
+import { publicBaseUrl, webhookSchemeFor } from '@conduit/platform';
 import type { Hono } from 'hono';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { ApiError } from '../../problem.ts';
@@ -10,20 +11,21 @@ import { SyncBody, UpdateConnectorBody } from './schemas.ts';
 
 /** GET /api/v1/integrations/connectors, GET, PATCH, DELETE .../{id} and POST .../{id}/sync */
 export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  const view = { publicBaseUrl: publicBaseUrl(deps.env) };
   // The caller's connectors (the MCP server's list tool, the console): oldest first.
   app.get('/', async (c) => {
     const rows = await deps.connectors.listByOrganization(c.get('auth').organizationId);
     const data = [];
     for (const row of rows) {
       const definition = findConnectorDefinition(row.connector_type);
-      if (definition) data.push(connectorView(row, definition.catalog, await deps.syncStates.list(row.id)));
+      if (definition) data.push(connectorView(row, definition.catalog, await deps.syncStates.list(row.id), view));
     }
     return c.json({ data });
   });
 
   app.get('/:id', async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
-    return c.json(connectorView(row, catalog, await deps.syncStates.list(row.id)));
+    return c.json(connectorView(row, catalog, await deps.syncStates.list(row.id), view));
   });
 
   app.patch('/:id', async (c) => {
@@ -36,10 +38,26 @@ export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void
       await checkCredentials(connector, catalog);
       changes.credentials_ciphertext = deps.cipher.encrypt(body.credentials);
     }
-    const updated = await deps.connectors.update(row.organization_id, row.id, changes);
+    if (body.webhook_secret !== undefined) {
+      const scheme = webhookSchemeFor(row.connector_type);
+      const problem = !scheme
+        ? `${row.connector_type} sends no webhooks`
+        : body.webhook_secret === null
+          ? null
+          : scheme.checkSecret(body.webhook_secret);
+      if (problem)
+        throw new ApiError(400, 'invalid_request', 'invalid webhook_secret', [
+          { path: '/webhook_secret', message: problem },
+        ]);
+    }
+    let updated = await deps.connectors.update(row.organization_id, row.id, changes);
+    if (updated && body.webhook_secret !== undefined) {
+      const ciphertext = body.webhook_secret === null ? null : deps.cipher.encrypt({ secret: body.webhook_secret });
+      updated = await deps.connectors.setWebhookSecret(row.organization_id, row.id, ciphertext);
+    }
     await deps.connectorCache.invalidate(row.id);
     if (!updated) throw new ApiError(404, 'connector_not_found', `no connector ${row.id}`);
-    return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id)));
+    return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id), view));
   });
 
   app.delete('/:id', async (c) => {

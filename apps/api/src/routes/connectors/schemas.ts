@@ -12,8 +12,15 @@ export const CreateConnectorBody = z.strictObject({
 });
 
 export const UpdateConnectorBody = z
-  .strictObject({ name: name.optional(), credentials: z.record(z.string(), z.unknown()).optional() })
-  .refine((b) => b.name !== undefined || b.credentials !== undefined, { message: 'give name or credentials' });
+  .strictObject({
+    name: name.optional(),
+    credentials: z.record(z.string(), z.unknown()).optional(),
+    /** DESIGN §7: sets the webhook secret (encrypted, never shown again); null removes it. */
+    webhook_secret: z.string().min(8).max(512).nullable().optional(),
+  })
+  .refine((b) => b.name !== undefined || b.credentials !== undefined || b.webhook_secret !== undefined, {
+    message: 'give name, credentials or webhook_secret',
+  });
 
 export const SyncBody = z.strictObject({ entity: z.string().min(1).optional() });
 

@@ -109,6 +109,8 @@ const responses: EntityCatalog = {
       sort: responseSort.optional(),
       completed: z.boolean().optional(),
       query: z.string().min(1).optional(),
+      // Comma-separated response ids (Typeform's retrieve-responses reference); webhooks re-read one response with it.
+      included_response_ids: z.string().min(1).max(4000).optional(),
     }),
   },
   // Typeform filters responses by submission time (since/until) and sorts by submitted_at (research file).

@@ -1,0 +1,35 @@
+import { WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/platform';
+import { Worker } from 'bullmq';
+import type { SyncDeps } from './deps.ts';
+import { processWebhookEvent } from './processors/webhook-event.ts';
+
+export interface WebhookWorker {
+  readonly worker: Worker;
+  close(): Promise<void>;
+}
+
+/**
+ * The BullMQ worker of the webhooks queue: short jobs (one upstream get and one index write per record), many at
+ * once (WEBHOOK_CONCURRENCY), on their own queue so they never wait behind sync runs.
+ */
+export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
+  const { env, logger, redis } = deps;
+  const connection = redis.duplicate();
+  connection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
+  const worker = new Worker(
+    webhookQueueName(env.NAMESPACE),
+    async (job, token) => {
+      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps);
+      throw new Error(`unknown job ${job.name}`);
+    },
+    { connection, concurrency: env.WEBHOOK_CONCURRENCY },
+  );
+  worker.on('error', (error) => logger.error('webhook worker error', { error }));
+  return {
+    worker,
+    async close() {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
+}

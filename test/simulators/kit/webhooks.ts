@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+
+/** A webhook call exactly as the vendor sends it: the raw body and its headers (signature included). */
+export interface SignedDelivery {
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The vendor's signing: the headers it adds to `body`, signed with `secret` at time `at`. */
+export type VendorSigner = (input: {
+  body: string;
+  secret: string;
+  at: Date;
+  eventId: string;
+}) => Record<string, string>;
+
+/** What one simulated upstream change was, and the webhook that announces it. */
+export interface WebhookChange {
+  readonly entity: string;
+  /** The record key (document 2's id field) of the changed record. */
+  readonly key: string;
+  /** For an edit: a searchable field that changed and its new value. Absent for a removal. */
+  readonly field?: string;
+  readonly value?: unknown;
+  /** The vendor's event id (what duplicates share) and the raw body of the webhook. */
+  readonly eventId: string;
+  readonly body: string;
+  /** The status the subscriber answered to the automatic delivery; null when it was not sent. */
+  readonly status: number | null;
+}
+
+/** The webhooks side of a simulator: where it delivers, how it signs, and changes that make it send. */
+export interface SimulatedWebhooks {
+  readonly sender: WebhookSender;
+  /** A new signing secret in the vendor's format (what its webhook settings page would show). */
+  newSecret(): string;
+  /** An upstream edit of a replicated record (a searchable field changes), announced by the vendor's webhook. */
+  edit(options?: { send?: boolean }): Promise<WebhookChange>;
+  /** A record removed upstream; the webhook naming it arrives after it is gone (the re-read finds nothing). */
+  remove(options?: { send?: boolean }): Promise<WebhookChange>;
+}
+
+/**
+ * Delivers signed webhooks to the subscriber a test configures, like the vendor's webhook settings page: the
+ * URL and the signing secret. Without a subscription, changes happen silently.
+ */
+export class WebhookSender {
+  readonly #signer: VendorSigner;
+  #target: { url: string; secret: string } | null = null;
+
+  constructor(signer: VendorSigner) {
+    this.#signer = signer;
+  }
+
+  subscribe(url: string, secret: string): void {
+    this.#target = { url, secret };
+  }
+
+  unsubscribe(): void {
+    this.#target = null;
+  }
+
+  get subscribed(): boolean {
+    return this.#target !== null;
+  }
+
+  /** The call the vendor would make for `body`; `secret` and `at` default to the subscription's and now. */
+  sign(body: string, eventId: string, options: { secret?: string; at?: Date } = {}): SignedDelivery {
+    const secret = options.secret ?? this.#target?.secret;
+    if (!secret) throw new Error('no signing secret: subscribe first or pass one');
+    const headers = this.#signer({ body, secret, at: options.at ?? new Date(), eventId });
+    return { body, headers: { 'content-type': 'application/json', ...headers } };
+  }
+
+  /** POSTs a delivery (to the subscription's URL by default) and returns the status. */
+  async deliver(delivery: SignedDelivery, url = this.#target?.url): Promise<number> {
+    if (!url) throw new Error('no webhook URL: subscribe first or pass one');
+    const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  /** Signs now with the subscription's secret and delivers; null when nobody is subscribed. */
+  async emit(body: string, eventId: string): Promise<number | null> {
+    if (!this.#target) return null;
+    return this.deliver(this.sign(body, eventId));
+  }
+}
+
+/** Random ids in the vendors' styles. */
+export function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
