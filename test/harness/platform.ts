@@ -118,6 +118,7 @@ export async function startTestPlatform(
       await server.close();
       await worker?.close();
       await api.deps.scheduler.queue.obliterate({ force: true }).catch(() => undefined);
+      await api.deps.webhookQueue.queue.obliterate({ force: true }).catch(() => undefined);
       await api.deps.indexStore.client.indices.delete({ index: `${namespace}_*` }).catch(() => undefined);
       await api.close();
       await dropDatabase(databaseUrl);

@@ -12,6 +12,7 @@ import {
   ProblemSchema,
   SyncAcceptedSchema,
   TokenResponseSchema,
+  WebhookAcceptedSchema,
 } from './schemas.ts';
 
 /** An operation as documented: what the documentation test replays against the running API. */
@@ -94,7 +95,8 @@ export function documentedOperations(): DocumentedOperation[] {
     {
       method: 'patch',
       path: '/api/v1/integrations/connectors/{connector_id}',
-      summary: 'Replace the name or the credentials (credentials are re-checked)',
+      summary:
+        'Replace the name or the credentials (credentials are re-checked), or set the webhook secret (null removes it; never shown again)',
       auth: true,
       request: UpdateConnectorBody,
       examples: [{ summary: 'rename', value: { name: 'renamed' } }],
@@ -115,6 +117,20 @@ export function documentedOperations(): DocumentedOperation[] {
       request: SyncBody,
       examples: [{ summary: 'all entities', value: {} }],
       responses: { 202: SyncAcceptedSchema, ...problems },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/integrations/connectors/{connector_id}/webhooks',
+      summary:
+        "Upstream webhooks (Orb, Typeform, Sentry, incident.io, Zendesk): public, verified by the vendor's signature over the raw body with the connector's webhook secret; 202 once queued (deduplicated by event id)",
+      auth: false,
+      responses: {
+        202: WebhookAcceptedSchema,
+        400: ProblemSchema,
+        401: ProblemSchema,
+        404: ProblemSchema,
+        413: ProblemSchema,
+      },
     },
     {
       method: 'post',

@@ -35,9 +35,16 @@ export const ConnectorSchema = z
     replication_config: z.record(z.string(), z.unknown()),
     created_at: z.string(),
     updated_at: z.string(),
+    /** DESIGN §7: where the upstream sends its webhooks (null for kinds without webhooks). */
+    webhook_url: z.string().nullable(),
+    webhooks: z.enum(['configured', 'not_configured', 'unsupported']),
     entities: z.record(z.string(), EntityStatusSchema),
   })
   .meta({ id: 'Connector' });
+
+export const WebhookAcceptedSchema = z
+  .object({ event_id: z.string(), status: z.enum(['queued', 'duplicate', 'ignored']) })
+  .meta({ id: 'WebhookAccepted' });
 
 export const ListResultSchema = z.object({
   data: z.array(z.record(z.string(), z.unknown())),
