@@ -65,6 +65,7 @@ export function connectWith<Credentials, Config>(
     baseUrl,
     auth: definition.auth({ credentials, config, settings, tokenCache }),
     defaultHeaders: definition.defaultHeaders?.({ credentials, config }) ?? {},
+    ...(definition.classify ? { classify: definition.classify } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),

@@ -1,5 +1,6 @@
 import type { TokenCache } from './auth.ts';
 import type { KindCatalog } from './catalog.ts';
+import type { Classify } from './classify.ts';
 import type { AuthStrategy, UpstreamHttpClient } from './http-client.ts';
 import type { ListHooks } from './listing.ts';
 import type { RetryPolicy } from './retry-policy.ts';
@@ -85,6 +86,8 @@ export interface ConnectorDefinition<Credentials = unknown, Config = unknown> {
   readonly defaultBaseUrl: string;
   readonly defaultHeaders?: (input: { credentials: Credentials; config: Config }) => Record<string, string>;
   readonly auth: (input: AuthFactoryInput<Credentials, Config>) => AuthStrategy;
+  /** The kind's reading of upstream error answers; the HTTP client's one retry loop acts on it. */
+  readonly classify?: Classify;
   /** A kind's own operations; an entity the catalog declares (`upstream`) gets the core's for what is left out. */
   readonly entities: Readonly<Record<string, EntityOperations<ConnectorContext<Credentials, Config>>>>;
 }

@@ -1,11 +1,6 @@
+import { type Classify, defaultClassify, type ResponseClass } from './classify.ts';
 import { ConnectorError, UpstreamError, UpstreamRateLimitError } from './errors.ts';
-import {
-  backoffDelayMs,
-  DEFAULT_RETRY_POLICY,
-  isRetryableStatus,
-  type RetryPolicy,
-  requestedWaitMs,
-} from './retry-policy.ts';
+import { backoffDelayMs, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 
 export type QueryValue = string | number | boolean | readonly (string | number)[] | null | undefined;
 
@@ -39,6 +34,8 @@ export interface HttpClientOptions {
   readonly defaultHeaders?: Readonly<Record<string, string>>;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly onRetry?: (info: { attempt: number; status: number | null; waitMs: number }) => void;
+  /** The kind's reading of error answers (vendor rate-limit bodies, 403s that are not about credentials). */
+  readonly classify?: Classify;
   /** Observes every attempt's outcome (status, or null when the upstream was unreachable): metrics. */
   readonly onResponse?: (status: number | null) => void;
 }
@@ -153,40 +150,34 @@ export class UpstreamHttpClient {
 
       if (response.ok || request.acceptStatuses?.includes(response.status)) return response;
 
-      if (response.status === 401 && !refreshed && this.#options.auth.refresh) {
-        await response.body?.cancel();
-        refreshed = true;
-        if (await this.#options.auth.refresh(request.signal)) {
-          attempt--;
-          continue;
-        }
-        throw new UpstreamError(
-          'upstream_auth_failed',
-          'the upstream rejected the stored credentials (401) and a refresh failed',
-          401,
-          null,
-        );
-      }
-
-      if (isRetryableStatus(response.status)) {
-        const asked = requestedWaitMs(response.headers) ?? (await vendorRetryHintMs(response.clone()));
-        const waitMs = asked ?? backoffDelayMs(this.#retry, attempt);
-        const exhausted = attempt + 1 >= this.#retry.maxAttempts;
-        if (response.status === 429 && (exhausted || waitMs > this.#retry.maxWaitMs)) {
-          await response.body?.cancel();
-          throw new UpstreamRateLimitError(
-            'the upstream rate limit was reached',
-            Math.max(1, Math.ceil(waitMs / 1000)),
+      const excerpt = this.excerpt(await response.text().catch(() => ''));
+      const verdict: ResponseClass = this.#options.classify?.(response, excerpt) ?? defaultClassify(response);
+      if (verdict.type === 'auth') {
+        if (response.status === 401 && !refreshed && this.#options.auth.refresh) {
+          refreshed = true;
+          if (await this.#options.auth.refresh(request.signal)) {
+            attempt--;
+            continue;
+          }
+          throw new UpstreamError(
+            'upstream_auth_failed',
+            'the upstream rejected the stored credentials (401) and a refresh failed',
+            401,
+            null,
           );
         }
-        if (!exhausted) {
-          await response.body?.cancel();
-          this.#options.onRetry?.({ attempt, status: response.status, waitMs });
-          await sleep(Math.min(waitMs, this.#retry.maxWaitMs), request.signal);
-          continue;
-        }
+        throw this.#error(response.status, excerpt, 'upstream_auth_failed');
       }
-      throw await this.#error(response);
+      if (verdict.type === 'permanent') throw verdict.error ?? this.#error(response.status, excerpt);
+
+      const waitMs = verdict.waitMs ?? backoffDelayMs(this.#retry, attempt);
+      const exhausted = attempt + 1 >= this.#retry.maxAttempts;
+      if (verdict.type === 'rate_limited' && (exhausted || waitMs > this.#retry.maxWaitMs)) {
+        throw new UpstreamRateLimitError('the upstream rate limit was reached', Math.max(1, Math.ceil(waitMs / 1000)));
+      }
+      if (exhausted) throw this.#error(response.status, excerpt);
+      this.#options.onRetry?.({ attempt, status: response.status, waitMs });
+      await sleep(Math.min(waitMs, this.#retry.maxWaitMs), request.signal);
     }
   }
 
@@ -224,20 +215,19 @@ export class UpstreamHttpClient {
     return request.body;
   }
 
-  async #error(response: Response): Promise<UpstreamError> {
-    const body = this.excerpt(await response.text().catch(() => ''));
-    const status = response.status;
-    if (status === 401 || status === 403) {
+  /** The default error for an upstream status; `code` forces a class (a vendor's 4xx that is about credentials). */
+  #error(status: number, excerpt: string, code?: 'upstream_auth_failed'): UpstreamError {
+    if (code === 'upstream_auth_failed' || status === 401 || status === 403) {
       return new UpstreamError(
         'upstream_auth_failed',
         `the upstream rejected the stored credentials (${status})`,
         status,
-        body,
+        excerpt,
       );
     }
     if (status === 404)
-      return new UpstreamError('upstream_not_found', 'the upstream has no such resource', status, body);
-    return new UpstreamError('upstream_error', `the upstream answered ${status}`, status, body);
+      return new UpstreamError('upstream_not_found', 'the upstream has no such resource', status, excerpt);
+    return new UpstreamError('upstream_error', `the upstream answered ${status}`, status, excerpt);
   }
 
   /** A bounded excerpt of an upstream body with every credential of this connector redacted. */
@@ -248,18 +238,6 @@ export class UpstreamHttpClient {
     }
     return out;
   }
-}
-
-/** Vendors that put the wait in the body: incident.io `rate_limit.retry_after`, Google `retryDelay: "7s"`. */
-async function vendorRetryHintMs(response: Response): Promise<number | null> {
-  const text = await response.text().catch(() => '');
-  const incident = /"retry_after"\s*:\s*"?(\d+(?:\.\d+)?)/.exec(text);
-  if (incident?.[1]) return Number(incident[1]) * 1000;
-  const google = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(text);
-  if (google?.[1]) return Number(google[1]) * 1000;
-  const sentry = /Expected available in (\d+) seconds?/.exec(text);
-  if (sentry?.[1]) return Number(sentry[1]) * 1000;
-  return null;
 }
 
 function describe(error: unknown): string {

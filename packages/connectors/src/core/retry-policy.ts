@@ -24,10 +24,7 @@ export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () 
   return Math.round(random() * ceiling);
 }
 
-/**
- * The wait an upstream asks for, in milliseconds, from `Retry-After` (seconds or an HTTP date) or the vendor
- * headers that carry the same meaning (Sentry's X-Sentry-Rate-Limit-Reset is an epoch second).
- */
+/** The wait an upstream asks for, in milliseconds, from `Retry-After` (seconds or an HTTP date, RFC 9110 §10.2.3). */
 export function requestedWaitMs(headers: Headers, now: number = Date.now()): number | null {
   const retryAfter = headers.get('retry-after');
   if (retryAfter !== null && retryAfter.trim() !== '') {
@@ -35,11 +32,6 @@ export function requestedWaitMs(headers: Headers, now: number = Date.now()): num
     if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
     const date = Date.parse(retryAfter);
     if (!Number.isNaN(date)) return Math.max(0, date - now);
-  }
-  const sentryReset = headers.get('x-sentry-rate-limit-reset');
-  if (sentryReset !== null) {
-    const epochSeconds = Number(sentryReset);
-    if (Number.isFinite(epochSeconds)) return Math.max(0, epochSeconds * 1000 - now);
   }
   return null;
 }

@@ -1,4 +1,5 @@
 import { oauthRefreshAuth } from '../../core/auth.ts';
+import { classifyWithWait, GOOGLE_RETRY_DELAY, waitInBodyMs } from '../../core/classify.ts';
 import { defineConnector, type EntityOperations, type Params } from '../../core/define-connector.ts';
 import { type AuthStrategy, pathOf } from '../../core/http-client.ts';
 import { googleAdsCatalog } from './catalog.ts';
@@ -89,6 +90,7 @@ const entity = (name: string): EntityQuery => {
 export const googleAdsConnector = defineConnector({
   catalog: googleAdsCatalog,
   defaultBaseUrl: GOOGLE_ADS_BASE_URL,
+  classify: classifyWithWait((_, excerpt) => waitInBodyMs(excerpt, GOOGLE_RETRY_DELAY)),
   auth: ({ credentials, settings }) => {
     const creds = credentials as GoogleAdsCredentials;
     return googleAdsAuth(

@@ -10,7 +10,7 @@ import { ConnectorError } from '../../core/errors.ts';
 import { pathOf } from '../../core/http-client.ts';
 import { readByListing } from '../../core/paging.ts';
 import { googleDriveCatalog } from './catalog.ts';
-import { driveJson } from './drive-http.ts';
+import { classifyDrive, driveJson } from './drive-http.ts';
 import { files, filesExport, filesUpload } from './files.ts';
 import { listFields, pageResult, queryOf } from './mapping.ts';
 
@@ -105,6 +105,7 @@ const changes: EntityOperations = {
 export const googleDriveConnector = defineConnector({
   catalog: googleDriveCatalog,
   defaultBaseUrl: 'https://www.googleapis.com/drive/v3',
+  classify: classifyDrive,
   // Form-encoded client authentication at the token endpoint; rotated refresh tokens are stored.
   auth: ({ credentials, settings }) =>
     credentialsOAuth(credentials as DriveCredentials, settings, { tokenUrl: GOOGLE_TOKEN_URL, clientAuth: 'form' }),

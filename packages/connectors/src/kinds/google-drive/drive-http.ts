@@ -1,14 +1,13 @@
+import { type Classify, classifyWithWait, GOOGLE_RETRY_DELAY, waitInBodyMs } from '../../core/classify.ts';
 import type { ConnectorContext } from '../../core/define-connector.ts';
-import { UpstreamError, UpstreamRateLimitError } from '../../core/errors.ts';
-import { defaultSleep, type UpstreamRequest } from '../../core/http-client.ts';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY } from '../../core/retry-policy.ts';
+import { UpstreamError } from '../../core/errors.ts';
+import type { UpstreamRequest } from '../../core/http-client.ts';
 
 /*
  * Drive answers some conditions with 403 that are not about credentials
  * (https://developers.google.com/workspace/drive/api/guides/handle-errors):
  * - `userRateLimitExceeded` / `rateLimitExceeded`: a rate limit, to be retried with exponential backoff (no
- *   Retry-After is sent). The core client treats every 403 as a credential failure, so this kind accepts 403 itself
- *   and retries here. [Candidate for core: a per-kind "retryable response" hook.]
+ *   Retry-After is sent): the core client's retry loop does it, told so by this kind's `classify`.
  * - `exportSizeLimitExceeded`, `fileNotDownloadable`, `fileNotExportable`, `insufficientFilePermissions`, ...:
  *   the request cannot succeed for this file; reported as upstream_error with Drive's own reason.
  * Only `authError`/`insufficientPermissions` (scopes), `dailyLimitExceeded` and unknown reasons stay auth failures.
@@ -21,7 +20,6 @@ const AUTH_REASONS = new Set([
   'forbidden',
   'domainPolicy',
 ]);
-const MAX_ATTEMPTS = DEFAULT_RETRY_POLICY.maxAttempts;
 
 const CLEAR_MESSAGES: Readonly<Record<string, string>> = {
   exportSizeLimitExceeded:
@@ -45,35 +43,29 @@ function parseReason(text: string): { reason: string | null; message: string | n
   }
 }
 
-/** `ctx.http.send` with Drive's 403 semantics (above); the response is returned unread, so media can stream. */
-export async function driveSend(ctx: ConnectorContext, request: UpstreamRequest): Promise<Response> {
-  const accept = [...(request.acceptStatuses ?? []), 403];
-  for (let attempt = 0; ; attempt++) {
-    const response = await ctx.http.send({
-      ...request,
-      acceptStatuses: accept,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    });
-    if (response.status !== 403 || request.acceptStatuses?.includes(403)) return response;
-    const text = ctx.http.excerpt(await response.text().catch(() => ''));
-    const { reason, message } = parseReason(text);
-    if (reason && RATE_LIMIT_REASONS.has(reason)) {
-      const waitMs = backoffDelayMs(DEFAULT_RETRY_POLICY, attempt);
-      if (attempt + 1 >= MAX_ATTEMPTS) {
-        throw new UpstreamRateLimitError(
-          `the upstream rate limit was reached (403 ${reason})`,
-          Math.max(1, Math.ceil(waitMs / 1000)),
-        );
-      }
-      await defaultSleep(waitMs, ctx.signal);
-      continue;
-    }
-    if (reason && !AUTH_REASONS.has(reason)) {
-      const clear = CLEAR_MESSAGES[reason] ?? `the upstream refused the request (403 ${reason})`;
-      throw new UpstreamError('upstream_error', `${clear}${message ? ` — Drive says: ${message}` : ''}`, 403, text);
-    }
-    throw new UpstreamError('upstream_auth_failed', 'the upstream rejected the stored credentials (403)', 403, text);
+const googleDefaults = classifyWithWait((_, excerpt) => waitInBodyMs(excerpt, GOOGLE_RETRY_DELAY));
+
+/** Drive's reading of its error answers: the 403s above by reason, everything else as Google APIs answer. */
+export const classifyDrive: Classify = (response, excerpt) => {
+  if (response.status !== 403) return googleDefaults(response, excerpt);
+  const { reason, message } = parseReason(excerpt);
+  if (reason && RATE_LIMIT_REASONS.has(reason)) return { type: 'rate_limited' };
+  if (reason && !AUTH_REASONS.has(reason)) {
+    const clear = CLEAR_MESSAGES[reason] ?? `the upstream refused the request (403 ${reason})`;
+    const error = new UpstreamError(
+      'upstream_error',
+      `${clear}${message ? ` — Drive says: ${message}` : ''}`,
+      403,
+      excerpt,
+    );
+    return { type: 'permanent', error };
   }
+  return { type: 'auth' };
+};
+
+/** `ctx.http.send` under the call's signal; the response is returned unread, so media can stream. */
+export function driveSend(ctx: ConnectorContext, request: UpstreamRequest): Promise<Response> {
+  return ctx.http.send({ ...request, ...(ctx.signal ? { signal: ctx.signal } : {}) });
 }
 
 /** JSON request through `driveSend`; an empty body (DELETE → 204) is `undefined`. */

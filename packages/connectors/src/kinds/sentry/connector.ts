@@ -1,5 +1,6 @@
 import { bearerAuth } from '../../core/auth.ts';
 import type { EntityCatalog } from '../../core/catalog.ts';
+import { classifyWithWait, waitInBodyMs } from '../../core/classify.ts';
 import {
   type ConnectorContext,
   defineConnector,
@@ -101,6 +102,13 @@ export const sentryConnector = defineConnector<SentryCredentials, SentryConfig>(
   catalog: sentryCatalog,
   defaultBaseUrl: 'https://sentry.io/api/0',
   auth: ({ credentials }) => bearerAuth(credentials.auth_token),
+  // https://docs.sentry.io/api/ratelimits/: X-Sentry-Rate-Limit-Reset is the epoch second the window reopens; a
+  // throttled answer also says "Expected available in N seconds".
+  classify: classifyWithWait((response, excerpt) => {
+    const reset = Number(response.headers.get('x-sentry-rate-limit-reset') ?? Number.NaN);
+    if (Number.isFinite(reset)) return Math.max(0, reset * 1000 - Date.now());
+    return waitInBodyMs(excerpt, /Expected available in (\d+) seconds?/);
+  }),
   entities: {
     projects: projectsRead,
     issues: issuesRead,
