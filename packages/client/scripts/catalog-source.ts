@@ -301,6 +301,12 @@ function searchFieldsTypes(name: string, fields: FieldMap, topLevel = true): str
     } else if (SCALARS.has(items.type)) contains.push(prop(path, filterValue(items)));
   }
   const sortable = scalar.map((e) => e.path);
+  // Aggregations (DESIGN §4 params.aggregate): count_by any declared scalar; sum/avg/min/max numbers, decimals and
+  // dates; histogram dates.
+  const metric = scalar
+    .filter((e) => ['integer', 'number', 'decimal', 'datetime'].includes(e.spec.type))
+    .map((e) => e.path);
+  const dates = scalar.filter((e) => e.spec.type === 'datetime').map((e) => e.path);
   const projection = [...typed.map((e) => JSON.stringify(e.path)), ...flat.map((p) => `\`${p}.\${string}\``)];
   out.push(
     `export interface ${name} {`,
@@ -311,6 +317,9 @@ function searchFieldsTypes(name: string, fields: FieldMap, topLevel = true): str
     `contains: ${map(contains)};`,
     `any: ${map(any)};`,
     `sort: ${union(sortable)};`,
+    `count_by: ${union(sortable)};`,
+    `metric: ${union(metric)};`,
+    `histogram: ${union(dates)};`,
     `fields: ${projection.length ? projection.join(' | ') : 'never'};`,
     '}',
     '',

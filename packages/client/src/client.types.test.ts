@@ -6,6 +6,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { Conduit } from './conduit.ts';
 import type { ConduitProblem } from './problem.ts';
+import type { Bucket } from './search-types.ts';
 import type { Download, RecordOf } from './types.ts';
 
 const conduit = new Conduit({ baseUrl: 'http://127.0.0.1:1', clientId: 'id', clientSecret: 'secret' });
@@ -93,6 +94,37 @@ describe('search filters are typed per entity', () => {
       'draft' | 'issued' | 'paid' | 'synced' | 'void' | null | undefined
     >();
     expectTypeOf<Awaited<ReturnType<typeof page>>['meta']['cursor']>().toEqualTypeOf<string | null>();
+  });
+});
+
+describe('aggregations (DESIGN §4 params.aggregate)', () => {
+  it('types aggregation fields and results per entity', () => {
+    const dashboard = () =>
+      orb.search('invoices', {
+        query: { filter: { gte: { created_at: '2024-01-01' } } },
+        limit: 0,
+        aggregate: {
+          by_status: { count_by: 'status', size: 5 },
+          revenue: { sum: 'total' },
+          latest: { max: 'created_at' },
+          per_month: { histogram: 'created_at', interval: 'month' },
+        },
+      });
+    type Aggregations = NonNullable<Awaited<ReturnType<typeof dashboard>>['meta']['aggregations']>;
+    expectTypeOf<Aggregations['by_status']>().toEqualTypeOf<Bucket[]>();
+    expectTypeOf<Aggregations['per_month']>().toEqualTypeOf<Bucket[]>();
+    expectTypeOf<Aggregations['revenue']>().toEqualTypeOf<{ value: number | string | null }>();
+    const wrong = () => [
+      // @ts-expect-error a misspelt field
+      orb.search('invoices', { query: {}, aggregate: { a: { count_by: 'stauts' } } }),
+      // @ts-expect-error sum takes numbers, decimals or dates, not a status
+      orb.search('invoices', { query: {}, aggregate: { a: { sum: 'status' } } }),
+      // @ts-expect-error histogram takes a date field
+      orb.search('invoices', { query: {}, aggregate: { a: { histogram: 'total', interval: 'day' } } }),
+      // @ts-expect-error no yearly buckets
+      orb.search('invoices', { query: {}, aggregate: { a: { histogram: 'created_at', interval: 'year' } } }),
+    ];
+    expectTypeOf(wrong).toBeFunction();
   });
 });
 

@@ -1,5 +1,5 @@
 import { LIST_PAGING } from './generated/catalog.ts';
-import type { SearchParams, SearchResult } from './search-types.ts';
+import type { Aggregation, SearchParams, SearchResult } from './search-types.ts';
 import { type ConduitOptions, Transport } from './transport.ts';
 import type {
   ActionName,
@@ -116,11 +116,14 @@ export class ConnectorClient<K extends ConnectorType> {
     return (await response.json()) as ResultOf<K, E, A>;
   }
 
-  /** One page of search results. */
-  search<E extends SearchableEntity<K>>(
+  /** One page of search results; `params.aggregate` results are typed per aggregation in `meta.aggregations`. */
+  search<
+    E extends SearchableEntity<K>,
+    G extends Record<string, Aggregation<SearchFieldsOf<K, E>>> = Record<string, never>,
+  >(
     entity: E,
-    params: SearchParams<SearchFieldsOf<K, E>>,
-  ): Promise<SearchResult<ResultOf<K, E, 'search' & ActionName<K, E>>['data'][number]>> {
+    params: SearchParams<SearchFieldsOf<K, E>, G>,
+  ): Promise<SearchResult<ResultOf<K, E, 'search' & ActionName<K, E>>['data'][number], G>> {
     return this.#transport.json('POST', connectorPath(this.connectorId, '/execute'), {
       body: { entity, action: 'search', params },
       safe: true,
@@ -130,7 +133,7 @@ export class ConnectorClient<K extends ConnectorType> {
   /** Every record matching the search, page after page (`meta.cursor`), as an async iterator. */
   async *searchAll<E extends SearchableEntity<K>>(
     entity: E,
-    params: Omit<SearchParams<SearchFieldsOf<K, E>>, 'cursor'>,
+    params: Omit<SearchParams<SearchFieldsOf<K, E>>, 'cursor' | 'aggregate'>,
   ): AsyncGenerator<ResultOf<K, E, 'search' & ActionName<K, E>>['data'][number]> {
     let cursor: string | undefined;
     do {

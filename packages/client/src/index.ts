@@ -8,6 +8,10 @@ export {
   retryAfterSeconds,
 } from './problem.ts';
 export type {
+  Aggregation,
+  AggregationResult,
+  AggregationResults,
+  Bucket,
   Filter,
   SearchFields,
   SearchMeta,

@@ -14,6 +14,9 @@ export interface SearchFields {
   contains: object;
   any: object;
   sort: string;
+  count_by: string;
+  metric: string;
+  histogram: string;
   fields: string;
 }
 
@@ -52,8 +55,32 @@ export interface SearchQuery<S extends SearchFields> {
   sort?: readonly SortEntry<S>[];
 }
 
+/** One aggregation over the records that match the filter (DESIGN §4, `params.aggregate`). */
+export type Aggregation<S extends SearchFields> =
+  | { count_by: S['count_by']; size?: number }
+  | { sum: S['metric'] }
+  | { avg: S['metric'] }
+  | { min: S['metric'] }
+  | { max: S['metric'] }
+  | { histogram: S['histogram']; interval: 'hour' | 'day' | 'week' | 'month' };
+
+export interface Bucket {
+  key: string | number | boolean;
+  count: number;
+}
+
+/** count_by and histogram answer buckets (most first / in time order); the metrics answer one value. */
+export type AggregationResult<A> = A extends { count_by: unknown } | { histogram: unknown }
+  ? Bucket[]
+  : { value: number | string | null };
+
+export type AggregationResults<G> = { [K in keyof G]: AggregationResult<G[K]> };
+
 /** `params` of the `search` action. */
-export interface SearchParams<S extends SearchFields> {
+export interface SearchParams<
+  S extends SearchFields,
+  G extends Record<string, Aggregation<S>> = Record<string, Aggregation<S>>,
+> {
   query: SearchQuery<S>;
   /** 1–10000, default 1000. */
   limit?: number;
@@ -61,19 +88,21 @@ export interface SearchParams<S extends SearchFields> {
   cursor?: string;
   /** Dot paths; results hold only those. Default: every searchable field. */
   fields?: readonly S['fields'][];
+  /** Named aggregations, answered in `meta.aggregations`; with `limit: 0`, only those. */
+  aggregate?: G;
 }
 
-export interface SearchMeta {
+export interface SearchMeta<G = Record<string, unknown>> {
   has_more: boolean;
   cursor: string | null;
   took_ms: number | null;
   /** End of the entity's last completed pass (ISO 8601), null before the first. */
   synced_at?: string | null;
   total?: { value: number; exact: boolean };
-  aggregations?: Record<string, unknown>;
+  aggregations?: AggregationResults<G>;
 }
 
-export interface SearchResult<R> {
+export interface SearchResult<R, G = Record<string, unknown>> {
   data: R[];
-  meta: SearchMeta;
+  meta: SearchMeta<G>;
 }

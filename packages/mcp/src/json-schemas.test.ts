@@ -28,12 +28,15 @@ describe('MCP tool input schemas', () => {
       },
       fields: ['id', 'status'],
       limit: 10,
+      aggregate: { by_status: { count_by: 'status' }, revenue: { sum: 'total' } },
     };
     expect(validate(ok), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ ...base, query: { filter: { eq: { stauts: 'paid' } } } })).toBe(false);
     expect(validate({ ...base, query: { filter: { eq: { status: 'unpaid' } } } })).toBe(false);
     expect(validate({ ...base, query: { filter: { fuzzy: { created_at: 'monday' } } } })).toBe(false);
     expect(validate({ ...base, query: { sort: [{ subscription: 'asc' }] } })).toBe(false);
+    expect(validate({ ...base, query: {}, aggregate: { a: { sum: 'status' } } })).toBe(false);
+    expect(validate({ ...base, query: {}, aggregate: { a: { histogram: 'created_at' } } })).toBe(false);
     expect(validate({ ...base, entity: 'customers', query: { filter: { eq: { status: 'paid' } } } })).toBe(false);
   });
 

@@ -192,7 +192,7 @@ function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<str
         },
         additionalProperties: false,
       },
-      limit: { type: 'integer', minimum: 1, maximum: 10000, default: 100 },
+      limit: { type: 'integer', minimum: 0, maximum: 10000, default: 100, description: '0: aggregations only' },
       fields: {
         type: 'array',
         minItems: 1,
@@ -204,9 +204,37 @@ function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<str
         },
       },
       cursor: { type: 'string', description: 'meta.cursor of the previous answer of this same search' },
+      aggregate: aggregateSchema(typed),
     },
     required: ['connector_id', 'entity', 'query'],
     additionalProperties: false,
+  };
+}
+
+/** `params.aggregate` (DESIGN §4): named aggregations over the fields each one applies to. */
+function aggregateSchema(typed: readonly Entry[]): JsonSchema {
+  const scalars = typed.filter((e) => SCALARS.has(e.spec.type)).map((e) => e.path);
+  const metric = typed
+    .filter((e) => ['integer', 'number', 'decimal', 'datetime'].includes(e.spec.type))
+    .map((e) => e.path);
+  const dates = typed.filter((e) => e.spec.type === 'datetime').map((e) => e.path);
+  const one = (key: string, fields: string[], extra: Record<string, JsonSchema> = {}, required: string[] = []) => ({
+    type: 'object',
+    properties: { [key]: { enum: fields }, ...extra },
+    required: [key, ...required],
+    additionalProperties: false,
+  });
+  const kinds: JsonSchema[] = [];
+  if (scalars.length) kinds.push(one('count_by', scalars, { size: { type: 'integer', minimum: 1, maximum: 1000 } }));
+  if (metric.length) for (const op of ['sum', 'avg', 'min', 'max']) kinds.push(one(op, metric));
+  if (dates.length) {
+    kinds.push(one('histogram', dates, { interval: { enum: ['hour', 'day', 'week', 'month'] } }, ['interval']));
+  }
+  return {
+    type: 'object',
+    description:
+      'Named aggregations over the matching records, answered in meta.aggregations: {"by_status": {"count_by": "status"}}',
+    additionalProperties: { oneOf: kinds },
   };
 }
 

@@ -174,6 +174,33 @@ export interface ZendeskTalkPhoneNumbersSearchFields {
     | 'toll_free'
     | 'transcription'
     | 'voice_enabled';
+  count_by:
+    | 'id'
+    | 'default_group_id'
+    | 'ivr_id'
+    | 'priority'
+    | 'schedule_id'
+    | 'sms_group_id'
+    | 'call_recording_consent'
+    | 'country_code'
+    | 'created_at'
+    | 'display_number'
+    | 'failover_number'
+    | 'line_type'
+    | 'location'
+    | 'name'
+    | 'nickname'
+    | 'number'
+    | 'token'
+    | 'external'
+    | 'outbound_enabled'
+    | 'recorded'
+    | 'sms_enabled'
+    | 'toll_free'
+    | 'transcription'
+    | 'voice_enabled';
+  metric: 'id' | 'default_group_id' | 'ivr_id' | 'priority' | 'schedule_id' | 'sms_group_id' | 'created_at';
+  histogram: 'created_at';
   fields:
     | 'id'
     | 'default_group_id'
@@ -277,6 +304,9 @@ export interface ZendeskTalkAddressesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip';
+  count_by: 'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip';
+  metric: 'id';
+  histogram: never;
   fields: 'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip';
 }
 
@@ -353,6 +383,20 @@ export interface ZendeskTalkGreetingsSearchFields {
     | 'name'
     | 'category_id'
     | 'upload_id';
+  count_by:
+    | 'id'
+    | 'active'
+    | 'default'
+    | 'default_lang'
+    | 'has_sub_settings'
+    | 'pending'
+    | 'audio_name'
+    | 'audio_url'
+    | 'name'
+    | 'category_id'
+    | 'upload_id';
+  metric: 'category_id' | 'upload_id';
+  histogram: never;
   fields:
     | 'id'
     | 'active'
@@ -401,6 +445,9 @@ export interface ZendeskTalkGreetingCategoriesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name';
+  count_by: 'id' | 'name';
+  metric: 'id';
+  histogram: never;
   fields: 'id' | 'name';
 }
 
@@ -439,6 +486,9 @@ export interface ZendeskTalkIvrsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name';
+  count_by: 'id' | 'name';
+  metric: 'id';
+  histogram: never;
   fields: 'id' | 'name' | 'phone_number_ids' | 'phone_number_names' | 'menus';
 }
 
@@ -578,6 +628,55 @@ export interface ZendeskTalkAgentsActivitySearchFields {
     | 'forwarding_number'
     | 'name'
     | 'via';
+  count_by:
+    | 'agent_id'
+    | 'available_time'
+    | 'away_time'
+    | 'calls_accepted'
+    | 'calls_denied'
+    | 'calls_missed'
+    | 'online_time'
+    | 'total_call_duration'
+    | 'total_talk_time'
+    | 'total_wrap_up_time'
+    | 'transfers_only_time'
+    | 'accepted_third_party_conferences'
+    | 'accepted_transfers'
+    | 'average_hold_time'
+    | 'average_talk_time'
+    | 'average_wrap_up_time'
+    | 'calls_put_on_hold'
+    | 'started_third_party_conferences'
+    | 'started_transfers'
+    | 'total_hold_time'
+    | 'agent_state'
+    | 'avatar_url'
+    | 'call_status'
+    | 'forwarding_number'
+    | 'name'
+    | 'via';
+  metric:
+    | 'agent_id'
+    | 'available_time'
+    | 'away_time'
+    | 'calls_accepted'
+    | 'calls_denied'
+    | 'calls_missed'
+    | 'online_time'
+    | 'total_call_duration'
+    | 'total_talk_time'
+    | 'total_wrap_up_time'
+    | 'transfers_only_time'
+    | 'accepted_third_party_conferences'
+    | 'accepted_transfers'
+    | 'average_hold_time'
+    | 'average_talk_time'
+    | 'average_wrap_up_time'
+    | 'calls_put_on_hold'
+    | 'started_third_party_conferences'
+    | 'started_transfers'
+    | 'total_hold_time';
+  histogram: never;
   fields:
     | 'agent_id'
     | 'available_time'
@@ -715,6 +814,55 @@ export interface ZendeskTalkAgentsOverviewSearchFields {
     | 'total_calls_put_on_hold'
     | 'total_hold_time'
     | 'total_started_transfers';
+  count_by:
+    | 'average_calls_accepted'
+    | 'average_calls_denied'
+    | 'average_calls_missed'
+    | 'average_wrap_up_time'
+    | 'total_calls_accepted'
+    | 'total_calls_denied'
+    | 'total_calls_missed'
+    | 'total_talk_time'
+    | 'total_wrap_up_time'
+    | 'average_accepted_transfers'
+    | 'average_available_time'
+    | 'average_away_time'
+    | 'average_calls_put_on_hold'
+    | 'average_hold_time'
+    | 'average_online_time'
+    | 'average_started_transfers'
+    | 'average_talk_time'
+    | 'average_transfers_only_time'
+    | 'current_timestamp'
+    | 'total_accepted_transfers'
+    | 'total_calls_put_on_hold'
+    | 'total_hold_time'
+    | 'total_started_transfers';
+  metric:
+    | 'average_calls_accepted'
+    | 'average_calls_denied'
+    | 'average_calls_missed'
+    | 'average_wrap_up_time'
+    | 'total_calls_accepted'
+    | 'total_calls_denied'
+    | 'total_calls_missed'
+    | 'total_talk_time'
+    | 'total_wrap_up_time'
+    | 'average_accepted_transfers'
+    | 'average_available_time'
+    | 'average_away_time'
+    | 'average_calls_put_on_hold'
+    | 'average_hold_time'
+    | 'average_online_time'
+    | 'average_started_transfers'
+    | 'average_talk_time'
+    | 'average_transfers_only_time'
+    | 'current_timestamp'
+    | 'total_accepted_transfers'
+    | 'total_calls_put_on_hold'
+    | 'total_hold_time'
+    | 'total_started_transfers';
+  histogram: never;
   fields:
     | 'average_calls_accepted'
     | 'average_calls_denied'
@@ -849,6 +997,55 @@ export interface ZendeskTalkAccountOverviewSearchFields {
     | 'total_textback_requests'
     | 'total_voicemails'
     | 'total_wrap_up_time';
+  count_by:
+    | 'current_timestamp'
+    | 'average_call_duration'
+    | 'average_callback_wait_time'
+    | 'average_hold_time'
+    | 'average_queue_wait_time'
+    | 'average_time_to_answer'
+    | 'average_wrap_up_time'
+    | 'max_calls_waiting'
+    | 'max_queue_wait_time'
+    | 'total_call_duration'
+    | 'total_callback_calls'
+    | 'total_calls'
+    | 'total_calls_abandoned_in_queue'
+    | 'total_calls_outside_business_hours'
+    | 'total_calls_with_exceeded_queue_wait_time'
+    | 'total_calls_with_requested_voicemail'
+    | 'total_embeddable_callback_calls'
+    | 'total_hold_time'
+    | 'total_inbound_calls'
+    | 'total_outbound_calls'
+    | 'total_textback_requests'
+    | 'total_voicemails'
+    | 'total_wrap_up_time';
+  metric:
+    | 'current_timestamp'
+    | 'average_call_duration'
+    | 'average_callback_wait_time'
+    | 'average_hold_time'
+    | 'average_queue_wait_time'
+    | 'average_time_to_answer'
+    | 'average_wrap_up_time'
+    | 'max_calls_waiting'
+    | 'max_queue_wait_time'
+    | 'total_call_duration'
+    | 'total_callback_calls'
+    | 'total_calls'
+    | 'total_calls_abandoned_in_queue'
+    | 'total_calls_outside_business_hours'
+    | 'total_calls_with_exceeded_queue_wait_time'
+    | 'total_calls_with_requested_voicemail'
+    | 'total_embeddable_callback_calls'
+    | 'total_hold_time'
+    | 'total_inbound_calls'
+    | 'total_outbound_calls'
+    | 'total_textback_requests'
+    | 'total_voicemails'
+    | 'total_wrap_up_time';
+  histogram: never;
   fields:
     | 'current_timestamp'
     | 'average_call_duration'
@@ -919,6 +1116,23 @@ export interface ZendeskTalkCurrentQueueActivitySearchFields {
     | 'calls_waiting'
     | 'embeddable_callbacks_waiting'
     | 'longest_wait_time';
+  count_by:
+    | 'current_timestamp'
+    | 'agents_online'
+    | 'average_wait_time'
+    | 'callbacks_waiting'
+    | 'calls_waiting'
+    | 'embeddable_callbacks_waiting'
+    | 'longest_wait_time';
+  metric:
+    | 'current_timestamp'
+    | 'agents_online'
+    | 'average_wait_time'
+    | 'callbacks_waiting'
+    | 'calls_waiting'
+    | 'embeddable_callbacks_waiting'
+    | 'longest_wait_time';
+  histogram: never;
   fields:
     | 'current_timestamp'
     | 'agents_online'
@@ -1124,6 +1338,68 @@ export interface ZendeskTalkCallsSearchFields {
     | 'voicemail'
     | 'wait_time'
     | 'wrap_up_time';
+  count_by:
+    | 'id'
+    | 'agent_id'
+    | 'call_charge'
+    | 'call_group_id'
+    | 'call_recording_consent'
+    | 'call_recording_consent_action'
+    | 'call_recording_consent_keypress'
+    | 'callback'
+    | 'callback_source'
+    | 'completion_status'
+    | 'consultation_time'
+    | 'created_at'
+    | 'customer_requested_voicemail'
+    | 'default_group'
+    | 'direction'
+    | 'duration'
+    | 'exceeded_queue_time'
+    | 'hold_time'
+    | 'ivr_action'
+    | 'ivr_destination_group_name'
+    | 'ivr_hops'
+    | 'ivr_routed_to'
+    | 'ivr_time_spent'
+    | 'minutes_billed'
+    | 'not_recording_time'
+    | 'outside_business_hours'
+    | 'overflowed'
+    | 'overflowed_to'
+    | 'phone_number'
+    | 'phone_number_id'
+    | 'recording_control_interactions'
+    | 'recording_time'
+    | 'talk_time'
+    | 'ticket_id'
+    | 'time_to_answer'
+    | 'updated_at'
+    | 'voicemail'
+    | 'wait_time'
+    | 'wrap_up_time';
+  metric:
+    | 'id'
+    | 'agent_id'
+    | 'call_group_id'
+    | 'consultation_time'
+    | 'created_at'
+    | 'duration'
+    | 'hold_time'
+    | 'ivr_hops'
+    | 'ivr_time_spent'
+    | 'minutes_billed'
+    | 'not_recording_time'
+    | 'phone_number_id'
+    | 'recording_control_interactions'
+    | 'recording_time'
+    | 'talk_time'
+    | 'ticket_id'
+    | 'time_to_answer'
+    | 'updated_at'
+    | 'wait_time'
+    | 'wrap_up_time';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'agent_id'
@@ -1295,6 +1571,52 @@ export interface ZendeskTalkCallLegsSearchFields {
     | 'updated_at'
     | 'user_id'
     | 'wrap_up_time';
+  count_by:
+    | 'id'
+    | 'agent_id'
+    | 'available_via'
+    | 'call_charge'
+    | 'call_id'
+    | 'completion_status'
+    | 'conference_from'
+    | 'conference_time'
+    | 'conference_to'
+    | 'consultation_from'
+    | 'consultation_time'
+    | 'consultation_to'
+    | 'created_at'
+    | 'duration'
+    | 'forwarded_to'
+    | 'hold_time'
+    | 'minutes_billed'
+    | 'talk_time'
+    | 'transferred_from'
+    | 'transferred_to'
+    | 'type'
+    | 'updated_at'
+    | 'user_id'
+    | 'wrap_up_time';
+  metric:
+    | 'id'
+    | 'agent_id'
+    | 'call_id'
+    | 'conference_from'
+    | 'conference_time'
+    | 'conference_to'
+    | 'consultation_from'
+    | 'consultation_time'
+    | 'consultation_to'
+    | 'created_at'
+    | 'duration'
+    | 'hold_time'
+    | 'minutes_billed'
+    | 'talk_time'
+    | 'transferred_from'
+    | 'transferred_to'
+    | 'updated_at'
+    | 'user_id'
+    | 'wrap_up_time';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'agent_id'
@@ -1380,6 +1702,9 @@ export interface PaypalTransactionBalancesSearchFields {
     balances?: PaypalTransactionBalancesSearchFieldsBalancesItem;
   };
   sort: 'account_id' | 'as_of_time' | 'last_refresh_time';
+  count_by: 'account_id' | 'as_of_time' | 'last_refresh_time';
+  metric: 'as_of_time' | 'last_refresh_time';
+  histogram: 'as_of_time' | 'last_refresh_time';
   fields: 'balances' | 'account_id' | 'as_of_time' | 'last_refresh_time';
 }
 
@@ -1426,6 +1751,17 @@ export interface PaypalTransactionBalancesSearchFieldsBalancesItem {
     | 'available_balance.value'
     | 'withheld_balance.currency_code'
     | 'withheld_balance.value';
+  count_by:
+    | 'primary'
+    | 'currency'
+    | 'total_balance.currency_code'
+    | 'total_balance.value'
+    | 'available_balance.currency_code'
+    | 'available_balance.value'
+    | 'withheld_balance.currency_code'
+    | 'withheld_balance.value';
+  metric: 'total_balance.value' | 'available_balance.value' | 'withheld_balance.value';
+  histogram: never;
   fields:
     | 'primary'
     | 'currency'
@@ -1789,6 +2125,72 @@ export interface PaypalTransactionTransactionsSearchFields {
     | 'transaction_id'
     | 'transaction_initiation_date'
     | 'transaction_updated_date';
+  count_by:
+    | 'auction_info.auction_site'
+    | 'auction_info.auction_item_site'
+    | 'auction_info.auction_buyer_id'
+    | 'auction_info.auction_closing_date'
+    | 'cart_info.tax_inclusive'
+    | 'cart_info.provider_invoice_id'
+    | 'payer_info.account_id'
+    | 'payer_info.email_address'
+    | 'payer_info.address_status'
+    | 'payer_info.payer_status'
+    | 'payer_info.country_code'
+    | 'payer_info.payer_name.given_name'
+    | 'payer_info.payer_name.surname'
+    | 'payer_info.payer_name.alternate_full_name'
+    | 'shipping_info.name'
+    | 'shipping_info.address.line1'
+    | 'shipping_info.address.line2'
+    | 'shipping_info.address.city'
+    | 'shipping_info.address.country_code'
+    | 'shipping_info.address.postal_code'
+    | 'store_info.store_id'
+    | 'store_info.terminal_id'
+    | 'transaction_info.provider_account_id'
+    | 'transaction_info.transaction_id'
+    | 'transaction_info.provider_reference_id'
+    | 'transaction_info.provider_reference_id_type'
+    | 'transaction_info.transaction_event_code'
+    | 'transaction_info.transaction_initiation_date'
+    | 'transaction_info.transaction_updated_date'
+    | 'transaction_info.transaction_status'
+    | 'transaction_info.transaction_subject'
+    | 'transaction_info.transaction_note'
+    | 'transaction_info.invoice_id'
+    | 'transaction_info.custom_field'
+    | 'transaction_info.protection_eligibility'
+    | 'transaction_info.transaction_amount.currency_code'
+    | 'transaction_info.transaction_amount.value'
+    | 'transaction_info.fee_amount.currency_code'
+    | 'transaction_info.fee_amount.value'
+    | 'transaction_info.insurance_amount.currency_code'
+    | 'transaction_info.insurance_amount.value'
+    | 'transaction_info.shipping_amount.currency_code'
+    | 'transaction_info.shipping_amount.value'
+    | 'transaction_info.shipping_discount_amount.currency_code'
+    | 'transaction_info.shipping_discount_amount.value'
+    | 'transaction_id'
+    | 'transaction_initiation_date'
+    | 'transaction_updated_date';
+  metric:
+    | 'auction_info.auction_closing_date'
+    | 'transaction_info.transaction_initiation_date'
+    | 'transaction_info.transaction_updated_date'
+    | 'transaction_info.transaction_amount.value'
+    | 'transaction_info.fee_amount.value'
+    | 'transaction_info.insurance_amount.value'
+    | 'transaction_info.shipping_amount.value'
+    | 'transaction_info.shipping_discount_amount.value'
+    | 'transaction_initiation_date'
+    | 'transaction_updated_date';
+  histogram:
+    | 'auction_info.auction_closing_date'
+    | 'transaction_info.transaction_initiation_date'
+    | 'transaction_info.transaction_updated_date'
+    | 'transaction_initiation_date'
+    | 'transaction_updated_date';
   fields:
     | 'auction_info'
     | 'auction_info.auction_site'
@@ -1924,6 +2326,20 @@ export interface PaypalTransactionTransactionsSearchFieldsCartInfoItemDetailsIte
     | 'item_amount.value'
     | 'total_item_amount.currency_code'
     | 'total_item_amount.value';
+  count_by:
+    | 'item_code'
+    | 'item_name'
+    | 'item_description'
+    | 'item_quantity'
+    | 'invoice_number'
+    | 'item_unit_price.currency_code'
+    | 'item_unit_price.value'
+    | 'item_amount.currency_code'
+    | 'item_amount.value'
+    | 'total_item_amount.currency_code'
+    | 'total_item_amount.value';
+  metric: 'item_unit_price.value' | 'item_amount.value' | 'total_item_amount.value';
+  histogram: never;
   fields:
     | 'item_code'
     | 'item_name'
@@ -1977,6 +2393,14 @@ export interface PaypalTransactionTransactionsSearchFieldsIncentiveInfoIncentive
     | 'incentive_program_code'
     | 'incentive_amount.currency_code'
     | 'incentive_amount.value';
+  count_by:
+    | 'incentive_type'
+    | 'incentive_code'
+    | 'incentive_program_code'
+    | 'incentive_amount.currency_code'
+    | 'incentive_amount.value';
+  metric: 'incentive_amount.value';
+  histogram: never;
   fields:
     | 'incentive_type'
     | 'incentive_code'
@@ -2041,6 +2465,9 @@ export interface PaypalTransactionListPaymentsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'intent' | 'state' | 'cart' | 'create_time' | 'update_time';
+  count_by: 'id' | 'intent' | 'state' | 'cart' | 'create_time' | 'update_time';
+  metric: 'create_time' | 'update_time';
+  histogram: 'create_time' | 'update_time';
   fields:
     | 'id'
     | 'intent'
@@ -2144,6 +2571,21 @@ export interface PaypalTransactionListDisputesSearchFields {
     | 'dispute_amount.currency_code'
     | 'dispute_amount.value'
     | 'updated_time_cut';
+  count_by:
+    | 'dispute_id'
+    | 'create_time'
+    | 'update_time'
+    | 'status'
+    | 'reason'
+    | 'dispute_state'
+    | 'dispute_life_cycle_stage'
+    | 'dispute_channel'
+    | 'outcome'
+    | 'dispute_amount.currency_code'
+    | 'dispute_amount.value'
+    | 'updated_time_cut';
+  metric: 'create_time' | 'update_time' | 'dispute_amount.value' | 'updated_time_cut';
+  histogram: 'create_time' | 'update_time' | 'updated_time_cut';
   fields:
     | 'dispute_id'
     | 'create_time'
@@ -2203,6 +2645,9 @@ export interface PaypalTransactionListProductsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'create_time';
+  count_by: 'id' | 'name' | 'description' | 'create_time';
+  metric: 'create_time';
+  histogram: 'create_time';
   fields: 'id' | 'name' | 'description' | 'create_time' | 'links';
 }
 
@@ -2268,6 +2713,18 @@ export interface PaypalTransactionShowProductDetailsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'type' | 'category' | 'image_url' | 'home_url' | 'create_time' | 'update_time';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'description'
+    | 'type'
+    | 'category'
+    | 'image_url'
+    | 'home_url'
+    | 'create_time'
+    | 'update_time';
+  metric: 'create_time' | 'update_time';
+  histogram: 'create_time' | 'update_time';
   fields:
     | 'id'
     | 'name'
@@ -2361,6 +2818,9 @@ export interface PaypalTransactionSearchInvoicesSearchFields {
   };
   any: { [field: string]: never };
   sort: 'id' | 'status' | 'due_amount.currency_code' | 'due_amount.value' | 'last_update_time';
+  count_by: 'id' | 'status' | 'due_amount.currency_code' | 'due_amount.value' | 'last_update_time';
+  metric: 'due_amount.value' | 'last_update_time';
+  histogram: 'last_update_time';
   fields:
     | 'id'
     | 'status'
@@ -2478,6 +2938,9 @@ export interface TypeformFormsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'type' | 'title' | 'created_at' | 'last_updated_at' | 'published_at';
+  count_by: 'id' | 'type' | 'title' | 'created_at' | 'last_updated_at' | 'published_at';
+  metric: 'created_at' | 'last_updated_at' | 'published_at';
+  histogram: 'created_at' | 'last_updated_at' | 'published_at';
   fields:
     | 'id'
     | 'type'
@@ -2572,6 +3035,9 @@ export interface TypeformResponsesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'response_id' | 'response_type' | 'landed_at' | 'landing_id' | 'submitted_at' | 'token' | 'form_id';
+  count_by: 'response_id' | 'response_type' | 'landed_at' | 'landing_id' | 'submitted_at' | 'token' | 'form_id';
+  metric: 'landed_at' | 'submitted_at';
+  histogram: 'landed_at' | 'submitted_at';
   fields:
     | 'response_id'
     | 'response_type'
@@ -2640,6 +3106,9 @@ export interface TypeformWebhooksSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'form_id' | 'tag' | 'url' | 'created_at' | 'updated_at' | 'enabled' | 'verify_ssl';
+  count_by: 'id' | 'form_id' | 'tag' | 'url' | 'created_at' | 'updated_at' | 'enabled' | 'verify_ssl';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'form_id' | 'tag' | 'url' | 'created_at' | 'updated_at' | 'enabled' | 'verify_ssl';
 }
 
@@ -2691,6 +3160,9 @@ export interface TypeformWorkspacesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'account_id' | 'default' | 'shared';
+  count_by: 'id' | 'name' | 'account_id' | 'default' | 'shared';
+  metric: never;
+  histogram: never;
   fields: 'id' | 'name' | 'account_id' | 'default' | 'shared' | 'forms' | 'self' | `forms.${string}` | `self.${string}`;
 }
 
@@ -2746,6 +3218,9 @@ export interface TypeformImagesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'file_name' | 'src' | 'media_type' | 'avg_color' | 'width' | 'height' | 'has_alpha';
+  count_by: 'id' | 'file_name' | 'src' | 'media_type' | 'avg_color' | 'width' | 'height' | 'has_alpha';
+  metric: 'width' | 'height';
+  histogram: never;
   fields: 'id' | 'file_name' | 'src' | 'media_type' | 'avg_color' | 'width' | 'height' | 'has_alpha';
 }
 
@@ -2827,6 +3302,17 @@ export interface TypeformThemesSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'has_transparent_button';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'visibility'
+    | 'font'
+    | 'rounded_corners'
+    | 'created_at'
+    | 'updated_at'
+    | 'has_transparent_button';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -3035,6 +3521,31 @@ export interface SentryProjectsSearchFields {
     | 'platform'
     | 'slug'
     | 'status';
+  count_by:
+    | 'color'
+    | 'dateCreated'
+    | 'firstEvent'
+    | 'firstTransactionEvent'
+    | 'hasAccess'
+    | 'hasCustomMetrics'
+    | 'hasFeedbacks'
+    | 'hasMinifiedStackTrace'
+    | 'hasMonitors'
+    | 'hasNewFeedbacks'
+    | 'hasProfiles'
+    | 'hasReplays'
+    | 'hasSessions'
+    | 'id'
+    | 'isBookmarked'
+    | 'isInternal'
+    | 'isMember'
+    | 'isPublic'
+    | 'name'
+    | 'platform'
+    | 'slug'
+    | 'status';
+  metric: 'dateCreated' | 'firstEvent';
+  histogram: 'dateCreated' | 'firstEvent';
   fields:
     | 'access'
     | 'avatar'
@@ -3241,6 +3752,33 @@ export interface SentryIssuesSearchFields {
     | 'isPublic'
     | 'isSubscribed'
     | 'isUnhandled';
+  count_by:
+    | 'id'
+    | 'title'
+    | 'shortId'
+    | 'culprit'
+    | 'level'
+    | 'status'
+    | 'type'
+    | 'count'
+    | 'firstSeen'
+    | 'lastSeen'
+    | 'logger'
+    | 'permalink'
+    | 'platform'
+    | 'shareId'
+    | 'issueType'
+    | 'issueCategory'
+    | 'substatus'
+    | 'userCount'
+    | 'numComments'
+    | 'hasSeen'
+    | 'isBookmarked'
+    | 'isPublic'
+    | 'isSubscribed'
+    | 'isUnhandled';
+  metric: 'firstSeen' | 'lastSeen' | 'userCount' | 'numComments';
+  histogram: 'firstSeen' | 'lastSeen';
   fields:
     | 'id'
     | 'title'
@@ -3443,6 +3981,27 @@ export interface SentryEventsSearchFields {
     | 'event.type'
     | 'size'
     | 'occurrence';
+  count_by:
+    | 'id'
+    | 'eventID'
+    | 'groupID'
+    | 'title'
+    | 'message'
+    | 'type'
+    | 'platform'
+    | 'dateCreated'
+    | 'dateReceived'
+    | 'culprit'
+    | 'location'
+    | 'crashFile'
+    | 'projectID'
+    | 'sdk'
+    | 'dist'
+    | 'event.type'
+    | 'size'
+    | 'occurrence';
+  metric: 'dateCreated' | 'dateReceived' | 'size';
+  histogram: 'dateCreated' | 'dateReceived';
   fields:
     | 'id'
     | 'eventID'
@@ -3605,6 +4164,32 @@ export interface SentryReleasesSearchFields {
     | 'newGroups'
     | 'commitCount'
     | 'deployCount';
+  count_by:
+    | 'id'
+    | 'version'
+    | 'shortVersion'
+    | 'ref'
+    | 'url'
+    | 'status'
+    | 'dateCreated'
+    | 'dateReleased'
+    | 'owner'
+    | 'firstEvent'
+    | 'lastEvent'
+    | 'userAgent'
+    | 'newGroups'
+    | 'commitCount'
+    | 'deployCount';
+  metric:
+    | 'id'
+    | 'dateCreated'
+    | 'dateReleased'
+    | 'firstEvent'
+    | 'lastEvent'
+    | 'newGroups'
+    | 'commitCount'
+    | 'deployCount';
+  histogram: 'dateCreated' | 'dateReleased' | 'firstEvent' | 'lastEvent';
   fields:
     | 'id'
     | 'version'
@@ -3842,6 +4427,35 @@ export interface GoogleAdsAccountsSearchFields {
     | 'customer.time_zone'
     | 'customer.tracking_url_template'
     | 'segments.date';
+  count_by:
+    | 'customer.auto_tagging_enabled'
+    | 'customer.call_reporting_setting.call_conversion_action'
+    | 'customer.call_reporting_setting.call_conversion_reporting_enabled'
+    | 'customer.call_reporting_setting.call_reporting_enabled'
+    | 'customer.conversion_tracking_setting.conversion_tracking_id'
+    | 'customer.conversion_tracking_setting.cross_account_conversion_tracking_id'
+    | 'customer.currency_code'
+    | 'customer.descriptive_name'
+    | 'customer.final_url_suffix'
+    | 'customer.has_partners_badge'
+    | 'customer.id'
+    | 'customer.manager'
+    | 'customer.optimization_score'
+    | 'customer.optimization_score_weight'
+    | 'customer.remarketing_setting.provider_global_site_tag'
+    | 'customer.resource_name'
+    | 'customer.test_account'
+    | 'customer.time_zone'
+    | 'customer.tracking_url_template'
+    | 'segments.date';
+  metric:
+    | 'customer.conversion_tracking_setting.conversion_tracking_id'
+    | 'customer.conversion_tracking_setting.cross_account_conversion_tracking_id'
+    | 'customer.id'
+    | 'customer.optimization_score'
+    | 'customer.optimization_score_weight'
+    | 'segments.date';
+  histogram: 'segments.date';
   fields:
     | 'customer.auto_tagging_enabled'
     | 'customer.call_reporting_setting.call_conversion_action'
@@ -4015,6 +4629,50 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
     | 'segments.date';
+  count_by:
+    | 'campaign.id'
+    | 'campaign.name'
+    | 'campaign.status'
+    | 'campaign.advertising_channel_type'
+    | 'campaign.advertising_channel_sub_type'
+    | 'campaign.bidding_strategy'
+    | 'campaign.bidding_strategy_type'
+    | 'campaign.campaign_budget'
+    | 'campaign.start_date'
+    | 'campaign.end_date'
+    | 'campaign.serving_status'
+    | 'campaign.resource_name'
+    | 'campaign_budget.amount_micros'
+    | 'campaign.network_settings.target_provider_search'
+    | 'campaign.network_settings.target_search_network'
+    | 'campaign.network_settings.target_content_network'
+    | 'campaign.network_settings.target_partner_search_network'
+    | 'metrics.clicks'
+    | 'metrics.cost_micros'
+    | 'metrics.impressions'
+    | 'metrics.interactions'
+    | 'metrics.ctr'
+    | 'metrics.conversions'
+    | 'metrics.conversions_value'
+    | 'metrics.average_cpc'
+    | 'metrics.average_cpm'
+    | 'segments.date';
+  metric:
+    | 'campaign.id'
+    | 'campaign.start_date'
+    | 'campaign.end_date'
+    | 'campaign_budget.amount_micros'
+    | 'metrics.clicks'
+    | 'metrics.cost_micros'
+    | 'metrics.impressions'
+    | 'metrics.interactions'
+    | 'metrics.ctr'
+    | 'metrics.conversions'
+    | 'metrics.conversions_value'
+    | 'metrics.average_cpc'
+    | 'metrics.average_cpm'
+    | 'segments.date';
+  histogram: 'campaign.start_date' | 'campaign.end_date' | 'segments.date';
   fields:
     | 'campaign.id'
     | 'campaign.name'
@@ -4185,6 +4843,41 @@ export interface GoogleAdsAdGroupsSearchFields {
     | 'ad_group.target_roas'
     | 'metrics.cost_micros'
     | 'segments.date';
+  count_by:
+    | 'campaign.id'
+    | 'ad_group.id'
+    | 'ad_group.name'
+    | 'ad_group.status'
+    | 'ad_group.type'
+    | 'ad_group.ad_rotation_mode'
+    | 'ad_group.base_ad_group'
+    | 'ad_group.campaign'
+    | 'ad_group.effective_target_cpa_source'
+    | 'ad_group.effective_target_roas_source'
+    | 'ad_group.resource_name'
+    | 'ad_group.tracking_url_template'
+    | 'ad_group.cpc_bid_micros'
+    | 'ad_group.cpm_bid_micros'
+    | 'ad_group.cpv_bid_micros'
+    | 'ad_group.effective_target_cpa_micros'
+    | 'ad_group.target_cpa_micros'
+    | 'ad_group.effective_target_roas'
+    | 'ad_group.target_roas'
+    | 'metrics.cost_micros'
+    | 'segments.date';
+  metric:
+    | 'campaign.id'
+    | 'ad_group.id'
+    | 'ad_group.cpc_bid_micros'
+    | 'ad_group.cpm_bid_micros'
+    | 'ad_group.cpv_bid_micros'
+    | 'ad_group.effective_target_cpa_micros'
+    | 'ad_group.target_cpa_micros'
+    | 'ad_group.effective_target_roas'
+    | 'ad_group.target_roas'
+    | 'metrics.cost_micros'
+    | 'segments.date';
+  histogram: 'segments.date';
   fields:
     | 'campaign.id'
     | 'ad_group.id'
@@ -4306,6 +4999,24 @@ export interface GoogleAdsAdGroupAdsSearchFields {
     | 'ad_group_ad.policy_summary.approval_status'
     | 'ad_group_ad.policy_summary.review_status'
     | 'segments.date';
+  count_by:
+    | 'ad_group.id'
+    | 'ad_group_ad.ad.id'
+    | 'ad_group_ad.ad.name'
+    | 'ad_group_ad.ad.type'
+    | 'ad_group_ad.ad.display_url'
+    | 'ad_group_ad.ad.final_url_suffix'
+    | 'ad_group_ad.ad.tracking_url_template'
+    | 'ad_group_ad.ad.resource_name'
+    | 'ad_group_ad.status'
+    | 'ad_group_ad.ad_strength'
+    | 'ad_group_ad.ad_group'
+    | 'ad_group_ad.resource_name'
+    | 'ad_group_ad.policy_summary.approval_status'
+    | 'ad_group_ad.policy_summary.review_status'
+    | 'segments.date';
+  metric: 'ad_group.id' | 'ad_group_ad.ad.id' | 'segments.date';
+  histogram: 'segments.date';
   fields:
     | 'ad_group.id'
     | 'ad_group_ad.ad.id'
@@ -4391,6 +5102,9 @@ export interface GoogleAdsCampaignLabelsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'campaign.id' | 'campaign_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  count_by: 'campaign.id' | 'campaign_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  metric: 'campaign.id' | 'label.id';
+  histogram: never;
   fields: 'campaign.id' | 'campaign_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
 }
 
@@ -4458,6 +5172,9 @@ export interface GoogleAdsAdGroupLabelsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'ad_group.id' | 'ad_group_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  count_by: 'ad_group.id' | 'ad_group_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  metric: 'ad_group.id' | 'label.id';
+  histogram: never;
   fields: 'ad_group.id' | 'ad_group_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
 }
 
@@ -4503,6 +5220,9 @@ export interface GoogleAdsAdGroupAdLabelsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'ad_group_ad.ad.id' | 'ad_group_ad_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  count_by: 'ad_group_ad.ad.id' | 'ad_group_ad_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  metric: 'ad_group_ad.ad.id' | 'label.id';
+  histogram: never;
   fields: 'ad_group_ad.ad.id' | 'ad_group_ad_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
 }
 
@@ -4706,6 +5426,33 @@ export interface IncidentIoIncidentsSearchFields {
     | 'workload_minutes_sleeping'
     | 'workload_minutes_total'
     | 'workload_minutes_working';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'reference'
+    | 'summary'
+    | 'mode'
+    | 'visibility'
+    | 'permalink'
+    | 'call_url'
+    | 'chat_channel_id'
+    | 'chat_channel_name'
+    | 'chat_team_id'
+    | 'created_at'
+    | 'updated_at'
+    | 'has_debrief'
+    | 'workload_minutes_late'
+    | 'workload_minutes_sleeping'
+    | 'workload_minutes_total'
+    | 'workload_minutes_working';
+  metric:
+    | 'created_at'
+    | 'updated_at'
+    | 'workload_minutes_late'
+    | 'workload_minutes_sleeping'
+    | 'workload_minutes_total'
+    | 'workload_minutes_working';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -4819,6 +5566,19 @@ export interface IncidentIoAlertsSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'resolved_at';
+  count_by:
+    | 'id'
+    | 'title'
+    | 'description'
+    | 'status'
+    | 'alert_source_id'
+    | 'deduplication_key'
+    | 'source_url'
+    | 'created_at'
+    | 'updated_at'
+    | 'resolved_at';
+  metric: 'created_at' | 'updated_at' | 'resolved_at';
+  histogram: 'created_at' | 'updated_at' | 'resolved_at';
   fields:
     | 'id'
     | 'title'
@@ -4895,6 +5655,9 @@ export interface IncidentIoEscalationsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'title' | 'status' | 'escalation_path_id' | 'created_at' | 'updated_at';
+  count_by: 'id' | 'title' | 'status' | 'escalation_path_id' | 'created_at' | 'updated_at';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'title'
@@ -4966,6 +5729,9 @@ export interface IncidentIoUsersSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'email' | 'role' | 'chat_user_id';
+  count_by: 'id' | 'name' | 'email' | 'role' | 'chat_user_id';
+  metric: never;
+  histogram: never;
   fields: 'id' | 'name' | 'email' | 'role' | 'chat_user_id' | 'base_role' | 'custom_roles' | `base_role.${string}`;
 }
 
@@ -5020,6 +5786,9 @@ export interface IncidentIoIncidentUpdatesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'incident_id' | 'message' | 'created_at';
+  count_by: 'id' | 'incident_id' | 'message' | 'created_at';
+  metric: 'created_at';
+  histogram: 'created_at';
   fields:
     | 'id'
     | 'incident_id'
@@ -5102,6 +5871,18 @@ export interface IncidentIoIncidentRolesSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'required';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'description'
+    | 'instructions'
+    | 'shortform'
+    | 'role_type'
+    | 'created_at'
+    | 'updated_at'
+    | 'required';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -5165,6 +5946,9 @@ export interface IncidentIoIncidentStatusesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'category' | 'created_at' | 'updated_at' | 'rank';
+  count_by: 'id' | 'name' | 'description' | 'category' | 'created_at' | 'updated_at' | 'rank';
+  metric: 'created_at' | 'updated_at' | 'rank';
+  histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'name' | 'description' | 'category' | 'created_at' | 'updated_at' | 'rank';
 }
 
@@ -5203,6 +5987,9 @@ export interface IncidentIoIncidentTimestampsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'rank';
+  count_by: 'id' | 'name' | 'rank';
+  metric: 'rank';
+  histogram: never;
   fields: 'id' | 'name' | 'rank';
 }
 
@@ -5252,6 +6039,9 @@ export interface IncidentIoSeveritiesSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'rank' | 'created_at' | 'updated_at';
+  count_by: 'id' | 'name' | 'description' | 'rank' | 'created_at' | 'updated_at';
+  metric: 'rank' | 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'name' | 'description' | 'rank' | 'created_at' | 'updated_at';
 }
 
@@ -5308,6 +6098,9 @@ export interface IncidentIoCustomFieldsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'field_type' | 'catalog_type_id' | 'created_at' | 'updated_at';
+  count_by: 'id' | 'name' | 'description' | 'field_type' | 'catalog_type_id' | 'created_at' | 'updated_at';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'name' | 'description' | 'field_type' | 'catalog_type_id' | 'created_at' | 'updated_at';
 }
 
@@ -5412,6 +6205,22 @@ export interface IncidentIoCatalogTypesSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'last_synced_at';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'description'
+    | 'type_name'
+    | 'color'
+    | 'icon'
+    | 'ranked'
+    | 'is_editable'
+    | 'registry_type'
+    | 'semantic_type'
+    | 'created_at'
+    | 'updated_at'
+    | 'last_synced_at';
+  metric: 'created_at' | 'updated_at' | 'last_synced_at';
+  histogram: 'created_at' | 'updated_at' | 'last_synced_at';
   fields:
     | 'id'
     | 'name'
@@ -5496,6 +6305,9 @@ export interface IncidentIoSchedulesSearchFields {
   };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'timezone' | 'created_at' | 'updated_at';
+  count_by: 'id' | 'name' | 'timezone' | 'created_at' | 'updated_at';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -5609,6 +6421,17 @@ export interface OrbCustomersSearchFields {
     | 'payment_provider'
     | 'payment_provider_id'
     | 'timezone';
+  count_by:
+    | 'id'
+    | 'external_customer_id'
+    | 'name'
+    | 'email'
+    | 'created_at'
+    | 'payment_provider'
+    | 'payment_provider_id'
+    | 'timezone';
+  metric: 'created_at';
+  histogram: 'created_at';
   fields:
     | 'id'
     | 'external_customer_id'
@@ -5684,6 +6507,9 @@ export interface OrbSubscriptionsSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'created_at' | 'start_date' | 'end_date' | 'status';
+  count_by: 'id' | 'created_at' | 'start_date' | 'end_date' | 'status';
+  metric: 'created_at' | 'start_date' | 'end_date';
+  histogram: 'created_at' | 'start_date' | 'end_date';
   fields: 'id' | 'created_at' | 'start_date' | 'end_date' | 'status';
 }
 
@@ -5747,6 +6573,9 @@ export interface OrbPlansSearchFields {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'id' | 'created_at' | 'name' | 'description';
+  count_by: 'id' | 'created_at' | 'name' | 'description';
+  metric: 'created_at';
+  histogram: 'created_at';
   fields: 'id' | 'created_at' | 'name' | 'description' | 'prices' | 'product' | `product.${string}`;
 }
 
@@ -5869,6 +6698,22 @@ export interface OrbInvoicesSearchFields {
     | 'paid_at'
     | 'issued_at'
     | 'hosted_invoice_url';
+  count_by:
+    | 'id'
+    | 'created_at'
+    | 'invoice_date'
+    | 'due_date'
+    | 'invoice_pdf'
+    | 'subtotal'
+    | 'total'
+    | 'amount_due'
+    | 'status'
+    | 'memo'
+    | 'paid_at'
+    | 'issued_at'
+    | 'hosted_invoice_url';
+  metric: 'created_at' | 'invoice_date' | 'due_date' | 'subtotal' | 'total' | 'amount_due' | 'paid_at' | 'issued_at';
+  histogram: 'created_at' | 'invoice_date' | 'due_date' | 'paid_at' | 'issued_at';
   fields:
     | 'id'
     | 'created_at'
@@ -6049,6 +6894,29 @@ export interface SnapchatMarketingOrganizationsSearchFields {
     | 'updated_at'
     | 'contact_phone_optin'
     | 'createdByCaller';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'type'
+    | 'state'
+    | 'address_line_1'
+    | 'administrative_district_level_1'
+    | 'locality'
+    | 'postal_code'
+    | 'country'
+    | 'contact_name'
+    | 'contact_email'
+    | 'contact_phone'
+    | 'accepted_term_version'
+    | 'my_display_name'
+    | 'my_invited_email'
+    | 'my_member_id'
+    | 'created_at'
+    | 'updated_at'
+    | 'contact_phone_optin'
+    | 'createdByCaller';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -6182,6 +7050,23 @@ export interface SnapchatMarketingAdaccountsSearchFields {
     | 'updated_at'
     | 'agency_representing_client'
     | 'client_paying_invoices';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'type'
+    | 'status'
+    | 'organization_id'
+    | 'advertiser_organization_id'
+    | 'currency'
+    | 'timezone'
+    | 'billing_type'
+    | 'billing_center_id'
+    | 'created_at'
+    | 'updated_at'
+    | 'agency_representing_client'
+    | 'client_paying_invoices';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -6287,6 +7172,19 @@ export interface SnapchatMarketingCampaignsSearchFields {
     | 'start_time'
     | 'created_at'
     | 'updated_at';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'ad_account_id'
+    | 'status'
+    | 'objective'
+    | 'buy_model'
+    | 'creation_state'
+    | 'start_time'
+    | 'created_at'
+    | 'updated_at';
+  metric: 'start_time' | 'created_at' | 'updated_at';
+  histogram: 'start_time' | 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -6466,6 +7364,40 @@ export interface SnapchatMarketingAdsquadsSearchFields {
     | 'daily_budget_micro'
     | 'lifetime_budget_micro'
     | 'delivery_properties_version';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'type'
+    | 'campaign_id'
+    | 'status'
+    | 'bid_strategy'
+    | 'billing_event'
+    | 'child_ad_type'
+    | 'creation_state'
+    | 'delivery_constraint'
+    | 'end_time'
+    | 'start_time'
+    | 'forced_view_setting'
+    | 'optimization_goal'
+    | 'pacing_type'
+    | 'placement'
+    | 'targeting_reach_status'
+    | 'created_at'
+    | 'updated_at'
+    | 'auto_bid'
+    | 'target_bid'
+    | 'daily_budget_micro'
+    | 'lifetime_budget_micro'
+    | 'delivery_properties_version';
+  metric:
+    | 'end_time'
+    | 'start_time'
+    | 'created_at'
+    | 'updated_at'
+    | 'daily_budget_micro'
+    | 'lifetime_budget_micro'
+    | 'delivery_properties_version';
+  histogram: 'end_time' | 'start_time' | 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -6587,6 +7519,19 @@ export interface SnapchatMarketingAdsSearchFields {
     | 'review_status'
     | 'created_at'
     | 'updated_at';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'type'
+    | 'ad_squad_id'
+    | 'creative_id'
+    | 'status'
+    | 'render_type'
+    | 'review_status'
+    | 'created_at'
+    | 'updated_at';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -6737,6 +7682,27 @@ export interface SnapchatMarketingCreativesSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'shareable';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'type'
+    | 'ad_account_id'
+    | 'ad_product'
+    | 'brand_name'
+    | 'call_to_action'
+    | 'headline'
+    | 'render_type'
+    | 'review_status'
+    | 'review_status_details'
+    | 'forced_view_eligibility'
+    | 'packaging_status'
+    | 'top_snap_crop_position'
+    | 'top_snap_media_id'
+    | 'created_at'
+    | 'updated_at'
+    | 'shareable';
+  metric: 'created_at' | 'updated_at';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
@@ -6872,6 +7838,23 @@ export interface SnapchatMarketingMediaSearchFields {
     | 'file_size_in_bytes'
     | 'duration_in_seconds'
     | 'is_demo_media';
+  count_by:
+    | 'id'
+    | 'name'
+    | 'type'
+    | 'ad_account_id'
+    | 'media_status'
+    | 'file_name'
+    | 'hash'
+    | 'download_link'
+    | 'visibility'
+    | 'created_at'
+    | 'updated_at'
+    | 'file_size_in_bytes'
+    | 'duration_in_seconds'
+    | 'is_demo_media';
+  metric: 'created_at' | 'updated_at' | 'file_size_in_bytes' | 'duration_in_seconds';
+  histogram: 'created_at' | 'updated_at';
   fields:
     | 'id'
     | 'name'
