@@ -2988,6 +2988,7 @@ export interface TypeformResponsesListParams {
   sort?: string;
   completed?: boolean;
   query?: string;
+  included_response_ids?: string;
 }
 
 export interface TypeformResponsesSearchFields {
