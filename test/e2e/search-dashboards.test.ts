@@ -90,4 +90,102 @@ describe('search for dashboards, through the API', () => {
     const expected = invoices.filter((r) => Number(r.total) > 976.08 && Number(r.total) <= 8387.12).map((r) => r.id);
     expect(body.data.map((r) => r.id).sort()).toEqual(expected.sort());
   });
+
+  it('counts, sums and buckets exactly what the simulator holds after start_date', async () => {
+    const { status, body } = await search('invoices', {
+      query: { filter: { neq: { status: 'void' } } },
+      aggregate: {
+        by_status: { count_by: 'status' },
+        revenue: { sum: 'total' },
+        largest: { max: 'total' },
+        monthly: { histogram: 'invoice_date', interval: 'month' },
+      },
+      limit: 0,
+    });
+    expect(status).toBe(200);
+    expect(body.data).toEqual([]);
+    const kept = invoices.filter((r) => r.status !== 'void');
+    expect(body.meta.total).toEqual({ value: kept.length, exact: true });
+
+    const counts = new Map<string, number>();
+    for (const r of kept) counts.set(String(r.status), (counts.get(String(r.status)) ?? 0) + 1);
+    const byStatus = [...counts]
+      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+      .map(([key, count]) => ({ key, count }));
+
+    // Exact decimal sum in cents (every simulated amount has two decimals).
+    const cents = kept.reduce((sum, r) => sum + BigInt(String(r.total).replace('.', '')), 0n);
+    const revenue = `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`.replace(/\.?0+$/, '');
+    const largest = kept.map((r) => String(r.total)).sort((a, b) => Number(b) - Number(a))[0];
+
+    const months = new Map<string, number>();
+    for (const r of kept) {
+      const key = `${String(r.invoice_date).slice(0, 7)}-01T00:00:00.000Z`;
+      months.set(key, (months.get(key) ?? 0) + 1);
+    }
+    const first = [...months.keys()].sort()[0]!;
+    const last = [...months.keys()].sort().at(-1)!;
+    const monthly: { key: string; count: number }[] = [];
+    for (const at = new Date(first); at.toISOString() <= last; at.setUTCMonth(at.getUTCMonth() + 1)) {
+      monthly.push({ key: at.toISOString(), count: months.get(at.toISOString()) ?? 0 });
+    }
+
+    expect(body.meta.aggregations).toEqual({
+      by_status: byStatus,
+      revenue: { value: revenue },
+      largest: { value: largest },
+      monthly,
+    });
+  });
+
+  it('gives meta.total with every page', async () => {
+    const { body } = await search('customers', { query: {}, limit: 3 });
+    expect(body.data).toHaveLength(3);
+    expect(body.meta.total).toEqual({
+      value: sim.data.customers.filter((r) => Date.parse(r.created_at) >= Date.parse(START_DATE)).length,
+      exact: true,
+    });
+  });
+
+  const problem = async (params: unknown) => {
+    const { status, body } = await search('invoices', params);
+    expect(status).toBe(400);
+    return body as unknown as { code: string; detail: string; errors: { path: string; message: string }[] };
+  };
+
+  it('answers bad aggregations with 400s pointing into the request body', async () => {
+    const typo = await problem({ query: {}, aggregate: { revenue: { sum: 'totl' } } });
+    expect(typo.code).toBe('invalid_filter');
+    expect(typo.errors).toEqual([
+      { path: '/params/aggregate/revenue/sum', message: expect.stringContaining("Did you mean 'total'?") },
+    ]);
+    const text = await problem({ query: {}, aggregate: { s: { sum: 'memo' } } });
+    expect(text.errors).toEqual([
+      {
+        path: '/params/aggregate/s/sum',
+        message: "sum does not apply to 'memo' (string); it takes fields of type integer, number, decimal",
+      },
+    ]);
+    const shape = await problem({ query: {}, aggregate: { h: { histogram: 'invoice_date', interval: 'year' } } });
+    expect(shape.errors.map((e) => e.path)).toEqual(['/params/aggregate/h/interval']);
+  });
+
+  it('points filter problems at /params/query and names limit, cursor and fields problems invalid_params', async () => {
+    const filter = await problem({ query: { filter: { eq: { stauts: 'paid' } } } });
+    expect(filter.code).toBe('invalid_filter');
+    expect(filter.errors[0]).toMatchObject({ path: '/params/query/filter/eq/stauts' });
+    expect(filter.detail).toContain('/params/query/filter/eq/stauts');
+
+    const limit = await problem({ query: {}, limit: 10_001 });
+    expect(limit).toMatchObject({ code: 'invalid_params', errors: [{ path: '/params/limit' }] });
+    const fields = await problem({ query: {}, fields: ['totl'] });
+    expect(fields).toMatchObject({ code: 'invalid_params', errors: [{ path: '/params/fields/0' }] });
+    const cursor = await problem({ query: {}, cursor: 5 });
+    expect(cursor).toMatchObject({
+      code: 'invalid_params',
+      errors: [{ path: '/params/cursor', message: 'expected a string, got a number' }],
+    });
+    const forged = await problem({ query: {}, cursor: 'abc.def' });
+    expect(forged).toMatchObject({ code: 'invalid_cursor', errors: [{ path: '/params/cursor' }] });
+  });
 });

@@ -1,4 +1,11 @@
-import { ConnectorError, type FieldProblem, UpstreamError, UpstreamRateLimitError } from '@conduit/connectors';
+import {
+  ConnectorError,
+  type ErrorCode,
+  type FieldProblem,
+  UpstreamError,
+  UpstreamRateLimitError,
+} from '@conduit/connectors';
+import type { SearchErrorCode, SearchProblem } from '@conduit/search-dsl';
 import type { Context } from 'hono';
 
 /** API-level failures that are not about a connector: auth, tenancy, missing resources, limits. */
@@ -46,7 +53,8 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-const STATUS_OF_CODE: Record<string, number> = {
+/** Every code a ConnectorError or a search-dsl error carries; `Record` over the union keeps the map exhaustive. */
+export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
   invalid_params: 400,
   invalid_filter: 400,
@@ -72,7 +80,7 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     // An upstream 4xx (other than auth, not found, rate limit) rejected what the caller asked for: a 400.
     const rejected =
       error instanceof UpstreamError && error.code === 'upstream_error' && isClientError(error.upstreamStatus);
-    const status = rejected ? 400 : (STATUS_OF_CODE[error.code] ?? 400);
+    const status = rejected ? 400 : STATUS_OF_CODE[error.code];
     const code = rejected ? 'upstream_rejected' : error.code;
     const problem = problemOf(status, code, error.message, error.errors);
     if (error instanceof UpstreamError) problem.upstream = { status: error.upstreamStatus, body: error.upstreamBody };
@@ -80,7 +88,12 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     return { problem };
   }
   if (isSearchDslError(error)) {
-    return { problem: problemOf(400, error.code, error.message, error.errors) };
+    // search-dsl points into the search params; the request body holds them under /params.
+    const errors = error.errors.map((e) => ({ ...e, path: `/params${e.path}` }));
+    const detail = `${error.code === 'invalid_cursor' ? 'Invalid cursor' : 'Invalid search'}: ${errors
+      .map((e) => `${e.path}: ${e.message}`)
+      .join('; ')}`;
+    return { problem: problemOf(STATUS_OF_CODE[error.code], error.code, detail, errors) };
   }
   return { problem: problemOf(500, 'internal_error', 'an unexpected error occurred; it has been logged') };
 }
@@ -89,7 +102,9 @@ function isClientError(status: number | null): boolean {
   return status !== null && status >= 400 && status < 500 && status !== 429;
 }
 
-function isSearchDslError(error: unknown): error is { code: string; message: string; errors: FieldProblem[] } {
+function isSearchDslError(
+  error: unknown,
+): error is { code: SearchErrorCode; message: string; errors: readonly SearchProblem[] } {
   const e = error as { code?: unknown; errors?: unknown; name?: unknown };
   return (
     error instanceof Error &&

@@ -1,6 +1,13 @@
-export type SearchErrorCode = 'invalid_filter' | 'invalid_cursor';
+/**
+ * `invalid_filter`: the query or the aggregations (fields, types, operators); `invalid_params`: the other params
+ * (`limit`, `cursor`'s shape, `fields`, unknown params); `invalid_cursor`: a forged or foreign cursor.
+ */
+export type SearchErrorCode = 'invalid_filter' | 'invalid_params' | 'invalid_cursor';
 
-/** One problem of a search request; `path` is a JSON pointer into the params, e.g. `/query/filter/and/0/eq/foo`. */
+/**
+ * One problem of a search request; `path` is a JSON pointer into the search params, e.g.
+ * `/query/filter/and/0/eq/foo` (the API answers it under `/params`, where the request body holds them).
+ */
 export type SearchProblem = { readonly path: string; readonly message: string };
 
 /**
@@ -23,6 +30,12 @@ export class SearchQueryError extends Error {
     this.code = code;
     this.errors = Object.freeze([...errors]);
   }
+}
+
+/** The error for problems of the request's shape or fields: `invalid_filter` if any is in the query or aggregations. */
+export function invalidSearch(problems: readonly SearchProblem[]): SearchQueryError {
+  const inQuery = problems.some((p) => /^\/(query|aggregate)(\/|$)/.test(p.path));
+  return new SearchQueryError(inQuery ? 'invalid_filter' : 'invalid_params', problems);
 }
 
 export function isSearchQueryError(value: unknown): value is SearchQueryError {

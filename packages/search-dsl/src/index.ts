@@ -1,3 +1,17 @@
+export {
+  type AggBucket,
+  type AggKind,
+  type AggNode,
+  type AggResult,
+  type AggVisitor,
+  AvgAgg,
+  CountByAgg,
+  HistogramAgg,
+  MaxAgg,
+  MinAgg,
+  SumAgg,
+  visitAgg,
+} from './ast/aggregations.ts';
 export { flattenLogic } from './ast/flatten-logic.ts';
 export {
   AndNode,
@@ -20,6 +34,7 @@ export {
   type Scalar,
   visitNode,
 } from './ast/nodes.ts';
+export { compileAggregations } from './compile/opensearch/compile-aggregations.ts';
 export { compileFilter, type QueryClause } from './compile/opensearch/compile-filter.ts';
 export {
   type CompiledSearch,
@@ -42,6 +57,11 @@ export {
 export { buildIndexMapping, type IndexMapping } from './mapping/index-mapping.ts';
 export { parseSearchParams } from './params/parse-search-params.ts';
 export {
+  HISTOGRAM_INTERVALS,
+  type HistogramInterval,
+  SearchAggregateSchema,
+  type SearchAggregation,
+  SearchAggregationSchema,
   type SearchFilter,
   SearchFilterSchema,
   type SearchParams,
@@ -51,7 +71,15 @@ export {
   SearchSortSchema,
 } from './params/search-params-schema.ts';
 export { type PlanSearchOptions, planSearch, type SearchPlan } from './plan-search.ts';
-export { projectSource, readSearchPage, type SearchPage, type SearchRecord } from './results/read-search-page.ts';
+export { emptyAggregations, readAggregations } from './results/read-aggregations.ts';
+export {
+  emptySearchPage,
+  projectSource,
+  readSearchPage,
+  type SearchPage,
+  type SearchRecord,
+  type SearchTotal,
+} from './results/read-search-page.ts';
 export {
   type SortKey,
   type ValidatedSearch,

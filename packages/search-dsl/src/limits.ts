@@ -1,7 +1,7 @@
 /** Hard limits of the search language (DESIGN.md §4). The API reports them in its OpenAPI description. */
 export const SEARCH_LIMITS = Object.freeze({
-  /** Page size bounds and default. */
-  minLimit: 1,
+  /** Page size bounds and default (`limit: 0` answers totals and aggregations only). */
+  minLimit: 0,
   maxLimit: 10_000,
   defaultLimit: 1000,
   /** Values in one `in` list. */
@@ -18,6 +18,15 @@ export const SEARCH_LIMITS = Object.freeze({
   maxSortKeys: 16,
   /** Strings longer than this are kept in results but not indexed for exact match, range and sort. */
   maxExactStringLength: 8191,
+  /** `meta.total` counts exactly up to this many matches, then says `exact: false`. */
+  exactTotalUpTo: 10_000,
+  /** Named aggregations in one search. */
+  maxAggregations: 16,
+  /** Buckets of a `count_by` (default 10). */
+  maxCountBySize: 1000,
+  defaultCountBySize: 10,
+  /** Buckets of a `histogram` (empty ones included): a year of hours fits, a decade of days too. */
+  maxHistogramBuckets: 10_000,
   /** Elements of an array of objects that are indexed for `any` (the rest are kept in results only). */
   maxNestedElements: 1000,
 });

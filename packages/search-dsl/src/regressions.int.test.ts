@@ -47,4 +47,21 @@ describe('differential regressions', () => {
       [{ sort: [], pageSize: 1 }],
     );
   });
+
+  it('sorts an amount at the top of the long range apart from missing ones (Long.MAX is the _last sentinel)', async () => {
+    await checkAgainstReference(
+      ix,
+      [
+        { id: 'a' },
+        { id: '𝔸' },
+        { id: '9' },
+        { id: 'é', price: '9223372036854.775807' },
+        { id: 'b', price: '9223372036854.775806' },
+      ],
+      [
+        { sort: [{ price: 'asc' }], pageSize: 1 },
+        { sort: [{ price: 'desc' }], pageSize: 2 },
+      ],
+    );
+  });
 });

@@ -1,7 +1,7 @@
 import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { IndexStore, SearchAnswer } from '@conduit/platform';
-import { planSearch, readSearchPage, type SearchPage } from '@conduit/search-dsl';
+import { emptySearchPage, planSearch, readSearchPage, type SearchPage } from '@conduit/search-dsl';
 import { ApiError } from '../problem.ts';
 
 export type SearchResult = SearchPage;
@@ -31,7 +31,7 @@ export function createSearchService(indexStore: IndexStore, cursorKey: Uint8Arra
         throw new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`);
       }
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
-      if (response.statusCode === 404) return { data: [], meta: { has_more: false, cursor: null, took_ms: null } };
+      if (response.statusCode === 404) return emptySearchPage(plan.page);
       return readSearchPage(withHits(response.body), plan.page);
     },
   };

@@ -4,7 +4,7 @@
  *
  * Representation in the index, chosen so that every operation is exact with integer arithmetic only:
  * - `<field>.scaled`: the amount × 10^6 as a `long` (fixed scale 6: micro-units, as Google Ads' `*_micros`). Exact
- *   eq/in/ranges/sort and order; amounts up to ±9,223,372,036,854.775807 with at most 6 digits after the point.
+ *   eq/in/ranges/sort and order; amounts up to ±9,223,372,036,854.775806 with at most 6 digits after the point.
  *   A fixed scale (rather than `scaled_float`, which is a double at query and aggregation time and rounds values)
  *   means two amounts compare exactly as the integers they are.
  * - `<field>.units` (floor of the amount) and `<field>.fraction` (the rest × 10^6, 0 ≤ fraction < 10^6), both `long`:
@@ -17,8 +17,12 @@
  */
 export const DECIMAL_SCALE = 6;
 const FACTOR = 10n ** BigInt(DECIMAL_SCALE);
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
+/**
+ * ±(2^63 - 2): the two extreme longs are the engine's sort sentinels for missing values (`_last` is Long.MAX_VALUE
+ * ascending, Long.MIN_VALUE descending), so an amount there would sort among the missing ones (found by the
+ * differential test).
+ */
+const SCALED_LIMIT = 2n ** 63n - 2n;
 
 export const DECIMAL_SUBFIELDS = Object.freeze({ scaled: 'scaled', units: 'units', fraction: 'fraction' });
 
@@ -41,7 +45,7 @@ export function toScaledDecimal(value: unknown): bigint | undefined {
   if (fraction.length > DECIMAL_SCALE) return undefined;
   const magnitude = BigInt(whole || '0') * FACTOR + BigInt(fraction.padEnd(DECIMAL_SCALE, '0') || '0');
   const scaled = sign === '-' ? -magnitude : magnitude;
-  return scaled >= LONG_MIN && scaled <= LONG_MAX ? scaled : undefined;
+  return scaled >= -SCALED_LIMIT && scaled <= SCALED_LIMIT ? scaled : undefined;
 }
 
 /** A scaled amount as its shortest decimal text: `8387120000n` → `"8387.12"`, `-500000n` → `"-0.5"`. */

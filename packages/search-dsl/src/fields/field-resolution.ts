@@ -1,4 +1,4 @@
-import type { FieldMap, FieldSpec } from '@conduit/connectors';
+import type { FieldMap, FieldSpec, ScalarType } from '@conduit/connectors';
 import { DECIMAL_SUBFIELDS, toScaledDecimal } from './decimal.ts';
 
 /**
@@ -119,7 +119,7 @@ export function knownPaths(fields: FieldMap, prefix = ''): string[] {
 }
 
 /** The scalar type of a typed field, or of the items of a typed array of scalars; undefined otherwise. */
-export function scalarTypeOf(ref: FieldRef): FieldSpec['type'] | undefined {
+export function scalarTypeOf(ref: FieldRef): ScalarType | undefined {
   if (ref.storage === 'flat') return undefined;
   const spec = ref.spec.type === 'array' ? ref.spec.items : ref.spec;
   return spec && spec.type !== 'object' && spec.type !== 'array' ? spec.type : undefined;

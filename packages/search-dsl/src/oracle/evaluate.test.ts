@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { toIndexDocument } from '../mapping/index-document.ts';
 import { parseSearchParams } from '../params/parse-search-params.ts';
 import { TEST_SCHEMA } from '../testing/test-schema.ts';
 import { validateSearch } from '../validate/validate-search.ts';
-import { likeMatches, matches } from './evaluate.ts';
+import { matches } from './evaluate.ts';
 import { referencePage, referenceSearch } from './reference-search.ts';
+import { likeMatch } from './text.ts';
 
 const OPTIONS = { searchable: TEST_SCHEMA, recordKey: 'id', connectorId: 'c' };
 const test = (filter: unknown, record: Record<string, unknown>) =>
-  matches(
-    validateSearch(parseSearchParams({ query: { filter } }), { searchable: TEST_SCHEMA }).filter,
-    toIndexDocument(record, OPTIONS),
-  );
+  matches(validateSearch(parseSearchParams({ query: { filter } }), { searchable: TEST_SCHEMA }).filter, record);
 
 describe('reference semantics (DESIGN.md §4)', () => {
   const nul = { id: 'n', amount: null };
@@ -55,7 +52,7 @@ describe('reference semantics (DESIGN.md §4)', () => {
   });
 });
 
-describe('likeMatches', () => {
+describe('likeMatch', () => {
   it.each([
     ['abc', 'xxABCxx', true],
     ['a%c', 'ABxC', true],
@@ -70,12 +67,12 @@ describe('likeMatches', () => {
     ['é', 'CAFÉ', true],
     ['_', '𝔸', true],
   ])('%s ~ %s = %s', (pattern, text, expected) => {
-    expect(likeMatches(pattern, text, 'unicode')).toBe(expected);
+    expect(likeMatch(pattern, text, 'unicode')).toBe(expected);
   });
 
   it('folds only ASCII letters on untyped paths', () => {
-    expect(likeMatches('red', 'RED', 'ascii')).toBe(true);
-    expect(likeMatches('é', 'É', 'ascii')).toBe(false);
+    expect(likeMatch('red', 'RED', 'ascii')).toBe(true);
+    expect(likeMatch('é', 'É', 'ascii')).toBe(false);
   });
 });
 

@@ -1,45 +1,80 @@
-import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
-import { compareCodePoints } from '../fields/values.ts';
-import { type IndexDocumentOptions, toIndexDocument } from '../mapping/index-document.ts';
-import { projectSource, type SearchRecord } from '../results/read-search-page.ts';
+import type { AggResult } from '../ast/aggregations.ts';
 import type { ValidatedSearch } from '../validate/validate-search.ts';
+import { referenceAggregations } from './aggregate.ts';
 import { matches } from './evaluate.ts';
-import { compareValues, fieldType, readValues } from './read-values.ts';
+import { compare, compareStrings, fieldValues, lookup } from './oracle-values.ts';
 
-export type ReferenceHit = { readonly key: string; readonly record: SearchRecord };
+export type ReferenceHit = { readonly key: string; readonly record: Record<string, unknown> };
+export type ReferenceOptions = {
+  readonly searchable: unknown;
+  readonly recordKey: string;
+  readonly connectorId?: string;
+};
+
+/** The record key as the index stores it: strings as they are, anything else as JSON. */
+function keyOf(record: Record<string, unknown>, recordKey: string): string {
+  const key = record[recordKey];
+  return typeof key === 'string' ? key : JSON.stringify(key ?? null);
+}
+
+/** Only `fields`, at their dotted paths, with the upstream's values; whole objects win over their sub-paths. */
+function project(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of [...fields].sort((a, b) => a.length - b.length)) {
+    const value = lookup(record, path);
+    if (value === undefined) continue;
+    const parts = path.split('.');
+    let at: Record<string, unknown> | undefined = out;
+    for (const part of parts.slice(0, -1)) {
+      if (at[part] === undefined) at[part] = {};
+      const next: unknown = at[part];
+      at =
+        typeof next === 'object' && next !== null && !Array.isArray(next)
+          ? (next as Record<string, unknown>)
+          : undefined;
+      if (!at) break;
+    }
+    const last = parts[parts.length - 1]!;
+    if (at && at[last] === undefined) at[last] = value;
+  }
+  return out;
+}
 
 /**
- * The reference answer to a validated search over in-memory upstream records (test oracle): the records of
- * `options.connectorId` that match, in the total order of DESIGN.md §4 (sort keys with missing values last
- * either way, then the record key), projected to `fields`. Page it with `referencePage`.
+ * The reference answer to a validated search over in-memory upstream records of one connector (test oracle): the
+ * records that match, in the total order of DESIGN.md §4 (sort keys with missing values last either way, then the
+ * record key), projected to `fields`. Page it with `referencePage`.
  */
 export function referenceSearch(
   records: readonly Record<string, unknown>[],
-  options: IndexDocumentOptions,
+  options: ReferenceOptions,
   search: Pick<ValidatedSearch, 'filter' | 'sort' | 'fields'>,
 ): ReferenceHit[] {
-  const docs = records.map((record) => toIndexDocument(record, options)).filter((doc) => matches(search.filter, doc));
-  const keyOf = (doc: Record<string, unknown>) => String(doc[INTERNAL_FIELDS.key]);
-  const sortValue = (doc: Record<string, unknown>, i: number) => {
-    const key = search.sort[i]!;
-    const values = readValues(doc, key.field, '');
-    return values[0];
-  };
-  docs.sort((a, b) => {
+  const hits = records.filter((r) => matches(search.filter, r));
+  const sortValue = (r: Record<string, unknown>, i: number) => fieldValues(r, search.sort[i]!.field, '', true)[0];
+  hits.sort((a, b) => {
     for (let i = 0; i < search.sort.length; i++) {
-      const { field, direction } = search.sort[i]!;
       const x = sortValue(a, i);
       const y = sortValue(b, i);
       if (x === undefined || y === undefined) {
-        if (x === undefined && y === undefined) continue;
+        if (x === y) continue;
         return x === undefined ? 1 : -1;
       }
-      const c = compareValues(fieldType(field), x, y);
-      if (c !== 0) return direction === 'asc' ? Math.sign(c) : -Math.sign(c);
+      const c = compare(x, y);
+      if (c !== 0) return search.sort[i]!.direction === 'asc' ? c : -c;
     }
-    return compareCodePoints(keyOf(a), keyOf(b));
+    return compareStrings(keyOf(a, options.recordKey), keyOf(b, options.recordKey));
   });
-  return docs.map((doc) => ({ key: keyOf(doc), record: projectSource(doc, search.fields) }));
+  return hits.map((r) => ({ key: keyOf(r, options.recordKey), record: project(r, search.fields) }));
+}
+
+/** The reference `meta.total` and `meta.aggregations` of a validated search. */
+export function referenceSummary(
+  records: readonly Record<string, unknown>[],
+  search: Pick<ValidatedSearch, 'filter' | 'aggregations'>,
+): { total: number; aggregations: Record<string, AggResult> } {
+  const hits = records.filter((r) => matches(search.filter, r));
+  return { total: hits.length, aggregations: referenceAggregations(hits, search.aggregations) };
 }
 
 /** One page of a reference answer: hits after the one with key `afterKey` (or from the start). */

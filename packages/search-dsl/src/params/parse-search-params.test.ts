@@ -3,13 +3,13 @@ import { SearchQueryError } from '../errors.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
 import { parseSearchParams } from './parse-search-params.ts';
 
-function problems(input: unknown) {
+function problems(input: unknown, code = 'invalid_filter') {
   try {
     parseSearchParams(input);
   } catch (e) {
     expect(e).toBeInstanceOf(SearchQueryError);
     const err = e as SearchQueryError;
-    expect(err.code).toBe('invalid_filter');
+    expect(err.code).toBe(code);
     return err.errors;
   }
   throw new Error('expected a SearchQueryError');
@@ -22,6 +22,17 @@ const nest = (levels: number): Record<string, unknown> => {
 };
 
 describe('parseSearchParams', () => {
+  it('names limit, cursor, fields and unknown params invalid_params, the query invalid_filter', () => {
+    expect(problems({ query: {}, limit: -1, extra: 1 }, 'invalid_params').map((e) => e.path)).toEqual([
+      '/limit',
+      '/extra',
+    ]);
+    expect(problems({ query: { filter: { eq: 5 } }, limit: -1 }).map((e) => e.path)).toEqual([
+      '/query/filter/eq',
+      '/limit',
+    ]);
+  });
+
   it('applies the default limit', () => {
     expect(parseSearchParams({ query: {} })).toEqual({ query: {}, limit: SEARCH_LIMITS.defaultLimit });
   });
@@ -58,7 +69,7 @@ describe('parseSearchParams', () => {
   it('lists every structural problem at once', () => {
     const errors = problems({
       query: { filter: { eq: { a: { nested: 1 } }, in: { b: 'x' }, and: [], not: [] }, sort: [{ a: 'up' }] },
-      limit: 0,
+      limit: -1,
       extra: true,
     });
     expect(errors.map((e) => e.path).sort()).toEqual([
@@ -74,12 +85,23 @@ describe('parseSearchParams', () => {
 
   it('requires query', () => {
     expect(problems({ limit: 10 })).toEqual([{ path: '/query', message: 'is required' }]);
-    expect(problems('nope')).toEqual([{ path: '', message: expect.any(String) }]);
+    expect(problems('nope', 'invalid_params')).toEqual([{ path: '', message: expect.any(String) }]);
+  });
+
+  it('says which type a value of the wrong type should have (not "is required")', () => {
+    expect(problems({ query: 5 })).toEqual([{ path: '/query', message: 'expected an object, got a number' }]);
+    expect(problems({ query: {}, cursor: 5 }, 'invalid_params')).toEqual([
+      { path: '/cursor', message: 'expected a string, got a number' },
+    ]);
+    expect(problems({ query: {}, fields: 'id' }, 'invalid_params')).toEqual([
+      { path: '/fields', message: 'expected an array, got a string' },
+    ]);
   });
 
   it('bounds limit to 1-10000 integers', () => {
-    expect(problems({ query: {}, limit: 10_001 })[0]!.path).toBe('/limit');
-    expect(problems({ query: {}, limit: 1.5 })[0]!.path).toBe('/limit');
+    expect(problems({ query: {}, limit: 10_001 }, 'invalid_params')[0]!.path).toBe('/limit');
+    expect(problems({ query: {}, limit: 1.5 }, 'invalid_params')[0]!.path).toBe('/limit');
+    expect(parseSearchParams({ query: {}, limit: 0 }).limit).toBe(0);
     expect(parseSearchParams({ query: {}, limit: 10_000 }).limit).toBe(10_000);
   });
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { pointer, type SearchProblem, SearchQueryError } from '../errors.ts';
+import { invalidSearch, pointer, type SearchProblem, SearchQueryError } from '../errors.ts';
 import { isPlainObject } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
-import { type SearchParams, SearchParamsSchema } from './search-params-schema.ts';
+import { AGGREGATION_KINDS, OPERATORS, type SearchParams, SearchParamsSchema } from './search-params-schema.ts';
 
 const NESTING_OPERATORS = new Set(['and', 'or', 'not', 'any']);
 
@@ -10,7 +10,8 @@ const NESTING_OPERATORS = new Set(['and', 'or', 'not', 'any']);
  * Stage 1: reads raw `params` into `SearchParams` (shape only; fields and types are checked by `validateSearch`).
  * Size and depth are checked first so a hostile query never reaches the recursive schema.
  *
- * @throws SearchQueryError `invalid_filter` listing every problem with its JSON pointer.
+ * @throws SearchQueryError `invalid_filter` (query, aggregate) or `invalid_params` (limit, cursor, fields) listing
+ *   every problem with its JSON pointer.
  * @example parseSearchParams({ query: { filter: { eq: { status: 'open' } } }, limit: 50 })
  */
 export function parseSearchParams(input: unknown): SearchParams {
@@ -31,7 +32,7 @@ export function parseSearchParams(input: unknown): SearchParams {
     }
   }
   const result = SearchParamsSchema.safeParse(input);
-  if (!result.success) throw new SearchQueryError('invalid_filter', zodProblems(result.error));
+  if (!result.success) throw invalidSearch(zodProblems(result.error, input));
   return result.data;
 }
 
@@ -57,24 +58,78 @@ function findTooDeep(node: unknown, path: (string | number)[], depth: number): (
   return undefined;
 }
 
-export function zodProblems(error: z.ZodError): SearchProblem[] {
+/**
+ * zod issues as problems with JSON pointers. `input` is the parsed value: it tells a missing value ("is required")
+ * from one of the wrong type ("expected a number, got a string"), which zod's issues do not carry by default.
+ */
+export function zodProblems(error: z.ZodError, input?: unknown): SearchProblem[] {
   const problems: SearchProblem[] = [];
-  for (const issue of error.issues) {
-    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const add = (issue: z.core.$ZodIssue, base: readonly PropertyKey[]) => {
+    const path = [...base, ...issue.path].map((p) => (typeof p === 'symbol' ? String(p) : p));
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) problems.push({ path: pointer([...path, key]), message: unrecognized(path, key) });
-    } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+    } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && !hasValueAt(input, path)) {
       problems.push({ path: pointer(path), message: 'is required' });
+    } else if (issue.code === 'invalid_type') {
+      problems.push({
+        path: pointer(path),
+        message: `expected ${article(issue.expected)}, got ${kindOf(valueAt(input, path))}`,
+      });
+    } else if (issue.code === 'invalid_key') {
+      problems.push({ path: pointer(path), message: issue.issues[0]?.message ?? issue.message });
+    } else if (issue.code === 'invalid_union' && isAggregationPath(path)) {
+      const branch = aggregationBranch(valueAt(input, path));
+      if (branch === undefined) {
+        problems.push({
+          path: pointer(path),
+          message: `an aggregation has exactly one of ${AGGREGATION_KINDS.join(', ')}`,
+        });
+      } else for (const inner of issue.errors[branch] ?? []) add(inner, path);
     } else {
       problems.push({ path: pointer(path), message: issue.message });
     }
-  }
+  };
+  for (const issue of error.issues) add(issue, []);
   return problems;
+}
+
+/** `/aggregate/<name>`: the union of aggregation kinds. */
+function isAggregationPath(path: readonly (string | number)[]): boolean {
+  return path.length === 2 && path[0] === 'aggregate';
+}
+
+/** The union branch of an aggregation (its one kind key), or undefined when it names none or several. */
+function aggregationBranch(value: unknown): number | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const kinds = AGGREGATION_KINDS.filter((k) => Object.hasOwn(value, k));
+  return kinds.length === 1 ? AGGREGATION_KINDS.indexOf(kinds[0]!) : undefined;
+}
+
+function hasValueAt(input: unknown, path: readonly (string | number)[]): boolean {
+  return valueAt(input, path) !== undefined;
+}
+
+function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
+  let at = input;
+  for (const segment of path) {
+    if (Array.isArray(at) && typeof segment === 'number') at = at[segment];
+    else if (isPlainObject(at) && Object.hasOwn(at, segment)) at = at[segment];
+    else return undefined;
+  }
+  return at;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return article(typeof value);
 }
 
 function unrecognized(path: readonly (string | number)[], key: string): string {
   const inFilter = path[0] === 'query' && path.length >= 2 && path[1] === 'filter';
-  return inFilter
-    ? `unknown operator '${key}'; operators are eq, neq, gt, gte, lt, lte, in, like, fuzzy, keyword, contains, any, not, and, or`
-    : `unknown property '${key}'`;
+  return inFilter ? `unknown operator '${key}'; operators are ${OPERATORS.join(', ')}` : `unknown property '${key}'`;
 }

@@ -66,9 +66,61 @@ export const SearchQuerySchema = z.strictObject({
   sort: SearchSortSchema.optional(),
 });
 
+export const HISTOGRAM_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+export type HistogramInterval = (typeof HISTOGRAM_INTERVALS)[number];
+export const METRICS = ['sum', 'avg', 'min', 'max'] as const;
+export type Metric = (typeof METRICS)[number];
+
+const metric = <K extends Metric>(key: K) =>
+  z.strictObject({ [key]: fieldPath } as { [P in K]: typeof fieldPath }).meta({
+    description: `The ${key} of a number, decimal${key === 'sum' ? '' : ' or date-time'} field over the matching records: \`{"value"}\``,
+  });
+
+/**
+ * One named aggregation over the records that match the filter (DESIGN.md §4, dashboards). Exactly one kind:
+ * `count_by` (top values with counts), `sum`/`avg`/`min`/`max` (one value), `histogram` (UTC buckets of a date).
+ */
+export const SearchAggregationSchema = z
+  .union([
+    z
+      .strictObject({
+        count_by: fieldPath,
+        size: z
+          .int(`size is an integer from 1 to ${SEARCH_LIMITS.maxCountBySize}`)
+          .min(1, `size is an integer from 1 to ${SEARCH_LIMITS.maxCountBySize}`)
+          .max(SEARCH_LIMITS.maxCountBySize, `size is an integer from 1 to ${SEARCH_LIMITS.maxCountBySize}`)
+          .optional()
+          .meta({ description: `Buckets to return (default ${SEARCH_LIMITS.defaultCountBySize})` }),
+      })
+      .meta({ description: 'The most frequent values of a field: `[{"key", "count"}]`, most first, then by key' }),
+    metric('sum'),
+    metric('avg'),
+    metric('min'),
+    metric('max'),
+    z.strictObject({ histogram: fieldPath, interval: z.enum(HISTOGRAM_INTERVALS) }).meta({
+      description: 'Records per UTC hour/day/week (Monday)/month of a date-time field, empty buckets included',
+    }),
+  ])
+  .meta({ id: 'SearchAggregation' });
+
+export type SearchAggregation = z.infer<typeof SearchAggregationSchema>;
+
+export const AGGREGATION_KINDS = ['count_by', ...METRICS, 'histogram'] as const;
+
+/** `params.aggregate`: aggregations by the name their result gets in `meta.aggregations`. */
+export const SearchAggregateSchema = z
+  .record(
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'aggregation names have 1-64 letters, digits, _ or -'),
+    SearchAggregationSchema,
+  )
+  .refine((a) => Object.keys(a).length <= SEARCH_LIMITS.maxAggregations, {
+    message: `at most ${SEARCH_LIMITS.maxAggregations} aggregations`,
+  });
+
 /** The `params` of the `search` action. Use it for OpenAPI; use `parseSearchParams` to read a request. */
 export const SearchParamsSchema = z.strictObject({
   query: SearchQuerySchema,
+  aggregate: SearchAggregateSchema.optional(),
   limit: z
     .int('limit must be an integer')
     .min(SEARCH_LIMITS.minLimit)

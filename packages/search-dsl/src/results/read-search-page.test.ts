@@ -29,7 +29,27 @@ describe('readSearchPage', () => {
       has_more: false,
       cursor: null,
       took_ms: null,
+      total: { value: 1, exact: true },
     });
+  });
+
+  it('reads meta.total from the engine, exact up to its limit', () => {
+    const plan = planSearch({ query: {}, limit: 2 }, OPTIONS);
+    expect(plan.body.track_total_hits).toBe(10_000);
+    const page = (relation: string) =>
+      readSearchPage({ hits: { total: { value: 10_000, relation }, hits: [] } }, plan.page).meta.total;
+    expect(page('eq')).toEqual({ value: 10_000, exact: true });
+    expect(page('gte')).toEqual({ value: 10_000, exact: false });
+  });
+
+  it('answers too many histogram buckets with a 400 at the histogram', () => {
+    const plan = planSearch({ query: {}, aggregate: { h: { histogram: 'created_at', interval: 'hour' } } }, OPTIONS);
+    const error = {
+      error: { type: 'search_phase_execution_exception', caused_by: { type: 'too_many_buckets_exception' } },
+    };
+    expect(() => readSearchPage(error, plan.page)).toThrow(
+      expect.objectContaining({ code: 'invalid_filter', errors: [expect.objectContaining({ path: '/aggregate/h' })] }),
+    );
   });
 
   it('takes int64 sort values from the record, exactly', () => {

@@ -1,21 +1,35 @@
 import { z } from 'zod';
+import type { AggResult } from '../ast/aggregations.ts';
 import type { PageContext } from '../compile/opensearch/compile-search.ts';
 import { encodeCursor, type SearchAfter } from '../cursor/cursor.ts';
+import { pointer, SearchQueryError } from '../errors.ts';
 import { toScaledDecimal } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
 import { getPath, setPath } from '../fields/paths.ts';
 import { isPlainObject, toInteger } from '../fields/values.ts';
+import { emptyAggregations, readAggregations } from './read-aggregations.ts';
 
 export type SearchRecord = Record<string, unknown>;
 
+export type SearchTotal = { readonly value: number; readonly exact: boolean };
+
 export type SearchPage = {
   readonly data: SearchRecord[];
-  readonly meta: { readonly has_more: boolean; readonly cursor: string | null; readonly took_ms: number | null };
+  readonly meta: {
+    readonly has_more: boolean;
+    readonly cursor: string | null;
+    readonly took_ms: number | null;
+    /** Matching records, counted exactly up to 10,000 (`exact: false` beyond). */
+    readonly total: SearchTotal;
+    /** Present when `params.aggregate` asked for aggregations, by their names. */
+    readonly aggregations?: Record<string, AggResult>;
+  };
 };
 
 const SearchResponse = z.object({
   took: z.number().optional(),
   hits: z.object({
+    total: z.object({ value: z.number(), relation: z.enum(['eq', 'gte']) }).optional(),
     hits: z.array(
       z.object({
         _source: z.record(z.string(), z.unknown()).optional(),
@@ -63,6 +77,7 @@ function exactSortValues(hit: Hit, page: PageContext): SearchAfter {
  * return readSearchPage(res.body, page);
  */
 export function readSearchPage(response: unknown, page: PageContext): SearchPage {
+  if (isPlainObject(response) && response.error !== undefined) throw engineError(response, page);
   const parsed = SearchResponse.parse(response);
   const hits = parsed.hits.hits;
   const shown = hits.slice(0, page.limit);
@@ -75,6 +90,43 @@ export function readSearchPage(response: unknown, page: PageContext): SearchPage
       has_more: hasMore,
       cursor: hasMore && last?.sort ? encodeCursor(exactSortValues(last, page), page.binding, page.cursorKey) : null,
       took_ms: parsed.took ?? null,
+      total: parsed.hits.total
+        ? { value: parsed.hits.total.value, exact: parsed.hits.total.relation === 'eq' }
+        : { value: hits.length, exact: !hasMore },
+      ...(page.aggregations.length > 0 ? { aggregations: readAggregations(response, page.aggregations) } : {}),
+    },
+  };
+}
+
+/**
+ * An error answer of the engine. Too many histogram buckets (the engine's `search.max_buckets`, 65,535) is the
+ * caller's to fix: a 400 at the histograms. Anything else is not expected and stays an error.
+ */
+function engineError(response: Record<string, unknown>, page: PageContext): Error {
+  const text = JSON.stringify(response.error);
+  if (text.includes('too_many_buckets_exception')) {
+    const histograms = page.aggregations.filter((a) => a.kind === 'HistogramAgg');
+    return new SearchQueryError(
+      'invalid_filter',
+      (histograms.length > 0 ? histograms.map((h) => pointer(['aggregate', h.name])) : ['/aggregate']).map((path) => ({
+        path,
+        message: 'the histogram would have more than 65535 buckets; use a longer interval or a narrower filter',
+      })),
+    );
+  }
+  return new Error(`the search engine answered an error: ${text.slice(0, 300)}`);
+}
+
+/** The page when there is nothing to search yet (the entity's index does not exist: no sync has written to it). */
+export function emptySearchPage(page: PageContext): SearchPage {
+  return {
+    data: [],
+    meta: {
+      has_more: false,
+      cursor: null,
+      took_ms: null,
+      total: { value: 0, exact: true },
+      ...(page.aggregations.length > 0 ? { aggregations: emptyAggregations(page.aggregations) } : {}),
     },
   };
 }

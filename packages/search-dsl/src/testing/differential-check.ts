@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { referenceSearch } from '../oracle/reference-search.ts';
+import type { AggResult } from '../ast/aggregations.ts';
+import { referenceSearch, referenceSummary } from '../oracle/reference-search.ts';
 import { parseSearchParams } from '../params/parse-search-params.ts';
 import { validateSearch } from '../validate/validate-search.ts';
 import type { TestIndex } from './opensearch-harness.ts';
@@ -11,6 +12,8 @@ export type DiffQuery = {
   sort: Record<string, string>[];
   pageSize: number;
   fields?: string[];
+  /** Aggregations, checked with a `limit: 0` search over the same filter. */
+  aggregate?: Record<string, unknown>;
 };
 
 let runId = 0;
@@ -25,14 +28,16 @@ async function pageThrough(ix: TestIndex, connectorId: string, q: DiffQuery) {
   const keys: string[] = [];
   const data: unknown[] = [];
   let cursor: string | undefined;
+  let total: unknown;
   for (let page = 0; page < 200; page++) {
     const page_ = await ix.search({ ...paramsOf(q), limit: q.pageSize, ...(cursor ? { cursor } : {}) }, connectorId);
+    total ??= page_.meta.total;
     expect(page_.data.length).toBeLessThanOrEqual(q.pageSize);
     for (const record of page_.data) {
       keys.push(String(record.id));
       data.push(record);
     }
-    if (!page_.meta.has_more) return { keys, data };
+    if (!page_.meta.has_more) return { keys, data, total };
     expect(page_.data.length).toBe(q.pageSize);
     expect(page_.meta.cursor).toBeTypeOf('string');
     cursor = page_.meta.cursor ?? undefined;
@@ -53,5 +58,47 @@ export async function checkAgainstReference(ix: TestIndex, records: Record<strin
     const got = await pageThrough(ix, connectorId, q);
     expect(got.keys).toEqual(expected.map((h) => h.key));
     expect(got.data).toEqual(expected.map((h) => h.record));
+    expect(got.total).toEqual({ value: expected.length, exact: true });
+    if (q.aggregate) {
+      const params = { query: paramsOf(q).query, aggregate: q.aggregate, limit: 0 };
+      const summary = referenceSummary(records, validateSearch(parseSearchParams(params), { searchable: TEST_SCHEMA }));
+      const answer = await ix.search(params, connectorId);
+      expect(answer.data).toEqual([]);
+      expect(answer.meta.total).toEqual({ value: summary.total, exact: true });
+      expectAggregations(answer.meta.aggregations ?? {}, summary.aggregations, q.aggregate);
+    }
+  }
+}
+
+/**
+ * Buckets, minima, maxima and decimal sums must be equal; sums and averages of doubles may differ in the last bits
+ * (the engine adds in another order); integer sums may differ by the doubles' rounding beyond 2^53 (README).
+ */
+export function expectAggregations(
+  got: Record<string, AggResult>,
+  expected: Record<string, AggResult>,
+  request: Record<string, unknown>,
+) {
+  expect(Object.keys(got).sort()).toEqual(Object.keys(expected).sort());
+  for (const [name, want] of Object.entries(expected)) {
+    const have = got[name];
+    const kind = Object.keys(request[name] as object).find((k) => k !== 'size' && k !== 'interval');
+    const field = (request[name] as Record<string, string>)[kind!];
+    const label = `${name}: ${kind} ${field}`;
+    if (Array.isArray(want) || !(kind === 'sum' || kind === 'avg')) {
+      expect(have, label).toEqual(want);
+      continue;
+    }
+    const w = (want as { value: unknown }).value;
+    const h = (have as { value: unknown }).value;
+    if (field === 'price' || w === null) expect(h, label).toEqual(w);
+    else if (field === 'created_at')
+      expect(Math.abs(Date.parse(String(h)) - Date.parse(String(w))), label).toBeLessThanOrEqual(1);
+    else if (kind === 'sum' && field === 'count')
+      expect(Math.abs(Number(h) - Number(w)), label).toBeLessThanOrEqual(16);
+    else {
+      expect(typeof h, label).toBe('number');
+      expect(Math.abs(Number(h) - Number(w)), label).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(Number(w))));
+    }
   }
 }

@@ -105,3 +105,31 @@ export const sortArb = fc.array(
   fc.tuple(pick(SORTABLE), pick(['asc', 'desc'] as const)).map(([f, d]) => ({ [f]: d })),
   { maxLength: 3 },
 );
+
+/** Random named aggregations over `TEST_SCHEMA` (tests only). */
+const aggregationArb = fc.oneof(
+  fc
+    .tuple(
+      pick([
+        'name',
+        'id',
+        'title',
+        'created_at',
+        'amount',
+        'count',
+        'price',
+        'active',
+        'tags',
+        'scores',
+        'address.city',
+      ]),
+      fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+    )
+    .map(([field, size]) => ({ count_by: field, ...(size === undefined ? {} : { size }) })),
+  fc.tuple(pick(['sum', 'avg', 'min', 'max']), pick(['amount', 'count', 'price', 'address.geo.lat'])).map(([k, f]) => ({
+    [k]: f,
+  })),
+  fc.tuple(pick(['avg', 'min', 'max']), fc.constant('created_at')).map(([k, f]) => ({ [k]: f })),
+  pick(['day', 'week', 'month']).map((interval) => ({ histogram: 'created_at', interval })),
+);
+export const aggregateArb = fc.dictionary(pick(['a', 'b', 'c', 'd']), aggregationArb, { minKeys: 1, maxKeys: 4 });

@@ -1,10 +1,12 @@
 import type { FieldMap } from '@conduit/connectors';
+import type { AggNode } from '../ast/aggregations.ts';
 import { flattenLogic } from '../ast/flatten-logic.ts';
 import { MatchAllNode, type Node } from '../ast/nodes.ts';
-import { pointer, type SearchProblem, SearchQueryError } from '../errors.ts';
+import { invalidSearch, pointer, type SearchProblem } from '../errors.ts';
 import { unknownFieldMessage } from '../fields/did-you-mean.ts';
 import { type FieldRef, knownPaths, resolveField, rootScope } from '../fields/field-resolution.ts';
 import type { SearchParams, SortDirection } from '../params/search-params-schema.ts';
+import { validateAggregations } from './validate-aggregations.ts';
 import { validateFilter } from './validate-filter.ts';
 
 export type SortKey = { readonly field: FieldRef; readonly direction: SortDirection };
@@ -15,6 +17,8 @@ export type ValidatedSearch = {
   readonly sort: readonly SortKey[];
   /** Projection paths (declared or inside objects); defaults to every searchable field. */
   readonly fields: readonly string[];
+  /** `params.aggregate`, in request order (empty when there is none). */
+  readonly aggregations: readonly AggNode[];
   readonly limit: number;
   readonly cursor: string | undefined;
   /** The parsed params, for binding cursors to the query. */
@@ -62,11 +66,14 @@ export function validateSearch(params: SearchParams, { searchable }: ValidateOpt
     } else if (!fields.includes(name)) fields.push(name);
   });
 
-  if (problems.length > 0) throw new SearchQueryError('invalid_filter', problems);
+  const aggregations = validateAggregations(params.aggregate ?? {}, searchable, problems);
+
+  if (problems.length > 0) throw invalidSearch(problems);
   return Object.freeze({
     filter: flattenLogic(filter),
     sort: Object.freeze(sort),
     fields: Object.freeze(fields),
+    aggregations: Object.freeze(aggregations),
     limit: params.limit,
     cursor: params.cursor,
     params,

@@ -16,7 +16,49 @@ describe('compileSearch (golden)', () => {
       query: { bool: { filter: [{ term: { _connector_id: 'c1' } }] } },
       sort: [{ _key: { order: 'asc' } }],
       _source: { includes: ['_key', ...Object.keys(TEST_SCHEMA).map((f) => `_record.${f}`)] },
-      track_total_hits: false,
+      track_total_hits: 10_000,
+    });
+  });
+
+  it('compiles aggregations under generated names; limit 0 fetches no hits', () => {
+    const { body, page } = compileSearch(
+      search({
+        query: {},
+        limit: 0,
+        aggregate: {
+          n: { count_by: 'name', size: 5 },
+          c: { count_by: 'count' },
+          revenue: { sum: 'price' },
+          top: { max: 'price' },
+          low: { min: 'amount' },
+          daily: { histogram: 'created_at', interval: 'day' },
+        },
+      }),
+      OPTIONS,
+    );
+    expect(body.size).toBe(0);
+    expect(page.aggregations.map((a) => a.name)).toEqual(['n', 'c', 'revenue', 'top', 'low', 'daily']);
+    expect(body.aggs).toEqual({
+      a0: { terms: { field: 'name', size: 5, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+      a1: { terms: { field: 'count', size: 10, order: [{ _count: 'desc' }, { _key: 'asc' }], format: '0' } },
+      a2: {
+        filter: { exists: { field: 'price.scaled' } },
+        aggs: { units: { sum: { field: 'price.units' } }, fraction: { sum: { field: 'price.fraction' } } },
+      },
+      a3: {
+        filter: { exists: { field: 'price.scaled' } },
+        aggs: {
+          top: {
+            top_hits: {
+              size: 1,
+              sort: [{ 'price.scaled': { order: 'desc' } }],
+              _source: { includes: ['_record.price'] },
+            },
+          },
+        },
+      },
+      a4: { min: { field: 'amount' } },
+      a5: { date_histogram: { field: 'created_at', calendar_interval: 'day', time_zone: 'UTC', min_doc_count: 0 } },
     });
   });
 

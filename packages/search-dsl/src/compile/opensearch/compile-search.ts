@@ -1,6 +1,9 @@
+import type { AggNode } from '../../ast/aggregations.ts';
 import { type CursorBinding, decodeCursor, hashQuery, type SearchAfter } from '../../cursor/cursor.ts';
 import { exactField, type FieldRef, INTERNAL_FIELDS } from '../../fields/field-resolution.ts';
+import { SEARCH_LIMITS } from '../../limits.ts';
 import type { ValidatedSearch } from '../../validate/validate-search.ts';
+import { compileAggregations } from './compile-aggregations.ts';
 import { compileFilter, type QueryClause } from './compile-filter.ts';
 
 /**
@@ -30,8 +33,10 @@ export type SearchBody = {
   readonly query: QueryClause;
   readonly sort: readonly QueryClause[];
   readonly _source: { readonly includes: readonly string[] };
-  readonly track_total_hits: false;
+  /** Counted exactly up to this many matches (`meta.total`). */
+  readonly track_total_hits: number;
   readonly search_after?: SearchAfter;
+  readonly aggs?: Record<string, QueryClause>;
 };
 
 /** What `readSearchPage` needs to turn the response into a page. */
@@ -44,6 +49,8 @@ export type PageContext = {
     readonly type: 'integer' | 'decimal';
   }[];
   readonly fields: readonly string[];
+  /** The aggregations asked for, to read their answers by name. */
+  readonly aggregations: readonly AggNode[];
   readonly binding: CursorBinding;
   readonly cursorKey: string | Uint8Array;
 };
@@ -84,7 +91,8 @@ export function compileSearch(search: ValidatedSearch, options: CompileOptions):
     return type === 'integer' || type === 'decimal' ? [{ index, path: field.path, type }] : [];
   });
   const body: SearchBody = {
-    size: search.limit + 1,
+    // `limit: 0` asks for totals and aggregations only.
+    size: search.limit === 0 ? 0 : search.limit + 1,
     query: {
       bool: {
         filter: [
@@ -100,11 +108,19 @@ export function compileSearch(search: ValidatedSearch, options: CompileOptions):
         ...[...search.fields, ...exactSortValues.map((e) => e.path)].map((f) => `${INTERNAL_FIELDS.record}.${f}`),
       ],
     },
-    track_total_hits: false,
+    track_total_hits: SEARCH_LIMITS.exactTotalUpTo,
     ...(searchAfter ? { search_after: searchAfter } : {}),
+    ...(search.aggregations.length > 0 ? { aggs: compileAggregations(search.aggregations) } : {}),
   };
   return {
     body,
-    page: { limit: search.limit, exactSortValues, fields: search.fields, binding, cursorKey: options.cursorKey },
+    page: {
+      limit: search.limit,
+      exactSortValues,
+      fields: search.fields,
+      aggregations: search.aggregations,
+      binding,
+      cursorKey: options.cursorKey,
+    },
   };
 }

@@ -1,0 +1,56 @@
+import type { ScalarType } from '@conduit/connectors';
+import type { FieldRef } from '../fields/field-resolution.ts';
+import type { HistogramInterval } from '../params/search-params-schema.ts';
+
+/**
+ * Aggregation nodes: the validated form of `params.aggregate`, one node per named aggregation. Like the filter
+ * nodes, a closed union with one kind per operation, so every stage (compiler, response reader, reference
+ * evaluator) is a `Record` over the kinds and a new kind breaks each of them until it is handled.
+ * `type` is the scalar type of the field's values (the item type for arrays of scalars under `count_by`).
+ */
+type Base = { readonly name: string; readonly field: FieldRef; readonly type: ScalarType };
+
+/** The most frequent values, `size` of them: most first, then by value. */
+export type CountByAgg = Base & { readonly kind: 'CountByAgg'; readonly size: number };
+export type SumAgg = Base & { readonly kind: 'SumAgg' };
+export type AvgAgg = Base & { readonly kind: 'AvgAgg' };
+export type MinAgg = Base & { readonly kind: 'MinAgg' };
+export type MaxAgg = Base & { readonly kind: 'MaxAgg' };
+/** Records per UTC calendar bucket of a date-time field, empty buckets between the first and last included. */
+export type HistogramAgg = Base & { readonly kind: 'HistogramAgg'; readonly interval: HistogramInterval };
+
+export type AggNode = CountByAgg | SumAgg | AvgAgg | MinAgg | MaxAgg | HistogramAgg;
+export type AggKind = AggNode['kind'];
+type Of<K extends AggKind> = Extract<AggNode, { kind: K }>;
+
+function factory<K extends AggKind>(kind: K) {
+  return Object.freeze({
+    create: (props: Omit<Of<K>, 'kind'>): Of<K> => Object.freeze({ kind, ...props }) as Of<K>,
+    is: (node: AggNode): node is Of<K> => node.kind === kind,
+  });
+}
+
+export const CountByAgg = factory('CountByAgg');
+export const SumAgg = factory('SumAgg');
+export const AvgAgg = factory('AvgAgg');
+export const MinAgg = factory('MinAgg');
+export const MaxAgg = factory('MaxAgg');
+export const HistogramAgg = factory('HistogramAgg');
+
+/** One handler per aggregation kind: adding a kind breaks every visitor until it handles it. */
+export type AggVisitor<R> = { readonly [K in AggKind]: (node: Of<K>) => R };
+
+export function visitAgg<R>(node: AggNode, visitor: AggVisitor<R>): R {
+  const handler = visitor[node.kind] as (n: AggNode) => R;
+  return handler(node);
+}
+
+/** A count_by or histogram bucket. Keys: strings, numbers, booleans; decimals as strings; dates as ISO instants. */
+export type AggBucket = { readonly key: string | number | boolean; readonly count: number };
+
+/**
+ * The answer of one aggregation in `meta.aggregations`: buckets for count_by and histogram, `{value}` for the
+ * metrics. Metric values: numbers for number and integer fields, exact decimal strings for decimals, ISO instants
+ * for dates; `null` when no matching record has a value (sum is then 0).
+ */
+export type AggResult = readonly AggBucket[] | { readonly value: number | string | null };
