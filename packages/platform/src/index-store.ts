@@ -7,6 +7,11 @@ import { type SearchAnswer, SearchTransport } from './search-transport.ts';
 
 const CONNECTOR_ID_FIELD = '_connector_id';
 const DELETE_PAGE = 1000;
+/** Pages are ~100 records, so each writeBatch is one bulk request; a huge page is split at 5 MB. */
+const BULK_FLUSH_BYTES = 5_000_000;
+/** Items refused with 429 are retried this many times, BULK_RETRY_WAIT_MS apart, before the page fails. */
+const BULK_RETRIES = 5;
+const BULK_RETRY_WAIT_MS = 500;
 
 interface StoredDocument {
   _connector_id: string;
@@ -177,30 +182,33 @@ export class IndexStore {
     options: { refresh?: IndexRefresh } = {},
   ): Promise<IndexedBatch> {
     const alias = await this.ensureIndex(connectorType, entity);
-    const body: unknown[] = [];
+    const documents: { id: string; doc: Record<string, unknown> }[] = [];
     let skipped = 0;
     for (const record of records) {
       const document = searchDocument(entity, connectorId, runId, record);
-      if (document === null) {
-        skipped++;
-        continue;
-      }
-      body.push({ index: { _index: alias, _id: document.id, routing: connectorId } });
-      body.push(document.doc);
+      if (document === null) skipped++;
+      else documents.push(document);
     }
-    if (body.length === 0) return { indexed: 0, skipped };
-    const response = await this.#client.bulk({
-      body: body as Record<string, unknown>[],
-      refresh: options.refresh ?? false,
+    if (documents.length === 0) return { indexed: 0, skipped };
+    // The client's bulk helper: one request per page (a page is far below flushBytes), and the items the engine
+    // refuses with 429 (write queue full) are sent again after a pause instead of failing the page.
+    const dropped: { status: number; error: unknown }[] = [];
+    const stats = await this.#client.helpers.bulk({
+      datasource: documents,
+      onDocument: (document) => [{ index: { _index: alias, _id: document.id, routing: connectorId } }, document.doc],
+      flushBytes: BULK_FLUSH_BYTES,
+      concurrency: 1,
+      retries: BULK_RETRIES,
+      wait: BULK_RETRY_WAIT_MS,
+      onDrop: (item) => dropped.push({ status: item.status, error: item.error }),
+      ...(options.refresh ? { refresh: options.refresh } : {}),
     });
-    const result = response.body as { errors: boolean; items: Record<string, { status: number; error?: unknown }>[] };
-    if (result.errors) {
-      const failed = result.items.map((item) => Object.values(item)[0]!).filter((i) => i.error);
+    if (dropped.length > 0) {
       throw new Error(
-        `bulk indexing failed for ${failed.length} documents: ${JSON.stringify(failed[0]?.error).slice(0, 500)}`,
+        `bulk indexing failed for ${dropped.length} documents: ${JSON.stringify(dropped[0]?.error).slice(0, 500)}`,
       );
     }
-    return { indexed: body.length / 2, skipped };
+    return { indexed: stats.successful, skipped };
   }
 
   /** Removes one record's document (the upstream no longer has it); false when there was none. */
