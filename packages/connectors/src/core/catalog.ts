@@ -83,8 +83,15 @@ export interface UpstreamSpec {
   readonly query?: Readonly<Record<string, string>>;
   /** Query values every list call sends (PayPal's `total_required=true`, without which no page count comes back). */
   readonly constantQuery?: Readonly<Record<string, string>>;
-  /** Get by id: its path, and where the record sits in the answer (absent: the answer is the record). */
-  readonly get?: { readonly path: string; readonly record?: string };
+  /**
+   * Get by id: its path, where the record sits in the answer (absent: the answer is the record), and query values
+   * sent unless the caller gives its own (Drive's `fields=*`).
+   */
+  readonly get?: {
+    readonly path: string;
+    readonly record?: string;
+    readonly defaults?: Readonly<Record<string, string>>;
+  };
   /** Replication: the first page's params (largest page size...) and the since filter, if the upstream has one. */
   readonly read?: { readonly params?: Readonly<Record<string, unknown>>; readonly since?: SinceParam };
 }

@@ -175,7 +175,11 @@ export async function getDeclared(
 ): Promise<UpstreamRecord> {
   if (!spec.get) throw new Error(`${spec.path} declares no get`);
   const { path, used } = fillPath(spec.get.path, params);
-  const body = await ctx.http.json<unknown>({ path, query: queryParams(params, used, spec.query), signal: ctx.signal });
+  const body = await ctx.http.json<unknown>({
+    path,
+    query: { ...spec.get.defaults, ...queryParams(params, used, spec.query) },
+    signal: ctx.signal,
+  });
   const record = spec.get.record === undefined ? body : at(body, spec.get.record);
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
     throw new UpstreamError(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog } from '../../core/catalog.ts';
+import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
@@ -131,6 +131,21 @@ const fileRecord: FieldMap = {
 
 const pageMeta: FieldMap = { nextPageToken: t.string() };
 
+/**
+ * A paged Drive collection: `{<key>: [...], nextPageToken}` (the key is left out of an empty page); a record is
+ * `<path>/{idParam}`. `fields` defaults to `*` (document 2's full records: Drive answers a few fields otherwise).
+ * Replication reads pages of `readPageSize` per parent (the path's ids).
+ */
+function collection(path: string, key: string, idParam: string, readPageSize: number): UpstreamSpec {
+  return {
+    path,
+    records: key,
+    paging: { type: 'page_token', param: 'pageToken', nextAt: 'nextPageToken', meta: 'nextPageToken' },
+    get: { path: `${path}/{${idParam}}`, defaults: { fields: '*' } },
+    read: { params: { pageSize: readPageSize } },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Entities
 // ---------------------------------------------------------------------------------------------------------------
@@ -246,6 +261,7 @@ const driveRecord: FieldMap = {
 const drives: EntityCatalog = {
   name: 'drives',
   recordKey: 'id',
+  upstream: collection('drives', 'drives', 'driveId', 100),
   record: driveRecord,
   meta: pageMeta,
   actions: {
@@ -280,6 +296,7 @@ const permissionRecord: FieldMap = {
 const permissions: EntityCatalog = {
   name: 'permissions',
   recordKey: 'id',
+  upstream: collection('files/{fileId}/permissions', 'permissions', 'permissionId', 100),
   record: permissionRecord,
   meta: pageMeta,
   actions: {
@@ -333,6 +350,10 @@ const commentRecord: FieldMap = {
 const comments: EntityCatalog = {
   name: 'comments',
   recordKey: 'id',
+  upstream: {
+    ...collection('files/{fileId}/comments', 'comments', 'commentId', 100),
+    read: { params: { pageSize: 100 }, since: { param: 'startModifiedTime', format: 'iso' } },
+  },
   record: commentRecord,
   meta: pageMeta,
   actions: {
@@ -368,6 +389,7 @@ const replyRecord: FieldMap = {
 const replies: EntityCatalog = {
   name: 'replies',
   recordKey: 'id',
+  upstream: collection('files/{fileId}/comments/{commentId}/replies', 'replies', 'replyId', 100),
   record: replyRecord,
   meta: pageMeta,
   actions: {
@@ -412,6 +434,7 @@ const revisionRecord: FieldMap = {
 const revisions: EntityCatalog = {
   name: 'revisions',
   recordKey: 'id',
+  upstream: collection('files/{fileId}/revisions', 'revisions', 'revisionId', 1000),
   record: revisionRecord,
   meta: pageMeta,
   actions: {

@@ -34,7 +34,6 @@ const TOKEN_URL = 'https://api-m.paypal.com/v1/oauth2/token';
 const DAY = 86_400_000;
 
 const query = (params: Params): Record<string, QueryValue> => params as Record<string, QueryValue>;
-const num = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 
 const balances: EntityOperations<PaypalContext> = {
   // GET /v1/reporting/balances answers one object for the account: one record.
