@@ -1,4 +1,6 @@
-import { documentedOperations } from '@conduit/api';
+import { documentedOperations, openApiDocument } from '@conduit/api';
+import { CONNECTOR_DEFINITIONS, entityActions } from '@conduit/connectors';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
@@ -45,6 +47,62 @@ describe('the API reference', () => {
     expect(await page.text()).toContain('/api/v1/integrations/connectors/{connector_id}/execute');
   });
 
+  it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator), the same served and built', async () => {
+    const served = (await (await fetch(`${platform.url}/openapi.json`)).json()) as OpenApi;
+    const validator = new Validator();
+    const result = await validator.validate(served as unknown as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? [], JSON.stringify(result.errors ?? []).slice(0, 2000)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    // The served document is generated from the mounted routes; the static one from the same definitions.
+    expect(served).toEqual(openApiDocument());
+    const operations = (doc: OpenApi) =>
+      Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
+    expect(operations(served).sort()).toEqual(
+      documentedOperations()
+        .map((o) => `${o.method} ${o.path}`)
+        .sort(),
+    );
+  });
+
+  it('shows a create body per connector kind and an execute body per entity and action', async () => {
+    const doc = (await (await fetch(`${platform.url}/openapi.json`)).json()) as OpenApi;
+    const schemas = doc.components.schemas;
+    const createBody = doc.paths['/api/v1/integrations/connectors']?.post?.requestBody?.content['application/json'];
+    const kinds = (schemas.CreateConnectorRequest?.anyOf ?? []).map((b) => b.$ref);
+    expect(
+      doc.paths['/api/v1/integrations/connectors/{connector_id}/execute']?.post?.requestBody?.content[
+        'application/json'
+      ]?.schema?.$ref,
+    ).toBe('#/components/schemas/ExecuteRequest');
+    expect(createBody?.schema?.$ref).toBe('#/components/schemas/CreateConnectorRequest');
+    expect(kinds).toHaveLength(CONNECTOR_DEFINITIONS.length);
+    for (const { catalog } of CONNECTOR_DEFINITIONS) {
+      const name = catalog.connectorType.replaceAll('-', '');
+      const create = schemas[`Create${name}Connector`];
+      expect(kinds, catalog.connectorType).toContain(`#/components/schemas/Create${name}Connector`);
+      expect(create?.properties?.connector_type?.enum ?? [create?.properties?.connector_type?.const]).toEqual([
+        catalog.connectorType,
+      ]);
+      expect(create?.required).toEqual(expect.arrayContaining(['credentials', 'replication_config']));
+      // Credentials are the kind's own (not an untyped object): some property is named.
+      expect(JSON.stringify(create?.properties?.credentials)).toMatch(/"properties":\{"\w+/);
+
+      const branches = (schemas.ExecuteRequest?.anyOf ?? [])
+        .map((b) => b.description ?? '')
+        .filter((d) => d.startsWith(`${catalog.connectorType}: `))
+        .map((d) => d.slice(catalog.connectorType.length + 2));
+      const expected = Object.values(catalog.entities).flatMap((e) => entityActions(e).map((a) => `${e.name}.${a}`));
+      expect(branches.sort(), catalog.connectorType).toEqual(expected.sort());
+    }
+    // Orb's customers.get takes customer_id; search params are the search language's schema.
+    const orb = (schemas.ExecuteRequest?.anyOf ?? []).filter((b) => b.description?.startsWith('Orb: '));
+    const get = orb.find((b) => b.description === 'Orb: customers.get');
+    expect(get?.properties?.params?.required).toEqual(['customer_id']);
+    const search = orb.find((b) => b.description === 'Orb: customers.search');
+    expect(search?.properties?.params?.$ref).toBe('#/components/schemas/SearchParams');
+  });
+
   it('documents a create example for every connector kind', () => {
     const create = documentedOperations().find(
       (o) => o.method === 'post' && o.path === '/api/v1/integrations/connectors',
@@ -80,3 +138,21 @@ describe('the API reference', () => {
     expect(sent).toBeGreaterThan(5);
   });
 });
+
+interface JsonSchemaNode {
+  $ref?: string;
+  description?: string;
+  anyOf?: JsonSchemaNode[];
+  enum?: string[];
+  const?: string;
+  required?: string[];
+  properties?: Record<string, JsonSchemaNode>;
+}
+
+interface OpenApi {
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content: Record<string, { schema?: JsonSchemaNode }> } } | undefined>
+  >;
+  components: { schemas: Record<string, JsonSchemaNode | undefined> };
+}

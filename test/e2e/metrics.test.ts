@@ -5,7 +5,7 @@ import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests';
-const EXECUTE_ROUTE = '/api/v1/integrations/connectors/:id/execute';
+const EXECUTE_ROUTE = '/api/v1/integrations/connectors/:connector_id/execute';
 
 /** Sum of the samples of `name` whose labels include every pair of `labels` (Prometheus text format). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {

@@ -1,11 +1,13 @@
 import { mcpHttpHandler } from '@conduit/mcp';
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
+import { docsPage } from './openapi/docs-page.ts';
+import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { registerCreate } from './routes/connectors/create.ts';
@@ -23,8 +25,9 @@ const ONE_MIB = 1024 * 1024;
 // files_upload carries up to 5 MB decoded, which is ~6.7 MB of base64 plus the envelope.
 const EXECUTE_LIMIT = 7 * ONE_MIB;
 
-export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
+export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>();
+  registerSecurity(app);
   app.use('*', observeRequests(deps.metrics));
   app.use('*', requestId(deps.logger));
   app.onError((error, c) => {
@@ -66,7 +69,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   // Public: upstream vendors call it, authenticated by their signature (never a bearer token).
   app.route('/api/v1/integrations/connectors', webhookRoutes(deps));
 
-  const connectors = new Hono<ApiEnv>();
+  const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', authenticate(deps.tokens));
   connectors.use(
     '*',
@@ -87,5 +90,13 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   const mcp = mcpHttpHandler({ apiFetch: async (request) => app.fetch(request) });
   app.use('/mcp', authenticate(deps.tokens), bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }));
   app.all('/mcp', (c) => mcp(c.req.raw));
+
+  // The document of exactly what is mounted above, generated from the route definitions once, on first request.
+  let document: string | undefined;
+  app.get('/openapi.json', (c) => {
+    document ??= JSON.stringify(documentOf(app));
+    return c.body(document, 200, { 'content-type': 'application/json' });
+  });
+  app.get('/docs', (c) => c.html(docsPage()));
   return app;
 }

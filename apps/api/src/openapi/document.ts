@@ -1,19 +1,81 @@
-import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
-import { OAuthInitiateBody } from '@conduit/oauth-consent';
-import { SearchParamsSchema } from '@conduit/search-dsl';
-import { z } from 'zod';
-import { CreateConnectorBody, ExecuteBody, SyncBody, UpdateConnectorBody } from '../routes/connectors/schemas.ts';
-import { TokenRequest } from '../routes/oauth-token.ts';
-import { createExample, executeExamples } from './examples.ts';
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { z } from 'zod';
+import type { ApiEnv } from '../deps.ts';
+import { catalogRoute } from '../routes/catalog.ts';
+import { createConnectorRoute } from '../routes/connectors/create.ts';
+import { executeRoute } from '../routes/connectors/execute.ts';
 import {
-  ConnectorSchema,
-  ExecuteResultSchema,
-  OAuthInitiateResponseSchema,
-  ProblemSchema,
-  SyncAcceptedSchema,
-  TokenResponseSchema,
-  WebhookAcceptedSchema,
-} from './schemas.ts';
+  deleteConnectorRoute,
+  getConnectorRoute,
+  listConnectorsRoute,
+  syncConnectorRoute,
+  updateConnectorRoute,
+} from '../routes/connectors/read-update-delete.ts';
+import { webhookRoute } from '../routes/connectors/webhooks.ts';
+import { healthzRoute, readyzRoute } from '../routes/health.ts';
+import { metricsRoute } from '../routes/metrics.ts';
+import { oauthCallbackRoute } from '../routes/oauth-consent/callback.ts';
+import { oauthInitiateRoute } from '../routes/oauth-consent/initiate.ts';
+import { tokenRoute } from '../routes/oauth-token.ts';
+
+export const CONNECTORS_BASE = '/api/v1/integrations/connectors';
+
+/**
+ * Every route definition with the prefix it is mounted under (app.ts mounts the same objects). Routes added
+ * elsewhere join this list: the documentation test checks it against the served document.
+ */
+export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route: RouteConfig }[] = [
+  { base: '/api/v1/oauth/token', route: tokenRoute },
+  { base: '/api/v1/catalog', route: catalogRoute },
+  { base: CONNECTORS_BASE, route: listConnectorsRoute },
+  { base: CONNECTORS_BASE, route: createConnectorRoute },
+  { base: CONNECTORS_BASE, route: oauthInitiateRoute },
+  { base: `${CONNECTORS_BASE}/oauth/callback`, route: oauthCallbackRoute },
+  { base: CONNECTORS_BASE, route: getConnectorRoute },
+  { base: CONNECTORS_BASE, route: updateConnectorRoute },
+  { base: CONNECTORS_BASE, route: deleteConnectorRoute },
+  { base: CONNECTORS_BASE, route: syncConnectorRoute },
+  { base: CONNECTORS_BASE, route: webhookRoute },
+  { base: CONNECTORS_BASE, route: executeRoute },
+  { base: '', route: healthzRoute },
+  { base: '', route: readyzRoute },
+  { base: '', route: metricsRoute },
+];
+
+export const DOCUMENT_CONFIG = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Conduit: hosted connector execution',
+    version: '1.0.0',
+    description:
+      'Connect external systems, execute live actions, and search their synchronized copy. Errors are RFC 9457 problem details (application/problem+json). Create bodies are one shape per connector_type; execute bodies one {entity, action, params} per entity and action of the connector’s kind.',
+  },
+  servers: [{ url: '/' }],
+};
+
+/** Registers the bearer scheme the routes' `security` refers to. */
+export function registerSecurity(app: OpenAPIHono<ApiEnv>): void {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'a token from POST /api/v1/oauth/token',
+  });
+}
+
+/** The OpenAPI 3.1 document of an app built from route definitions. */
+export function documentOf(app: OpenAPIHono<ApiEnv>): Record<string, unknown> {
+  return app.getOpenAPI31Document(DOCUMENT_CONFIG) as unknown as Record<string, unknown>;
+}
+
+/** The document without a running app (tools, tests): the same definitions, registered only. */
+export function openApiDocument(): Record<string, unknown> {
+  const app = new OpenAPIHono<ApiEnv>();
+  registerSecurity(app);
+  for (const { base, route } of DOCUMENTED_ROUTES) {
+    app.openAPIRegistry.registerPath({ ...route, path: joinPath(base, route.path) });
+  }
+  return documentOf(app);
+}
 
 /** An operation as documented: what the documentation test replays against the running API. */
 export interface DocumentedOperation {
@@ -23,186 +85,36 @@ export interface DocumentedOperation {
   readonly auth: boolean;
   readonly request?: z.ZodType;
   readonly examples?: readonly { summary: string; value: unknown }[];
-  /** Status → response schema (null: no body). */
+  /** Status → response schema (null: no JSON body). */
   readonly responses: Readonly<Record<number, z.ZodType | null>>;
 }
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema } as const;
+type Content = Record<string, { schema?: unknown; examples?: Record<string, { summary?: string; value: unknown }> }>;
 
 export function documentedOperations(): DocumentedOperation[] {
-  const kinds = CONNECTOR_DEFINITIONS.map((d) => d.catalog);
-  return [
-    {
-      method: 'post',
-      path: '/api/v1/oauth/token',
-      summary: 'Exchange client credentials for a bearer token',
-      auth: false,
-      request: TokenRequest,
-      examples: [
-        {
-          summary: 'client credentials',
-          value: { grant_type: 'client_credentials', client_id: 'demo-client', client_secret: 'demo-secret-change-me' },
-        },
-      ],
-      responses: { 200: TokenResponseSchema, 400: ProblemSchema, 401: ProblemSchema },
-    },
-    {
-      method: 'post',
-      path: '/api/v1/integrations/connectors',
-      summary: 'Create a connector (credentials are checked against the upstream, then encrypted)',
-      auth: true,
-      request: CreateConnectorBody,
-      examples: kinds.map((k) => ({ summary: k.connectorType, value: createExample(k) })),
-      responses: { 201: ConnectorSchema, ...problems, 409: ProblemSchema, 502: ProblemSchema },
-    },
-    {
-      method: 'post',
-      path: '/api/v1/integrations/connectors/oauth/initiate',
-      summary:
-        'Start the OAuth consent flow: a consent_url with a signed, single-use state (kinds whose vendor offers OAuth)',
-      auth: true,
-      request: OAuthInitiateBody,
-      examples: [
-        {
-          summary: 'Typeform',
-          value: { customer_name: 'acme', connector_type: 'Typeform', redirect_url: 'https://app.example/connected' },
-        },
-      ],
-      responses: { 200: OAuthInitiateResponseSchema, ...problems, 409: ProblemSchema },
-    },
-    {
-      method: 'get',
-      path: '/api/v1/integrations/connectors/oauth/callback',
-      summary:
-        'Where the provider sends the user back: creates the connector, then 302 to redirect_url?connector_id=… (or ?error=…)',
-      auth: false,
-      responses: { 302: null, 400: ProblemSchema },
-    },
-    {
-      method: 'get',
-      path: '/api/v1/integrations/connectors',
-      summary: "The caller's connectors, oldest first, each with its per-entity sync status",
-      auth: true,
-      responses: { 200: z.object({ data: z.array(ConnectorSchema) }), 401: ProblemSchema, 429: ProblemSchema },
-    },
-    {
-      method: 'get',
-      path: '/api/v1/integrations/connectors/{connector_id}',
-      summary: 'A connector with its per-entity sync status (never its credentials)',
-      auth: true,
-      responses: { 200: ConnectorSchema, ...problems },
-    },
-    {
-      method: 'patch',
-      path: '/api/v1/integrations/connectors/{connector_id}',
-      summary:
-        'Replace the name or the credentials (credentials are re-checked), or set the webhook secret (null removes it; never shown again)',
-      auth: true,
-      request: UpdateConnectorBody,
-      examples: [{ summary: 'rename', value: { name: 'renamed' } }],
-      responses: { 200: ConnectorSchema, ...problems, 502: ProblemSchema },
-    },
-    {
-      method: 'delete',
-      path: '/api/v1/integrations/connectors/{connector_id}',
-      summary: 'Delete a connector, its indexed documents and its schedules',
-      auth: true,
-      responses: { 204: null, ...problems },
-    },
-    {
-      method: 'post',
-      path: '/api/v1/integrations/connectors/{connector_id}/sync',
-      summary: 'Trigger a sync now (all replicated entities, or one)',
-      auth: true,
-      request: SyncBody,
-      examples: [{ summary: 'all entities', value: {} }],
-      responses: { 202: SyncAcceptedSchema, ...problems },
-    },
-    {
-      method: 'post',
-      path: '/api/v1/integrations/connectors/{connector_id}/webhooks',
-      summary:
-        "Upstream webhooks (Orb, Typeform, Sentry, incident.io, Zendesk): public, verified by the vendor's signature over the raw body with the connector's webhook secret; 202 once queued (deduplicated by event id)",
-      auth: false,
-      responses: {
-        202: WebhookAcceptedSchema,
-        400: ProblemSchema,
-        401: ProblemSchema,
-        404: ProblemSchema,
-        413: ProblemSchema,
-      },
-    },
-    {
-      method: 'post',
-      path: '/api/v1/integrations/connectors/{connector_id}/execute',
-      summary: 'Execute {entity, action, params}: search answers from the index, the rest passes through live',
-      auth: true,
-      request: ExecuteBody,
-      examples: kinds.flatMap((k) =>
-        executeExamples(k).map((e) => ({ summary: `${k.connectorType}: ${e.summary}`, value: e.value })),
-      ),
-      responses: { 200: ExecuteResultSchema, ...problems, 413: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema },
-    },
-  ];
-}
-
-/** OpenAPI 3.1, generated from the same zod schemas that validate requests. */
-export function openApiDocument(): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of documentedOperations()) {
-    const responses: Record<string, unknown> = {};
-    for (const [status, schema] of Object.entries(op.responses)) {
-      responses[status] = schema
-        ? {
-            description: Number(status) >= 400 ? 'problem' : 'success',
-            content: {
-              [Number(status) >= 400 ? 'application/problem+json' : 'application/json']: { schema: toJson(schema) },
-            },
-          }
-        : { description: 'no content' };
+  return DOCUMENTED_ROUTES.filter(({ route }) => route.method !== 'put').map(({ base, route }) => {
+    const json = (route.request?.body?.content as Content | undefined)?.['application/json'];
+    const responses: Record<number, z.ZodType | null> = {};
+    for (const [status, response] of Object.entries(route.responses)) {
+      const content = (response as { content?: Content }).content;
+      const schema = content?.['application/json']?.schema ?? content?.['application/problem+json']?.schema;
+      responses[Number(status)] = (schema as z.ZodType | undefined) ?? null;
     }
-    paths[op.path] ??= {};
-    paths[op.path]![op.method] = {
-      summary: op.summary,
-      ...(op.auth ? { security: [{ bearer: [] }] } : { security: [] }),
-      ...(op.path.includes('{connector_id}')
-        ? { parameters: [{ name: 'connector_id', in: 'path', required: true, schema: { type: 'string' } }] }
-        : {}),
-      ...(op.request
-        ? {
-            requestBody: {
-              required: true,
-              content: {
-                'application/json': {
-                  schema: toJson(op.request),
-                  ...(op.examples
-                    ? { examples: Object.fromEntries(op.examples.map((e, i) => [`example${i}`, e])) }
-                    : {}),
-                },
-              },
-            },
-          }
+    return {
+      method: route.method as DocumentedOperation['method'],
+      path: joinPath(base, route.path),
+      summary: route.summary ?? '',
+      auth: (route.security ?? []).length > 0,
+      ...(json?.schema ? { request: json.schema as z.ZodType } : {}),
+      ...(json?.examples
+        ? { examples: Object.values(json.examples).map((e) => ({ summary: e.summary ?? '', value: e.value })) }
         : {}),
       responses,
     };
-  }
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Conduit: hosted connector execution',
-      version: '1.0.0',
-      description:
-        'Connect external systems, execute live actions, and search their synchronized copy. Search params (action `search`) follow the schema under components.schemas.SearchParams.',
-    },
-    servers: [{ url: '/' }],
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { SearchParams: toJson(SearchParamsSchema), Problem: toJson(ProblemSchema) },
-    },
-    paths,
-  };
+  });
 }
 
-function toJson(schema: z.ZodType): unknown {
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' });
+function joinPath(base: string, path: string): string {
+  if (path === '/') return base || '/';
+  return `${base}${path}`;
 }

@@ -1,15 +1,61 @@
 import { oauthDepsFrom } from '@conduit/oauth-consent';
-import { Hono } from 'hono';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { jsonResponse, mountRoute } from '../openapi/route-kit.ts';
 import { catalogView } from '../services/catalog-view.ts';
+
+const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12)');
+
+export const CatalogSchema = z
+  .object({
+    kinds: z.array(
+      z.object({
+        connector_type: z.string(),
+        purpose: z.string(),
+        oauth: z.boolean().describe('the consent flow is configured for this kind on this deployment'),
+        credentials: JsonSchemaObject,
+        config: JsonSchemaObject,
+        replication_config: JsonSchemaObject,
+        entities: z.array(
+          z.object({
+            name: z.string(),
+            record_key: z.string(),
+            actions: z.array(z.string()),
+            params: z.record(z.string(), JsonSchemaObject),
+            searchable: z.array(
+              z.object({
+                path: z.string(),
+                type: z.string(),
+                nullable: z.boolean(),
+                enum: z.array(z.string()).optional(),
+              }),
+            ),
+            sync_mode: z.string().nullable(),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'Catalog' });
+
+export const catalogRoute = createRoute({
+  method: 'get',
+  path: '/',
+  summary: 'Every kind’s credential, config and replication schemas, entities, actions, params and searchable fields',
+  security: [],
+  responses: { 200: jsonResponse(CatalogSchema, 'the catalog') },
+});
 
 /**
  * GET /api/v1/catalog: every kind's credential, config and replication schemas (JSON Schema), its entities'
  * actions, params and searchable fields. Public like /openapi.json: it describes the API, never a tenant's data.
  */
-export function catalogRoutes(deps: Pick<ApiDeps, 'env' | 'redis' | 'oauth'>): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
+export function catalogRoutes(deps: Pick<ApiDeps, 'env' | 'redis' | 'oauth'>): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>();
   const body = JSON.stringify(catalogView(oauthDepsFrom(deps).providers.configured()));
-  app.get('/', (c) => c.body(body, 200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }));
+  mountRoute(app, catalogRoute, (c) =>
+    c.body(body, 200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }),
+  );
   return app;
 }

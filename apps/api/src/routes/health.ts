@@ -1,15 +1,33 @@
-import { Hono } from 'hono';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { docsPage } from '../openapi/docs-page.ts';
-import { openApiDocument } from '../openapi/document.ts';
+import { jsonResponse, mountRoute } from '../openapi/route-kit.ts';
 
-export function healthRoutes(deps: Pick<ApiDeps, 'probes'>): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const document = openApiDocument();
-  app.get('/openapi.json', (c) => c.json(document));
-  app.get('/docs', (c) => c.html(docsPage()));
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
+const Readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.record(z.string(), z.string()).describe('per dependency: "ok" or what failed'),
+});
+
+export const healthzRoute = createRoute({
+  method: 'get',
+  path: '/healthz',
+  summary: 'Liveness',
+  security: [],
+  responses: { 200: jsonResponse(z.object({ status: z.literal('ok') }), 'alive') },
+});
+
+export const readyzRoute = createRoute({
+  method: 'get',
+  path: '/readyz',
+  summary: 'Readiness: Postgres, Redis and OpenSearch answer',
+  security: [],
+  responses: { 200: jsonResponse(Readiness, 'ready'), 503: jsonResponse(Readiness, 'a dependency is down') },
+});
+
+export function healthRoutes(deps: Pick<ApiDeps, 'probes'>): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>();
+  mountRoute(app, healthzRoute, (c) => c.json({ status: 'ok' }));
+  mountRoute(app, readyzRoute, async (c) => {
     const checks: Record<string, string> = {};
     await Promise.all(
       Object.entries(deps.probes).map(async ([name, probe]) => {

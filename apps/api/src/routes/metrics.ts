@@ -1,12 +1,25 @@
 import { metricsAuthorized } from '@conduit/platform';
-import { Hono } from 'hono';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { mountRoute, problems } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
 
+export const metricsRoute = createRoute({
+  method: 'get',
+  path: '/metrics',
+  summary: 'Prometheus metrics (open unless METRICS_TOKEN is set; then that bearer token)',
+  security: [],
+  responses: {
+    200: { description: 'Prometheus text format', content: { 'text/plain': { schema: z.string() } } },
+    ...problems(401),
+  },
+});
+
 /** GET /metrics: Prometheus text; open unless METRICS_TOKEN is set (DESIGN §8). */
-export function metricsRoutes(deps: Pick<ApiDeps, 'env' | 'metrics'>): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  app.get('/metrics', async (c) => {
+export function metricsRoutes(deps: Pick<ApiDeps, 'env' | 'metrics'>): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>();
+  mountRoute(app, metricsRoute, async (c) => {
     if (!metricsAuthorized(deps.env.METRICS_TOKEN, c.req.header('authorization'))) {
       throw new ApiError(401, 'unauthorized', 'GET /metrics needs the METRICS_TOKEN bearer token');
     }

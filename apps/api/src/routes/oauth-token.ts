@@ -1,8 +1,10 @@
 import { parseOrThrow } from '@conduit/connectors';
 import { verifyClientSecret } from '@conduit/platform';
-import { Hono } from 'hono';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
+import { TokenResponseSchema } from '../openapi/schemas.ts';
 import { ApiError } from '../problem.ts';
 
 export const TokenRequest = z.object({
@@ -11,10 +13,36 @@ export const TokenRequest = z.object({
   client_secret: z.string().min(1).max(500),
 });
 
+const EXAMPLE = {
+  grant_type: 'client_credentials',
+  client_id: 'demo-client',
+  client_secret: 'demo-secret-change-me',
+};
+
+export const tokenRoute = createRoute({
+  method: 'post',
+  path: '/',
+  summary: 'Exchange client credentials for a bearer token',
+  security: [],
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: TokenRequest,
+          examples: { example0: { summary: 'client credentials', value: EXAMPLE } },
+        },
+        'application/x-www-form-urlencoded': { schema: TokenRequest },
+      },
+    },
+  },
+  responses: { 200: jsonResponse(TokenResponseSchema, 'a bearer token'), ...problems(400, 401) },
+});
+
 /** POST /api/v1/oauth/token: the client-credentials grant, form-encoded or JSON. */
-export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  app.post('/', async (c) => {
+export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>();
+  mountRoute(app, tokenRoute, async (c) => {
     const type = c.req.header('content-type') ?? '';
     let raw: unknown;
     try {

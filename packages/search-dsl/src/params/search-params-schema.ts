@@ -31,16 +31,18 @@ export const SearchFilterSchema = z
     fuzzy: values(z.string()),
     keyword: values(z.string()),
     contains: values(scalar),
-    get any() {
+    // Recursive getters carry their types (zod's documented pattern): inference alone gives up once another
+    // package augments zod's types (@hono/zod-openapi adds .openapi()).
+    get any(): z.ZodOptional<z.ZodRecord<z.ZodString, typeof SearchFilterSchema>> {
       return values(SearchFilterSchema);
     },
-    get not() {
+    get not(): z.ZodOptional<typeof SearchFilterSchema> {
       return SearchFilterSchema.optional();
     },
-    get and() {
+    get and(): z.ZodOptional<z.ZodArray<typeof SearchFilterSchema>> {
       return z.array(SearchFilterSchema).min(1, 'and takes a non-empty list').optional();
     },
-    get or() {
+    get or(): z.ZodOptional<z.ZodArray<typeof SearchFilterSchema>> {
       return z.array(SearchFilterSchema).min(1, 'or takes a non-empty list').optional();
     },
   })

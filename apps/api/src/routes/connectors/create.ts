@@ -1,12 +1,43 @@
-import type { Hono } from 'hono';
+import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { createExample } from '../../openapi/examples.ts';
+import { CreateConnectorRequest } from '../../openapi/request-schemas.ts';
+import {
+  AUTHENTICATED_PROBLEMS,
+  BEARER,
+  jsonBody,
+  jsonResponse,
+  mountRoute,
+  problems,
+} from '../../openapi/route-kit.ts';
+import { ConnectorSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { createConnector } from '../../services/create-connector.ts';
 import { CreateConnectorBody } from './schemas.ts';
 
+export const createConnectorRoute = createRoute({
+  method: 'post',
+  path: '/',
+  summary: 'Create a connector (credentials are checked against the upstream, then encrypted)',
+  security: BEARER,
+  request: {
+    body: jsonBody(
+      CreateConnectorRequest,
+      CONNECTOR_DEFINITIONS.map(({ catalog }) => ({ summary: catalog.connectorType, value: createExample(catalog) })),
+    ),
+  },
+  responses: {
+    201: jsonResponse(ConnectorSchema, 'the connector, without its credentials; its first sync is queued'),
+    ...problems(...AUTHENTICATED_PROBLEMS, 409, 413, 502),
+  },
+});
+
 /** POST /api/v1/integrations/connectors */
-export function registerCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  app.post('/', async (c) => {
+export function registerCreate(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  mountRoute(app, createConnectorRoute, async (c) => {
+    // The envelope first; then the kind's own credentials, config and replication schemas (the branches of the
+    // documented union) in createConnector, so connector_type matches case-insensitively and errors name the field.
     const body = await readJson(c, CreateConnectorBody);
     const view = await createConnector(
       deps,

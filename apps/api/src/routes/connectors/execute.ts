@@ -1,10 +1,22 @@
-import { entityActions, entityOf } from '@conduit/connectors';
-import type { Hono } from 'hono';
+import { CONNECTOR_DEFINITIONS, entityActions, entityOf } from '@conduit/connectors';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { executeExamples } from '../../openapi/examples.ts';
+import { ExecuteRequest } from '../../openapi/request-schemas.ts';
+import {
+  AUTHENTICATED_PROBLEMS,
+  BEARER,
+  jsonBody,
+  jsonResponse,
+  mountRoute,
+  problems,
+} from '../../openapi/route-kit.ts';
+import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import { loadConnector } from './load.ts';
-import { ExecuteBody } from './schemas.ts';
+import { ConnectorIdParams, ExecuteBody } from './schemas.ts';
 
 const ONE_MIB = 1024 * 1024;
 const UPLOAD_ENTITY = 'files_upload';
@@ -17,11 +29,40 @@ const PASSED_HEADERS = [
   'etag',
 ];
 
+export const executeRoute = createRoute({
+  method: 'post',
+  path: '/{connector_id}/execute',
+  summary: 'Execute {entity, action, params}: search answers from the index, the rest passes through live',
+  security: BEARER,
+  request: {
+    params: ConnectorIdParams,
+    body: jsonBody(
+      ExecuteRequest,
+      CONNECTOR_DEFINITIONS.flatMap(({ catalog }) =>
+        executeExamples(catalog).map((e) => ({ summary: `${catalog.connectorType}: ${e.summary}`, value: e.value })),
+      ),
+    ),
+  },
+  responses: {
+    200: {
+      description: 'JSON results, or for download the bytes themselves (streamed, upstream Content-Type)',
+      content: {
+        'application/json': { schema: ExecuteResultSchema },
+        'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) },
+      },
+    },
+    206: { description: 'a byte range of a download (range_header)' },
+    ...problems(...AUTHENTICATED_PROBLEMS, 413, 502, 503),
+  },
+});
+
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */
-export function registerExecute(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  app.post('/:id/execute', async (c) => {
+export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  mountRoute(app, executeRoute, async (c) => {
     // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
     const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
+    // The envelope here; entity, action and params are checked against the connector's kind (the documented
+    // branches) by the connector itself and by the search language, with did-you-mean hints.
     const body = await readJson(c, ExecuteBody);
     // The body limit lets execute through up to the upload size; only files_upload may use it.
     if (body.entity !== UPLOAD_ENTITY && Buffer.byteLength(await c.req.text()) > ONE_MIB) {
@@ -46,7 +87,7 @@ export function registerExecute(app: Hono<ApiEnv>, deps: ApiDeps): void {
     return new Response(download.body, { status: download.status, headers });
   });
 
-  app.all('/:id/execute', () => {
+  app.all('/:connector_id/execute', () => {
     throw new ApiError(405, 'method_not_allowed', 'execute takes POST');
   });
 }

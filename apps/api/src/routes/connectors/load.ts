@@ -13,7 +13,7 @@ export async function loadConnector(
   deps: Pick<ApiDeps, 'connectors'>,
   source: Pick<ConnectorsRepository, 'find'> = deps.connectors,
 ): Promise<{ row: ConnectorRow; catalog: KindCatalog }> {
-  const id = c.req.param('id') ?? '';
+  const id = c.req.param('connector_id') ?? c.req.param('id') ?? '';
   const row = /^[A-Za-z0-9-]{1,64}$/.test(id) ? await source.find(c.get('auth').organizationId, id) : undefined;
   const definition = row && findConnectorDefinition(row.connector_type);
   if (!row || !definition) throw new ApiError(404, 'connector_not_found', `no connector ${id}`);

@@ -1,19 +1,84 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { publicBaseUrl, webhookSchemeFor } from '@conduit/platform';
-import type { Hono } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import {
+  AUTHENTICATED_PROBLEMS,
+  BEARER,
+  bodySchema,
+  jsonBody,
+  jsonResponse,
+  mountRoute,
+  problems,
+} from '../../openapi/route-kit.ts';
+import { ConnectorSchema, SyncAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import { connectorView, searchableEntities } from '../../services/connector-view.ts';
 import { checkCredentials } from '../../services/credential-check.ts';
 import { loadConnector } from './load.ts';
-import { SyncBody, UpdateConnectorBody } from './schemas.ts';
+import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from './schemas.ts';
+
+export const listConnectorsRoute = createRoute({
+  method: 'get',
+  path: '/',
+  summary: 'The caller’s connectors (oldest first), each with its per-entity sync status',
+  security: BEARER,
+  responses: {
+    200: jsonResponse(z.object({ data: z.array(ConnectorSchema) }), 'the connectors'),
+    ...problems(401, 403, 429),
+  },
+});
+
+export const getConnectorRoute = createRoute({
+  method: 'get',
+  path: '/{connector_id}',
+  summary: 'A connector with its per-entity sync status (never its credentials)',
+  security: BEARER,
+  request: { params: ConnectorIdParams },
+  responses: { 200: jsonResponse(ConnectorSchema, 'the connector'), ...problems(...AUTHENTICATED_PROBLEMS) },
+});
+
+export const updateConnectorRoute = createRoute({
+  method: 'patch',
+  path: '/{connector_id}',
+  summary:
+    'Replace the name or the credentials (credentials are re-checked), or set the webhook secret (null removes it; never shown again)',
+  security: BEARER,
+  request: {
+    params: ConnectorIdParams,
+    body: jsonBody(UpdateConnectorBody, [{ summary: 'rename', value: { name: 'renamed' } }]),
+  },
+  responses: {
+    200: jsonResponse(ConnectorSchema, 'the updated connector'),
+    ...problems(...AUTHENTICATED_PROBLEMS, 502),
+  },
+});
+
+export const deleteConnectorRoute = createRoute({
+  method: 'delete',
+  path: '/{connector_id}',
+  summary: 'Delete a connector, its indexed documents and its schedules',
+  security: BEARER,
+  request: { params: ConnectorIdParams },
+  responses: { 204: { description: 'deleted' }, ...problems(...AUTHENTICATED_PROBLEMS) },
+});
+
+export const syncConnectorRoute = createRoute({
+  method: 'post',
+  path: '/{connector_id}/sync',
+  summary: 'Trigger a sync now (all replicated entities, or one)',
+  security: BEARER,
+  request: { params: ConnectorIdParams, body: jsonBody(SyncBody, [{ summary: 'all entities', value: {} }]) },
+  responses: { 202: jsonResponse(SyncAcceptedSchema, 'queued'), ...problems(...AUTHENTICATED_PROBLEMS) },
+});
 
 /** GET /api/v1/integrations/connectors, GET, PATCH, DELETE .../{id} and POST .../{id}/sync */
-export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
+export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
   const view = { publicBaseUrl: publicBaseUrl(deps.env) };
   // The caller's connectors (the MCP server's list tool, the console): oldest first.
-  app.get('/', async (c) => {
+  mountRoute(app, listConnectorsRoute, async (c) => {
     const rows = await deps.connectors.listByOrganization(c.get('auth').organizationId);
     const data = [];
     for (const row of rows) {
@@ -23,14 +88,14 @@ export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void
     return c.json({ data });
   });
 
-  app.get('/:id', async (c) => {
+  mountRoute(app, getConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
     return c.json(connectorView(row, catalog, await deps.syncStates.list(row.id), view));
   });
 
-  app.patch('/:id', async (c) => {
+  mountRoute(app, updateConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
-    const body = await readJson(c, UpdateConnectorBody);
+    const body = await readJson(c, bodySchema(updateConnectorRoute));
     const changes: { name?: string; credentials_ciphertext?: string } = {};
     if (body.name !== undefined) changes.name = body.name;
     if (body.credentials !== undefined) {
@@ -60,7 +125,7 @@ export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void
     return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id), view));
   });
 
-  app.delete('/:id', async (c) => {
+  mountRoute(app, deleteConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
     await deps.scheduler.unschedule(row.id);
     await deps.indexStore.deleteConnector(row.connector_type, searchableEntities(catalog), row.id);
@@ -70,9 +135,9 @@ export function registerReadUpdateDelete(app: Hono<ApiEnv>, deps: ApiDeps): void
     return c.body(null, 204);
   });
 
-  app.post('/:id/sync', async (c) => {
+  mountRoute(app, syncConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
-    const body = await readJson(c, SyncBody);
+    const body = await readJson(c, bodySchema(syncConnectorRoute));
     const searchable = searchableEntities(catalog);
     if (body.entity !== undefined && !searchable.includes(body.entity)) {
       throw new ApiError(400, 'invalid_request', `'${body.entity}' is not replicated`, [

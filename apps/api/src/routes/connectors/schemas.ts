@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 const name = z.string().trim().min(1).max(200);
+export const CustomerName = name;
+export const ConnectorName = name;
 
 export const CreateConnectorBody = z.strictObject({
   customer_name: name,
@@ -28,4 +30,9 @@ export const ExecuteBody = z.strictObject({
   entity: z.string().min(1).max(100),
   action: z.string().min(1).max(50),
   params: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The `{connector_id}` path parameter (checked by loadConnector: an unknown id is a 404, never a 400). */
+export const ConnectorIdParams = z.object({
+  connector_id: z.string().describe('the connector_id returned at creation'),
 });

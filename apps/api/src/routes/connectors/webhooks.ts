@@ -1,10 +1,31 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { type ParsedWebhook, WebhookPayloadError, webhookSchemeFor } from '@conduit/platform';
-import { Hono } from 'hono';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { jsonResponse, mountRoute, problems } from '../../openapi/route-kit.ts';
+import { WebhookAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
+import { ConnectorIdParams } from './schemas.ts';
 
 const CONNECTOR_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+export const webhookRoute = createRoute({
+  method: 'post',
+  path: '/{connector_id}/webhooks',
+  summary:
+    "Upstream webhooks (Orb, Typeform, Sentry, incident.io, Zendesk): public, verified by the vendor's signature over the raw body with the connector's webhook secret; 202 once queued (deduplicated by event id)",
+  security: [],
+  request: {
+    params: ConnectorIdParams,
+    body: {
+      required: true,
+      description: "the vendor's event, exactly as signed",
+      content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+    },
+  },
+  responses: { 202: jsonResponse(WebhookAcceptedSchema, 'queued (or a duplicate)'), ...problems(400, 401, 404, 413) },
+});
 
 /**
  * POST /api/v1/integrations/connectors/{id}/webhooks (DESIGN §7): public, authenticated only by the vendor's
@@ -13,10 +34,10 @@ const CONNECTOR_ID = /^[A-Za-z0-9-]{1,64}$/;
  * signature (and when no secret is configured: nothing can be verified); 413 over 1 MiB (the /api/* body limit);
  * 202 once queued, deduplicated by the event id. A refused call stores nothing.
  */
-export function webhookRoutes(deps: ApiDeps): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  app.post('/:id/webhooks', async (c) => {
-    const id = c.req.param('id');
+export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>();
+  mountRoute(app, webhookRoute, async (c) => {
+    const id = c.req.param('connector_id') ?? '';
     const row = CONNECTOR_ID.test(id) ? await deps.connectors.findForSync(id) : undefined;
     if (!row || !findConnectorDefinition(row.connector_type)) {
       throw new ApiError(404, 'connector_not_found', `no connector ${id}`);

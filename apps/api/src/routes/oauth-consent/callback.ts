@@ -7,10 +7,29 @@ import {
   oauthDepsFrom,
   redirectWith,
 } from '@conduit/oauth-consent';
-import { Hono } from 'hono';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { mountRoute, problems } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { consentPorts } from './consent-ports.ts';
+
+export const oauthCallbackRoute = createRoute({
+  method: 'get',
+  path: '/',
+  summary:
+    'Where the provider sends the user back: creates the connector, then 302 to redirect_url?connector_id=… (or ?error=…)',
+  security: [],
+  request: {
+    query: z.object({
+      state: z.string().describe('the signed state from initiate'),
+      code: z.string().optional(),
+      error: z.string().optional(),
+      error_description: z.string().optional(),
+    }),
+  },
+  responses: { 302: { description: 'back to redirect_url' }, ...problems(400) },
+});
 
 /**
  * GET /api/v1/integrations/connectors/oauth/callback?code&state: the provider sends the user's browser here.
@@ -18,11 +37,11 @@ import { consentPorts } from './consent-ports.ts';
  * `redirect_url?connector_id=…`; once the state is verifiable every failure is a 302 to
  * `redirect_url?error=…&error_description=…`; without a verifiable state, a problem+json 400.
  */
-export function oauthCallbackRoutes(deps: ApiDeps): Hono<ApiEnv> {
+export function oauthCallbackRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const oauth = oauthDepsFrom(deps);
   const ports = consentPorts(deps);
-  const app = new Hono<ApiEnv>();
-  app.get('/', async (c) => {
+  const app = new OpenAPIHono<ApiEnv>();
+  mountRoute(app, oauthCallbackRoute, async (c) => {
     const state = c.req.query('state') ?? '';
     const verified = await oauth.states.verify(state);
     if (verified.status === 'invalid') {

@@ -1,19 +1,49 @@
 import { OAuthInitiateBody, oauthDepsFrom, startConsent } from '@conduit/oauth-consent';
-import type { Hono } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import {
+  AUTHENTICATED_PROBLEMS,
+  BEARER,
+  bodySchema,
+  jsonBody,
+  jsonResponse,
+  mountRoute,
+  problems,
+} from '../../openapi/route-kit.ts';
+import { OAuthInitiateResponseSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { requireDefinition } from '../../services/create-connector.ts';
 import { consentPorts } from './consent-ports.ts';
+
+export const oauthInitiateRoute = createRoute({
+  method: 'post',
+  path: '/oauth/initiate',
+  summary:
+    'Start the OAuth consent flow: a consent_url with a signed, single-use state (kinds whose vendor offers OAuth)',
+  security: BEARER,
+  request: {
+    body: jsonBody(OAuthInitiateBody, [
+      {
+        summary: 'Typeform',
+        value: { customer_name: 'acme', connector_type: 'Typeform', redirect_url: 'https://app.example/connected' },
+      },
+    ]),
+  },
+  responses: {
+    200: jsonResponse(OAuthInitiateResponseSchema, 'where to send the user'),
+    ...problems(...AUTHENTICATED_PROBLEMS, 409),
+  },
+});
 
 /**
  * POST /api/v1/integrations/connectors/oauth/initiate → `{consent_url, state, expires_at}`. Mount it on the
  * authenticated connectors app before the `/:id` routes.
  */
-export function registerOAuthInitiate(app: Hono<ApiEnv>, deps: ApiDeps): void {
+export function registerOAuthInitiate(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
   const oauth = oauthDepsFrom(deps);
   const ports = consentPorts(deps);
-  app.post('/oauth/initiate', async (c) => {
-    const body = await readJson(c, OAuthInitiateBody);
+  mountRoute(app, oauthInitiateRoute, async (c) => {
+    const body = await readJson(c, bodySchema(oauthInitiateRoute));
     const { catalog } = requireDefinition(body.connector_type);
     const auth = c.get('auth');
     const request = { organizationId: auth.organizationId, clientId: auth.clientId, body, catalog };

@@ -1,0 +1,76 @@
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
+import type { Handler } from 'hono';
+import type { z } from 'zod';
+import type { ApiEnv } from '../deps.ts';
+import { ProblemSchema } from './schemas.ts';
+
+/**
+ * One definition per route: the same `createRoute` object documents the route in the app's OpenAPI registry and
+ * mounts its handler. Handlers validate their JSON bodies with the route's own body schema through readJson
+ * (problem+json with a JSON pointer per issue, as everywhere), not with @hono/zod-openapi's validator, so errors,
+ * empty bodies and content types behave as they always have.
+ */
+export function mountRoute(app: OpenAPIHono<ApiEnv>, route: RouteConfig, handler: Handler<ApiEnv>): void {
+  app.openAPIRegistry.registerPath(route);
+  app.on(route.method.toUpperCase(), route.path.replaceAll(/\{([^}]+)\}/g, ':$1'), handler);
+}
+
+/** The JSON body schema a route declares (what readJson validates against). */
+export function bodySchema<S extends z.ZodType>(route: {
+  request: { body: { content: { 'application/json': { schema: S } } } };
+}): S {
+  return route.request.body.content['application/json'].schema;
+}
+
+/** `{ content: application/json schema, examples }` for a request body. */
+export function jsonBody<S extends z.ZodType>(
+  schema: S,
+  examples: readonly { summary: string; value: unknown }[] = [],
+  description?: string,
+) {
+  return {
+    required: true,
+    ...(description ? { description } : {}),
+    content: {
+      'application/json': {
+        schema,
+        ...(examples.length > 0 ? { examples: Object.fromEntries(examples.map((e, i) => [`example${i}`, e])) } : {}),
+      },
+    },
+  } as const;
+}
+
+export function jsonResponse<S extends z.ZodType>(schema: S, description: string) {
+  return { description, content: { 'application/json': { schema } } } as const;
+}
+
+const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+  400: 'the request must be fixed: `errors` lists each problem with its JSON pointer',
+  401: 'missing, expired or forged bearer token',
+  403: 'organization not allowed for this client',
+  404: 'no such connector (or one of another organization), or no such upstream resource',
+  405: 'wrong method',
+  409: 'a connector with this identity exists',
+  413: 'the body is over the limit',
+  429: 'our rate limit or the upstream’s; see Retry-After',
+  502: 'the upstream failed or rejected the stored credentials',
+  503: 'the index cannot answer (live actions keep working)',
+};
+
+/** RFC 9457 problem responses for the given statuses. */
+export function problems(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: PROBLEM_DESCRIPTIONS[status] ?? 'problem',
+        content: { 'application/problem+json': { schema: ProblemSchema } },
+      },
+    ]),
+  );
+}
+
+/** Problems every authenticated route can answer. */
+export const AUTHENTICATED_PROBLEMS = [400, 401, 403, 404, 429] as const;
+
+export const BEARER = [{ bearer: [] }];
