@@ -130,6 +130,27 @@ describe('@conduit/client against the platform', () => {
     expect(new Set(statuses)).toEqual(new Set(statuses.filter((s) => s === 'paid' || s === 'issued')));
   });
 
+  it('answers typed aggregations (count_by, sum, histogram) with meta.total', async () => {
+    const orb = conduit.connector(ids.get('Orb')!, 'Orb');
+    await firstSync('Orb', 'invoices');
+    const page = await orb.search('invoices', {
+      query: {},
+      limit: 0,
+      aggregate: {
+        by_status: { count_by: 'status' },
+        revenue: { sum: 'total' },
+        daily: { histogram: 'created_at', interval: 'day' },
+      },
+    });
+    const invoices = new Set(sims.get('Orb')!.expectedKeys('invoices')).size;
+    expect(page.data).toEqual([]);
+    expect(page.meta.total).toEqual({ value: invoices, exact: true });
+    const aggregations = page.meta.aggregations!;
+    expect(aggregations.by_status.reduce((sum, b) => sum + b.count, 0)).toBe(invoices);
+    expect(aggregations.daily.reduce((sum, b) => sum + b.count, 0)).toBe(invoices);
+    expect(typeof aggregations.revenue.value).toBe('string');
+  });
+
   it('listAll follows the kind’s own paging to the end', async () => {
     const orb = conduit.connector(ids.get('Orb')!, 'Orb');
     const customers = [];

@@ -187,6 +187,25 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     await client.close();
   });
 
+  it('answers aggregations through the search tool', async () => {
+    const client = await httpClient(await platform.token());
+    const result = answer(
+      await client.callTool({
+        name: 'orb_search',
+        arguments: {
+          connector_id: connectorId,
+          entity: 'invoices',
+          query: {},
+          limit: 0,
+          aggregate: { by_status: { count_by: 'status' }, revenue: { sum: 'total' } },
+        },
+      }),
+    ) as SearchAnswer & { meta: { aggregations: { by_status: { key: string; count: number }[] } } };
+    expect(result.data).toEqual([]);
+    expect(result.meta.aggregations.by_status.reduce((n, b) => n + b.count, 0)).toBe(expectedInvoices.length);
+    await client.close();
+  });
+
   it('answers a misspelt field with a tool error naming the field to fix', async () => {
     const client = await httpClient(await platform.token());
     const result = await client.callTool({

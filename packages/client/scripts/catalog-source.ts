@@ -301,11 +301,18 @@ function searchFieldsTypes(name: string, fields: FieldMap, topLevel = true): str
     } else if (SCALARS.has(items.type)) contains.push(prop(path, filterValue(items)));
   }
   const sortable = scalar.map((e) => e.path);
-  // Aggregations (DESIGN §4 params.aggregate): count_by any declared scalar; sum/avg/min/max numbers, decimals and
-  // dates; histogram dates.
+  // Aggregations (DESIGN §4 params.aggregate; packages/search-dsl/src/validate/validate-aggregations.ts): count_by
+  // any declared scalar or array of scalars; sum numbers and decimals; avg/min/max those and dates; histogram dates.
+  const numeric = scalar.filter((e) => ['integer', 'number', 'decimal'].includes(e.spec.type)).map((e) => e.path);
   const metric = scalar
     .filter((e) => ['integer', 'number', 'decimal', 'datetime'].includes(e.spec.type))
     .map((e) => e.path);
+  const countable = [
+    ...sortable,
+    ...typed
+      .filter((e) => e.spec.type === 'array' && e.spec.items !== undefined && SCALARS.has(e.spec.items.type))
+      .map((e) => e.path),
+  ];
   const dates = scalar.filter((e) => e.spec.type === 'datetime').map((e) => e.path);
   const projection = [...typed.map((e) => JSON.stringify(e.path)), ...flat.map((p) => `\`${p}.\${string}\``)];
   out.push(
@@ -317,7 +324,8 @@ function searchFieldsTypes(name: string, fields: FieldMap, topLevel = true): str
     `contains: ${map(contains)};`,
     `any: ${map(any)};`,
     `sort: ${union(sortable)};`,
-    `count_by: ${union(sortable)};`,
+    `count_by: ${union(countable)};`,
+    `sum: ${union(numeric)};`,
     `metric: ${union(metric)};`,
     `histogram: ${union(dates)};`,
     `fields: ${projection.length ? projection.join(' | ') : 'never'};`,

@@ -117,8 +117,10 @@ describe('aggregations (DESIGN §4 params.aggregate)', () => {
     const wrong = () => [
       // @ts-expect-error a misspelt field
       orb.search('invoices', { query: {}, aggregate: { a: { count_by: 'stauts' } } }),
-      // @ts-expect-error sum takes numbers, decimals or dates, not a status
+      // @ts-expect-error sum takes numbers and decimals, not a status
       orb.search('invoices', { query: {}, aggregate: { a: { sum: 'status' } } }),
+      // @ts-expect-error nor dates (min, max and avg do)
+      orb.search('invoices', { query: {}, aggregate: { a: { sum: 'created_at' } } }),
       // @ts-expect-error histogram takes a date field
       orb.search('invoices', { query: {}, aggregate: { a: { histogram: 'total', interval: 'day' } } }),
       // @ts-expect-error no yearly buckets

@@ -15,6 +15,7 @@ export interface SearchFields {
   any: object;
   sort: string;
   count_by: string;
+  sum: string;
   metric: string;
   histogram: string;
   fields: string;
@@ -58,11 +59,11 @@ export interface SearchQuery<S extends SearchFields> {
 /** One aggregation over the records that match the filter (DESIGN §4, `params.aggregate`). */
 export type Aggregation<S extends SearchFields> =
   | { count_by: S['count_by']; size?: number }
-  | { sum: S['metric'] }
+  | { sum: S['sum'] }
   | { avg: S['metric'] }
   | { min: S['metric'] }
   | { max: S['metric'] }
-  | { histogram: S['histogram']; interval: 'hour' | 'day' | 'week' | 'month' };
+  | { histogram: S['histogram'] /** Default `day`; UTC buckets. */; interval?: 'hour' | 'day' | 'week' | 'month' };
 
 export interface Bucket {
   key: string | number | boolean;

@@ -36,7 +36,11 @@ describe('MCP tool input schemas', () => {
     expect(validate({ ...base, query: { filter: { fuzzy: { created_at: 'monday' } } } })).toBe(false);
     expect(validate({ ...base, query: { sort: [{ subscription: 'asc' }] } })).toBe(false);
     expect(validate({ ...base, query: {}, aggregate: { a: { sum: 'status' } } })).toBe(false);
-    expect(validate({ ...base, query: {}, aggregate: { a: { histogram: 'created_at' } } })).toBe(false);
+    expect(validate({ ...base, query: {}, aggregate: { a: { sum: 'created_at' } } })).toBe(false);
+    expect(validate({ ...base, query: {}, aggregate: { a: { histogram: 'total' } } })).toBe(false);
+    expect(validate({ ...base, query: {}, aggregate: { a: { histogram: 'created_at', interval: 'year' } } })).toBe(
+      false,
+    );
     expect(validate({ ...base, entity: 'customers', query: { filter: { eq: { status: 'paid' } } } })).toBe(false);
   });
 

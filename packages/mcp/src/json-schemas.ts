@@ -213,23 +213,26 @@ function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<str
 
 /** `params.aggregate` (DESIGN §4): named aggregations over the fields each one applies to. */
 function aggregateSchema(typed: readonly Entry[]): JsonSchema {
-  const scalars = typed.filter((e) => SCALARS.has(e.spec.type)).map((e) => e.path);
-  const metric = typed
-    .filter((e) => ['integer', 'number', 'decimal', 'datetime'].includes(e.spec.type))
+  const ofTypes = (types: string[]) => typed.filter((e) => types.includes(e.spec.type)).map((e) => e.path);
+  const scalarArrays = typed
+    .filter((e) => e.spec.type === 'array' && e.spec.items !== undefined && SCALARS.has(e.spec.items.type))
     .map((e) => e.path);
-  const dates = typed.filter((e) => e.spec.type === 'datetime').map((e) => e.path);
-  const one = (key: string, fields: string[], extra: Record<string, JsonSchema> = {}, required: string[] = []) => ({
+  const countable = [...ofTypes([...SCALARS]), ...scalarArrays];
+  const numeric = ofTypes(['integer', 'number', 'decimal']);
+  const metric = ofTypes(['integer', 'number', 'decimal', 'datetime']);
+  const dates = ofTypes(['datetime']);
+  const one = (key: string, fields: string[], extra: Record<string, JsonSchema> = {}) => ({
     type: 'object',
     properties: { [key]: { enum: fields }, ...extra },
-    required: [key, ...required],
+    required: [key],
     additionalProperties: false,
   });
   const kinds: JsonSchema[] = [];
-  if (scalars.length) kinds.push(one('count_by', scalars, { size: { type: 'integer', minimum: 1, maximum: 1000 } }));
-  if (metric.length) for (const op of ['sum', 'avg', 'min', 'max']) kinds.push(one(op, metric));
-  if (dates.length) {
-    kinds.push(one('histogram', dates, { interval: { enum: ['hour', 'day', 'week', 'month'] } }, ['interval']));
-  }
+  if (countable.length)
+    kinds.push(one('count_by', countable, { size: { type: 'integer', minimum: 1, maximum: 1000 } }));
+  if (numeric.length) kinds.push(one('sum', numeric));
+  if (metric.length) for (const op of ['avg', 'min', 'max']) kinds.push(one(op, metric));
+  if (dates.length) kinds.push(one('histogram', dates, { interval: { enum: ['hour', 'day', 'week', 'month'] } }));
   return {
     type: 'object',
     description:

@@ -199,6 +199,7 @@ export interface ZendeskTalkPhoneNumbersSearchFields {
     | 'toll_free'
     | 'transcription'
     | 'voice_enabled';
+  sum: 'id' | 'default_group_id' | 'ivr_id' | 'priority' | 'schedule_id' | 'sms_group_id';
   metric: 'id' | 'default_group_id' | 'ivr_id' | 'priority' | 'schedule_id' | 'sms_group_id' | 'created_at';
   histogram: 'created_at';
   fields:
@@ -305,6 +306,7 @@ export interface ZendeskTalkAddressesSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip';
   count_by: 'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip';
+  sum: 'id';
   metric: 'id';
   histogram: never;
   fields: 'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip';
@@ -395,6 +397,7 @@ export interface ZendeskTalkGreetingsSearchFields {
     | 'name'
     | 'category_id'
     | 'upload_id';
+  sum: 'category_id' | 'upload_id';
   metric: 'category_id' | 'upload_id';
   histogram: never;
   fields:
@@ -446,6 +449,7 @@ export interface ZendeskTalkGreetingCategoriesSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name';
   count_by: 'id' | 'name';
+  sum: 'id';
   metric: 'id';
   histogram: never;
   fields: 'id' | 'name';
@@ -487,6 +491,7 @@ export interface ZendeskTalkIvrsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name';
   count_by: 'id' | 'name';
+  sum: 'id';
   metric: 'id';
   histogram: never;
   fields: 'id' | 'name' | 'phone_number_ids' | 'phone_number_names' | 'menus';
@@ -655,6 +660,27 @@ export interface ZendeskTalkAgentsActivitySearchFields {
     | 'forwarding_number'
     | 'name'
     | 'via';
+  sum:
+    | 'agent_id'
+    | 'available_time'
+    | 'away_time'
+    | 'calls_accepted'
+    | 'calls_denied'
+    | 'calls_missed'
+    | 'online_time'
+    | 'total_call_duration'
+    | 'total_talk_time'
+    | 'total_wrap_up_time'
+    | 'transfers_only_time'
+    | 'accepted_third_party_conferences'
+    | 'accepted_transfers'
+    | 'average_hold_time'
+    | 'average_talk_time'
+    | 'average_wrap_up_time'
+    | 'calls_put_on_hold'
+    | 'started_third_party_conferences'
+    | 'started_transfers'
+    | 'total_hold_time';
   metric:
     | 'agent_id'
     | 'available_time'
@@ -815,6 +841,30 @@ export interface ZendeskTalkAgentsOverviewSearchFields {
     | 'total_hold_time'
     | 'total_started_transfers';
   count_by:
+    | 'average_calls_accepted'
+    | 'average_calls_denied'
+    | 'average_calls_missed'
+    | 'average_wrap_up_time'
+    | 'total_calls_accepted'
+    | 'total_calls_denied'
+    | 'total_calls_missed'
+    | 'total_talk_time'
+    | 'total_wrap_up_time'
+    | 'average_accepted_transfers'
+    | 'average_available_time'
+    | 'average_away_time'
+    | 'average_calls_put_on_hold'
+    | 'average_hold_time'
+    | 'average_online_time'
+    | 'average_started_transfers'
+    | 'average_talk_time'
+    | 'average_transfers_only_time'
+    | 'current_timestamp'
+    | 'total_accepted_transfers'
+    | 'total_calls_put_on_hold'
+    | 'total_hold_time'
+    | 'total_started_transfers';
+  sum:
     | 'average_calls_accepted'
     | 'average_calls_denied'
     | 'average_calls_missed'
@@ -1021,6 +1071,30 @@ export interface ZendeskTalkAccountOverviewSearchFields {
     | 'total_textback_requests'
     | 'total_voicemails'
     | 'total_wrap_up_time';
+  sum:
+    | 'current_timestamp'
+    | 'average_call_duration'
+    | 'average_callback_wait_time'
+    | 'average_hold_time'
+    | 'average_queue_wait_time'
+    | 'average_time_to_answer'
+    | 'average_wrap_up_time'
+    | 'max_calls_waiting'
+    | 'max_queue_wait_time'
+    | 'total_call_duration'
+    | 'total_callback_calls'
+    | 'total_calls'
+    | 'total_calls_abandoned_in_queue'
+    | 'total_calls_outside_business_hours'
+    | 'total_calls_with_exceeded_queue_wait_time'
+    | 'total_calls_with_requested_voicemail'
+    | 'total_embeddable_callback_calls'
+    | 'total_hold_time'
+    | 'total_inbound_calls'
+    | 'total_outbound_calls'
+    | 'total_textback_requests'
+    | 'total_voicemails'
+    | 'total_wrap_up_time';
   metric:
     | 'current_timestamp'
     | 'average_call_duration'
@@ -1117,6 +1191,14 @@ export interface ZendeskTalkCurrentQueueActivitySearchFields {
     | 'embeddable_callbacks_waiting'
     | 'longest_wait_time';
   count_by:
+    | 'current_timestamp'
+    | 'agents_online'
+    | 'average_wait_time'
+    | 'callbacks_waiting'
+    | 'calls_waiting'
+    | 'embeddable_callbacks_waiting'
+    | 'longest_wait_time';
+  sum:
     | 'current_timestamp'
     | 'agents_online'
     | 'average_wait_time'
@@ -1378,6 +1460,25 @@ export interface ZendeskTalkCallsSearchFields {
     | 'voicemail'
     | 'wait_time'
     | 'wrap_up_time';
+  sum:
+    | 'id'
+    | 'agent_id'
+    | 'call_group_id'
+    | 'consultation_time'
+    | 'duration'
+    | 'hold_time'
+    | 'ivr_hops'
+    | 'ivr_time_spent'
+    | 'minutes_billed'
+    | 'not_recording_time'
+    | 'phone_number_id'
+    | 'recording_control_interactions'
+    | 'recording_time'
+    | 'talk_time'
+    | 'ticket_id'
+    | 'time_to_answer'
+    | 'wait_time'
+    | 'wrap_up_time';
   metric:
     | 'id'
     | 'agent_id'
@@ -1596,6 +1697,24 @@ export interface ZendeskTalkCallLegsSearchFields {
     | 'updated_at'
     | 'user_id'
     | 'wrap_up_time';
+  sum:
+    | 'id'
+    | 'agent_id'
+    | 'call_id'
+    | 'conference_from'
+    | 'conference_time'
+    | 'conference_to'
+    | 'consultation_from'
+    | 'consultation_time'
+    | 'consultation_to'
+    | 'duration'
+    | 'hold_time'
+    | 'minutes_billed'
+    | 'talk_time'
+    | 'transferred_from'
+    | 'transferred_to'
+    | 'user_id'
+    | 'wrap_up_time';
   metric:
     | 'id'
     | 'agent_id'
@@ -1703,6 +1822,7 @@ export interface PaypalTransactionBalancesSearchFields {
   };
   sort: 'account_id' | 'as_of_time' | 'last_refresh_time';
   count_by: 'account_id' | 'as_of_time' | 'last_refresh_time';
+  sum: never;
   metric: 'as_of_time' | 'last_refresh_time';
   histogram: 'as_of_time' | 'last_refresh_time';
   fields: 'balances' | 'account_id' | 'as_of_time' | 'last_refresh_time';
@@ -1760,6 +1880,7 @@ export interface PaypalTransactionBalancesSearchFieldsBalancesItem {
     | 'available_balance.value'
     | 'withheld_balance.currency_code'
     | 'withheld_balance.value';
+  sum: 'total_balance.value' | 'available_balance.value' | 'withheld_balance.value';
   metric: 'total_balance.value' | 'available_balance.value' | 'withheld_balance.value';
   histogram: never;
   fields:
@@ -2174,6 +2295,12 @@ export interface PaypalTransactionTransactionsSearchFields {
     | 'transaction_id'
     | 'transaction_initiation_date'
     | 'transaction_updated_date';
+  sum:
+    | 'transaction_info.transaction_amount.value'
+    | 'transaction_info.fee_amount.value'
+    | 'transaction_info.insurance_amount.value'
+    | 'transaction_info.shipping_amount.value'
+    | 'transaction_info.shipping_discount_amount.value';
   metric:
     | 'auction_info.auction_closing_date'
     | 'transaction_info.transaction_initiation_date'
@@ -2338,6 +2465,7 @@ export interface PaypalTransactionTransactionsSearchFieldsCartInfoItemDetailsIte
     | 'item_amount.value'
     | 'total_item_amount.currency_code'
     | 'total_item_amount.value';
+  sum: 'item_unit_price.value' | 'item_amount.value' | 'total_item_amount.value';
   metric: 'item_unit_price.value' | 'item_amount.value' | 'total_item_amount.value';
   histogram: never;
   fields:
@@ -2399,6 +2527,7 @@ export interface PaypalTransactionTransactionsSearchFieldsIncentiveInfoIncentive
     | 'incentive_program_code'
     | 'incentive_amount.currency_code'
     | 'incentive_amount.value';
+  sum: 'incentive_amount.value';
   metric: 'incentive_amount.value';
   histogram: never;
   fields:
@@ -2466,6 +2595,7 @@ export interface PaypalTransactionListPaymentsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'intent' | 'state' | 'cart' | 'create_time' | 'update_time';
   count_by: 'id' | 'intent' | 'state' | 'cart' | 'create_time' | 'update_time';
+  sum: never;
   metric: 'create_time' | 'update_time';
   histogram: 'create_time' | 'update_time';
   fields:
@@ -2584,6 +2714,7 @@ export interface PaypalTransactionListDisputesSearchFields {
     | 'dispute_amount.currency_code'
     | 'dispute_amount.value'
     | 'updated_time_cut';
+  sum: 'dispute_amount.value';
   metric: 'create_time' | 'update_time' | 'dispute_amount.value' | 'updated_time_cut';
   histogram: 'create_time' | 'update_time' | 'updated_time_cut';
   fields:
@@ -2646,6 +2777,7 @@ export interface PaypalTransactionListProductsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'create_time';
   count_by: 'id' | 'name' | 'description' | 'create_time';
+  sum: never;
   metric: 'create_time';
   histogram: 'create_time';
   fields: 'id' | 'name' | 'description' | 'create_time' | 'links';
@@ -2723,6 +2855,7 @@ export interface PaypalTransactionShowProductDetailsSearchFields {
     | 'home_url'
     | 'create_time'
     | 'update_time';
+  sum: never;
   metric: 'create_time' | 'update_time';
   histogram: 'create_time' | 'update_time';
   fields:
@@ -2818,7 +2951,14 @@ export interface PaypalTransactionSearchInvoicesSearchFields {
   };
   any: { [field: string]: never };
   sort: 'id' | 'status' | 'due_amount.currency_code' | 'due_amount.value' | 'last_update_time';
-  count_by: 'id' | 'status' | 'due_amount.currency_code' | 'due_amount.value' | 'last_update_time';
+  count_by:
+    | 'id'
+    | 'status'
+    | 'due_amount.currency_code'
+    | 'due_amount.value'
+    | 'last_update_time'
+    | 'additional_recipients';
+  sum: 'due_amount.value';
   metric: 'due_amount.value' | 'last_update_time';
   histogram: 'last_update_time';
   fields:
@@ -2939,6 +3079,7 @@ export interface TypeformFormsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'type' | 'title' | 'created_at' | 'last_updated_at' | 'published_at';
   count_by: 'id' | 'type' | 'title' | 'created_at' | 'last_updated_at' | 'published_at';
+  sum: never;
   metric: 'created_at' | 'last_updated_at' | 'published_at';
   histogram: 'created_at' | 'last_updated_at' | 'published_at';
   fields:
@@ -3037,6 +3178,7 @@ export interface TypeformResponsesSearchFields {
   any: { [field: string]: never };
   sort: 'response_id' | 'response_type' | 'landed_at' | 'landing_id' | 'submitted_at' | 'token' | 'form_id';
   count_by: 'response_id' | 'response_type' | 'landed_at' | 'landing_id' | 'submitted_at' | 'token' | 'form_id';
+  sum: never;
   metric: 'landed_at' | 'submitted_at';
   histogram: 'landed_at' | 'submitted_at';
   fields:
@@ -3108,6 +3250,7 @@ export interface TypeformWebhooksSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'form_id' | 'tag' | 'url' | 'created_at' | 'updated_at' | 'enabled' | 'verify_ssl';
   count_by: 'id' | 'form_id' | 'tag' | 'url' | 'created_at' | 'updated_at' | 'enabled' | 'verify_ssl';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'form_id' | 'tag' | 'url' | 'created_at' | 'updated_at' | 'enabled' | 'verify_ssl';
@@ -3162,6 +3305,7 @@ export interface TypeformWorkspacesSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'account_id' | 'default' | 'shared';
   count_by: 'id' | 'name' | 'account_id' | 'default' | 'shared';
+  sum: never;
   metric: never;
   histogram: never;
   fields: 'id' | 'name' | 'account_id' | 'default' | 'shared' | 'forms' | 'self' | `forms.${string}` | `self.${string}`;
@@ -3220,6 +3364,7 @@ export interface TypeformImagesSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'file_name' | 'src' | 'media_type' | 'avg_color' | 'width' | 'height' | 'has_alpha';
   count_by: 'id' | 'file_name' | 'src' | 'media_type' | 'avg_color' | 'width' | 'height' | 'has_alpha';
+  sum: 'width' | 'height';
   metric: 'width' | 'height';
   histogram: never;
   fields: 'id' | 'file_name' | 'src' | 'media_type' | 'avg_color' | 'width' | 'height' | 'has_alpha';
@@ -3312,6 +3457,7 @@ export interface TypeformThemesSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'has_transparent_button';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -3545,6 +3691,7 @@ export interface SentryProjectsSearchFields {
     | 'platform'
     | 'slug'
     | 'status';
+  sum: never;
   metric: 'dateCreated' | 'firstEvent';
   histogram: 'dateCreated' | 'firstEvent';
   fields:
@@ -3778,6 +3925,7 @@ export interface SentryIssuesSearchFields {
     | 'isPublic'
     | 'isSubscribed'
     | 'isUnhandled';
+  sum: 'userCount' | 'numComments';
   metric: 'firstSeen' | 'lastSeen' | 'userCount' | 'numComments';
   histogram: 'firstSeen' | 'lastSeen';
   fields:
@@ -4001,6 +4149,7 @@ export interface SentryEventsSearchFields {
     | 'event.type'
     | 'size'
     | 'occurrence';
+  sum: 'size';
   metric: 'dateCreated' | 'dateReceived' | 'size';
   histogram: 'dateCreated' | 'dateReceived';
   fields:
@@ -4181,6 +4330,7 @@ export interface SentryReleasesSearchFields {
     | 'newGroups'
     | 'commitCount'
     | 'deployCount';
+  sum: 'id' | 'newGroups' | 'commitCount' | 'deployCount';
   metric:
     | 'id'
     | 'dateCreated'
@@ -4449,6 +4599,12 @@ export interface GoogleAdsAccountsSearchFields {
     | 'customer.time_zone'
     | 'customer.tracking_url_template'
     | 'segments.date';
+  sum:
+    | 'customer.conversion_tracking_setting.conversion_tracking_id'
+    | 'customer.conversion_tracking_setting.cross_account_conversion_tracking_id'
+    | 'customer.id'
+    | 'customer.optimization_score'
+    | 'customer.optimization_score_weight';
   metric:
     | 'customer.conversion_tracking_setting.conversion_tracking_id'
     | 'customer.conversion_tracking_setting.cross_account_conversion_tracking_id'
@@ -4658,6 +4814,18 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
     | 'segments.date';
+  sum:
+    | 'campaign.id'
+    | 'campaign_budget.amount_micros'
+    | 'metrics.clicks'
+    | 'metrics.cost_micros'
+    | 'metrics.impressions'
+    | 'metrics.interactions'
+    | 'metrics.ctr'
+    | 'metrics.conversions'
+    | 'metrics.conversions_value'
+    | 'metrics.average_cpc'
+    | 'metrics.average_cpm';
   metric:
     | 'campaign.id'
     | 'campaign.start_date'
@@ -4866,6 +5034,17 @@ export interface GoogleAdsAdGroupsSearchFields {
     | 'ad_group.target_roas'
     | 'metrics.cost_micros'
     | 'segments.date';
+  sum:
+    | 'campaign.id'
+    | 'ad_group.id'
+    | 'ad_group.cpc_bid_micros'
+    | 'ad_group.cpm_bid_micros'
+    | 'ad_group.cpv_bid_micros'
+    | 'ad_group.effective_target_cpa_micros'
+    | 'ad_group.target_cpa_micros'
+    | 'ad_group.effective_target_roas'
+    | 'ad_group.target_roas'
+    | 'metrics.cost_micros';
   metric:
     | 'campaign.id'
     | 'ad_group.id'
@@ -5016,6 +5195,7 @@ export interface GoogleAdsAdGroupAdsSearchFields {
     | 'ad_group_ad.policy_summary.approval_status'
     | 'ad_group_ad.policy_summary.review_status'
     | 'segments.date';
+  sum: 'ad_group.id' | 'ad_group_ad.ad.id';
   metric: 'ad_group.id' | 'ad_group_ad.ad.id' | 'segments.date';
   histogram: 'segments.date';
   fields:
@@ -5104,6 +5284,7 @@ export interface GoogleAdsCampaignLabelsSearchFields {
   any: { [field: string]: never };
   sort: 'campaign.id' | 'campaign_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
   count_by: 'campaign.id' | 'campaign_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  sum: 'campaign.id' | 'label.id';
   metric: 'campaign.id' | 'label.id';
   histogram: never;
   fields: 'campaign.id' | 'campaign_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
@@ -5174,6 +5355,7 @@ export interface GoogleAdsAdGroupLabelsSearchFields {
   any: { [field: string]: never };
   sort: 'ad_group.id' | 'ad_group_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
   count_by: 'ad_group.id' | 'ad_group_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  sum: 'ad_group.id' | 'label.id';
   metric: 'ad_group.id' | 'label.id';
   histogram: never;
   fields: 'ad_group.id' | 'ad_group_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
@@ -5222,6 +5404,7 @@ export interface GoogleAdsAdGroupAdLabelsSearchFields {
   any: { [field: string]: never };
   sort: 'ad_group_ad.ad.id' | 'ad_group_ad_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
   count_by: 'ad_group_ad.ad.id' | 'ad_group_ad_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
+  sum: 'ad_group_ad.ad.id' | 'label.id';
   metric: 'ad_group_ad.ad.id' | 'label.id';
   histogram: never;
   fields: 'ad_group_ad.ad.id' | 'ad_group_ad_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
@@ -5446,6 +5629,7 @@ export interface IncidentIoIncidentsSearchFields {
     | 'workload_minutes_sleeping'
     | 'workload_minutes_total'
     | 'workload_minutes_working';
+  sum: 'workload_minutes_late' | 'workload_minutes_sleeping' | 'workload_minutes_total' | 'workload_minutes_working';
   metric:
     | 'created_at'
     | 'updated_at'
@@ -5578,6 +5762,7 @@ export interface IncidentIoAlertsSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'resolved_at';
+  sum: never;
   metric: 'created_at' | 'updated_at' | 'resolved_at';
   histogram: 'created_at' | 'updated_at' | 'resolved_at';
   fields:
@@ -5657,6 +5842,7 @@ export interface IncidentIoEscalationsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'title' | 'status' | 'escalation_path_id' | 'created_at' | 'updated_at';
   count_by: 'id' | 'title' | 'status' | 'escalation_path_id' | 'created_at' | 'updated_at';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -5731,6 +5917,7 @@ export interface IncidentIoUsersSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'email' | 'role' | 'chat_user_id';
   count_by: 'id' | 'name' | 'email' | 'role' | 'chat_user_id';
+  sum: never;
   metric: never;
   histogram: never;
   fields: 'id' | 'name' | 'email' | 'role' | 'chat_user_id' | 'base_role' | 'custom_roles' | `base_role.${string}`;
@@ -5788,6 +5975,7 @@ export interface IncidentIoIncidentUpdatesSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'incident_id' | 'message' | 'created_at';
   count_by: 'id' | 'incident_id' | 'message' | 'created_at';
+  sum: never;
   metric: 'created_at';
   histogram: 'created_at';
   fields:
@@ -5882,6 +6070,7 @@ export interface IncidentIoIncidentRolesSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'required';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -5948,6 +6137,7 @@ export interface IncidentIoIncidentStatusesSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'category' | 'created_at' | 'updated_at' | 'rank';
   count_by: 'id' | 'name' | 'description' | 'category' | 'created_at' | 'updated_at' | 'rank';
+  sum: 'rank';
   metric: 'created_at' | 'updated_at' | 'rank';
   histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'name' | 'description' | 'category' | 'created_at' | 'updated_at' | 'rank';
@@ -5989,6 +6179,7 @@ export interface IncidentIoIncidentTimestampsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'rank';
   count_by: 'id' | 'name' | 'rank';
+  sum: 'rank';
   metric: 'rank';
   histogram: never;
   fields: 'id' | 'name' | 'rank';
@@ -6041,6 +6232,7 @@ export interface IncidentIoSeveritiesSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'rank' | 'created_at' | 'updated_at';
   count_by: 'id' | 'name' | 'description' | 'rank' | 'created_at' | 'updated_at';
+  sum: 'rank';
   metric: 'rank' | 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'name' | 'description' | 'rank' | 'created_at' | 'updated_at';
@@ -6100,6 +6292,7 @@ export interface IncidentIoCustomFieldsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'description' | 'field_type' | 'catalog_type_id' | 'created_at' | 'updated_at';
   count_by: 'id' | 'name' | 'description' | 'field_type' | 'catalog_type_id' | 'created_at' | 'updated_at';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields: 'id' | 'name' | 'description' | 'field_type' | 'catalog_type_id' | 'created_at' | 'updated_at';
@@ -6219,7 +6412,10 @@ export interface IncidentIoCatalogTypesSearchFields {
     | 'semantic_type'
     | 'created_at'
     | 'updated_at'
-    | 'last_synced_at';
+    | 'last_synced_at'
+    | 'categories'
+    | 'required_integrations';
+  sum: never;
   metric: 'created_at' | 'updated_at' | 'last_synced_at';
   histogram: 'created_at' | 'updated_at' | 'last_synced_at';
   fields:
@@ -6306,7 +6502,8 @@ export interface IncidentIoSchedulesSearchFields {
   };
   any: { [field: string]: never };
   sort: 'id' | 'name' | 'timezone' | 'created_at' | 'updated_at';
-  count_by: 'id' | 'name' | 'timezone' | 'created_at' | 'updated_at';
+  count_by: 'id' | 'name' | 'timezone' | 'created_at' | 'updated_at' | 'team_ids';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -6431,6 +6628,7 @@ export interface OrbCustomersSearchFields {
     | 'payment_provider'
     | 'payment_provider_id'
     | 'timezone';
+  sum: never;
   metric: 'created_at';
   histogram: 'created_at';
   fields:
@@ -6509,6 +6707,7 @@ export interface OrbSubscriptionsSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'created_at' | 'start_date' | 'end_date' | 'status';
   count_by: 'id' | 'created_at' | 'start_date' | 'end_date' | 'status';
+  sum: never;
   metric: 'created_at' | 'start_date' | 'end_date';
   histogram: 'created_at' | 'start_date' | 'end_date';
   fields: 'id' | 'created_at' | 'start_date' | 'end_date' | 'status';
@@ -6575,6 +6774,7 @@ export interface OrbPlansSearchFields {
   any: { [field: string]: never };
   sort: 'id' | 'created_at' | 'name' | 'description';
   count_by: 'id' | 'created_at' | 'name' | 'description';
+  sum: never;
   metric: 'created_at';
   histogram: 'created_at';
   fields: 'id' | 'created_at' | 'name' | 'description' | 'prices' | 'product' | `product.${string}`;
@@ -6713,6 +6913,7 @@ export interface OrbInvoicesSearchFields {
     | 'paid_at'
     | 'issued_at'
     | 'hosted_invoice_url';
+  sum: 'subtotal' | 'total' | 'amount_due';
   metric: 'created_at' | 'invoice_date' | 'due_date' | 'subtotal' | 'total' | 'amount_due' | 'paid_at' | 'issued_at';
   histogram: 'created_at' | 'invoice_date' | 'due_date' | 'paid_at' | 'issued_at';
   fields:
@@ -6915,7 +7116,9 @@ export interface SnapchatMarketingOrganizationsSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'contact_phone_optin'
-    | 'createdByCaller';
+    | 'createdByCaller'
+    | 'roles';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -7065,7 +7268,9 @@ export interface SnapchatMarketingAdaccountsSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'agency_representing_client'
-    | 'client_paying_invoices';
+    | 'client_paying_invoices'
+    | 'funding_source_ids';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -7183,7 +7388,9 @@ export interface SnapchatMarketingCampaignsSearchFields {
     | 'creation_state'
     | 'start_time'
     | 'created_at'
-    | 'updated_at';
+    | 'updated_at'
+    | 'delivery_status';
+  sum: never;
   metric: 'start_time' | 'created_at' | 'updated_at';
   histogram: 'start_time' | 'created_at' | 'updated_at';
   fields:
@@ -7389,7 +7596,9 @@ export interface SnapchatMarketingAdsquadsSearchFields {
     | 'target_bid'
     | 'daily_budget_micro'
     | 'lifetime_budget_micro'
-    | 'delivery_properties_version';
+    | 'delivery_properties_version'
+    | 'delivery_status';
+  sum: 'daily_budget_micro' | 'lifetime_budget_micro' | 'delivery_properties_version';
   metric:
     | 'end_time'
     | 'start_time'
@@ -7530,7 +7739,10 @@ export interface SnapchatMarketingAdsSearchFields {
     | 'render_type'
     | 'review_status'
     | 'created_at'
-    | 'updated_at';
+    | 'updated_at'
+    | 'review_status_reasons'
+    | 'delivery_status';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -7702,6 +7914,7 @@ export interface SnapchatMarketingCreativesSearchFields {
     | 'created_at'
     | 'updated_at'
     | 'shareable';
+  sum: never;
   metric: 'created_at' | 'updated_at';
   histogram: 'created_at' | 'updated_at';
   fields:
@@ -7853,7 +8066,9 @@ export interface SnapchatMarketingMediaSearchFields {
     | 'updated_at'
     | 'file_size_in_bytes'
     | 'duration_in_seconds'
-    | 'is_demo_media';
+    | 'is_demo_media'
+    | 'media_usages';
+  sum: 'file_size_in_bytes' | 'duration_in_seconds';
   metric: 'created_at' | 'updated_at' | 'file_size_in_bytes' | 'duration_in_seconds';
   histogram: 'created_at' | 'updated_at';
   fields:
