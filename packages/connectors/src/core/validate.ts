@@ -2,11 +2,17 @@ import type { z } from 'zod';
 import { didYouMean } from './did-you-mean.ts';
 import { ConnectorError, type ErrorCode, type FieldProblem, toPointer } from './errors.ts';
 
-/** Every zod issue becomes a problem with a JSON pointer under `prefix`; unknown keys get a "did you mean". */
+/**
+ * Every zod issue becomes a problem with a JSON pointer under `prefix`; unknown keys get a "did you mean".
+ * `input` (what was parsed) tells a missing value ("is required") from one of the wrong type ("expected a
+ * number, got a string"): zod 4 leaves the input out of its issues unless asked, so without it every type
+ * mismatch would read "is required".
+ */
 export function zodProblems(
   error: z.ZodError,
   prefix: string,
   knownKeys: (path: readonly PropertyKey[]) => string[] = () => [],
+  input?: unknown,
 ): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const issue of error.issues) {
@@ -17,8 +23,13 @@ export function zodProblems(
           message: `unknown field '${key}'.${didYouMean(key, knownKeys(issue.path))}`,
         });
       }
-    } else if (issue.code === 'invalid_type' && issue.input === undefined) {
-      problems.push({ path: toPointer(prefix, issue.path), message: 'is required' });
+    } else if (issue.code === 'invalid_type') {
+      const value = valueAt(input, issue.path);
+      problems.push({
+        path: toPointer(prefix, issue.path),
+        message:
+          value === undefined ? 'is required' : `expected ${expectedType(issue.expected)}, got ${typeOfValue(value)}`,
+      });
     } else {
       problems.push({ path: toPointer(prefix, issue.path), message: issue.message });
     }
@@ -39,8 +50,32 @@ export function parseOrThrow<S extends z.ZodType>(
   throw new ConnectorError(
     code,
     title,
-    zodProblems(result.error, prefix, (path) => keysAt(schema, path)),
+    zodProblems(result.error, prefix, (path) => keysAt(schema, path), input),
   );
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let at = input;
+  for (const key of path) {
+    if (typeof at !== 'object' || at === null || typeof key === 'symbol' || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<string | number, unknown>)[key];
+  }
+  return at;
+}
+
+/** "an integer", "a string": the type zod expected. */
+function expectedType(expected: string): string {
+  return withArticle(expected === 'int' ? 'integer' : expected);
+}
+
+/** The JSON type of a value: "a string", "an array", "null". */
+function typeOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  return withArticle(Array.isArray(value) ? 'array' : typeof value);
+}
+
+function withArticle(name: string): string {
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
 }
 
 /** Every problem of a zod parse as field problems (an empty list when it passes). */

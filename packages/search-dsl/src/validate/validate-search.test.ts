@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SearchQueryError } from '../errors.ts';
 import { parseSearchParams } from '../params/parse-search-params.ts';
+import { OPERATORS } from '../params/search-params-schema.ts';
 import { TEST_SCHEMA } from '../testing/test-schema.ts';
 import { validateSearch } from './validate-search.ts';
 
@@ -133,5 +134,46 @@ describe('validateSearch', () => {
     expect(() =>
       validate({ query: { filter: { eq: { name: null, 'meta.x': null }, neq: { count: null } } } }),
     ).not.toThrow();
+  });
+
+  it('turns every operator of the schema into its node (the handlers are a Record over the operators)', () => {
+    const sample: Record<string, unknown> = {
+      eq: { name: 'a' },
+      neq: { name: 'a' },
+      gt: { count: 1 },
+      gte: { count: 1 },
+      lt: { count: 1 },
+      lte: { count: 1 },
+      in: { name: ['a'] },
+      like: { name: 'a%' },
+      fuzzy: { title: 'fox' },
+      keyword: { title: 'fox' },
+      contains: { tags: 'a' },
+      any: { lines: { eq: { sku: 'A' } } },
+      not: { eq: { name: 'a' } },
+      and: [{ eq: { name: 'a' } }, { eq: { count: 1 } }],
+      or: [{ eq: { name: 'a' } }, { eq: { count: 1 } }],
+    };
+    const kinds: Record<string, string> = {
+      eq: 'EqNode',
+      neq: 'NeqNode',
+      gt: 'RangeNode',
+      gte: 'RangeNode',
+      lt: 'RangeNode',
+      lte: 'RangeNode',
+      in: 'InNode',
+      like: 'LikeNode',
+      fuzzy: 'FuzzyNode',
+      keyword: 'KeywordNode',
+      contains: 'ContainsNode',
+      any: 'AnyNode',
+      not: 'NotNode',
+      and: 'AndNode',
+      or: 'OrNode',
+    };
+    expect(Object.keys(sample).sort()).toEqual([...OPERATORS].sort());
+    for (const op of OPERATORS) {
+      expect(validate({ query: { filter: { [op]: sample[op] } } }).filter.kind, op).toBe(kinds[op]);
+    }
   });
 });
