@@ -17,13 +17,27 @@ const profile = process.env.PROFILE ?? 'local';
 const children: ChildProcess[] = [];
 
 function startNode(name: string, script: string, env: NodeJS.ProcessEnv, flags: readonly string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...flags, join(root, script)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, join(root, script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   createInterface({ input: child.stdout! }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      process.stderr.write(`[${name}] exited (${code ?? signal}); stopping the platform\n`);
-      void stop(1);
-    }
+  // The last lines it wrote to stderr: what a child that dies at start-up said about why.
+  const said: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    process.stderr.write(`[${name}] ${line}\n`);
+    said.push(line);
+    if (said.length > 12) said.shift();
+  });
+  // 'close' comes after the child's stdio has ended, so its last words are in: say why, not just "exited (1)".
+  child.on('close', (code, signal) => {
+    if (stopping) return;
+    const reason = said
+      .filter((l) => l.trim() !== '')
+      .slice(-6)
+      .join('\n  ');
+    process.stderr.write(
+      `[start] ${name} exited (${code ?? signal})${reason ? `:\n  ${reason}` : ' without saying why'}\n` +
+        '[start] stopping the platform\n',
+    );
+    void stop(typeof code === 'number' && code !== 0 ? code : 1);
   });
   children.push(child);
   return child;

@@ -1,11 +1,18 @@
-import { createLogger, readEnv, upstreamOverrides } from '@conduit/platform';
+import { createLogger, exitOnStartupFailure, readEnv, upstreamOverrides } from '@conduit/platform';
 import { serve } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { createApiRuntime } from './runtime.ts';
 
-const env = readEnv();
+let env: ReturnType<typeof readEnv>;
+try {
+  env = readEnv();
+} catch (error) {
+  exitOnStartupFailure('api', error);
+}
 const logger = createLogger({ level: env.LOG_LEVEL, base: { service: 'api' } });
-const runtime = await createApiRuntime(env, upstreamOverrides(), { logger, envSource: process.env });
+const runtime = await createApiRuntime(env, upstreamOverrides(), { logger, envSource: process.env }).catch(
+  (error: unknown) => exitOnStartupFailure('api', error),
+);
 runtime.deps.metrics.collectProcessMetrics();
 const app = buildApp(runtime.deps);
 const server = serve({ fetch: app.fetch, port: env.PORT, hostname: '0.0.0.0' }, (info) =>

@@ -1,12 +1,20 @@
-import { createLogger, readEnv, upstreamOverrides } from '@conduit/platform';
+import { createLogger, exitOnStartupFailure, readEnv, upstreamOverrides } from '@conduit/platform';
 import { createWorkerRuntime } from './runtime.ts';
 
-const env = readEnv();
+let env: ReturnType<typeof readEnv>;
+try {
+  env = readEnv();
+} catch (error) {
+  exitOnStartupFailure('worker', error);
+}
 const logger = createLogger({ level: env.LOG_LEVEL, base: { service: 'worker' } });
 
 // Signals are handled from the first moment: a SIGTERM during start-up still ends in a clean shutdown.
 let stopping = false;
-const runtimePromise = createWorkerRuntime(env, upstreamOverrides(), { logger });
+// A worker that cannot start says why on stderr (the launcher repeats it) instead of dying silently.
+const runtimePromise = createWorkerRuntime(env, upstreamOverrides(), { logger }).catch((error: unknown) =>
+  exitOnStartupFailure('worker', error),
+);
 const shutdown = async (signal: string) => {
   if (stopping) return;
   stopping = true;

@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import type { FaultInjector } from '../kit/faults.ts';
 import type { RunningServer } from '../kit/server.ts';
+import { RefreshTokenMint } from '../kit/token-mint.ts';
 import type { GoogleAdsData, GoogleAdsDataOptions } from './data.ts';
 import { GaqlError, parseGaql } from './gaql.ts';
 import { type AdsFailure, applyMutate, MutateError } from './mutate.ts';
@@ -15,6 +16,8 @@ export interface GoogleAdsSimulatorOptions extends GoogleAdsDataOptions {
   /** Rows per googleAds:search page: fixed at 10,000 upstream; smaller here to exercise paging. */
   rowsPerPage?: number;
   accessTokenTtlMs?: number;
+  /** Refresh tokens of an earlier run with this secret stay valid (the local profile across restarts). */
+  tokenSecret?: string | undefined;
   /** How long a rotated-out refresh token is still honoured. */
   refreshGraceMs?: number;
 }
@@ -114,6 +117,7 @@ export function createGoogleAdsApp(
     [sim.expiredAccessToken, 0],
   ]);
   const refreshTokens = new Map<string, number>([[sim.initialRefreshToken, Number.POSITIVE_INFINITY]]);
+  const mint = new RefreshTokenMint(options.tokenSecret);
   const customers = () => sim.data.customers.map((c) => String(c.id));
 
   app.use(
@@ -131,13 +135,15 @@ export function createGoogleAdsApp(
       return c.json({ error: 'invalid_client', error_description: 'The OAuth client was not found.' }, 401);
     }
     const presented = form.get('refresh_token') ?? '';
-    const validUntil = refreshTokens.get(presented);
+    // A token this run never saw, issued by an earlier run of the local profile, is still the current one.
+    const validUntil =
+      refreshTokens.get(presented) ?? (mint.issuedWithSecret(presented) ? Number.POSITIVE_INFINITY : undefined);
     if (validUntil === undefined || validUntil < Date.now()) {
       return c.json({ error: 'invalid_grant', error_description: 'Token has been expired or revoked.' }, 400);
     }
     sim.refreshes.push({ refresh_token: presented, at: Date.now() });
     const accessToken = `ya29.sim-${randomUUID()}`;
-    const refreshToken = `1//sim-${randomUUID()}`;
+    const refreshToken = mint.issue('1//sim-');
     accessTokens.set(accessToken, Date.now() + ttl);
     for (const [token, until] of refreshTokens)
       if (until === Number.POSITIVE_INFINITY) refreshTokens.set(token, Date.now() + grace);

@@ -44,6 +44,7 @@ export async function startGoogleAds(options: SimulatorOptions = {}): Promise<Go
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.size === undefined ? {} : { campaignsPerCustomer: options.size }),
     ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.tokenSecret === undefined ? {} : { tokenSecret: options.tokenSecret }),
     // Rotated-out refresh tokens stay valid a day: every connector built from `credentials` starts from the first.
     refreshGraceMs: 86_400_000,
   });

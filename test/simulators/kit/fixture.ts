@@ -37,6 +37,8 @@ export interface SimulatorOptions {
   /** Scales the generated data (records per top-level entity, roughly). */
   readonly size?: number;
   readonly port?: number;
+  /** Signs issued refresh tokens so that a later run with the same secret honours them (kit/token-mint.ts). */
+  readonly tokenSecret?: string;
 }
 
 export type StartSimulator = (options?: SimulatorOptions) => Promise<SimulatorHandle>;

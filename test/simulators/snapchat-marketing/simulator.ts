@@ -4,6 +4,7 @@ import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
+import { RefreshTokenMint } from '../kit/token-mint.ts';
 import {
   AD_ACCOUNT_CHILDREN,
   generateSnapData,
@@ -18,6 +19,8 @@ export interface SnapSimulatorOptions extends SnapDataOptions {
   port?: number;
   /** Lifetime of access tokens the token endpoint issues (Snap: 1800 s); short here so refresh is exercised. */
   accessTokenTtlMs?: number;
+  /** Refresh tokens of an earlier run with this secret stay valid (the local profile across restarts). */
+  tokenSecret?: string | undefined;
   /** How long a rotated-out refresh token is still honoured (other connector copies may hold it). */
   refreshGraceMs?: number;
 }
@@ -62,6 +65,7 @@ export function createSnapApp(sim: Omit<SnapSimulator, keyof RunningServer>, opt
   const accessTokens = new Map<string, number>([[sim.expiredAccessToken, 0]]);
   /** refresh token → time it stops being valid (Infinity while it is the current one). */
   const refreshTokens = new Map<string, number>([[sim.initialRefreshToken, Number.POSITIVE_INFINITY]]);
+  const mint = new RefreshTokenMint(options.tokenSecret);
 
   app.use(
     '*',
@@ -75,13 +79,15 @@ export function createSnapApp(sim: Omit<SnapSimulator, keyof RunningServer>, opt
       return c.json({ error: 'invalid_client', error_description: 'Invalid client credentials' }, 401);
     }
     const presented = form.get('refresh_token') ?? '';
-    const validUntil = refreshTokens.get(presented);
+    // A token this run never saw, issued by an earlier run of the local profile, is still the current one.
+    const validUntil =
+      refreshTokens.get(presented) ?? (mint.issuedWithSecret(presented) ? Number.POSITIVE_INFINITY : undefined);
     if (validUntil === undefined || validUntil < Date.now()) {
       return c.json({ error: 'invalid_grant', error_description: 'Invalid refresh token' }, 400);
     }
     sim.refreshes.push({ refresh_token: presented, at: Date.now() });
     const accessToken = `snap-at-${randomUUID()}`;
-    const refreshToken = `snap-rt-${randomUUID()}`;
+    const refreshToken = mint.issue('snap-rt-');
     accessTokens.set(accessToken, Date.now() + ttl);
     for (const [token, until] of refreshTokens)
       if (until === Number.POSITIVE_INFINITY) refreshTokens.set(token, Date.now() + grace);
@@ -193,6 +199,7 @@ export async function startSnapchatMarketing(options: SimulatorOptions = {}): Pr
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.size === undefined ? {} : { perAdAccount: options.size }),
     ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.tokenSecret === undefined ? {} : { tokenSecret: options.tokenSecret }),
   });
   const first = (name: SnapCollection) => sim.data[name][0]!.id;
   const account = first('adaccounts');
