@@ -5,7 +5,7 @@ import type { IndexRefresh, IndexStore } from './index-store.ts';
 import { recordKeyOf } from './search-documents.ts';
 
 export interface RefreshRecordDeps {
-  readonly hosted: HostedConnectors;
+  readonly hosted: Pick<HostedConnectors, 'forRow'>;
   readonly indexStore: IndexStore;
   readonly syncStates: Pick<SyncStatesRepository, 'get'>;
 }

@@ -25,11 +25,12 @@ export function incidentIoWebhooks(data: IncidentIoData): SimulatedWebhooks {
   const sender = incidentIoWebhookSender();
   let edits = 0;
   let lastEdited: IncidentIoData['incidents'][number] | undefined;
-  const updated = (incident: Record<string, unknown>) => {
+  const announce = (type: string, incident: Record<string, unknown>) => {
     const eventId = `msg_${randomHex(13)}`;
-    const type = 'public_incident.incident_updated_v2';
     return { eventId, body: JSON.stringify({ event_type: type, [type]: incident }) };
   };
+  const updated = (incident: Record<string, unknown>) => announce('public_incident.incident_updated_v2', incident);
+  let created = 0;
   return {
     sender,
     newSecret: incidentIoSecret,
@@ -39,6 +40,21 @@ export function incidentIoWebhooks(data: IncidentIoData): SimulatedWebhooks {
       incident.name = `Renamed incident ${edits} ${randomHex(3)}`;
       incident.updated_at = new Date().toISOString();
       const event = updated(incident);
+      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
+      return { entity: 'incidents', key: incident.id, field: 'name', value: incident.name, ...event, status };
+    },
+    async create(options = {}) {
+      const n = ++created;
+      const now = new Date().toISOString();
+      const incident = {
+        ...data.incidents[0]!,
+        id: `01${randomHex(12).toUpperCase()}`,
+        name: `New incident ${n} ${randomHex(3)}`,
+        created_at: now,
+        updated_at: now,
+      };
+      data.incidents.unshift(incident);
+      const event = announce('public_incident.incident_created_v2', incident);
       const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
       return { entity: 'incidents', key: incident.id, field: 'name', value: incident.name, ...event, status };
     },

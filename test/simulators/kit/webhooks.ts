@@ -36,6 +36,11 @@ export interface SimulatedWebhooks {
   newSecret(): string;
   /** An upstream edit of a replicated record (a searchable field changes), announced by the vendor's webhook. */
   edit(options?: { send?: boolean }): Promise<WebhookChange>;
+  /**
+   * A record created upstream now, announced by the vendor's webhook (kinds whose incremental cursor is the
+   * creation time see it by polling too: what the freshness benchmark compares).
+   */
+  create?(options?: { send?: boolean }): Promise<WebhookChange>;
   /** A record removed upstream; the webhook naming it arrives after it is gone (the re-read finds nothing). */
   remove(options?: { send?: boolean }): Promise<WebhookChange>;
 }

@@ -20,17 +20,14 @@ export function orbWebhooks(data: OrbData): SimulatedWebhooks {
   const sender = orbWebhookSender();
   let edits = 0;
   let lastEdited: OrbData['customers'][number] | undefined;
-  const customerEdited = (customer: Record<string, unknown>, previous: Record<string, unknown>) => {
+  const customerEvent = (type: string, customer: Record<string, unknown>, properties: Record<string, unknown>) => {
     const eventId = randomHex(11);
-    const body = JSON.stringify({
-      id: eventId,
-      created_at: new Date().toISOString(),
-      type: 'customer.edited',
-      customer,
-      properties: { previous_attributes: previous },
-    });
+    const body = JSON.stringify({ id: eventId, created_at: new Date().toISOString(), type, customer, properties });
     return { eventId, body };
   };
+  const customerEdited = (customer: Record<string, unknown>, previous: Record<string, unknown>) =>
+    customerEvent('customer.edited', customer, { previous_attributes: previous });
+  let created = 0;
   return {
     sender,
     newSecret: () => randomHex(20),
@@ -40,6 +37,21 @@ export function orbWebhooks(data: OrbData): SimulatedWebhooks {
       const previous = { email: customer.email };
       customer.email = `edited-${edits}-${randomHex(3)}@example.com`;
       const event = customerEdited(customer, previous);
+      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
+      return { entity: 'customers', key: customer.id, field: 'email', value: customer.email, ...event, status };
+    },
+    async create(options = {}) {
+      const n = ++created;
+      const customer = {
+        ...data.customers[0]!,
+        id: `cus_${randomHex(8)}`,
+        external_customer_id: `ext-new-${n}-${randomHex(3)}`,
+        name: `New customer ${n}`,
+        email: `new-${n}-${randomHex(3)}@example.com`,
+        created_at: new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      };
+      data.customers.push(customer);
+      const event = customerEvent('customer.created', customer, {});
       const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
       return { entity: 'customers', key: customer.id, field: 'email', value: customer.email, ...event, status };
     },
