@@ -41,6 +41,8 @@ describe('search for dashboards, through the API', () => {
     const [a, b] = sim.data.invoices.filter(after);
     Object.assign(a!, { total: '8387.12', subtotal: '8387.12', status: 'paid' });
     Object.assign(b!, { total: '976.08', subtotal: '976.08', status: 'paid' });
+    // An invoice dated long before the others: an hourly histogram over all of them has too many buckets.
+    Object.assign(sim.data.invoices.filter(after)[2]!, { invoice_date: '2010-01-01T00:00:00+00:00' });
     invoices = sim.data.invoices.filter(after);
     platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
     const response = await platform.call('POST', '/api/v1/integrations/connectors', {
@@ -168,6 +170,11 @@ describe('search for dashboards, through the API', () => {
     ]);
     const shape = await problem({ query: {}, aggregate: { h: { histogram: 'invoice_date', interval: 'year' } } });
     expect(shape.errors.map((e) => e.path)).toEqual(['/params/aggregate/h/interval']);
+    const buckets = await problem({ query: {}, aggregate: { h: { histogram: 'invoice_date', interval: 'hour' } } });
+    expect(buckets).toMatchObject({
+      code: 'invalid_filter',
+      errors: [{ path: '/params/aggregate/h', message: expect.stringContaining('more than 65535 buckets') }],
+    });
   });
 
   it('points filter problems at /params/query and names limit, cursor and fields problems invalid_params', async () => {

@@ -62,7 +62,11 @@ export class IndexStore {
     const answer = await this.#transport.search(index, routing, body);
     if (answer.statusCode >= 400 && answer.statusCode !== 404) {
       const reason = (answer.body as { error?: { type?: string; reason?: string } }).error;
-      throw new Error(`search answered ${answer.statusCode}: ${reason?.type ?? ''} ${reason?.reason ?? ''}`.trim());
+      // The answer rides along: some errors are the query's to fix (search-dsl's searchProblemOf reads it).
+      throw Object.assign(
+        new Error(`search answered ${answer.statusCode}: ${reason?.type ?? ''} ${reason?.reason ?? ''}`.trim()),
+        { body: answer.body },
+      );
     }
     return answer;
   }

@@ -79,6 +79,7 @@ export {
   type SearchPage,
   type SearchRecord,
   type SearchTotal,
+  searchProblemOf,
 } from './results/read-search-page.ts';
 export {
   type SortKey,

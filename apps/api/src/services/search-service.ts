@@ -1,7 +1,7 @@
 import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { IndexStore, SearchAnswer } from '@conduit/platform';
-import { emptySearchPage, planSearch, readSearchPage, type SearchPage } from '@conduit/search-dsl';
+import { emptySearchPage, planSearch, readSearchPage, type SearchPage, searchProblemOf } from '@conduit/search-dsl';
 import { ApiError } from '../problem.ts';
 
 export type SearchResult = SearchPage;
@@ -28,7 +28,14 @@ export function createSearchService(indexStore: IndexStore, cursorKey: Uint8Arra
       try {
         response = await indexStore.search(indexStore.alias(row.connector_type, entity.name), row.id, plan.body);
       } catch (error) {
-        throw new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`);
+        // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
+        const body =
+          (error as { body?: unknown; meta?: { body?: unknown } }).body ??
+          (error as { meta?: { body?: unknown } }).meta?.body;
+        throw (
+          searchProblemOf(body, plan.page) ??
+          new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`)
+        );
       }
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
       if (response.statusCode === 404) return emptySearchPage(plan.page);

@@ -99,22 +99,29 @@ export function readSearchPage(response: unknown, page: PageContext): SearchPage
 }
 
 /**
- * An error answer of the engine. Too many histogram buckets (the engine's `search.max_buckets`, 65,535) is the
- * caller's to fix: a 400 at the histograms. Anything else is not expected and stays an error.
+ * The caller's part of an engine error answer (`{error: ...}`), or undefined when the error is not theirs to fix.
+ * Too many histogram buckets (the engine's `search.max_buckets`, 65,535) is: a 400 at the histograms.
+ *
+ * @example catch (e) { throw searchProblemOf(e.body, plan.page) ?? new ApiError(503, ...) }
  */
+export function searchProblemOf(errorAnswer: unknown, page: PageContext): SearchQueryError | undefined {
+  const text = JSON.stringify(isPlainObject(errorAnswer) ? (errorAnswer.error ?? null) : null);
+  if (!text.includes('too_many_buckets_exception')) return undefined;
+  const histograms = page.aggregations.filter((a) => a.kind === 'HistogramAgg');
+  return new SearchQueryError(
+    'invalid_filter',
+    (histograms.length > 0 ? histograms.map((h) => pointer(['aggregate', h.name])) : ['/aggregate']).map((path) => ({
+      path,
+      message: 'the histogram would have more than 65535 buckets; use a longer interval or a narrower filter',
+    })),
+  );
+}
+
 function engineError(response: Record<string, unknown>, page: PageContext): Error {
-  const text = JSON.stringify(response.error);
-  if (text.includes('too_many_buckets_exception')) {
-    const histograms = page.aggregations.filter((a) => a.kind === 'HistogramAgg');
-    return new SearchQueryError(
-      'invalid_filter',
-      (histograms.length > 0 ? histograms.map((h) => pointer(['aggregate', h.name])) : ['/aggregate']).map((path) => ({
-        path,
-        message: 'the histogram would have more than 65535 buckets; use a longer interval or a narrower filter',
-      })),
-    );
-  }
-  return new Error(`the search engine answered an error: ${text.slice(0, 300)}`);
+  return (
+    searchProblemOf(response, page) ??
+    new Error(`the search engine answered an error: ${JSON.stringify(response.error).slice(0, 300)}`)
+  );
 }
 
 /** The page when there is nothing to search yet (the entity's index does not exist: no sync has written to it). */
