@@ -5,6 +5,7 @@ import {
   type FieldSpec,
   type KindCatalog,
 } from '@conduit/connectors';
+import { type LeafOperator, type ScopeCapabilities, searchCapabilities } from '@conduit/search-dsl';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { z } from 'zod';
 
@@ -49,7 +50,7 @@ export async function buildCatalogSource(): Promise<string> {
       let searchRecord = 'never';
       if (entity.searchable) {
         search = `${base}SearchFields`;
-        out.push(...searchFieldsTypes(search, entity.searchable));
+        out.push(...searchFieldsTypes(search, searchCapabilities(entity.searchable)));
         const topLevel = [...new Set(Object.keys(entity.searchable).map((path) => path.split('.')[0]!))];
         const picked = topLevel.filter((name) => Object.hasOwn(entity.record, name));
         searchRecord = `Partial<Pick<${base}Record, ${union(picked)}>>`;
@@ -215,34 +216,6 @@ function scalarRecordType(spec: FieldSpec): string {
 // Search field maps
 // ----------------------------------------------------------------------------------------------------------------
 
-const SCALARS = new Set(['string', 'datetime', 'integer', 'number', 'boolean', 'decimal']);
-const RANGEABLE = new Set(['string', 'datetime', 'integer', 'number', 'decimal']);
-
-type Entry = { path: string; spec: FieldSpec };
-
-/** Declared paths of a scope and the template paths of untyped object internals (as field-resolution.ts). */
-function scopePaths(fields: FieldMap, topLevel: boolean): { typed: Entry[]; flat: string[] } {
-  const typed: Entry[] = [];
-  const flat: string[] = [];
-  const walk = (map: FieldMap, prefix: string, inTopLevelObject: boolean) => {
-    for (const [name, spec] of Object.entries(map)) {
-      const path = prefix + name;
-      typed.push({ path, spec });
-      if (spec.type !== 'object') continue;
-      // Undeclared paths: inside an object without declared fields, or (at the top level) anywhere in an object,
-      // whose whole copy is kept for filtering; nested objects are covered by their top-level object's template.
-      if (!spec.fields) {
-        if (!inTopLevelObject) flat.push(path);
-      } else {
-        if (topLevel && prefix === '') flat.push(path);
-        walk(spec.fields, `${path}.`, inTopLevelObject || (topLevel && prefix === ''));
-      }
-    }
-  };
-  walk(fields, '', false);
-  return { typed, flat };
-}
-
 function filterValue(spec: FieldSpec): string {
   const enumValues = 'enum' in spec ? spec.enum : undefined;
   switch (spec.type as string) {
@@ -269,53 +242,42 @@ function map(entries: readonly string[]): string {
 
 const template = (path: string) => `[path: \`${path}.\${string}\`]`;
 
-/** One interface per scope (the entity, and the items of each array of typed objects, for `any`). */
-function searchFieldsTypes(name: string, fields: FieldMap, topLevel = true): string[] {
-  const { typed, flat } = scopePaths(fields, topLevel);
-  const out: string[] = [];
+/**
+ * One interface per scope (the entity, and the items of each array of typed objects, for `any`), from what the
+ * validator accepts on each path (searchCapabilities reads the validator's own tables).
+ */
+function searchFieldsTypes(name: string, scope: ScopeCapabilities): string[] {
+  const { fields, untypedRoots } = scope;
+  const flatTakes = (op: LeafOperator) => (scope.untypedOperators.includes(op) ? untypedRoots : []);
+  const takes = (op: LeafOperator) => fields.filter((f) => f.operators.includes(op));
   const prop = (path: string, type: string) => `${JSON.stringify(path)}?: ${type};`;
-  const scalar = typed.filter((e) => SCALARS.has(e.spec.type));
   const eq = [
-    ...scalar.map((e) => prop(e.path, `${filterValue(e.spec)} | null`)),
-    ...flat.map((p) => `${template(p)}: FlatValue | null | undefined;`),
+    ...takes('eq').map((f) => prop(f.path, `${filterValue(f.spec)} | null`)),
+    ...flatTakes('eq').map((p) => `${template(p)}: FlatValue | null | undefined;`),
   ];
   const range = [
-    ...scalar.filter((e) => RANGEABLE.has(e.spec.type)).map((e) => prop(e.path, filterValue(e.spec))),
-    ...flat.map((p) => `${template(p)}: FlatValue | undefined;`),
+    ...takes('gt').map((f) => prop(f.path, filterValue(f.spec))),
+    ...flatTakes('gt').map((p) => `${template(p)}: FlatValue | undefined;`),
   ];
   const like = [
-    ...scalar.filter((e) => e.spec.type === 'string').map((e) => prop(e.path, 'string')),
-    ...flat.map((p) => `${template(p)}: string | undefined;`),
+    ...takes('like').map((f) => prop(f.path, 'string')),
+    ...flatTakes('like').map((p) => `${template(p)}: string | undefined;`),
   ];
-  const text = scalar.filter((e) => e.spec.type === 'string').map((e) => prop(e.path, 'string'));
-  const contains: string[] = [];
+  const text = takes('fuzzy').map((f) => prop(f.path, 'string'));
+  const contains = takes('contains').map((f) =>
+    prop(f.path, f.spec.type === 'array' && f.spec.items ? filterValue(f.spec.items) : 'never'),
+  );
   const any: string[] = [];
   const nested: string[] = [];
-  for (const { path, spec } of typed) {
-    if (spec.type !== 'array' || !spec.items) continue;
-    const items = spec.items;
-    if (items.type === 'object' && items.fields) {
-      const itemName = `${name}${pascal(path)}Item`;
-      nested.push(...searchFieldsTypes(itemName, items.fields, false));
-      any.push(prop(path, itemName));
-    } else if (SCALARS.has(items.type)) contains.push(prop(path, filterValue(items)));
+  for (const f of takes('any')) {
+    if (!f.items) continue;
+    const itemName = `${name}${pascal(f.path)}Item`;
+    nested.push(...searchFieldsTypes(itemName, f.items));
+    any.push(prop(f.path, itemName));
   }
-  const sortable = scalar.map((e) => e.path);
-  // Aggregations (DESIGN §4 params.aggregate; packages/search-dsl/src/validate/validate-aggregations.ts): count_by
-  // any declared scalar or array of scalars; sum numbers and decimals; avg/min/max those and dates; histogram dates.
-  const numeric = scalar.filter((e) => ['integer', 'number', 'decimal'].includes(e.spec.type)).map((e) => e.path);
-  const metric = scalar
-    .filter((e) => ['integer', 'number', 'decimal', 'datetime'].includes(e.spec.type))
-    .map((e) => e.path);
-  const countable = [
-    ...sortable,
-    ...typed
-      .filter((e) => e.spec.type === 'array' && e.spec.items !== undefined && SCALARS.has(e.spec.items.type))
-      .map((e) => e.path),
-  ];
-  const dates = scalar.filter((e) => e.spec.type === 'datetime').map((e) => e.path);
-  const projection = [...typed.map((e) => JSON.stringify(e.path)), ...flat.map((p) => `\`${p}.\${string}\``)];
-  out.push(
+  const aggregating = (key: string) => fields.filter((f) => f.aggregations.includes(key)).map((f) => f.path);
+  const projection = [...fields.map((f) => JSON.stringify(f.path)), ...untypedRoots.map((p) => `\`${p}.\${string}\``)];
+  return [
     `export interface ${name} {`,
     `eq: ${map(eq)};`,
     `range: ${map(range)};`,
@@ -323,15 +285,14 @@ function searchFieldsTypes(name: string, fields: FieldMap, topLevel = true): str
     `text: ${map(text)};`,
     `contains: ${map(contains)};`,
     `any: ${map(any)};`,
-    `sort: ${union(sortable)};`,
-    `count_by: ${union(countable)};`,
-    `sum: ${union(numeric)};`,
-    `metric: ${union(metric)};`,
-    `histogram: ${union(dates)};`,
+    `sort: ${union(fields.filter((f) => f.sortable).map((f) => f.path))};`,
+    `count_by: ${union(aggregating('count_by'))};`,
+    `sum: ${union(aggregating('sum'))};`,
+    `metric: ${union(aggregating('avg'))};`,
+    `histogram: ${union(aggregating('histogram'))};`,
     `fields: ${projection.length ? projection.join(' | ') : 'never'};`,
     '}',
     '',
     ...nested,
-  );
-  return out;
+  ];
 }

@@ -1,6 +1,6 @@
+import { searchCapabilities } from '@conduit/search-dsl';
 import { z } from 'zod';
 import { type EntityCatalog, type FieldSpec, type KindCatalog, toolSlug } from './catalog.ts';
-import { operatorsFor, scopePaths } from './json-schemas.ts';
 
 /** What an agent needs to call a kind's tools: per entity, actions and searchable fields (short form). */
 export function describeKind(kind: KindCatalog, connectorId: string) {
@@ -58,16 +58,24 @@ function typeName(spec: FieldSpec): string {
   return spec.nullable ? `${base}, nullable` : base;
 }
 
-type SearchField = { path: string; type: string; operators: string[] };
+type SearchField = { path: string; type: string; operators: string[]; sortable: boolean; aggregations: string[] };
 
 function searchableFields(entity: EntityCatalog): SearchField[] {
-  const { typed, flat } = scopePaths(entity.searchable ?? {}, true);
+  const scope = searchCapabilities(entity.searchable ?? {});
   return [
-    ...typed.map((e) => ({ path: e.path, type: typeName(e.spec), operators: operatorsFor(e.spec) })),
-    ...flat.map((p) => ({
+    ...scope.fields.map((f) => ({
+      path: f.path,
+      type: typeName(f.spec),
+      operators: [...f.operators],
+      sortable: f.sortable,
+      aggregations: [...f.aggregations],
+    })),
+    ...scope.untypedRoots.map((p) => ({
       path: `${p}.<any key>`,
       type: 'value inside an object whose fields are not declared (compared as text)',
-      operators: ['eq', 'neq', 'in', 'gt', 'gte', 'lt', 'lte', 'like'],
+      operators: [...scope.untypedOperators],
+      sortable: false,
+      aggregations: [],
     })),
   ];
 }

@@ -1,31 +1,19 @@
+import {
+  type FieldCapability,
+  type LeafOperator,
+  type ScopeCapabilities,
+  searchCapabilities,
+} from '@conduit/search-dsl';
 import { z } from 'zod';
-import { type EntityCatalog, type FieldMap, type FieldSpec, type KindCatalog, toolSlug } from './catalog.ts';
+import { type EntityCatalog, type FieldSpec, type KindCatalog, toolSlug } from './catalog.ts';
 
 /**
  * Tool input schemas (JSON Schema 2020-12) derived from the catalog: one `oneOf` branch per entity (and action),
  * each with that entity's params schema (from its zod schema) or its search filter, whose properties are the
- * entity's searchable fields with the operators that apply to them (DESIGN §4, as
- * packages/search-dsl/src/validate/validate-filter.ts checks them).
+ * entity's searchable fields with the operators, sorts and aggregations the validator accepts on them
+ * (searchCapabilities reads the validator's own tables).
  */
 export type JsonSchema = { [key: string]: unknown };
-
-const SCALARS = new Set(['string', 'datetime', 'integer', 'number', 'decimal', 'boolean']);
-const RANGEABLE = new Set(['string', 'datetime', 'integer', 'number', 'decimal']);
-
-/** Which operators apply to a field, for describe_connector and the schemas below. */
-export function operatorsFor(spec: FieldSpec): string[] {
-  const type = spec.type as string;
-  if (type === 'array') {
-    const items = spec.type === 'array' ? spec.items : undefined;
-    if (items?.type === 'object' && items.fields) return ['any'];
-    return items && SCALARS.has(items.type) ? ['contains'] : [];
-  }
-  if (type === 'object') return [];
-  const ops = ['eq', 'neq', 'in'];
-  if (RANGEABLE.has(type)) ops.push('gt', 'gte', 'lt', 'lte');
-  if (type === 'string') ops.push('like', 'fuzzy', 'keyword');
-  return ops;
-}
 
 /** Value schemas shared by every field of a type (as `$defs` of the tool's schema, so each appears once). */
 export const VALUE_DEFS: Record<string, JsonSchema> = {
@@ -58,45 +46,24 @@ export function valueSchema(spec: FieldSpec): JsonSchema {
 
 const FLAT_VALUE: JsonSchema = { $ref: '#/$defs/flat' };
 
-type Entry = { path: string; spec: FieldSpec };
-
-/** Declared paths and the objects whose undeclared internals are filterable by dotted path (field-resolution.ts). */
-export function scopePaths(fields: FieldMap, topLevel: boolean): { typed: Entry[]; flat: string[] } {
-  const typed: Entry[] = [];
-  const flat: string[] = [];
-  const walk = (map: FieldMap, prefix: string, inTopLevelObject: boolean) => {
-    for (const [name, spec] of Object.entries(map)) {
-      const path = prefix + name;
-      typed.push({ path, spec });
-      if (spec.type !== 'object') continue;
-      if (!spec.fields) {
-        if (!inTopLevelObject) flat.push(path);
-      } else {
-        if (topLevel && prefix === '') flat.push(path);
-        walk(spec.fields, `${path}.`, inTopLevelObject || (topLevel && prefix === ''));
-      }
-    }
-  };
-  walk(fields, '', false);
-  return { typed, flat };
-}
-
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The filter of one scope as `$defs` entries (the scope's own, plus one per array of typed objects, for `any`). */
-function filterDefs(name: string, fields: FieldMap, topLevel: boolean, defs: Record<string, JsonSchema>): void {
-  const { typed, flat } = scopePaths(fields, topLevel);
+function filterDefs(name: string, scope: ScopeCapabilities, defs: Record<string, JsonSchema>): void {
+  const { fields, untypedRoots } = scope;
   const self = { $ref: `#/$defs/${name}` };
   /** Each operator map once, referenced by every operator that takes it (neq as eq, gte/lt/lte as gt, ...). */
   const shared = (suffix: string, schema: JsonSchema) => {
     defs[`${name}.${suffix}`] = schema;
     return { $ref: `#/$defs/${name}.${suffix}` };
   };
-  const byOp = (ops: string[], value: (e: Entry) => JsonSchema, flatValue: JsonSchema | undefined) => {
+  const byOp = (op: LeafOperator, value: (f: FieldCapability) => JsonSchema, flatValue: JsonSchema) => {
     const properties: Record<string, JsonSchema> = {};
-    for (const e of typed) if (ops.some((op) => operatorsFor(e.spec).includes(op))) properties[e.path] = value(e);
+    for (const f of fields) if (f.operators.includes(op)) properties[f.path] = value(f);
     const patternProperties: Record<string, JsonSchema> = {};
-    if (flatValue) for (const p of flat) patternProperties[`^${escapeRegExp(p)}\\.`] = flatValue;
+    if (scope.untypedOperators.includes(op)) {
+      for (const p of untypedRoots) patternProperties[`^${escapeRegExp(p)}\\.`] = flatValue;
+    }
     return {
       type: 'object',
       properties,
@@ -108,36 +75,36 @@ function filterDefs(name: string, fields: FieldMap, topLevel: boolean, defs: Rec
   const nullable = (s: JsonSchema) => ({ anyOf: [s, { type: 'null' }] });
   const eq = shared(
     'eq',
-    byOp(['eq'], (e) => nullable(valueSchema(e.spec)), nullable(FLAT_VALUE)),
+    byOp('eq', (f) => nullable(valueSchema(f.spec)), nullable(FLAT_VALUE)),
   );
   const range = shared(
     'range',
-    byOp(['gt'], (e) => valueSchema(e.spec), FLAT_VALUE),
+    byOp('gt', (f) => valueSchema(f.spec), FLAT_VALUE),
   );
-  const list = byOp(['in'], (e) => ({ type: 'array', items: valueSchema(e.spec), minItems: 1, maxItems: 1024 }), {
+  const list = byOp('in', (f) => ({ type: 'array', items: valueSchema(f.spec), minItems: 1, maxItems: 1024 }), {
     type: 'array',
     items: FLAT_VALUE,
     minItems: 1,
     maxItems: 1024,
   });
-  const like = byOp(['like'], () => ({ type: 'string', description: '% any run, _ one character' }), {
+  const like = byOp('like', () => ({ type: 'string', description: '% any run, _ one character' }), {
     type: 'string',
   });
   const text = shared(
     'text',
-    byOp(['fuzzy'], () => ({ type: 'string' }), undefined),
+    byOp('fuzzy', () => ({ type: 'string' }), {}),
   );
   const contains = byOp(
-    ['contains'],
-    (e) => (e.spec.type === 'array' && e.spec.items ? valueSchema(e.spec.items) : {}),
-    undefined,
+    'contains',
+    (f) => (f.spec.type === 'array' && f.spec.items ? valueSchema(f.spec.items) : {}),
+    {},
   );
   const anyProps: Record<string, JsonSchema> = {};
-  for (const e of typed) {
-    if (e.spec.type !== 'array' || e.spec.items?.type !== 'object' || !e.spec.items.fields) continue;
-    const itemName = `${name}__${e.path.replace(/\W/g, '_')}`;
-    filterDefs(itemName, e.spec.items.fields, false, defs);
-    anyProps[e.path] = { $ref: `#/$defs/${itemName}` };
+  for (const f of fields) {
+    if (!f.operators.includes('any') || !f.items) continue;
+    const itemName = `${name}__${f.path.replace(/\W/g, '_')}`;
+    filterDefs(itemName, f.items, defs);
+    anyProps[f.path] = { $ref: `#/$defs/${itemName}` };
   }
   defs[name] = {
     type: 'object',
@@ -165,11 +132,11 @@ function filterDefs(name: string, fields: FieldMap, topLevel: boolean, defs: Rec
 }
 
 function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<string, JsonSchema>): JsonSchema {
-  const searchable = entity.searchable ?? {};
+  const scope = searchCapabilities(entity.searchable ?? {});
   const filterName = `${toolSlug(kind.connectorType)}__${entity.name}`;
-  filterDefs(filterName, searchable, true, defs);
-  const { typed, flat } = scopePaths(searchable, true);
-  const sortable = typed.filter((e) => SCALARS.has(e.spec.type)).map((e) => e.path);
+  filterDefs(filterName, scope, defs);
+  const { fields, untypedRoots } = scope;
+  const sortable = fields.filter((f) => f.sortable).map((f) => f.path);
   return {
     type: 'object',
     properties: {
@@ -198,13 +165,15 @@ function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<str
         minItems: 1,
         items: {
           anyOf: [
-            { enum: typed.map((e) => e.path) },
-            ...(flat.length ? [{ type: 'string', pattern: `^(${flat.map(escapeRegExp).join('|')})\\.` }] : []),
+            { enum: fields.map((f) => f.path) },
+            ...(untypedRoots.length
+              ? [{ type: 'string', pattern: `^(${untypedRoots.map(escapeRegExp).join('|')})\\.` }]
+              : []),
           ],
         },
       },
       cursor: { type: 'string', description: 'meta.cursor of the previous answer of this same search' },
-      aggregate: aggregateSchema(typed),
+      aggregate: aggregateSchema(fields),
     },
     required: ['connector_id', 'entity', 'query'],
     additionalProperties: false,
@@ -212,18 +181,15 @@ function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<str
 }
 
 /** `params.aggregate` (DESIGN §4): named aggregations over the fields each one applies to. */
-function aggregateSchema(typed: readonly Entry[]): JsonSchema {
-  const ofTypes = (types: string[]) => typed.filter((e) => types.includes(e.spec.type)).map((e) => e.path);
-  const scalarArrays = typed
-    .filter((e) => e.spec.type === 'array' && e.spec.items !== undefined && SCALARS.has(e.spec.items.type))
-    .map((e) => e.path);
-  const countable = [...ofTypes([...SCALARS]), ...scalarArrays];
-  const numeric = ofTypes(['integer', 'number', 'decimal']);
-  const metric = ofTypes(['integer', 'number', 'decimal', 'datetime']);
-  const dates = ofTypes(['datetime']);
-  const one = (key: string, fields: string[], extra: Record<string, JsonSchema> = {}) => ({
+function aggregateSchema(fields: readonly FieldCapability[]): JsonSchema {
+  const taking = (key: string) => fields.filter((f) => f.aggregations.includes(key)).map((f) => f.path);
+  const countable = taking('count_by');
+  const numeric = taking('sum');
+  const metric = taking('avg');
+  const dates = taking('histogram');
+  const one = (key: string, paths: string[], extra: Record<string, JsonSchema> = {}) => ({
     type: 'object',
-    properties: { [key]: { enum: fields }, ...extra },
+    properties: { [key]: { enum: paths }, ...extra },
     required: [key],
     additionalProperties: false,
   });

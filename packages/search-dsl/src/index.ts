@@ -45,6 +45,13 @@ export {
 } from './compile/opensearch/compile-search.ts';
 export { type CursorBinding, decodeCursor, encodeCursor, hashQuery, type SearchAfter } from './cursor/cursor.ts';
 export { isSearchQueryError, type SearchErrorCode, type SearchProblem, SearchQueryError } from './errors.ts';
+export {
+  AGGREGATION_KEYS,
+  type FieldCapability,
+  type LeafOperator,
+  type ScopeCapabilities,
+  searchCapabilities,
+} from './fields/capabilities.ts';
 export { type FieldRef, type FieldScope, resolveField, rootScope } from './fields/field-resolution.ts';
 export { parseInstantMillis, toInstant } from './fields/values.ts';
 export { SEARCH_LIMITS } from './limits.ts';

@@ -1862,26 +1862,10 @@ export interface PaypalTransactionBalancesSearchFieldsBalancesItem {
   };
   contains: { [field: string]: never };
   any: { [field: string]: never };
-  sort:
-    | 'primary'
-    | 'currency'
-    | 'total_balance.currency_code'
-    | 'total_balance.value'
-    | 'available_balance.currency_code'
-    | 'available_balance.value'
-    | 'withheld_balance.currency_code'
-    | 'withheld_balance.value';
-  count_by:
-    | 'primary'
-    | 'currency'
-    | 'total_balance.currency_code'
-    | 'total_balance.value'
-    | 'available_balance.currency_code'
-    | 'available_balance.value'
-    | 'withheld_balance.currency_code'
-    | 'withheld_balance.value';
-  sum: 'total_balance.value' | 'available_balance.value' | 'withheld_balance.value';
-  metric: 'total_balance.value' | 'available_balance.value' | 'withheld_balance.value';
+  sort: never;
+  count_by: never;
+  sum: never;
+  metric: never;
   histogram: never;
   fields:
     | 'primary'
@@ -2441,32 +2425,10 @@ export interface PaypalTransactionTransactionsSearchFieldsCartInfoItemDetailsIte
   };
   contains: { [field: string]: never };
   any: { [field: string]: never };
-  sort:
-    | 'item_code'
-    | 'item_name'
-    | 'item_description'
-    | 'item_quantity'
-    | 'invoice_number'
-    | 'item_unit_price.currency_code'
-    | 'item_unit_price.value'
-    | 'item_amount.currency_code'
-    | 'item_amount.value'
-    | 'total_item_amount.currency_code'
-    | 'total_item_amount.value';
-  count_by:
-    | 'item_code'
-    | 'item_name'
-    | 'item_description'
-    | 'item_quantity'
-    | 'invoice_number'
-    | 'item_unit_price.currency_code'
-    | 'item_unit_price.value'
-    | 'item_amount.currency_code'
-    | 'item_amount.value'
-    | 'total_item_amount.currency_code'
-    | 'total_item_amount.value';
-  sum: 'item_unit_price.value' | 'item_amount.value' | 'total_item_amount.value';
-  metric: 'item_unit_price.value' | 'item_amount.value' | 'total_item_amount.value';
+  sort: never;
+  count_by: never;
+  sum: never;
+  metric: never;
   histogram: never;
   fields:
     | 'item_code'
@@ -2515,20 +2477,10 @@ export interface PaypalTransactionTransactionsSearchFieldsIncentiveInfoIncentive
   };
   contains: { [field: string]: never };
   any: { [field: string]: never };
-  sort:
-    | 'incentive_type'
-    | 'incentive_code'
-    | 'incentive_program_code'
-    | 'incentive_amount.currency_code'
-    | 'incentive_amount.value';
-  count_by:
-    | 'incentive_type'
-    | 'incentive_code'
-    | 'incentive_program_code'
-    | 'incentive_amount.currency_code'
-    | 'incentive_amount.value';
-  sum: 'incentive_amount.value';
-  metric: 'incentive_amount.value';
+  sort: never;
+  count_by: never;
+  sum: never;
+  metric: never;
   histogram: never;
   fields:
     | 'incentive_type'
@@ -2956,8 +2908,8 @@ export interface PaypalTransactionSearchInvoicesSearchFields {
     | 'status'
     | 'due_amount.currency_code'
     | 'due_amount.value'
-    | 'last_update_time'
-    | 'additional_recipients';
+    | 'additional_recipients'
+    | 'last_update_time';
   sum: 'due_amount.value';
   metric: 'due_amount.value' | 'last_update_time';
   histogram: 'last_update_time';

@@ -88,7 +88,7 @@ function node(kind: AggKind, agg: SearchAggregation, base: { name: string; field
  * The value type an aggregation of `kind` reads from `field`, or undefined when it does not apply: declared
  * scalar fields of the types in TAKES; arrays of scalars only for count_by (each record counts once per value).
  */
-function aggregatable(field: FieldRef, kind: AggKind): ScalarType | undefined {
+export function aggregatable(field: FieldRef, kind: AggKind): ScalarType | undefined {
   if (field.storage !== 'typed') return undefined;
   const type = scalarTypeOf(field);
   if (!type || !TAKES[kind].includes(type)) return undefined;

@@ -147,6 +147,11 @@ const LEAVES: { readonly [O in LeafOperator]: LeafHandler<O> } = {
   },
 };
 
+/** The field types each leaf operator applies to (read by searchCapabilities for the client and MCP schemas). */
+export const APPLIES = Object.fromEntries(Object.entries(LEAVES).map(([op, handler]) => [op, handler.applies])) as {
+  readonly [O in LeafOperator]: readonly ValueType[];
+};
+
 /** The logical operators, likewise one handler each. */
 const LOGIC: {
   readonly [O in Exclude<Operator, LeafOperator>]: (

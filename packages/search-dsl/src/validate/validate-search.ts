@@ -27,7 +27,7 @@ export type ValidatedSearch = {
 
 export type ValidateOptions = { readonly searchable: FieldMap };
 
-const SORTABLE = new Set(['string', 'datetime', 'integer', 'number', 'decimal', 'boolean']);
+export const SORTABLE: ReadonlySet<string> = new Set(['string', 'datetime', 'integer', 'number', 'decimal', 'boolean']);
 
 /**
  * Stage 2: checks parsed params against the entity's searchable fields and builds the typed AST.
