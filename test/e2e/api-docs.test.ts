@@ -42,9 +42,19 @@ describe('the API reference', () => {
         '/api/v1/integrations/connectors/{connector_id}/execute',
       ]),
     );
+    // Scalar's reference page, its script served by the API itself: no CDN, nothing from elsewhere.
     const page = await fetch(`${platform.url}/docs`);
     expect(page.headers.get('content-type')).toContain('text/html');
-    expect(await page.text()).toContain('/api/v1/integrations/connectors/{connector_id}/execute');
+    const html = await page.text();
+    expect(html).toContain('/openapi.json');
+    expect(html).toContain('/docs/scalar.js');
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
+    const script = await fetch(`${platform.url}/docs/scalar.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+    const plain = await fetch(`${platform.url}/docs/plain`);
+    expect(await plain.text()).toContain('/api/v1/integrations/connectors/{connector_id}/execute');
   });
 
   it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator), the same served and built', async () => {

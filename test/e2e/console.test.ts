@@ -149,4 +149,19 @@ describe('the web console in headless Chromium', () => {
     await page.getByTestId('action-result').waitFor();
     expect(await page.locator('[data-testid=action-result] tbody tr').count()).toBe(3);
   });
+
+  it('opens the API reference (/docs) with no request off this origin', async () => {
+    const origin = new URL(platform.url).origin;
+    const elsewhere: string[] = [];
+    const docs = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    docs.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) elsewhere.push(url);
+    });
+    await docs.goto(`${platform.url}/docs`);
+    await docs.getByText('Create a connector', { exact: false }).first().waitFor({ timeout: 30_000 });
+    await docs.screenshot({ path: `${SHOTS}5-api-reference.png` });
+    await docs.close();
+    expect(elsewhere).toEqual([]);
+  });
 });

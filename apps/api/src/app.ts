@@ -6,7 +6,6 @@ import { authenticate } from './middleware/authenticate.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
-import { docsPage } from './openapi/docs-page.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { catalogRoutes } from './routes/catalog.ts';
@@ -15,6 +14,7 @@ import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
 import { webhookRoutes } from './routes/connectors/webhooks.ts';
 import { consoleRoutes } from './routes/console.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
@@ -97,6 +97,6 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     document ??= JSON.stringify(documentOf(app));
     return c.body(document, 200, { 'content-type': 'application/json' });
   });
-  app.get('/docs', (c) => c.html(docsPage()));
+  app.route('/', docsRoutes());
   return app;
 }
