@@ -1,15 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Conduit } from '@conduit/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
+import { type OrbConnectorFixture, startOrbConnector } from '../harness/orb-connector.ts';
+import type { TestPlatform } from '../harness/platform.ts';
 
 /**
  * The MCP server through the SDK's own client, over both transports: Streamable HTTP (POST /mcp on the API, the
@@ -19,7 +17,7 @@ import { startOrb } from '../simulators/orb/simulator.ts';
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let platform: TestPlatform;
-let sim: SimulatorHandle;
+let fixture: OrbConnectorFixture;
 let connectorId: string;
 let expectedInvoices: string[];
 const transcript: { direction: 'client→server' | 'server→client'; message: JSONRPCMessage }[] = [];
@@ -97,32 +95,13 @@ async function searchEveryPage(client: Client, args: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  sim = await startOrb({ size: 8 });
-  platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} } });
-  const conduit = new Conduit({
-    baseUrl: platform.url,
-    clientId: platform.clientId,
-    clientSecret: platform.clientSecret,
-  });
-  const created = await conduit.connectors.create({
-    connector_type: 'Orb',
-    customer_name: 'mcp',
-    name: 'billing',
-    credentials: sim.credentials as { api_key: string },
-    replication_config: sim.replicationConfig as { start_date: string },
-  });
-  connectorId = created.connector_id;
-  const deadline = Date.now() + 120_000;
-  while ((await conduit.connectors.get(connectorId)).entities.invoices?.status !== 'ready') {
-    if (Date.now() > deadline) throw new Error('invoices did not finish their first sync');
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  expectedInvoices = [...new Set(sim.expectedKeys('invoices'))].sort();
+  fixture = await startOrbConnector({ size: 8 });
+  ({ platform, connectorId } = fixture);
+  expectedInvoices = [...new Set(fixture.sim.expectedKeys('invoices'))].sort();
 }, 180_000);
 
 afterAll(async () => {
-  await platform?.close();
-  await sim?.close();
+  await fixture?.close();
   if (transcript.length) {
     mkdirSync(`${root}/.data`, { recursive: true });
     writeFileSync(`${root}/.data/mcp-session-transcript.json`, JSON.stringify(transcript, null, 2));

@@ -3,11 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Conduit } from '@conduit/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
+import { type OrbConnectorFixture, startOrbConnector } from '../harness/orb-connector.ts';
+import type { TestPlatform } from '../harness/platform.ts';
 
 /**
  * The README's quickstarts for the typed client and the MCP server, run as written (only the local profile's
@@ -16,7 +14,7 @@ import { startOrb } from '../simulators/orb/simulator.ts';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 let platform: TestPlatform;
-let sim: SimulatorHandle;
+let fixture: OrbConnectorFixture;
 let connectorId: string;
 let paidInvoices: string[];
 
@@ -44,27 +42,9 @@ async function runSnippet(tag: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  sim = await startOrb({ size: 6 });
-  platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} } });
-  const conduit = new Conduit({
-    baseUrl: platform.url,
-    clientId: platform.clientId,
-    clientSecret: platform.clientSecret,
-  });
-  const created = await conduit.connectors.create({
-    connector_type: 'Orb',
-    customer_name: 'acme',
-    name: 'billing',
-    credentials: sim.credentials as { api_key: string },
-    replication_config: sim.replicationConfig as { start_date: string },
-  });
-  connectorId = created.connector_id;
-  const deadline = Date.now() + 120_000;
-  while ((await conduit.connectors.get(connectorId)).entities.invoices?.status !== 'ready') {
-    if (Date.now() > deadline) throw new Error('invoices did not finish their first sync');
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  const orb = conduit.connector(connectorId, 'Orb');
+  fixture = await startOrbConnector();
+  ({ platform, connectorId } = fixture);
+  const orb = fixture.conduit.connector(connectorId, 'Orb');
   paidInvoices = [];
   for await (const i of orb.searchAll('invoices', { query: { filter: { eq: { status: 'paid' } } }, fields: ['id'] })) {
     paidInvoices.push(i.id!);
@@ -72,8 +52,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await platform?.close();
-  await sim?.close();
+  await fixture?.close();
 });
 
 describe('README quickstarts', () => {
