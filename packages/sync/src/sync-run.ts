@@ -9,6 +9,7 @@ import {
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef } from '@conduit/db';
 import type { SyncDeps } from './deps.ts';
+import { readAhead } from './read-ahead.ts';
 
 /** Late data: incremental runs re-read this far behind the cursor (writes are idempotent). */
 export const LOOKBACK_MS = 60 * 60 * 1000;
@@ -80,7 +81,7 @@ export async function runEntitySync(
       ...(parentParams ? { parentParams } : {}),
       ...(checkpoint.resume === undefined ? {} : { resume: checkpoint.resume }),
     });
-    for await (const page of pagesOf) {
+    for await (const page of readAhead(pagesOf)) {
       const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, page.records);
       checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, page.records, entity.sync.cursorField);
       checkpoint.indexed += batch.indexed;
