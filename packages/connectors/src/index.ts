@@ -9,6 +9,7 @@ export {
   type KindCatalog,
   type SyncSpec,
 } from './core/catalog.ts';
+export { SUBDOMAIN_PATTERN } from './core/common-schemas.ts';
 export type { Connector, ExecuteRequest, ExecuteResult } from './core/connect.ts';
 export type {
   ConnectorSettings,

@@ -3,4 +3,11 @@ export { migrateToLatest } from './migrate.ts';
 export { ClientsRepository, type ClientWithOrganizations } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
-export type { ConnectorRow, Database, NewConnectorRow, SyncStateRow, SyncStatus } from './schema.ts';
+export {
+  type ConnectorRow,
+  type Database,
+  type NewConnectorRow,
+  SYNC_STATUSES,
+  type SyncStateRow,
+  type SyncStatus,
+} from './schema.ts';

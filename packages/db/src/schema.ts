@@ -40,7 +40,9 @@ export interface ConnectorsTable {
   updated_at: UpdatedAt;
 }
 
-export type SyncStatus = 'pending' | 'initial_sync' | 'ready' | 'failed';
+/** The sync statuses of an entity (DESIGN), stated once: the API's schemas read this list. */
+export const SYNC_STATUSES = ['pending', 'initial_sync', 'ready', 'failed'] as const;
+export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 export interface SyncStatesTable {
   connector_id: string;

@@ -1,4 +1,11 @@
-import { envSuffix } from '@conduit/connectors';
+import { envSuffix, findConnectorDefinition, SUBDOMAIN_PATTERN } from '@conduit/connectors';
+
+/** The kind's token endpoint, stated once in its catalog. */
+function tokenUrlOf(connectorType: string): string {
+  const url = findConnectorDefinition(connectorType)?.catalog.tokenUrl;
+  if (!url) throw new Error(`${connectorType}: the catalog names no tokenUrl`);
+  return url;
+}
 
 /**
  * Where one credential field of a connector created by the OAuth consent flow comes from:
@@ -38,7 +45,7 @@ const REFRESHING_CREDENTIALS = {
 
 const GOOGLE = {
   authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
-  tokenUrl: 'https://oauth2.googleapis.com/token',
+  tokenUrl: tokenUrlOf('Google-Drive'),
   pkce: true,
   clientAuth: 'form',
   // Without offline access and a forced consent prompt, Google omits the refresh token on re-consent
@@ -54,7 +61,7 @@ export const OAUTH_PROVIDERS: Readonly<Record<string, OAuthProviderSpec>> = {
   // https://developer.zendesk.com/api-reference/ticketing/oauth/oauth_tokens/ — PKCE since 2023.
   'Zendesk-Talk': {
     authorizeUrl: 'https://{subdomain}.zendesk.com/oauth/authorizations/new',
-    tokenUrl: 'https://{subdomain}.zendesk.com/oauth/tokens',
+    tokenUrl: tokenUrlOf('Zendesk-Talk'),
     scopes: ['read'],
     pkce: true,
     clientAuth: 'form',
@@ -64,7 +71,7 @@ export const OAUTH_PROVIDERS: Readonly<Record<string, OAuthProviderSpec>> = {
   // https://www.typeform.com/developers/get-started/applications/ — `offline` grants the refresh token.
   Typeform: {
     authorizeUrl: 'https://api.typeform.com/oauth/authorize',
-    tokenUrl: 'https://api.typeform.com/oauth/token',
+    tokenUrl: tokenUrlOf('Typeform'),
     scopes: [
       'offline',
       'accounts:read',
@@ -82,6 +89,7 @@ export const OAUTH_PROVIDERS: Readonly<Record<string, OAuthProviderSpec>> = {
   },
   'Google-Ads': {
     ...GOOGLE,
+    tokenUrl: tokenUrlOf('Google-Ads'),
     scopes: ['https://www.googleapis.com/auth/adwords'],
     // Every Google Ads call also sends the platform's developer token (OAUTH_DEVELOPER_TOKEN_GOOGLE_ADS).
     credentials: { ...REFRESHING_CREDENTIALS, developer_token: { from: 'env', name: 'DEVELOPER_TOKEN' } },
@@ -94,7 +102,7 @@ export const OAUTH_PROVIDERS: Readonly<Record<string, OAuthProviderSpec>> = {
   // https://developers.snap.com/api/marketing-api/Ads-API/authentication
   'Snapchat-Marketing': {
     authorizeUrl: 'https://accounts.snapchat.com/login/oauth2/authorize',
-    tokenUrl: 'https://accounts.snapchat.com/login/oauth2/access_token',
+    tokenUrl: tokenUrlOf('Snapchat-Marketing'),
     scopes: ['snapchat-marketing-api'],
     pkce: false,
     clientAuth: 'form',
@@ -178,8 +186,6 @@ function resolve(connectorType: string, spec: OAuthProviderSpec, env: EnvSource)
   };
 }
 
-const SUBDOMAIN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
 /**
  * Fills `{name}` placeholders of a provider URL from the connector config; only validated subdomains go in
  * (DESIGN §6). Returns the missing or invalid variable names instead when it cannot.
@@ -191,7 +197,7 @@ export function expandProviderUrl(
   const invalid: string[] = [];
   const url = template.replaceAll(/\{(\w+)\}/g, (_, name: string) => {
     const value = config[name];
-    if (typeof value !== 'string' || !SUBDOMAIN.test(value)) {
+    if (typeof value !== 'string' || !SUBDOMAIN_PATTERN.test(value)) {
       invalid.push(name);
       return '';
     }

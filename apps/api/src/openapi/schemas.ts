@@ -1,3 +1,4 @@
+import { SYNC_STATUSES } from '@conduit/db';
 import { z } from 'zod';
 
 /** Response shapes, as zod: the OpenAPI document and the documentation test both derive from these. */
@@ -18,7 +19,7 @@ export const TokenResponseSchema = z
   .meta({ id: 'TokenResponse' });
 
 export const EntityStatusSchema = z.object({
-  status: z.enum(['pending', 'initial_sync', 'ready', 'failed']),
+  status: z.enum(SYNC_STATUSES),
   running: z.boolean(),
   last_success_at: z.string().nullable(),
   record_count: z.int(),

@@ -115,17 +115,29 @@ export interface EntityCatalog {
   readonly sync?: SyncSpec;
 }
 
-export interface KindCatalog {
+export interface KindCatalog<Credentials = unknown, Config = unknown> {
   /** Canonical connector_type (DESIGN §1), e.g. `Zendesk-Talk`. */
   readonly connectorType: string;
   /** The purpose name document 1 uses, e.g. `telephony`. */
   readonly purpose: string;
-  /** Credentials: a union over the credential methods the kind accepts. */
-  readonly credentials: z.ZodType;
+  /** Credentials: a union over the credential methods the kind accepts; the connector's types are inferred from it. */
+  readonly credentials: z.ZodType<Credentials>;
   readonly replicationConfig: z.ZodType;
   /** Connector configuration variables (telephony: subdomain); an empty strict object when there are none. */
-  readonly config: z.ZodType;
+  readonly config: z.ZodType<Config>;
+  /**
+   * The vendor's OAuth token endpoint, for kinds that refresh or obtain tokens (`{subdomain}` is filled from the
+   * config). The connector and the platform's consent flow both read it here.
+   */
+  readonly tokenUrl?: string;
   readonly entities: Readonly<Record<string, EntityCatalog>>;
+}
+
+/** Typed identity: keeps the credential and config types of the schemas, so a kind's code infers them (z.infer). */
+export function defineCatalog<Credentials, Config>(
+  catalog: KindCatalog<Credentials, Config>,
+): KindCatalog<Credentials, Config> {
+  return catalog;
 }
 
 export function entityActions(entity: EntityCatalog): ActionName[] {

@@ -10,3 +10,6 @@ export const noConfig = z.strictObject({});
 
 /** A string id that goes into an upstream URL path (escaped there too). */
 export const pathId = z.string().min(1).max(512);
+
+/** DESIGN §6: an account subdomain (Zendesk): lowercase letters, digits and hyphens; never a host or path. */
+export const SUBDOMAIN_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -1,5 +1,6 @@
 import { TokenCache } from './auth.ts';
 import { ACTIONS, type ActionName, entityActions, entityOf, type LiveActionName } from './catalog.ts';
+import { SUBDOMAIN_PATTERN } from './common-schemas.ts';
 import type {
   ConnectorContext,
   ConnectorDefinition,
@@ -51,14 +52,8 @@ export function connectWith<Credentials, Config>(
     '/credentials',
     'invalid_request',
     'invalid credentials',
-  ) as Credentials;
-  const config = parseOrThrow(
-    catalog.config,
-    rawConfig ?? {},
-    '/config',
-    'invalid_request',
-    'invalid config',
-  ) as Config;
+  );
+  const config = parseOrThrow(catalog.config, rawConfig ?? {}, '/config', 'invalid_request', 'invalid config');
   const tokenCache = settings.tokenCache ?? new TokenCache();
   const baseUrl = fillBase(settings.baseUrl ?? definition.defaultBaseUrl, config);
   const http = new UpstreamHttpClient({
@@ -145,9 +140,9 @@ export function connectWith<Credentials, Config>(
 function fillBase(base: string, config: unknown): string {
   if (!base.includes('{subdomain}')) return base;
   const subdomain = (config as { subdomain?: unknown })?.subdomain;
-  if (typeof subdomain !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(subdomain)) {
+  if (typeof subdomain !== 'string' || !SUBDOMAIN_PATTERN.test(subdomain)) {
     throw new ConnectorError('invalid_request', 'invalid config', [
-      { path: '/config/subdomain', message: 'is required: ^[a-z0-9][a-z0-9-]{0,62}$' },
+      { path: '/config/subdomain', message: `is required: ${SUBDOMAIN_PATTERN.source}` },
     ]);
   }
   return base.replaceAll('{subdomain}', subdomain);

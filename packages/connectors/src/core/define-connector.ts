@@ -43,6 +43,10 @@ export interface ConnectorContext<Credentials = unknown, Config = unknown> {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** The context a kind's code gets, typed by its catalog's schemas (z.infer of credentials and config). */
+export type ContextOf<K> =
+  K extends KindCatalog<infer Credentials, infer Config> ? ConnectorContext<Credentials, Config> : never;
+
 /** The HTTP side of one entity; params arrive validated against the catalog (sync may add internal ones). */
 export interface EntityOperations<Ctx extends ConnectorContext = ConnectorContext> {
   list?(ctx: Ctx, params: Params): Promise<ListPage>;
@@ -81,7 +85,8 @@ export interface AuthFactoryInput<Credentials, Config> {
 }
 
 export interface ConnectorDefinition<Credentials = unknown, Config = unknown> {
-  readonly catalog: KindCatalog;
+  /** The kind's catalog; Credentials and Config are inferred from its schemas. */
+  readonly catalog: KindCatalog<Credentials, Config>;
   /** The real vendor base (DESIGN §1); `{subdomain}` is filled from config. */
   readonly defaultBaseUrl: string;
   readonly defaultHeaders?: (input: { credentials: Credentials; config: Config }) => Record<string, string>;
@@ -89,7 +94,9 @@ export interface ConnectorDefinition<Credentials = unknown, Config = unknown> {
   /** The kind's reading of upstream error answers; the HTTP client's one retry loop acts on it. */
   readonly classify?: Classify;
   /** A kind's own operations; an entity the catalog declares (`upstream`) gets the core's for what is left out. */
-  readonly entities: Readonly<Record<string, EntityOperations<ConnectorContext<Credentials, Config>>>>;
+  readonly entities: Readonly<
+    Record<string, EntityOperations<ConnectorContext<NoInfer<Credentials>, NoInfer<Config>>>>
+  >;
 }
 
 /** Typed identity helper, so a kind's file reads as a declaration. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, SyncSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type SyncSpec } from '../../core/catalog.ts';
 import { startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, t, withNullability } from '../../core/field-spec.ts';
 
@@ -518,9 +518,11 @@ const config = z.strictObject({
     .optional(),
 });
 
-export const googleAdsCatalog: KindCatalog = {
+export const googleAdsCatalog = defineCatalog({
   connectorType: 'Google-Ads',
   purpose: 'search advertising',
+  // https://developers.google.com/identity/protocols/oauth2/web-server#offline
+  tokenUrl: 'https://oauth2.googleapis.com/token',
   credentials,
   replicationConfig: startDateReplicationConfig,
   config,
@@ -535,4 +537,4 @@ export const googleAdsCatalog: KindCatalog = {
     labels,
     accessible_customers: accessibleCustomers,
   },
-};
+});

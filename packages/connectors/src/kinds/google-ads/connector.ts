@@ -13,9 +13,6 @@ import {
   search,
 } from './replication.ts';
 
-/** Google's OAuth token endpoint (https://developers.google.com/identity/protocols/oauth2/web-server#offline). */
-export const GOOGLE_ADS_TOKEN_URL = 'https://oauth2.googleapis.com/token';
-
 /**
  * The API version the connector speaks (https://developers.google.com/google-ads/api/docs/sunset-dates); each
  * version lives about a year, so the base is overridable (CONNECTOR_BASE_URL_GOOGLE_ADS) without a release.
@@ -92,18 +89,17 @@ export const googleAdsConnector = defineConnector({
   defaultBaseUrl: GOOGLE_ADS_BASE_URL,
   classify: classifyWithWait((_, excerpt) => waitInBodyMs(excerpt, GOOGLE_RETRY_DELAY)),
   auth: ({ credentials, settings }) => {
-    const creds = credentials as GoogleAdsCredentials;
     return googleAdsAuth(
-      creds,
+      credentials,
       oauthRefreshAuth({
-        tokenUrl: settings.tokenUrl ?? GOOGLE_ADS_TOKEN_URL,
-        clientId: creds.client_id,
-        clientSecret: creds.client_secret,
-        tokens: { access_token: creds.access_token, refresh_token: creds.refresh_token },
+        tokenUrl: settings.tokenUrl ?? googleAdsCatalog.tokenUrl!,
+        clientId: credentials.client_id,
+        clientSecret: credentials.client_secret,
+        tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
         // Google takes the client as form fields; it normally keeps the refresh token, but a new one is stored.
         clientAuth: 'form',
         ...(settings.fetch ? { fetch: settings.fetch } : {}),
-        onRotate: (rotated) => settings.onCredentialsRotated?.({ ...creds, ...rotated }),
+        onRotate: (rotated) => settings.onCredentialsRotated?.({ ...credentials, ...rotated }),
       }),
     );
   },

@@ -1,23 +1,12 @@
-import type { ConnectorContext, ReadPage, ReadRequest, UpstreamRecord } from '../../core/define-connector.ts';
+import type { ContextOf, ReadPage, ReadRequest, UpstreamRecord } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
 import { pathOf } from '../../core/http-client.ts';
+import type { googleAdsCatalog } from './catalog.ts';
 import { type SearchBody, toRecord } from './mapping.ts';
 import { type EntityQuery, listQuery, windowQuery } from './queries.ts';
 
-export interface GoogleAdsCredentials {
-  developer_token: string;
-  refresh_token: string;
-  client_id: string;
-  client_secret: string;
-  access_token?: string;
-  login_customer_id?: string;
-}
-
-export interface GoogleAdsConfig {
-  customer_ids?: string[];
-}
-
-export type GoogleAdsContext = ConnectorContext<GoogleAdsCredentials, GoogleAdsConfig>;
+export type GoogleAdsContext = ContextOf<typeof googleAdsCatalog>;
+export type GoogleAdsCredentials = GoogleAdsContext['credentials'];
 
 /** `customers/{cid}/googleAds:search` (https://developers.google.com/google-ads/api/rest/reference/rest/v23/customers.googleAds/search). */
 export async function search(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
@@ -536,9 +536,11 @@ const credentials = z.strictObject({
   client_secret: z.string().min(1),
 });
 
-export const googleDriveCatalog: KindCatalog = {
+export const googleDriveCatalog = defineCatalog({
   connectorType: 'Google-Drive',
   purpose: 'file storage',
+  // https://developers.google.com/identity/protocols/oauth2/web-server#offline
+  tokenUrl: 'https://oauth2.googleapis.com/token',
   credentials,
   // The DESIGN §1 start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
   replicationConfig: startDateReplicationConfig,
@@ -556,4 +558,4 @@ export const googleDriveCatalog: KindCatalog = {
     changes_start_page_token: changesStartPageToken,
     about,
   },
-};
+});

@@ -5,17 +5,6 @@ import { classifyDrive, driveJson } from './drive-http.ts';
 import { files, filesExport, filesUpload } from './files.ts';
 import { listFields, pageResult, queryOf } from './mapping.ts';
 
-/** Google's OAuth token endpoint (https://developers.google.com/identity/protocols/oauth2/web-server#offline). */
-export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
-
-/** The catalog's credentials: refresh_token, client_id and client_secret required, access_token optional. */
-interface DriveCredentials {
-  access_token?: string;
-  refresh_token: string;
-  client_id: string;
-  client_secret: string;
-}
-
 /**
  * The declared collections (drives, permissions, comments, replies, revisions): Drive takes lists as
  * comma-separated values, and a caller's own `fields` selection keeps the paging field (see mapping.ts).
@@ -54,7 +43,7 @@ export const googleDriveConnector = defineConnector({
   classify: classifyDrive,
   // Form-encoded client authentication at the token endpoint; rotated refresh tokens are stored.
   auth: ({ credentials, settings }) =>
-    credentialsOAuth(credentials as DriveCredentials, settings, { tokenUrl: GOOGLE_TOKEN_URL, clientAuth: 'form' }),
+    credentialsOAuth(credentials, settings, { tokenUrl: googleDriveCatalog.tokenUrl!, clientAuth: 'form' }),
   entities: {
     files,
     files_upload: filesUpload,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, SyncSpec, UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type SyncSpec, type UpstreamSpec } from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
@@ -358,7 +358,7 @@ const schedules: EntityCatalog = {
   sync: fullRefresh,
 };
 
-export const incidentIoCatalog: KindCatalog = {
+export const incidentIoCatalog = defineCatalog({
   connectorType: 'Incident-Io',
   purpose: 'incident management',
   // An incident.io API key, sent as `Authorization: Bearer <api_key>`.
@@ -379,4 +379,4 @@ export const incidentIoCatalog: KindCatalog = {
     catalog_types: catalogTypes,
     schedules,
   },
-};
+});

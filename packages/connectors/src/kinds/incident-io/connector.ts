@@ -4,12 +4,10 @@ import { defineConnector, type EntityOperations } from '../../core/define-connec
 import { incidentIoCatalog } from './catalog.ts';
 import { neutralRecord } from './mapping.ts';
 
-type IncidentIoCredentials = { api_key: string };
-
 /** Every entity is declared in the catalog; what is incident.io's own is the neutral record shape. */
 const neutral: EntityOperations = { hooks: { record: neutralRecord } };
 
-export const incidentIoConnector = defineConnector<IncidentIoCredentials, Record<string, never>>({
+export const incidentIoConnector = defineConnector({
   catalog: incidentIoCatalog,
   defaultBaseUrl: 'https://api.incident.io',
   auth: ({ credentials }) => bearerAuth(credentials.api_key),

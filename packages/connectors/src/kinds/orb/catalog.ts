@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 
@@ -243,11 +243,11 @@ const invoices: EntityCatalog = {
   sync: { mode: 'incremental', cursorField: 'created_at' },
 };
 
-export const orbCatalog: KindCatalog = {
+export const orbCatalog = defineCatalog({
   connectorType: 'Orb',
   purpose: 'usage billing',
   credentials: z.strictObject({ api_key: z.string().min(1) }),
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
   entities: { customers, subscriptions, plans, invoices },
-};
+});

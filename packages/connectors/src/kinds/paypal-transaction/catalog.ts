@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
 
@@ -513,9 +513,11 @@ export const paypalReplicationConfig = z.strictObject({
   }),
 });
 
-export const paypalTransactionCatalog: KindCatalog = {
+export const paypalTransactionCatalog = defineCatalog({
   connectorType: 'Paypal-Transaction',
   purpose: 'payments',
+  // https://developer.paypal.com/api/rest/authentication/ (client credentials)
+  tokenUrl: 'https://api-m.paypal.com/v1/oauth2/token',
   credentials,
   replicationConfig: paypalReplicationConfig,
   config: noConfig,
@@ -528,4 +530,4 @@ export const paypalTransactionCatalog: KindCatalog = {
     show_product_details: showProductDetails,
     search_invoices: searchInvoices,
   },
-};
+});

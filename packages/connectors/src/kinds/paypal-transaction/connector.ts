@@ -1,6 +1,6 @@
 import { clientCredentialsAuth } from '../../core/auth.ts';
 import {
-  type ConnectorContext,
+  type ContextOf,
   defineConnector,
   type EntityOperations,
   type ListPage,
@@ -27,10 +27,8 @@ import {
  * (~9 h) is cached by the runtime's TokenCache and fetched again after a 401.
  */
 
-type PaypalCredentials = { client_id: string; client_secret: string; access_token?: string };
-type PaypalContext = ConnectorContext<PaypalCredentials, Record<string, never>>;
+type PaypalContext = ContextOf<typeof paypalTransactionCatalog>;
 
-const TOKEN_URL = 'https://api-m.paypal.com/v1/oauth2/token';
 const DAY = 86_400_000;
 
 const query = (params: Params): Record<string, QueryValue> => params as Record<string, QueryValue>;
@@ -93,12 +91,12 @@ const searchInvoices: EntityOperations<PaypalContext> = {
 /** The details of one product; replication reads them per product of list_products (gone since: nothing). */
 const productPath = (id: unknown) => `v1/catalogs/products/${pathOf(String(id))}`;
 
-export const paypalTransactionConnector = defineConnector<PaypalCredentials, Record<string, never>>({
+export const paypalTransactionConnector = defineConnector({
   catalog: paypalTransactionCatalog,
   defaultBaseUrl: 'https://api-m.paypal.com',
   auth: ({ credentials, settings, tokenCache }) =>
     clientCredentialsAuth({
-      tokenUrl: settings.tokenUrl ?? TOKEN_URL,
+      tokenUrl: settings.tokenUrl ?? paypalTransactionCatalog.tokenUrl!,
       clientId: credentials.client_id,
       clientSecret: credentials.client_secret,
       accessToken: credentials.access_token,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, Paging } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type Paging } from '../../core/catalog.ts';
 import { pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 
@@ -426,11 +426,11 @@ const credentials = z.strictObject({ auth_token: z.string().min(1) });
 /** See the header comment: the organization whose projects, issues, events and releases are replicated. */
 const config = z.strictObject({ organization_slug: slug.optional() });
 
-export const sentryCatalog: KindCatalog = {
+export const sentryCatalog = defineCatalog({
   connectorType: 'Sentry',
   purpose: 'error monitoring',
   credentials,
   replicationConfig: startDateReplicationConfig,
   config,
   entities: { projects, issues, events, releases, project_detail: projectDetail },
-};
+});

@@ -2,7 +2,7 @@ import { bearerAuth } from '../../core/auth.ts';
 import type { EntityCatalog } from '../../core/catalog.ts';
 import { classifyWithWait, waitInBodyMs } from '../../core/classify.ts';
 import {
-  type ConnectorContext,
+  type ContextOf,
   defineConnector,
   type EntityOperations,
   type Params,
@@ -13,15 +13,7 @@ import { listDeclared } from '../../core/listing.ts';
 import { readByListing } from '../../core/paging.ts';
 import { sentryCatalog } from './catalog.ts';
 
-interface SentryCredentials {
-  readonly auth_token: string;
-}
-
-interface SentryConfig {
-  readonly organization_slug?: string | undefined;
-}
-
-type SentryContext = ConnectorContext<SentryCredentials, SentryConfig>;
+type SentryContext = ContextOf<typeof sentryCatalog>;
 
 const { projects, issues, events, releases } = sentryCatalog.entities;
 
@@ -98,7 +90,7 @@ const eventsRead: EntityOperations<SentryContext> = {
 };
 
 /** Lists and gets are declared in the catalog; what is Sentry's own is where replication starts. */
-export const sentryConnector = defineConnector<SentryCredentials, SentryConfig>({
+export const sentryConnector = defineConnector({
   catalog: sentryCatalog,
   defaultBaseUrl: 'https://sentry.io/api/0',
   auth: ({ credentials }) => bearerAuth(credentials.auth_token),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, SyncSpec, UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type SyncSpec, type UpstreamSpec } from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t, withNullability } from '../../core/field-spec.ts';
 
@@ -339,11 +339,13 @@ const credentials = z.strictObject({
   client_secret: z.string().min(1),
 });
 
-export const snapchatMarketingCatalog: KindCatalog = {
+export const snapchatMarketingCatalog = defineCatalog({
   connectorType: 'Snapchat-Marketing',
   purpose: 'social advertising',
+  // https://developers.snap.com/api/marketing-api/Ads-API/authentication
+  tokenUrl: 'https://accounts.snapchat.com/login/oauth2/access_token',
   credentials,
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
   entities: { organizations, adaccounts, campaigns, adsquads, ads, creatives, media, segments },
-};
+});

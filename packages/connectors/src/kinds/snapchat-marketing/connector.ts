@@ -1,7 +1,7 @@
 import { credentialsOAuth } from '../../core/auth.ts';
 import type { EntityCatalog } from '../../core/catalog.ts';
 import {
-  type ConnectorContext,
+  type ContextOf,
   defineConnector,
   type EntityOperations,
   type Params,
@@ -14,18 +14,7 @@ import { readByListing } from '../../core/paging.ts';
 import { snapchatMarketingCatalog } from './catalog.ts';
 import { failureError, type SnapFailure, unwrapSnap } from './mapping.ts';
 
-/** OAuth refresh endpoint (https://developers.snap.com/api/marketing-api/Ads-API/authentication). */
-export const SNAP_TOKEN_URL = 'https://accounts.snapchat.com/login/oauth2/access_token';
-
-/** The catalog's credentials: refresh_token, client_id and client_secret required, access_token optional. */
-interface SnapCredentials {
-  access_token?: string;
-  refresh_token: string;
-  client_id: string;
-  client_secret: string;
-}
-
-type SnapContext = ConnectorContext<SnapCredentials, Record<string, never>>;
+type SnapContext = ContextOf<typeof snapchatMarketingCatalog>;
 
 /** Snap's own: the key of each wrapped object in a list of `plural` (`campaigns` → `campaign`). */
 const SINGULAR: Readonly<Record<string, string>> = {
@@ -155,11 +144,11 @@ function readOneParent(
   );
 }
 
-export const snapchatMarketingConnector = defineConnector<SnapCredentials, Record<string, never>>({
+export const snapchatMarketingConnector = defineConnector({
   catalog: snapchatMarketingCatalog,
   defaultBaseUrl: 'https://adsapi.snapchat.com/v1',
   // Form-encoded client authentication at the token endpoint; rotated refresh tokens are stored.
   auth: ({ credentials, settings }) =>
-    credentialsOAuth(credentials, settings, { tokenUrl: SNAP_TOKEN_URL, clientAuth: 'form' }),
+    credentialsOAuth(credentials, settings, { tokenUrl: snapchatMarketingCatalog.tokenUrl!, clientAuth: 'form' }),
   entities: Object.fromEntries(Object.keys(SINGULAR).map((name) => [name, entity(name)])),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, omit, t } from '../../core/field-spec.ts';
 
@@ -243,11 +243,13 @@ const credentials = z.union([typeformPersonalTokenCredentials, typeformOAuthCred
     '{access_token, refresh_token, client_id, client_secret}',
 });
 
-export const typeformCatalog: KindCatalog = {
+export const typeformCatalog = defineCatalog({
   connectorType: 'Typeform',
   purpose: 'forms',
+  // https://www.typeform.com/developers/get-started/applications/#refresh-the-token
+  tokenUrl: 'https://api.typeform.com/oauth/token',
   credentials,
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
   entities: { forms, responses, webhooks, workspaces, images, themes },
-};
+});

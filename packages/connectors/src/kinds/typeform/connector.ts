@@ -1,6 +1,6 @@
 import { bearerAuth, credentialsOAuth } from '../../core/auth.ts';
 import {
-  type ConnectorContext,
+  type ContextOf,
   defineConnector,
   type EntityOperations,
   type ListPage,
@@ -14,17 +14,8 @@ import { readByListing } from '../../core/paging.ts';
 import { typeformCatalog } from './catalog.ts';
 import { nextResponsesParams, pageMeta, responseRecords, type TypeformList, typeformInstant } from './mapping.ts';
 
-/** Personal access token, or an OAuth access token with what refreshing it needs. */
-interface TypeformCredentials {
-  readonly access_token: string;
-  readonly refresh_token?: string | undefined;
-  readonly client_id?: string | undefined;
-  readonly client_secret?: string | undefined;
-}
+type TypeformContext = ContextOf<typeof typeformCatalog>;
 
-type TypeformContext = ConnectorContext<TypeformCredentials, Record<string, never>>;
-
-const TOKEN_URL = 'https://api.typeform.com/oauth/token';
 /** Typeform's largest page of responses. */
 const MAX_RESPONSES_PAGE_SIZE = 1000;
 
@@ -75,14 +66,14 @@ const webhooks: EntityOperations<TypeformContext> = {
 };
 
 /** forms, workspaces, themes, images and webhooks are declared in the catalog; responses page by token. */
-export const typeformConnector = defineConnector<TypeformCredentials, Record<string, never>>({
+export const typeformConnector = defineConnector({
   catalog: typeformCatalog,
   defaultBaseUrl: 'https://api.typeform.com',
   auth: ({ credentials, settings }) => {
-    if (!credentials.refresh_token) return bearerAuth(credentials.access_token);
+    if (!('refresh_token' in credentials)) return bearerAuth(credentials.access_token);
     // Typeform rotates refresh tokens: each refresh returns a new one that must be stored
     // (https://www.typeform.com/developers/get-started/applications/#refresh-the-token).
-    return credentialsOAuth(credentials, settings, { tokenUrl: TOKEN_URL, clientAuth: 'form' });
+    return credentialsOAuth(credentials, settings, { tokenUrl: typeformCatalog.tokenUrl!, clientAuth: 'form' });
   },
   entities: { forms: { read: readForms }, responses, webhooks },
 });

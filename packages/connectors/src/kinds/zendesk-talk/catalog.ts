@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { EntityCatalog, KindCatalog, SyncSpec, UpstreamSpec } from '../../core/catalog.ts';
-import { pathId } from '../../core/common-schemas.ts';
+import { defineCatalog, type EntityCatalog, type SyncSpec, type UpstreamSpec } from '../../core/catalog.ts';
+import { pathId, SUBDOMAIN_PATTERN } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t } from '../../core/field-spec.ts';
 
 /*
@@ -482,18 +482,17 @@ const replicationConfig = z.strictObject({ start_date: midnightUtc });
 const config = z.strictObject({
   subdomain: z
     .string()
-    .regex(
-      /^[a-z0-9][a-z0-9-]{0,62}$/,
-      'must be the account subdomain (lowercase letters, digits and hyphens, e.g. mycompany)',
-    ),
+    .regex(SUBDOMAIN_PATTERN, 'must be the account subdomain (lowercase letters, digits and hyphens, e.g. mycompany)'),
 });
 
-export const zendeskTalkCatalog: KindCatalog = {
+export const zendeskTalkCatalog = defineCatalog({
   connectorType: 'Zendesk-Talk',
   purpose: 'telephony',
   credentials,
   replicationConfig,
   config,
+  // https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/
+  tokenUrl: 'https://{subdomain}.zendesk.com/oauth/tokens',
   entities: {
     phone_numbers: phoneNumbers,
     addresses,
@@ -507,4 +506,4 @@ export const zendeskTalkCatalog: KindCatalog = {
     calls,
     call_legs: callLegs,
   },
-};
+});

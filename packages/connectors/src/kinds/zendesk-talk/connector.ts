@@ -1,10 +1,5 @@
 import { basicAuth, bearerAuth, oauthRefreshAuth } from '../../core/auth.ts';
-import {
-  type ConnectorContext,
-  defineConnector,
-  type EntityOperations,
-  type ListPage,
-} from '../../core/define-connector.ts';
+import { type ContextOf, defineConnector, type EntityOperations, type ListPage } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
 import { checkedNextUrl } from '../../core/listing.ts';
 import { zendeskTalkCatalog } from './catalog.ts';
@@ -15,18 +10,7 @@ import { fetchExportPage, readExport } from './mapping.ts';
  * Base https://{subdomain}.zendesk.com/api/v2/channels/voice (the core fills {subdomain} from the validated config).
  */
 
-type OAuthCredentials = {
-  access_token: string;
-  refresh_token?: string;
-  client_id?: string;
-  client_secret?: string;
-};
-type TokenCredentials = { email: string; api_token: string };
-type ZendeskCredentials = OAuthCredentials | TokenCredentials;
-type ZendeskConfig = { subdomain: string };
-type ZendeskContext = ConnectorContext<ZendeskCredentials, ZendeskConfig>;
-
-const TOKEN_URL = 'https://{subdomain}.zendesk.com/oauth/tokens';
+type ZendeskContext = ContextOf<typeof zendeskTalkCatalog>;
 
 function singleObject(body: unknown, key: string): Record<string, unknown> {
   const value = (body as Record<string, unknown> | undefined)?.[key];
@@ -77,21 +61,17 @@ function exportEntity(path: string, key: string): EntityOperations<ZendeskContex
   };
 }
 
-function isOAuth(credentials: ZendeskCredentials): credentials is OAuthCredentials {
-  return 'access_token' in credentials;
-}
-
-export const zendeskTalkConnector = defineConnector<ZendeskCredentials, ZendeskConfig>({
+export const zendeskTalkConnector = defineConnector({
   catalog: zendeskTalkCatalog,
   defaultBaseUrl: 'https://{subdomain}.zendesk.com/api/v2/channels/voice',
   auth: ({ credentials, config, settings }) => {
     // API token: Basic `{email}/token:{api_token}` (https://developer.zendesk.com/api-reference/introduction/security-and-auth/).
-    if (!isOAuth(credentials)) return basicAuth(`${credentials.email}/token`, credentials.api_token);
+    if (!('access_token' in credentials)) return basicAuth(`${credentials.email}/token`, credentials.api_token);
     if (!credentials.refresh_token || !credentials.client_id) return bearerAuth(credentials.access_token);
     // Zendesk OAuth tokens with a refresh token rotate it on every refresh: the new pair is written back
     // (https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/#refresh-token-grant-type).
     return oauthRefreshAuth({
-      tokenUrl: (settings.tokenUrl ?? TOKEN_URL).replaceAll('{subdomain}', config.subdomain),
+      tokenUrl: (settings.tokenUrl ?? zendeskTalkCatalog.tokenUrl!).replaceAll('{subdomain}', config.subdomain),
       clientId: credentials.client_id,
       clientSecret: credentials.client_secret,
       tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
