@@ -6,6 +6,7 @@ import { startIncidentIo } from '../simulators/incident-io/simulator.ts';
 import type { SimulatorHandle, StartSimulator } from '../simulators/kit/fixture.ts';
 import type { SignedDelivery, SimulatedWebhooks, WebhookChange } from '../simulators/kit/webhooks.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
+import { startPaypalTransaction } from '../simulators/paypal-transaction/simulator.ts';
 import { startSentry } from '../simulators/sentry/simulator.ts';
 import { startTypeform } from '../simulators/typeform/simulator.ts';
 import { startZendeskTalk } from '../simulators/zendesk-talk/simulator.ts';
@@ -43,16 +44,31 @@ interface Running {
 
 let platform: TestPlatform;
 const running = new Map<string, Running>();
+/** A kind without webhooks (DESIGN §7: "unsupported"). */
+let paypal: { sim: SimulatorHandle; connectorId: string };
 
 beforeAll(async () => {
   const sims = await Promise.all(KINDS.map((k) => k.start({ size: 6 })));
+  const paypalSim = await startPaypalTransaction({ size: 2 });
   const baseUrls: Record<string, string> = {};
   const tokenUrls: Record<string, string> = {};
   for (const sim of sims) {
     baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
     if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
   }
+  baseUrls[envSuffix(paypalSim.connectorType)] = paypalSim.baseUrl;
+  if (paypalSim.tokenUrl) tokenUrls[envSuffix(paypalSim.connectorType)] = paypalSim.tokenUrl;
   platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls } });
+  const paypalCreated = await platform.call('POST', '/api/v1/integrations/connectors', {
+    customer_name: 'webhooks',
+    connector_type: paypalSim.connectorType,
+    name: 'paypal',
+    credentials: paypalSim.credentials,
+    config: paypalSim.config,
+    replication_config: paypalSim.replicationConfig,
+  });
+  expect(paypalCreated.status, await paypalCreated.clone().text()).toBe(201);
+  paypal = { sim: paypalSim, connectorId: ((await paypalCreated.json()) as { connector_id: string }).connector_id };
   for (const sim of sims) {
     const webhooks = sim.webhooks!;
     const created = await platform.call('POST', '/api/v1/integrations/connectors', {
@@ -88,6 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await platform?.close();
   for (const { sim } of running.values()) await sim.close();
+  await paypal?.sim.close();
 });
 
 /** The indexed record of `entity` with key `key`, or undefined. */
@@ -205,6 +222,18 @@ describe('webhook route contract', () => {
   it('404 for an unknown connector, before anything else', async () => {
     const response = await fetch(url('00000000-0000-0000-0000-000000000000'), { method: 'POST', body: '{}' });
     expect(response.status).toBe(404);
+  });
+
+  it('a kind without webhooks: GET says "unsupported" with no URL, PATCH refuses a secret, POST is 404', async () => {
+    const view = await platform.call('GET', `/api/v1/integrations/connectors/${paypal.connectorId}`);
+    expect(await view.json()).toMatchObject({ webhooks: 'unsupported', webhook_url: null });
+    const patched = await platform.call('PATCH', `/api/v1/integrations/connectors/${paypal.connectorId}`, {
+      webhook_secret: 'a-secret-for-paypal',
+    });
+    expect(patched.status).toBe(400);
+    const response = await fetch(url(paypal.connectorId), { method: 'POST', body: '{"id":"WH-1"}' });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { code: string }).code).toBe('webhooks_unsupported');
   });
 
   it('PATCH checks the secret (8-512 chars; incident.io: whsec_ + base64) and null turns webhooks off', async () => {
