@@ -88,6 +88,7 @@ export {
   type SearchTotal,
   searchProblemOf,
 } from './results/read-search-page.ts';
+export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';
 export {
   type SortKey,
   type ValidatedSearch,

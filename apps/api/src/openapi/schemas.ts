@@ -1,4 +1,5 @@
 import { SYNC_STATUSES } from '@conduit/db';
+import { AggResultSchema, SearchTotalSchema } from '@conduit/search-dsl';
 import { z } from 'zod';
 
 /** Response shapes, as zod: the OpenAPI document and the documentation test both derive from these. */
@@ -53,7 +54,13 @@ export const ListResultSchema = z.object({
 });
 export const SearchResultSchema = z.object({
   data: z.array(z.record(z.string(), z.unknown())),
-  meta: z.object({ has_more: z.boolean(), cursor: z.string().nullable(), took_ms: z.number().nullable() }),
+  meta: z.object({
+    has_more: z.boolean(),
+    cursor: z.string().nullable(),
+    took_ms: z.number().nullable(),
+    total: SearchTotalSchema,
+    aggregations: z.record(z.string(), AggResultSchema).optional(),
+  }),
 });
 export const ExecuteResultSchema = z
   .union([SearchResultSchema, ListResultSchema, z.object({ data: z.unknown() })])
