@@ -89,7 +89,8 @@ export function peerInstant(iso: string): string {
   return `${iso.slice(0, 19)}+00:00`;
 }
 
-const SCOPE = `connection_id = $1 and model = 'invoices'`;
+/** Every peer query is scoped like Nango's: one connection, one model. */
+export const SCOPE = `connection_id = $1 and model = 'invoices'`;
 
 /** A query scoped to the connection and model, ordered like ours (then by record key), `limit + 1` rows. */
 export function peerQuery(

@@ -3,9 +3,14 @@
  * query over the peer table (see postgres-peer.ts). The raw OpenSearch body is compiled from the params.
  */
 import { INVOICE_SPAN, invoiceId } from './invoice-records.ts';
-import { type PeerQuery, peerInstant, peerQuery, placeholders } from './postgres-peer.ts';
+import { PEER_TABLE, type PeerQuery, peerInstant, peerQuery, placeholders, SCOPE } from './postgres-peer.ts';
 
-export type SearchParamsValue = { query: Record<string, unknown>; limit: number; cursor?: string };
+export type SearchParamsValue = {
+  query: Record<string, unknown>;
+  limit: number;
+  cursor?: string;
+  aggregate?: Record<string, unknown>;
+};
 
 export interface Variant {
   readonly params: SearchParamsValue;
@@ -19,6 +24,7 @@ export interface QueryKind {
 
 const VARIANTS = 256;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 const TYPOS = ['thnak you', 'busines', 'overgae', 'prepiad commitment', 'enterprize seats', 'tranfser'];
 const WORDS = ['business', 'overage API', 'prepaid', 'wire transfer', 'seats', 'remise partenaire'];
 
@@ -44,6 +50,15 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
     return { params: { query: { filter }, limit }, peer: peerQuery(connectionId, sql, values, limit) };
   };
   const contains = (field: string, value: unknown) => JSON.stringify({ [field]: value });
+  const aggregate = (
+    filter: Record<string, unknown>,
+    aggregations: Record<string, unknown>,
+    sql: string,
+    values: unknown[],
+  ): Variant => ({
+    params: { query: { filter }, aggregate: aggregations, limit: 0 },
+    peer: { text: sql, values: [connectionId, ...values] },
+  });
 
   return [
     kind('eq id', () => {
@@ -118,6 +133,42 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
     kind('eq status', () => {
       const status = pick(['draft', 'issued', 'paid', 'void']);
       return simple({ eq: { status } }, (p) => `json @> ${p(contains('status', status))}::jsonb`, 100);
+    }),
+    // Aggregations (params.aggregate, limit 0): counts by status, a decimal sum, a daily histogram, each over
+    // a 30-day range; the peer answers with GROUP BY / sum over the same rows.
+    kind('agg count_by', () => {
+      const from = instant();
+      const to = plus(from, 30 * DAY_MS);
+      return aggregate(
+        { and: [{ gte: { invoice_date: from } }, { lt: { invoice_date: to } }] },
+        { by_status: { count_by: 'status', size: 10 } },
+        `select json->>'status' as key, count(*) from ${PEER_TABLE} where ${SCOPE}
+           and json->>'invoice_date' >= $2 and json->>'invoice_date' < $3 group by 1 order by 2 desc limit 10`,
+        [peerInstant(from), peerInstant(to)],
+      );
+    }),
+    kind('agg sum', () => {
+      const from = instant();
+      const to = plus(from, 30 * DAY_MS);
+      return aggregate(
+        { and: [{ eq: { status: 'paid' } }, { gte: { invoice_date: from } }, { lt: { invoice_date: to } }] },
+        { revenue: { sum: 'total' } },
+        `select sum((json->>'total')::numeric) from ${PEER_TABLE} where ${SCOPE} and json @> '{"status":"paid"}'
+           and json->>'invoice_date' >= $2 and json->>'invoice_date' < $3`,
+        [peerInstant(from), peerInstant(to)],
+      );
+    }),
+    kind('agg histogram', () => {
+      const from = instant();
+      const to = plus(from, 30 * DAY_MS);
+      return aggregate(
+        { and: [{ gte: { invoice_date: from } }, { lt: { invoice_date: to } }] },
+        { daily: { histogram: 'invoice_date', interval: 'day' } },
+        `select date_trunc('day', (json->>'invoice_date')::timestamptz at time zone 'UTC') as key, count(*)
+           from ${PEER_TABLE} where ${SCOPE} and json->>'invoice_date' >= $2 and json->>'invoice_date' < $3
+           group by 1 order by 1`,
+        [peerInstant(from), peerInstant(to)],
+      );
     }),
     kind('sort date', () => {
       const status = pick(['issued', 'paid']);
