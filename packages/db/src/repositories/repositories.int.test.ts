@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, ensureDatabaseExists } from '../database.ts';
+import { migrateToLatest } from '../migrate.ts';
+import type { Database } from '../schema.ts';
+import { ClientsRepository } from './clients.ts';
+import { ConnectorsRepository } from './connectors.ts';
+import { SyncStatesRepository } from './sync-states.ts';
+
+/** A database of its own on the shared Postgres (DATABASE_URL's server), dropped afterwards. */
+const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/conduit_test');
+const name = `conduit_db_unit_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();
+
+let db: Kysely<Database>;
+let connectors: ConnectorsRepository;
+let syncStates: SyncStatesRepository;
+
+beforeAll(async () => {
+  await ensureDatabaseExists(databaseUrl);
+  db = createDatabase(databaseUrl, 2);
+  await migrateToLatest(db);
+  const clients = new ClientsRepository(db);
+  await clients.upsertOrganization('org-a', 'A');
+  await clients.upsertOrganization('org-b', 'B');
+  connectors = new ConnectorsRepository(db);
+  syncStates = new SyncStatesRepository(db);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  const admin = new pg.Client({
+    connectionString: Object.assign(new URL(serverUrl), { pathname: '/postgres' }).toString(),
+  });
+  await admin.connect();
+  await admin.query(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+});
+
+async function newConnector(organizationId = 'org-a') {
+  return connectors.insert({
+    id: randomUUID(),
+    organization_id: organizationId,
+    connector_type: 'Orb',
+    customer_name: `customer-${randomUUID()}`,
+    name: 'Orb',
+    credentials_ciphertext: 'ciphertext',
+    config: JSON.stringify({}),
+    replication_config: JSON.stringify({ start_date: '2024-01-01T00:00:00Z' }),
+  });
+}
+
+describe('ConnectorsRepository', () => {
+  it('scopes every read by organization: another organization does not see the connector', async () => {
+    const row = await newConnector('org-a');
+    expect((await connectors.find('org-a', row.id))?.id).toBe(row.id);
+    expect(await connectors.find('org-b', row.id)).toBeUndefined();
+    expect((await connectors.listByOrganization('org-b')).map((r) => r.id)).not.toContain(row.id);
+    expect((await connectors.findForSync(row.id))?.id).toBe(row.id);
+  });
+
+  it('finds a connector by its identity, and the identity is unique per organization', async () => {
+    const row = await newConnector('org-a');
+    const identity = { customer_name: row.customer_name, connector_type: 'Orb', name: 'Orb' };
+    expect((await connectors.findByIdentity('org-a', identity))?.id).toBe(row.id);
+    expect(await connectors.findByIdentity('org-b', identity)).toBeUndefined();
+    await expect(
+      connectors.insert({ ...row, id: randomUUID(), config: '{}', replication_config: '{}' }),
+    ).rejects.toThrow();
+  });
+});
+
+describe('SyncStatesRepository', () => {
+  it('starts a run as initial_sync, checkpoints it, and finishes it ready with the cursor', async () => {
+    const row = await newConnector();
+    await syncStates.ensure(row.id, ['customers']);
+    const run = { connectorId: row.id, entity: 'customers', owner: randomUUID() };
+    const started = await syncStates.startRun(run, 'run-1');
+    expect(started).toMatchObject({ status: 'initial_sync', running: true, run_id: 'run-1' });
+    expect(await syncStates.saveCheckpoint(run, { page: 2 }, 10)).toBe('ok');
+    expect(await syncStates.finishRun(run, { cursor: '2024-02-01', recordCount: 10 })).toBe('ok');
+    expect(await syncStates.get(row.id, 'customers')).toMatchObject({
+      status: 'ready',
+      running: false,
+      record_count: 10,
+      checkpoint: null,
+    });
+  });
+
+  it('a later run supersedes an earlier one: the earlier owner can no longer write', async () => {
+    const row = await newConnector();
+    await syncStates.ensure(row.id, ['plans']);
+    const first = { connectorId: row.id, entity: 'plans', owner: randomUUID() };
+    const second = { ...first, owner: randomUUID() };
+    await syncStates.startRun(first, 'run-a');
+    await syncStates.startRun(second, 'run-b');
+    expect(await syncStates.saveCheckpoint(first, { page: 1 }, 1)).toBe('superseded');
+    expect(await syncStates.saveCheckpoint(second, { page: 1 }, 1)).toBe('ok');
+  });
+
+  it('a run resumes the checkpoint of an interrupted one, with its run id', async () => {
+    const row = await newConnector();
+    await syncStates.ensure(row.id, ['invoices']);
+    const first = { connectorId: row.id, entity: 'invoices', owner: randomUUID() };
+    await syncStates.startRun(first, 'run-x');
+    await syncStates.saveCheckpoint(first, { page: 3 }, 5);
+    await syncStates.pauseRun(first);
+    expect(await syncStates.listInterrupted()).toContainEqual({ connector_id: row.id, entity: 'invoices' });
+    const resumed = await syncStates.startRun({ ...first, owner: randomUUID() }, 'run-y');
+    expect(resumed.run_id).toBe('run-x');
+    expect(resumed.checkpoint).toEqual({ page: 3 });
+  });
+
+  it("reports 'deleted' to a run whose connector was deleted", async () => {
+    const row = await newConnector();
+    await syncStates.ensure(row.id, ['subscriptions']);
+    const run = { connectorId: row.id, entity: 'subscriptions', owner: randomUUID() };
+    await syncStates.startRun(run, 'run-d');
+    await db.deleteFrom('connectors').where('id', '=', row.id).execute();
+    expect(await syncStates.saveCheckpoint(run, { page: 1 }, 1)).toBe('deleted');
+  });
+});
