@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { API_NODE_FLAGS } from '@conduit/api';
 import type { PlatformEnv } from '@conduit/platform';
@@ -23,7 +24,23 @@ export class ApiProcess {
     extra: Record<string, string>,
     options: { nodeFlags?: readonly string[]; logLevel?: string } = {},
   ): Promise<ApiProcess> {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    // A port the system just handed out (not a random guess, which may be another service answering /healthz);
+    // should someone take it before the API binds it, the API exits and we try again on another.
+    for (let attempt = 1; ; attempt++) {
+      const started = await ApiProcess.#startOn(await freePort(), env, extra, options);
+      if (started || attempt === 3) {
+        if (!started) throw new Error('the API process did not start');
+        return started;
+      }
+    }
+  }
+
+  static async #startOn(
+    port: number,
+    env: PlatformEnv,
+    extra: Record<string, string>,
+    options: { nodeFlags?: readonly string[]; logLevel?: string },
+  ): Promise<ApiProcess | null> {
     const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), API_MAIN], {
       env: {
         PATH: process.env.PATH,
@@ -42,7 +59,8 @@ export class ApiProcess {
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error('the API process did not start');
+      if (child.exitCode !== null) return null;
+      if (Date.now() > deadline) throw new Error('the API process did not start');
       await new Promise((r) => setTimeout(r, 100));
     }
     return new ApiProcess(child, url);
@@ -61,4 +79,15 @@ export class ApiProcess {
     this.#child.kill('SIGTERM');
     await exited;
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
