@@ -40,7 +40,7 @@ async function round(workerCount: number): Promise<Round> {
   const platform = await startTestPlatform({
     overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
     worker: false,
-    env: { LOG_LEVEL: 'warn', SYNC_INTERVAL: '1h' },
+    env: { LOG_LEVEL: 'warn', SYNC_INTERVAL: '1h', RATE_LIMIT_PER_MINUTE: '100000000' },
   });
   const workers: { process: WorkerProcess; metricsPort: number }[] = [];
   try {
@@ -77,14 +77,14 @@ async function round(workerCount: number): Promise<Round> {
       for (const id of ids) {
         const statuses = await entityStatuses(platform, id);
         for (const entity of ENTITIES) {
-          const s = statuses[entity];
+          const s = statuses?.[entity];
           if (!s?.last_success_at || s.running) pending++;
           records += s?.record_count ?? 0;
         }
       }
       if (pending === 0) break;
       if (performance.now() - started > 900_000) throw new Error('the sync did not finish in 15 minutes');
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 500));
     }
     const seconds = (performance.now() - started) / 1000;
     const counts = await Promise.all(workers.map((w) => syncRunsByOutcome(w.metricsPort)));

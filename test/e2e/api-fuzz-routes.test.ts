@@ -253,6 +253,11 @@ describe('fuzzing every route: methods, path ids, query strings, headers and bod
     };
     realId = await create('real');
     sacrificialId = await create('sacrificial');
+    // With a webhook secret, webhook deliveries reach the signature checks (without one they stop at 401 at once).
+    const secret = await platform.call('PATCH', `/api/v1/integrations/connectors/${realId}`, {
+      webhook_secret: 'fuzz-webhook-secret-0123456789',
+    });
+    expect(secret.status).toBe(200);
   }, 120_000);
 
   afterAll(async () => {

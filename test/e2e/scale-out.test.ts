@@ -50,7 +50,12 @@ describe('scale-out: 2 API and 2 worker processes on shared services', () => {
     // Upstream latency makes runs last long enough to overlap and to be killed mid-run.
     sim = await startOrbSimulator({ customers: 150, from: START, latencyMs: 15 });
     const overrides = { baseUrls: { ORB: sim.url }, tokenUrls: {} };
-    platform = await startTestPlatform({ overrides, worker: false, env: { SYNC_INTERVAL: '1h' } });
+    platform = await startTestPlatform({
+      overrides,
+      worker: false,
+      // Both APIs are polled often here: the per-client rate limit is not what this test is about.
+      env: { SYNC_INTERVAL: '1h', RATE_LIMIT_PER_MINUTE: '100000000' },
+    });
     secondApi = await ApiProcess.start(platform.api.deps.env, { CONNECTOR_BASE_URL_ORB: sim.url });
     for (let i = 0; i < 2; i++) {
       const metricsPort = await freePort();
