@@ -140,6 +140,19 @@ describe('the web console in headless Chromium', () => {
     await shot('4-bad-filter');
   });
 
+  it('counts records by a field (aggregations) next to the rows', async () => {
+    await page.selectOption('select[name=count_by]', 'timezone');
+    await expect
+      .poll(async () => JSON.parse(await page.inputValue('textarea[name=search_json]')))
+      .toMatchObject({ aggregate: { by_timezone: { count_by: 'timezone' } } });
+    await page.getByTestId('run-search').click();
+    const table = page.locator('[data-testid=aggregations] tbody tr');
+    await table.first().waitFor();
+    const counts = await page.locator('[data-testid=aggregations] tbody tr td:last-child').allTextContents();
+    expect(counts.map(Number).reduce((a, b) => a + b, 0)).toBe(sim.expectedKeys('customers').length);
+    await shot('6-aggregations');
+  });
+
   it('runs a live action and shows the upstream records', async () => {
     await page.getByRole('link', { name: 'Live actions' }).click();
     await page.selectOption('select[name=action_entity]', 'customers');

@@ -39,6 +39,7 @@ function buildParams(
   fields: SearchableField[],
   sort: { field: string; dir: string },
   limit: number,
+  countBy: string,
 ) {
   const clauses = conditions
     .filter((c) => c.field)
@@ -55,7 +56,9 @@ function buildParams(
   if (clauses.length === 1) query.filter = clauses[0];
   if (clauses.length > 1) query.filter = { and: clauses };
   if (sort.field) query.sort = [{ [sort.field]: sort.dir }];
-  return { query, limit };
+  // Dashboards (DESIGN §4): counts per value of a field over the records that match the filter.
+  const aggregate = countBy ? { aggregate: { [`by_${countBy}`]: { count_by: countBy, size: 20 } } } : {};
+  return { query, limit, ...aggregate };
 }
 
 /**
@@ -78,6 +81,7 @@ export function SearchPlayground(props: {
 
   const [conditions, setConditions] = useState<Condition[]>([]);
   const [sort, setSort] = useState({ field: '', dir: 'asc' });
+  const [countBy, setCountBy] = useState('');
   const [limit, setLimit] = useState(25);
   const [raw, setRaw] = useState('');
   const [rawProblem, setRawProblem] = useState<string | null>(null);
@@ -89,12 +93,13 @@ export function SearchPlayground(props: {
 
   // The builder writes the raw JSON; editing the JSON by hand is allowed, and the JSON is what runs.
   useEffect(() => {
-    setRaw(JSON.stringify(buildParams(conditions, fields, sort, limit), null, 2));
-  }, [conditions, sort, limit, fields]);
+    setRaw(JSON.stringify(buildParams(conditions, fields, sort, limit, countBy), null, 2));
+  }, [conditions, sort, limit, fields, countBy]);
 
   useEffect(() => {
     setConditions([]);
     setSort({ field: '', dir: 'asc' });
+    setCountBy('');
     setResult(null);
     setProblem(null);
     setPages([null]);
@@ -272,6 +277,19 @@ export function SearchPlayground(props: {
             <select name="sort_dir" value={sort.dir} onChange={(e) => setSort({ ...sort, dir: e.currentTarget.value })}>
               <option value="asc">asc</option>
               <option value="desc">desc</option>
+            </select>
+          </label>
+          <label class="inline">
+            Count by
+            <select name="count_by" value={countBy} onChange={(e) => setCountBy(e.currentTarget.value)}>
+              <option value="">(none)</option>
+              {fields
+                .filter((f) => f.type !== 'object' && f.type !== 'array')
+                .map((f) => (
+                  <option key={f.path} value={f.path}>
+                    {f.path}
+                  </option>
+                ))}
             </select>
           </label>
         </div>

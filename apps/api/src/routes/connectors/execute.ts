@@ -4,14 +4,7 @@ import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  BEARER,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-  problems,
-} from '../../openapi/route-kit.ts';
+import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
