@@ -3,10 +3,13 @@ export { TokenCache } from './core/auth.ts';
 export {
   ACTIONS,
   type ActionName,
+  type ChangeCapture,
   type EntityCatalog,
   entityActions,
   entityOf,
+  hours,
   type KindCatalog,
+  needsFullPasses,
   type SyncSpec,
 } from './core/catalog.ts';
 export { SUBDOMAIN_PATTERN } from './core/common-schemas.ts';

@@ -9,6 +9,11 @@ export interface SentryAppState {
   readonly token: string;
   /** The organization the token belongs to (Sentry organization auth tokens see one organization). */
   readonly organization: string;
+  /**
+   * A user auth token: it sees every organization its user belongs to (here: all of them), as Sentry's user tokens
+   * do (https://docs.sentry.io/api/auth/). Absent: only the organization token is accepted.
+   */
+  readonly userToken?: string;
   /** Records per page (Sentry: 100); smaller in tests so Link paging is exercised. */
   readonly pageSize: number;
 }
@@ -139,15 +144,25 @@ export function createSentryApp(state: SentryAppState): Hono {
     '*',
     state.faults.middleware((status) => (status === 429 ? throttledBody(1) : sentryError('Internal Error'))),
   );
+  /** The organizations the request's token sees (set by the auth middleware). */
+  const visibleOrgs = new WeakMap<Request, readonly string[]>();
+  const orgsOf = (c: Context) => visibleOrgs.get(c.req.raw) ?? [];
   app.use('/api/0/*', async (c, next) => {
     const header = c.req.header('authorization');
     if (!header) return c.json(sentryError('Authentication credentials were not provided.'), 401);
-    if (bearerToken(header) !== state.token) return c.json(sentryError('Invalid token'), 401);
+    const token = bearerToken(header);
+    if (token === state.token) visibleOrgs.set(c.req.raw, [state.organization]);
+    else if (state.userToken !== undefined && token === state.userToken)
+      visibleOrgs.set(
+        c.req.raw,
+        data.organizations.map((o) => o.slug),
+      );
+    else return c.json(sentryError('Invalid token'), 401);
     await next();
   });
   app.use('/api/0/:scope{projects|organizations}/:org/*', async (c, next) => {
     if (!data.organizations.some((o) => o.slug === c.req.param('org'))) return notFound(c);
-    if (c.req.param('org') !== state.organization)
+    if (!orgsOf(c).includes(c.req.param('org')))
       return c.json(sentryError('You do not have permission to perform this action.'), 403);
     await next();
   });
@@ -156,9 +171,26 @@ export function createSentryApp(state: SentryAppState): Hono {
     data.projects.find((p) => p.organization.slug === c.req.param('org') && p.slug === c.req.param('project'));
   const orgExists = (c: Context) => data.organizations.some((o) => o.slug === c.req.param('org'));
 
+  // https://docs.sentry.io/api/organizations/list-your-organizations/: the organizations the token can see,
+  // Link-paged like every list.
+  app.get('/api/0/organizations/', (c) => {
+    const visible = data.organizations
+      .filter((o) => orgsOf(c).includes(o.slug))
+      .map((o) => ({
+        ...o,
+        dateCreated: '2022-01-01T00:00:00.000000Z',
+        isEarlyAdopter: false,
+        require2FA: false,
+        status: { id: 'active', name: 'active' },
+        avatar: { avatarType: 'letter_avatar', avatarUuid: null },
+        features: [],
+        links: { organizationUrl: `https://${o.slug}.sentry.io`, regionUrl: 'https://us.sentry.io' },
+      }));
+    return paged(c, visible, state.pageSize);
+  });
   // https://docs.sentry.io/api/projects/list-your-projects/
   app.get('/api/0/projects/', (c) => {
-    const visible = data.projects.filter((p) => p.organization.slug === state.organization);
+    const visible = data.projects.filter((p) => orgsOf(c).includes(p.organization.slug));
     return paged(
       c,
       visible.map((p) => omitKeys(p, PROJECT_GET_ONLY)),

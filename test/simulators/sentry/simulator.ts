@@ -8,6 +8,8 @@ import { sentryWebhooks } from './webhooks.ts';
 
 export interface SentrySimulatorOptions extends SentryDataOptions {
   token?: string;
+  /** A user auth token that sees every organization (the organization token sees one). */
+  userToken?: string;
   port?: number;
   /** Records per page (Sentry: 100). */
   pageSize?: number;
@@ -15,6 +17,8 @@ export interface SentrySimulatorOptions extends SentryDataOptions {
 
 export interface SentrySimulator extends RunningServer {
   readonly token: string;
+  /** A user auth token: sees every organization. */
+  readonly userToken: string;
   /** The organization the token belongs to. */
   readonly organization: string;
   readonly data: SentryData;
@@ -24,13 +28,14 @@ export interface SentrySimulator extends RunningServer {
 
 export async function startSentrySimulator(options: SentrySimulatorOptions = {}): Promise<SentrySimulator> {
   const token = options.token ?? 'sntrys_test_token_0123456789abcdef';
+  const userToken = options.userToken ?? 'sntryu_test_user_token_0123456789abcdef';
   const data = generateSentryData(options);
   const faults = new FaultInjector();
   const organization = data.organizations[0]!.slug;
-  const app = createSentryApp({ data, faults, token, organization, pageSize: options.pageSize ?? 100 });
+  const app = createSentryApp({ data, faults, token, userToken, organization, pageSize: options.pageSize ?? 100 });
   const server = await listen(app, options.port ?? 0);
   const url = `${server.url}/api/0`;
-  return { ...server, url, token, organization, data, faults, webhooks: sentryWebhooks(data, url) };
+  return { ...server, url, token, userToken, organization, data, faults, webhooks: sentryWebhooks(data, url) };
 }
 
 /** The generic handle (kit/fixture.ts) over the Sentry simulator. */

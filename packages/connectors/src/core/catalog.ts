@@ -13,12 +13,37 @@ export type ParamsSchema = z.ZodObject<z.ZodRawShape>;
  * - `incremental`: the upstream can filter or order by `cursorField`; runs resume from the highest value seen.
  * - `full_refresh`: every run reads everything and removes what disappeared upstream.
  * `parent`: the entity is read once per record of another entity (responses per form, issues per project):
- * `params[param] = parentRecord[from]`.
+ * `params[param] = parentRecord[from]`, plus `params[p] = parentRecord[extra[p]]` for each further parameter
+ * (Sentry issues need the project's organization too).
  */
 export interface SyncSpec {
   readonly mode: 'incremental' | 'full_refresh';
   readonly cursorField?: string;
-  readonly parent?: { readonly entity: string; readonly param: string; readonly from: string };
+  readonly parent?: {
+    readonly entity: string;
+    readonly param: string;
+    readonly from: string;
+    readonly extra?: Readonly<Record<string, string>>;
+  };
+}
+
+/**
+ * What the upstream lets an entity's incremental reads see (issue 11, DESIGN §5). The sync engine derives its
+ * behaviour from it: incremental runs re-read `lookbackMs` behind the cursor, and an entity whose incremental
+ * reads miss edits or deletions gets a full pass (re-read from start_date, then removal of what disappeared) at
+ * least every FULL_SYNC_INTERVAL. Full-refresh entities see everything on every run and need none.
+ */
+export interface ChangeCapture {
+  /** An edit upstream moves the cursor (an "updated since" filter or a changes feed); false for creation-time cursors. */
+  readonly seesEdits: boolean;
+  /** A deletion upstream reaches incremental reads (a changes feed), or the upstream cannot delete the records. */
+  readonly seesDeletions: boolean;
+  /** The vendor's documented delay before a record appears in its list (0 when none is documented). */
+  readonly lookbackMs: number;
+  /** `feed`: the cursor is a position in the upstream's changes feed (ReadPage.position), not a record field. */
+  readonly cursor: 'field' | 'feed';
+  /** Where these facts come from (vendor documentation, research file). */
+  readonly source: string;
 }
 
 /**
@@ -113,6 +138,8 @@ export interface EntityCatalog {
   readonly actions: { readonly [A in LiveActionName]?: ParamsSchema };
   /** Present exactly when the entity is searchable: how the worker replicates it. */
   readonly sync?: SyncSpec;
+  /** Present for every incremental entity (and where a full-refresh entity has a documented delay). */
+  readonly changeCapture?: ChangeCapture;
 }
 
 export interface KindCatalog<Credentials = unknown, Config = unknown> {
@@ -138,6 +165,21 @@ export function defineCatalog<Credentials, Config>(
   catalog: KindCatalog<Credentials, Config>,
 ): KindCatalog<Credentials, Config> {
   return catalog;
+}
+
+const HOUR_MS = 3_600_000;
+/** Durations for `ChangeCapture.lookbackMs`, so catalogs read as the vendors' documents do. */
+export const hours = (n: number): number => n * HOUR_MS;
+
+/**
+ * Whether incremental runs of the entity can miss upstream changes, so that periodic full passes are needed.
+ * Full-refresh entities never do (every run is a full pass); an incremental entity without declared change capture
+ * is assumed to miss both.
+ */
+export function needsFullPasses(entity: EntityCatalog): boolean {
+  if (entity.sync?.mode !== 'incremental') return false;
+  const capture = entity.changeCapture;
+  return !(capture?.seesEdits && capture.seesDeletions);
 }
 
 export function entityActions(entity: EntityCatalog): ActionName[] {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type SyncSpec } from '../../core/catalog.ts';
+import { type ChangeCapture, defineCatalog, type EntityCatalog, type SyncSpec } from '../../core/catalog.ts';
 import { startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, t, withNullability } from '../../core/field-spec.ts';
 
@@ -244,6 +244,20 @@ const labelCreateParams = z.strictObject({
 
 /** GAQL `WHERE segments.date BETWEEN ... ORDER BY segments.date` (research file): incremental on the date. */
 const byDate: SyncSpec = { mode: 'incremental', cursorField: 'segments.date' };
+/**
+ * A row per resource and day: an earlier day's row keeps changing after the cursor passed it (conversions are
+ * attributed back to the click's day within the conversion window; a status or name edit rewrites every day's row),
+ * and GAQL has no "changed since" filter on these resources (change_status is a separate resource): edits need the
+ * full pass. Rows are never deleted (a removed campaign keeps its rows, status REMOVED).
+ */
+const dailyRows: ChangeCapture = {
+  seesEdits: false,
+  seesDeletions: true,
+  lookbackMs: 0,
+  cursor: 'field',
+  source:
+    'Google Ads API: segments.date, conversion window; research/upstream-apis-2.md (incremental on segments.date)',
+};
 /** Label associations cannot be filtered by time: full refresh. */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 
@@ -287,6 +301,7 @@ const accounts: EntityCatalog = {
   }),
   actions: { list: listParams },
   sync: byDate,
+  changeCapture: dailyRows,
 };
 
 const entityStatus = ['ENABLED', 'PAUSED', 'REMOVED'] as const;
@@ -342,6 +357,7 @@ const campaigns: EntityCatalog = {
   }),
   actions: { list: listParams, update: campaignUpdateParams },
   sync: byDate,
+  changeCapture: dailyRows,
 };
 
 const adGroups: EntityCatalog = {
@@ -381,6 +397,7 @@ const adGroups: EntityCatalog = {
   }),
   actions: { list: listParams, update: adGroupUpdateParams },
   sync: byDate,
+  changeCapture: dailyRows,
 };
 
 const adGroupAds: EntityCatalog = {
@@ -410,6 +427,7 @@ const adGroupAds: EntityCatalog = {
   }),
   actions: { list: listParams },
   sync: byDate,
+  changeCapture: dailyRows,
 };
 
 /** label.id, label.name, label.resource_name: shared by the three association entities. */

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type SyncSpec, type UpstreamSpec } from '../../core/catalog.ts';
+import {
+  type ChangeCapture,
+  defineCatalog,
+  type EntityCatalog,
+  type SyncSpec,
+  type UpstreamSpec,
+} from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
@@ -50,6 +56,18 @@ const none = z.strictObject({});
 
 /** GET /v2/incidents accepts updated_at[gte]: incremental on updated_at (research file). */
 const incrementalUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' };
+/**
+ * incidents have a real "updated since" filter (updated_at[gte], research/upstream-apis-2.md; incident.io OpenAPI
+ * IncidentsV2 List): edits come back. An incident deleted in the dashboard is just no longer listed: the full
+ * pass removes it.
+ */
+const updatedSince: ChangeCapture = {
+  seesEdits: true,
+  seesDeletions: false,
+  lookbackMs: 0,
+  cursor: 'field',
+  source: 'incident.io API, GET /v2/incidents updated_at[gte]; research/upstream-apis-2.md',
+};
 /** Every other list has no time filter or order upstream: full refresh (which also removes deleted records). */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 
@@ -100,6 +118,7 @@ const incidents: EntityCatalog = {
   // id: the incident's identifier or its numeric reference (document 2).
   actions: { list: paged(250), get: byId },
   sync: incrementalUpdatedAt,
+  changeCapture: updatedSince,
 };
 
 const alertRecord: FieldMap = {

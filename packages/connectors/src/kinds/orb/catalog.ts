@@ -1,7 +1,22 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
+import { type ChangeCapture, defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
+
+/**
+ * Change capture of every Orb list (issue 11): Orb filters lists by creation time only (`created_at[gt|gte|lt|lte]`;
+ * invoices also by invoice_date/due_date; no "updated since" filter exists: Orb API reference, List customers /
+ * List invoices, and the orb-billing client's CustomerListParams/InvoiceListParams; research/upstream-apis-1.md).
+ * An edit (a customer's email, an invoice paid) does not move `created_at`, and a deleted customer simply stops
+ * being listed: both are caught by the periodic full pass. Orb documents no listing delay.
+ */
+const byCreation: ChangeCapture = {
+  seesEdits: false,
+  seesDeletions: false,
+  lookbackMs: 0,
+  cursor: 'field',
+  source: 'Orb API reference (list filters: created_at[gte|gt|lt|lte] only); research/upstream-apis-1.md',
+};
 
 // Usage billing (document 2): "incident management and usage billing records declare only the identifier as non-null".
 const meta: FieldMap = { next_cursor: t.string() };
@@ -70,6 +85,7 @@ const customers: EntityCatalog = {
     get: z.strictObject({ customer_id: pathId }),
   },
   sync: { mode: 'incremental', cursorField: 'created_at' },
+  changeCapture: byCreation,
 };
 // Record field types: document 2 says "strings" for every timestamp; instants are typed `datetime` so that search
 // compares them as instants (Orb sends ISO 8601 date-times for all of them, e.g. 2024-01-31T00:00:00+00:00).
@@ -118,6 +134,7 @@ const subscriptions: EntityCatalog = {
   },
   // Orb filters subscriptions by created_at[gte] (research file).
   sync: { mode: 'incremental', cursorField: 'created_at' },
+  changeCapture: byCreation,
 };
 
 const planRecord: FieldMap = {
@@ -154,6 +171,7 @@ const plans: EntityCatalog = {
   },
   // Orb filters plans by created_at[gte] (research file).
   sync: { mode: 'incremental', cursorField: 'created_at' },
+  changeCapture: byCreation,
 };
 
 const invoiceRecord: FieldMap = {
@@ -241,6 +259,7 @@ const invoices: EntityCatalog = {
   // The connector replicates invoices through created_at[gte] like the other entities (Orb also filters
   // invoice_date[gte], but an invoice's date can lie before its creation, e.g. backdated invoices).
   sync: { mode: 'incremental', cursorField: 'created_at' },
+  changeCapture: byCreation,
 };
 
 export const orbCatalog = defineCatalog({

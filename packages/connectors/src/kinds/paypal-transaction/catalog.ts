@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, hours, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
 
@@ -112,6 +112,15 @@ const balances: EntityCatalog = {
   },
   // The current balances are a snapshot: every run replaces them.
   sync: { mode: 'full_refresh' },
+  // Document 1 Limits: "up to three hours before balances appear". A snapshot re-read on every run: the delay is
+  // recorded for completeness (there is no cursor to look back from).
+  changeCapture: {
+    seesEdits: true,
+    seesDeletions: true,
+    lookbackMs: hours(3),
+    cursor: 'field',
+    source: 'document 1 Limits (payments balances); PayPal Transaction Search reference, GET /v1/reporting/balances',
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -291,6 +300,19 @@ const transactions: EntityCatalog = {
   actions: { list: transactionsListParams },
   // The reporting API filters by date in 31-day windows; the cursor is the update date (research file).
   sync: { mode: 'incremental', cursorField: 'transaction_info.transaction_updated_date' },
+  // start_date/end_date filter on the transaction's initiation date (PayPal "List transactions" reference; AWS Glue
+  // PayPal connector notes), so a later status change (P → S, a reversal V) of an older transaction does not reach
+  // an incremental read: edits need the full pass. Transactions are never deleted (a refund or reversal is a
+  // transaction of its own). "It takes a maximum of three hours for executed transactions to appear in the list
+  // transactions call" (PayPal reference; document 1 Limits): incremental runs re-read 3 hours behind the cursor.
+  changeCapture: {
+    seesEdits: false,
+    seesDeletions: true,
+    lookbackMs: hours(3),
+    cursor: 'field',
+    source:
+      'https://developer.paypal.com/docs/api/transaction-search/v1/search-get/ (3 h delay; filter on initiation date); document 1 Limits',
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -338,6 +360,15 @@ const listPayments: EntityCatalog = {
   },
   // The upstream sorts by update_time (sort_by=update_time), as the vendor's reference replication does.
   sync: { mode: 'incremental', cursorField: 'update_time' },
+  // GET /v1/payments/payment filters with start_time on the creation time (PayPal Payments v1 reference): an
+  // older payment updated later is outside the window, so edits need the full pass. Payments cannot be deleted.
+  changeCapture: {
+    seesEdits: false,
+    seesDeletions: true,
+    lookbackMs: 0,
+    cursor: 'field',
+    source: 'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); research file',
+  },
 };
 
 const disputeRecord: FieldMap = plain({
@@ -377,6 +408,15 @@ const listDisputes: EntityCatalog = {
   },
   // The upstream filters by update_time_after (research file).
   sync: { mode: 'incremental', cursorField: 'update_time' },
+  // A real "updated since" filter (update_time_after; the connector filters client-side beyond its 180 days).
+  // Disputes are never deleted, only closed (an edit).
+  changeCapture: {
+    seesEdits: true,
+    seesDeletions: true,
+    lookbackMs: 0,
+    cursor: 'field',
+    source: 'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after; research/upstream-apis-1.md',
+  },
 };
 
 const productRecord: FieldMap = plain({

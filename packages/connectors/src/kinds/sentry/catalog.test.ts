@@ -53,8 +53,13 @@ describe('Sentry catalog', () => {
     expect(entities.releases?.record.id?.type).toBe('integer');
   });
 
-  it('replicates issues and events per project, incrementally', () => {
-    const parent = { entity: 'projects', param: 'project_slug', from: 'slug' };
+  it("replicates issues and events per project (in the project's organization), incrementally", () => {
+    const parent = {
+      entity: 'projects',
+      param: 'project_slug',
+      from: 'slug',
+      extra: { organization_slug: 'organization.slug' },
+    };
     expect(entities.issues?.sync).toEqual({ mode: 'incremental', cursorField: 'lastSeen', parent });
     expect(entities.events?.sync).toEqual({ mode: 'incremental', cursorField: 'dateCreated', parent });
     expect(entities.projects?.sync?.mode).toBe('full_refresh');

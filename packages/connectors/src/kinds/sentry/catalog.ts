@@ -12,13 +12,12 @@ import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
  * here so search compares them as instants.
  *
  * Organization for replication: document 2 passes organization_slug as a parameter of every organization-scoped
- * action, but replication has no caller to pass it, and a sync `parent` carries one parameter only (project_slug).
- * Decision: the connector configuration carries an optional `organization_slug` (see `config` below). Live
- * actions never need it (they take organization_slug in params); replication of issues, events and releases
- * needs it: the connector reads the projects of that organization (organizations/{org}/projects/) as the
- * parents of issues and events, and that organization's releases; without it, those entity syncs fail with an
- * error naming config.organization_slug. It is configuration rather than replication_config because the
- * connector's read receives the connector's config (the worker never passes replication_config to a connector).
+ * action, but replication has no caller to pass it. Decision: replication covers every organization the token can
+ * see, discovered with GET /api/0/organizations/ (https://docs.sentry.io/api/organizations/list-your-organizations/);
+ * the connector configuration may narrow it to one (`organization_slug`, optional, see `config` below). Projects
+ * are read per organization (organizations/{org}/projects/) and are the parents of issues and events, which take
+ * both the project's slug and its organization's slug from the parent record; releases are read per organization.
+ * Live actions never need the configuration (they take organization_slug in params).
  */
 
 // Document 2 shows no Meta for this connector; Sentry pages with a Link header cursor, which list actions return
@@ -212,8 +211,13 @@ const projectDetail: EntityCatalog = {
   actions: { get: z.strictObject({ organization_slug: slug, project_slug: slug }) },
 };
 
-/** Issues and events are read per project of config.organization_slug (see the header comment). */
-const perProject = { entity: 'projects', param: 'project_slug', from: 'slug' } as const;
+/** Issues and events are read per replicated project, in the project's organization (see the header comment). */
+const perProject = {
+  entity: 'projects',
+  param: 'project_slug',
+  from: 'slug',
+  extra: { organization_slug: 'organization.slug' },
+} as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // issues
@@ -285,6 +289,16 @@ const issues: EntityCatalog = {
   // Sentry filters issues with query=lastSeen:>{since} (research file). Replication sends its own query, without
   // the is:unresolved default, so resolved and ignored issues are replicated too.
   sync: { mode: 'incremental', cursorField: 'lastSeen', parent: perProject },
+  // lastSeen is the time of the issue's latest event (https://docs.sentry.io/concepts/search/searchable-properties/
+  // issues): resolving, ignoring or assigning an issue does not move it, and Sentry offers no "updated since"
+  // filter on issues; deleted (or merged) issues are just no longer listed. Both need the full pass.
+  changeCapture: {
+    seesEdits: false,
+    seesDeletions: false,
+    lookbackMs: 0,
+    cursor: 'field',
+    source: 'https://docs.sentry.io/concepts/search/ (issue properties: lastSeen); research/upstream-apis-1.md',
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -356,6 +370,15 @@ const events: EntityCatalog = {
   },
   // Sentry filters a project's events with start/end on their creation time (research file).
   sync: { mode: 'incremental', cursorField: 'dateCreated', parent: perProject },
+  // An event is immutable once stored; it disappears when its issue is deleted or its retention ends, which no
+  // incremental read sees: the full pass removes it.
+  changeCapture: {
+    seesEdits: true,
+    seesDeletions: false,
+    lookbackMs: 0,
+    cursor: 'field',
+    source: 'https://docs.sentry.io/api/events/list-a-projects-error-events/ (start/end on creation time)',
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -423,7 +446,7 @@ const releases: EntityCatalog = {
 /** Document 1: "not shown"; DESIGN §1: the vendor's auth, a Sentry auth token sent as `Authorization: Bearer`. */
 const credentials = z.strictObject({ auth_token: z.string().min(1) });
 
-/** See the header comment: the organization whose projects, issues, events and releases are replicated. */
+/** See the header comment: narrows replication to one organization (default: every organization the token sees). */
 const config = z.strictObject({ organization_slug: slug.optional() });
 
 export const sentryCatalog = defineCatalog({

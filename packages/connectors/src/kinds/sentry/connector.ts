@@ -6,11 +6,12 @@ import {
   defineConnector,
   type EntityOperations,
   type Params,
+  type ReadPage,
   type ReadRequest,
 } from '../../core/define-connector.ts';
 import { ConnectorError } from '../../core/errors.ts';
 import { listDeclared } from '../../core/listing.ts';
-import { readByListing } from '../../core/paging.ts';
+import { at, readByListing } from '../../core/paging.ts';
 import { sentryCatalog } from './catalog.ts';
 
 type SentryContext = ContextOf<typeof sentryCatalog>;
@@ -18,21 +19,87 @@ type SentryContext = ContextOf<typeof sentryCatalog>;
 const { projects, issues, events, releases } = sentryCatalog.entities;
 
 /** Replication reads page through the entity's declared list, from `first`. */
-function readList(ctx: SentryContext, entity: EntityCatalog | undefined, first: Params, request: ReadRequest) {
+function readList(ctx: SentryContext, entity: EntityCatalog | undefined, first: Params, resume: unknown) {
   if (!entity?.upstream) throw new Error(`sentry: ${entity?.name} declares no upstream`);
   const spec = entity.upstream;
-  return readByListing((p) => listDeclared(ctx, spec, p), first, request.resume);
+  return readByListing((p) => listDeclared(ctx, spec, p), first, resume);
 }
 
-/** The organization a replication read works in: the parent's, else the connector's configuration. */
+/** The organization a replication read works in: the parent project's, else the connector's configuration. */
 function organizationOf(ctx: SentryContext, request: ReadRequest): string {
   const slug = request.parentParams?.organization_slug ?? ctx.config.organization_slug;
   if (typeof slug !== 'string' || slug === '') {
     throw new ConnectorError('invalid_request', 'replication needs the organization slug', [
-      { path: '/config/organization_slug', message: 'is required to replicate this entity' },
+      { path: '/parentParams/organization_slug', message: 'the parent project names no organization' },
     ]);
   }
   return slug;
+}
+
+/**
+ * The organizations replication covers: the configured one, else every organization the token can see,
+ * discovered with GET /api/0/organizations/.
+ */
+async function organizationsOf(ctx: SentryContext): Promise<string[]> {
+  if (ctx.config.organization_slug) return [ctx.config.organization_slug];
+  // GET /api/0/organizations/ (https://docs.sentry.io/api/organizations/list-your-organizations/): a bare array,
+  // Link-paged like every Sentry list.
+  const spec = { path: 'organizations/', records: null, paging: releases!.upstream!.paging };
+  const slugs: string[] = [];
+  for await (const page of readByListing((p) => listDeclared(ctx, spec, p), {})) {
+    for (const record of page.records) {
+      const slug = record.slug;
+      if (typeof slug === 'string' && slug !== '' && !slugs.includes(slug)) slugs.push(slug);
+    }
+  }
+  return slugs.sort();
+}
+
+/** Where a read over several organizations resumes: which organization, and the position inside it. */
+interface PerOrganizationCheckpoint {
+  readonly organization: string;
+  readonly inner: unknown;
+}
+
+/**
+ * Runs `read` once per organization (organizationsOf, sorted by slug), in order; the checkpoint names the
+ * organization, so an interrupted run resumes inside it and a new organization does not shift the others.
+ */
+async function* perOrganization(
+  ctx: SentryContext,
+  resume: unknown,
+  read: (organization: string, resume: unknown) => AsyncIterable<ReadPage>,
+): AsyncGenerator<ReadPage> {
+  const organizations = await organizationsOf(ctx);
+  const from = resume as PerOrganizationCheckpoint | undefined;
+  const start = from ? Math.max(0, organizations.indexOf(from.organization)) : 0;
+  for (let i = start; i < organizations.length; i++) {
+    const organization = organizations[i]!;
+    const inner = from && i === start && from.organization === organization ? from.inner : undefined;
+    for await (const page of read(organization, inner)) {
+      const next = organizations[i + 1];
+      yield {
+        records: page.records,
+        checkpoint: page.checkpoint
+          ? { organization, inner: page.checkpoint }
+          : next === undefined
+            ? null
+            : { organization: next, inner: undefined },
+      };
+    }
+  }
+}
+
+/** Projects of an organization's list name their organization (the list may omit it: it is the path's). */
+async function* withOrganization(organization: string, pages: AsyncIterable<ReadPage>): AsyncGenerator<ReadPage> {
+  for await (const page of pages) {
+    yield {
+      ...page,
+      records: page.records.map((r) =>
+        typeof at(r, 'organization.slug') === 'string' ? r : { ...r, organization: { slug: organization } },
+      ),
+    };
+  }
 }
 
 /** The parent project of a per-project read (issues, events). */
@@ -43,18 +110,19 @@ function projectOf(ctx: SentryContext, request: ReadRequest): Params {
   };
 }
 
+const organizationProjects = projects && {
+  ...projects,
+  upstream: { ...projects.upstream!, path: 'organizations/{organization_slug}/projects/' },
+};
+
 const projectsRead: EntityOperations<SentryContext> = {
-  // Replication reads the configured organization's projects (the parents of its issues and events, see the
-  // catalog): https://docs.sentry.io/api/organizations/list-an-organizations-projects/
-  read: (ctx, request) => {
-    const slug = ctx.config.organization_slug;
-    if (!slug) return readList(ctx, projects, {}, request);
-    const organizationProjects = {
-      ...projects!,
-      upstream: { ...projects!.upstream!, path: 'organizations/{organization_slug}/projects/' },
-    };
-    return readList(ctx, organizationProjects, { organization_slug: slug }, request);
-  },
+  // Replication reads the projects of every organization it covers (organizationsOf; the parents of issues and
+  // events, see the catalog): https://docs.sentry.io/api/organizations/list-an-organizations-projects/
+  // Each record keeps (or gains) its `organization.slug`, the parent parameter of its issues and events.
+  read: (ctx, request) =>
+    perOrganization(ctx, request.resume, (organization, resume) =>
+      withOrganization(organization, readList(ctx, organizationProjects, { organization_slug: organization }, resume)),
+    ),
 };
 
 const issuesRead: EntityOperations<SentryContext> = {
@@ -69,7 +137,7 @@ const issuesRead: EntityOperations<SentryContext> = {
         query: `lastSeen:>=${new Date(request.since).toISOString()}`,
         statsPeriod: '',
       },
-      request,
+      request.resume,
     ),
 };
 
@@ -85,7 +153,7 @@ const eventsRead: EntityOperations<SentryContext> = {
         start: new Date(request.since).toISOString(),
         end: new Date().toISOString(),
       },
-      request,
+      request.resume,
     ),
 };
 
@@ -105,8 +173,12 @@ export const sentryConnector = defineConnector({
     projects: projectsRead,
     issues: issuesRead,
     events: eventsRead,
+    // Every covered organization's releases (organizationsOf).
     releases: {
-      read: (ctx, request) => readList(ctx, releases, { organization_slug: organizationOf(ctx, request) }, request),
+      read: (ctx, request) =>
+        perOrganization(ctx, request.resume, (organization, resume) =>
+          readList(ctx, releases, { organization_slug: organization }, resume),
+        ),
     },
   },
 });

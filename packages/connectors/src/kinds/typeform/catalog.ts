@@ -115,6 +115,15 @@ const responses: EntityCatalog = {
   },
   // Typeform filters responses by submission time (since/until) and sorts by submitted_at (research file).
   sync: { mode: 'incremental', cursorField: 'submitted_at', parent: perForm },
+  // A submitted response does not change, but responses can be deleted (DELETE /forms/{form_id}/responses,
+  // Typeform Responses API), which no `since` read sees: the full pass removes them.
+  changeCapture: {
+    seesEdits: true,
+    seesDeletions: false,
+    lookbackMs: 0,
+    cursor: 'field',
+    source: 'Typeform Responses API (GET since/until on submitted_at; DELETE responses); research/upstream-apis-1.md',
+  },
 };
 
 const webhookRecord: FieldMap = {

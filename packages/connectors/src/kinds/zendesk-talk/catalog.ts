@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type SyncSpec, type UpstreamSpec } from '../../core/catalog.ts';
+import {
+  type ChangeCapture,
+  defineCatalog,
+  type EntityCatalog,
+  type SyncSpec,
+  type UpstreamSpec,
+} from '../../core/catalog.ts';
 import { pathId, SUBDOMAIN_PATTERN } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t } from '../../core/field-spec.ts';
 
@@ -350,6 +356,18 @@ const incrementalExportParams = z.strictObject({ start_time: z.int().min(0).opti
 
 /** Incremental exports filter by updated_at (research file: cursor updated_at, start_time inclusive). */
 const byUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' };
+/**
+ * Talk's incremental exports are "updated since" reads (start_time on updated_at: research/upstream-apis-1.md,
+ * Zendesk Talk API "Incremental Exports"): an edited call or leg comes back. The Talk API has no endpoint that
+ * deletes a call or a leg, so there are no deletions to miss.
+ */
+const updatedSince: ChangeCapture = {
+  seesEdits: true,
+  seesDeletions: true,
+  lookbackMs: 0,
+  cursor: 'field',
+  source: 'Zendesk Talk API, Incremental Exports (start_time on updated_at); research/upstream-apis-1.md',
+};
 
 /** GET stats/incremental/calls?start_time= → {calls: [...], next_page, count, end_time}. Durations in seconds. */
 const callRecord: FieldMap = {
@@ -403,6 +421,7 @@ const calls: EntityCatalog = {
   searchable: callRecord,
   actions: { list: incrementalExportParams },
   sync: byUpdatedAt,
+  changeCapture: updatedSince,
 };
 
 /** GET stats/incremental/legs?start_time= → {legs: [...], next_page, count, end_time}. Durations in seconds. */
@@ -442,6 +461,7 @@ const callLegs: EntityCatalog = {
   searchable: callLegRecord,
   actions: { list: incrementalExportParams },
   sync: byUpdatedAt,
+  changeCapture: updatedSince,
 };
 
 // ---------------------------------------------------------------------------------------------------------------
