@@ -50,7 +50,11 @@ export async function createApiRuntime(
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,
-    search: createSearchService(services.indexStore, keys.searchCursor),
+    search: createSearchService(
+      services.indexStore,
+      keys.searchCursor,
+      async (connectorId, entity) => (await services.syncStates.get(connectorId, entity))?.last_success_at ?? null,
+    ),
     webhookQueue: services.webhookQueue,
     redis: services.redis,
     metrics: services.metrics,

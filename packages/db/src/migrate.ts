@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import * as initial from './migrations/0001-initial.ts';
 import * as runOwner from './migrations/0002-run-owner.ts';
+import * as changeCapture from './migrations/0003-change-capture.ts';
 import * as webhooks from './migrations/0004-webhooks.ts';
 import type { Database } from './schema.ts';
 
@@ -9,6 +10,7 @@ import type { Database } from './schema.ts';
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-run-owner': runOwner,
+  '0003-change-capture': changeCapture,
   '0004-webhooks': webhooks,
 };
 

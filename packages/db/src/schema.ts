@@ -36,6 +36,9 @@ export interface ConnectorsTable {
   replication_config: Json<Record<string, unknown>>;
   /** The webhook secret (DESIGN §7), encrypted like the credentials; null when not configured. */
   webhook_secret_ciphertext: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set when the upstream rejected the stored credentials during a sync; cleared when they are replaced. */
+  credentials_rejected_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  credentials_error: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -50,6 +53,10 @@ export interface SyncStatesTable {
   status: SyncStatus;
   running: Generated<boolean>;
   last_success_at: Date | null;
+  /** End of the last full pass (read from start_date, then removal of what disappeared). */
+  last_full_sync_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A full pass was asked for (POST .../sync {"mode": "full"}): the next run is one. */
+  full_requested: Generated<boolean>;
   last_run_started_at: Date | null;
   record_count: Generated<number>;
   error: string | null;

@@ -34,6 +34,14 @@ export const PlatformEnv = z.object({
     .string()
     .regex(/^\d+(ms|s|m|h)$/)
     .default('1h'),
+  /**
+   * At least this often, entities whose incremental cursor misses edits or deletions get a full pass (re-read from
+   * start_date, then removal of what disappeared), DESIGN §5.
+   */
+  FULL_SYNC_INTERVAL: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/)
+    .default('24h'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Entity runs of one connector that may run at once, so one tenant cannot starve others. */
   CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

@@ -4,7 +4,12 @@ import { z } from 'zod';
 export const SyncConnectorJob = z.object({ connectorId: z.string().min(1) });
 export type SyncConnectorJob = z.infer<typeof SyncConnectorJob>;
 
-export const SyncEntityJob = z.object({ connectorId: z.string().min(1), entity: z.string().min(1) });
+export const SyncEntityJob = z.object({
+  connectorId: z.string().min(1),
+  entity: z.string().min(1),
+  /** `incremental`: skip a periodic full pass that is due (a full pass is asked for in Postgres, not here). */
+  mode: z.literal('incremental').optional(),
+});
 export type SyncEntityJob = z.infer<typeof SyncEntityJob>;
 
 export const JOB_NAMES = { connector: 'sync-connector', entity: 'sync-entity' } as const;

@@ -28,8 +28,8 @@ export class SyncScheduler {
    * One run at a time per connector and entity: the job id dedupes while a run is queued or active.
    * Finished jobs are removed, so the next trigger can add the id again.
    */
-  async syncEntity(connectorId: string, entity: string): Promise<void> {
-    const data: SyncEntityJob = { connectorId, entity };
+  async syncEntity(connectorId: string, entity: string, options: { mode?: 'incremental' } = {}): Promise<void> {
+    const data: SyncEntityJob = { connectorId, entity, ...(options.mode ? { mode: options.mode } : {}) };
     await this.queue.add(JOB_NAMES.entity, data, {
       jobId: entityJobId(connectorId, entity),
       removeOnComplete: true,

@@ -5,21 +5,32 @@ import {
   type EntityCatalog,
   entityOf,
   findConnectorDefinition,
+  needsFullPasses,
   type ReadPage,
 } from '@conduit/connectors';
-import type { ConnectorRow, RunRef } from '@conduit/db';
+import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
+import { intervalMs } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
 import { readAhead } from './read-ahead.ts';
 
-/** Late data: incremental runs re-read this far behind the cursor (writes are idempotent). */
+/**
+ * Late data: incremental runs re-read at least this far behind the cursor (writes are idempotent), more where the
+ * catalog documents a longer vendor delay (ChangeCapture.lookbackMs, e.g. PayPal transactions: 3 hours).
+ */
 export const LOOKBACK_MS = 60 * 60 * 1000;
 
-/** Where an interrupted run resumes: which parent, the upstream position inside it, the cursor seen so far. */
+/**
+ * Where an interrupted run resumes: which parent, the upstream position inside it, the cursor seen so far, and
+ * whether it is a full pass (a resumed run keeps the kind it started as).
+ */
 interface Checkpoint {
   parentIndex: number;
   resume: unknown;
   maxCursor: string | null;
   indexed: number;
+  full?: boolean;
+  /** Changes-feed entities: the feed position reported by the read so far (ReadPage.position). */
+  position?: string | null;
 }
 
 export class SyncInterrupted extends Error {
@@ -35,6 +46,12 @@ export interface SyncRunControl {
   readonly onStart?: (info: { kind: string }) => void;
   /** Called after every checkpoint (heartbeats, progress). */
   readonly onPage?: (progress: { pages: number; records: number; pageIndexed: number }) => Promise<void>;
+  /**
+   * `incremental`: skip a periodic full pass that would be due (a first run, a full-refresh entity and a requested
+   * full pass still read everything). Absent: the entity's own rhythm. A full pass is asked for through
+   * SyncStatesRepository.requestFullPass, so it survives the job deduplication.
+   */
+  readonly mode?: 'incremental';
 }
 
 export type SyncRunOutcome = { status: 'done'; indexed: number } | { status: 'skipped'; reason: string };
@@ -61,18 +78,24 @@ export async function runEntitySync(
   const state = await deps.syncStates.startRun(run, randomUUID());
   const runId = state.run_id!;
   const log = deps.logger.child({ connector_id: connectorId, entity: entityName, run_id: runId });
-  const since = sinceFor(row, entity, state.cursor);
-  const checkpoint: Checkpoint = (state.checkpoint as Checkpoint | null) ?? {
+  const resumed = state.checkpoint as Checkpoint | null;
+  const full = resumed?.full ?? isFullPass(entity, state, intervalMs(deps.env.FULL_SYNC_INTERVAL), control.mode);
+  const since = full ? startDateOf(row) : sinceFor(row, entity, state.cursor);
+  const feed = entity.changeCapture?.cursor === 'feed';
+  const position = !full && feed && typeof state.cursor === 'string' ? state.cursor : undefined;
+  const checkpoint: Checkpoint = resumed ?? {
     parentIndex: 0,
     resume: undefined,
     maxCursor: null,
     indexed: 0,
+    full,
+    position: null,
   };
   const connector = deps.hosted.forRow(row);
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
   let pages = 0;
-  log.info('sync run started', { since, resumed: state.checkpoint !== null, parents: parents.length });
+  log.info('sync run started', { since, full, resumed: resumed !== null, parents: parents.length });
 
   for (; checkpoint.parentIndex < parents.length; checkpoint.parentIndex++) {
     const parentParams = parents[checkpoint.parentIndex];
@@ -80,10 +103,16 @@ export async function runEntitySync(
       since,
       ...(parentParams ? { parentParams } : {}),
       ...(checkpoint.resume === undefined ? {} : { resume: checkpoint.resume }),
+      ...(position === undefined ? {} : { position }),
     });
     for await (const page of readAhead(pagesOf)) {
       const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, page.records);
+      // A changes feed names what left the upstream: remove it now (idempotent; a full pass would also catch it).
+      for (const key of page.removed ?? []) {
+        await deps.indexStore.deleteRecord(row.connector_type, entityName, connectorId, key, { refresh: false });
+      }
       checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, page.records, entity.sync.cursorField);
+      if (page.position !== undefined) checkpoint.position = page.position;
       checkpoint.indexed += batch.indexed;
       checkpoint.resume = page.checkpoint ?? undefined;
       const saved = await deps.syncStates.saveCheckpoint(run, checkpoint, batch.indexed);
@@ -110,26 +139,48 @@ export async function runEntitySync(
 
   // Make this run's writes visible before deciding what disappeared and counting.
   await deps.indexStore.refresh(row.connector_type, entityName);
-  if (entity.sync.mode === 'full_refresh') {
+  const wasFull = checkpoint.full ?? full;
+  if (wasFull) {
     const removed = await deps.indexStore.deleteNotWrittenBy(row.connector_type, entityName, connectorId, runId);
     if (removed > 0) log.info('removed records that disappeared upstream', { removed });
   }
   const recordCount = await deps.indexStore.count(row.connector_type, entityName, connectorId);
-  const finished = await deps.syncStates.finishRun(run, {
-    cursor: checkpoint.maxCursor ?? state.cursor ?? null,
-    recordCount,
-  });
+  const cursor = feed ? (checkpoint.position ?? state.cursor) : (checkpoint.maxCursor ?? state.cursor);
+  const finished = await deps.syncStates.finishRun(run, { cursor: cursor ?? null, recordCount, full: wasFull });
   if (finished !== 'ok') return { status: 'skipped', reason: `not recorded: ${finished}` };
   log.info('sync run finished', { ...progress(pages, checkpoint.indexed, started), record_count: recordCount });
   return { status: 'done', indexed: checkpoint.indexed };
 }
 
+function startDateOf(row: ConnectorRow): string {
+  return String((row.replication_config as { start_date?: unknown }).start_date);
+}
+
+/**
+ * Whether this run reads everything from start_date and then removes what disappeared (DESIGN §5): always for
+ * full-refresh entities, the first pass, and a requested one; for incremental entities whose cursor misses edits
+ * or deletions (catalog ChangeCapture), once the last full pass is FULL_SYNC_INTERVAL old.
+ */
+export function isFullPass(
+  entity: EntityCatalog,
+  state: Pick<SyncStateRow, 'last_success_at' | 'last_full_sync_at' | 'full_requested'>,
+  fullEveryMs: number,
+  mode: 'incremental' | undefined,
+  now = Date.now(),
+): boolean {
+  if (entity.sync?.mode !== 'incremental' || state.last_success_at === null || state.full_requested) return true;
+  if (mode === 'incremental' || !needsFullPasses(entity)) return false;
+  return state.last_full_sync_at === null || now - state.last_full_sync_at.getTime() >= fullEveryMs;
+}
+
 function sinceFor(row: ConnectorRow, entity: EntityCatalog, cursor: unknown): string {
-  const startDate = String((row.replication_config as { start_date?: unknown }).start_date);
-  if (entity.sync?.mode !== 'incremental' || typeof cursor !== 'string') return startDate;
+  const startDate = startDateOf(row);
+  if (entity.sync?.mode !== 'incremental' || entity.changeCapture?.cursor === 'feed' || typeof cursor !== 'string')
+    return startDate;
   const cursorMs = Date.parse(cursor);
   if (Number.isNaN(cursorMs)) return cursor;
-  const lookedBack = new Date(Math.max(cursorMs - LOOKBACK_MS, Date.parse(startDate))).toISOString();
+  const lookback = Math.max(LOOKBACK_MS, entity.changeCapture?.lookbackMs ?? 0);
+  const lookedBack = new Date(Math.max(cursorMs - lookback, Date.parse(startDate))).toISOString();
   return lookedBack.replace('.000Z', 'Z');
 }
 
@@ -141,15 +192,22 @@ async function parentParamsList(
 ): Promise<(Record<string, unknown> | undefined)[]> {
   const parent = entity.sync?.parent;
   if (!parent) return [undefined];
-  const startDate = String((row.replication_config as { start_date?: unknown }).start_date);
   const list: Record<string, unknown>[] = [];
   const seen = new Set<string>();
-  for await (const page of connector.read(parent.entity, { since: startDate })) {
+  for await (const page of connector.read(parent.entity, { since: startDateOf(row) })) {
     for (const record of page.records) {
       const value = at(record, parent.from);
-      if (value === undefined || value === null || seen.has(String(value))) continue;
-      seen.add(String(value));
-      list.push({ [parent.param]: value });
+      if (value === undefined || value === null) continue;
+      const params: Record<string, unknown> = { [parent.param]: value };
+      for (const [param, path] of Object.entries(parent.extra ?? {})) {
+        const extra = at(record, path);
+        if (extra !== undefined && extra !== null) params[param] = extra;
+      }
+      // Deduplicated on every param: two organizations may each have a project with the same slug.
+      const key = JSON.stringify(params);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      list.push(params);
     }
   }
   return list;

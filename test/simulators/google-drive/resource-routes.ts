@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { DOCUMENT, type DriveData } from './data.ts';
+import { DOCUMENT, type DriveData, type DriveRecord } from './data.ts';
 import { googleError } from './errors.ts';
 import { pageOf, select } from './file-routes.ts';
 
@@ -77,19 +77,37 @@ export function mountResourceRoutes(app: Hono, data: DriveData): void {
   app.get('/drive/v3/changes/startPageToken', (c) =>
     c.json({ kind: 'drive#startPageToken', startPageToken: String(data.changes.length + 1) }),
   );
+  // https://developers.google.com/workspace/drive/api/reference/rest/v3/changes/list: a page token is a position in
+  // the user's change log; each page lists, for every file changed since, its current state (one change per file,
+  // the latest: a file edited twice appears once, where it last changed); `removed` marks a file deleted forever or
+  // no longer visible (a trashed file is a change with file.trashed = true, not a removal). includeRemoved
+  // (default true) keeps removals; shared-drive files need includeItemsFromAllDrives=true. The last page carries
+  // newStartPageToken, every other page nextPageToken.
   app.get('/drive/v3/changes', (c) => {
     const token = c.req.query('pageToken');
     if (!token) return c.json(googleError(400, 'required', 'Required parameter: pageToken'), 400);
     const from = Number(token);
     const size = Number(c.req.query('pageSize') ?? 100);
-    if (!Number.isInteger(from) || from < 1) return c.json(googleError(400, 'invalid', 'Invalid Value'), 400);
+    if (!Number.isInteger(from) || from < 1 || from > data.changes.length + 1)
+      return c.json(googleError(400, 'invalid', 'Invalid Value'), 400);
     if (!Number.isInteger(size) || size < 1 || size > 1000)
       return c.json(googleError(400, 'invalidParameter', 'Values must be within the range: [1, 1000]'), 400);
-    const rows = data.changes.slice(from - 1, from - 1 + size);
-    const next = from + rows.length;
+    const includeRemoved = c.req.query('includeRemoved') !== 'false';
+    const allDrives = c.req.query('includeItemsFromAllDrives') === 'true';
+    const lastPosition = new Map<string, number>();
+    for (const change of data.changes) lastPosition.set(String(change.fileId), Number(change.id));
+    const rows: DriveRecord[] = [];
+    let position = from;
+    for (; position <= data.changes.length && rows.length < size; position++) {
+      const change = data.changes[position - 1]!;
+      if (lastPosition.get(String(change.fileId)) !== position) continue;
+      if (change.removed === true && !includeRemoved) continue;
+      if (change.driveId && !allDrives) continue;
+      rows.push(change);
+    }
     const body =
-      next <= data.changes.length
-        ? { nextPageToken: String(next) }
+      position <= data.changes.length
+        ? { nextPageToken: String(position) }
         : { newStartPageToken: String(data.changes.length + 1) };
     return select(c, { kind: 'drive#changeList', ...body, changes: rows }, '*');
   });

@@ -183,9 +183,12 @@ export async function startGoogleDrive(
       { entity: 'about', action: 'get', params: { fields: '*' } },
     ],
     expectedKeys: (entity) => {
+      // files: modified since start_date and not trashed (the copy follows the changes feed).
       if (entity === 'files')
-        return data.files.filter((f) => Date.parse(f.modifiedTime) >= Date.parse(startDate)).map((f) => f.id);
-      // The catalog makes no file storage entity searchable (document 2 lists no search), so nothing else is replicated.
+        return data.files
+          .filter((f) => Date.parse(f.modifiedTime) >= Date.parse(startDate) && !f.trashed)
+          .map((f) => f.id);
+      // Only files is searchable (catalog): nothing else is replicated.
       return [];
     },
     largeFile: byName(LARGE_FILE_NAME),

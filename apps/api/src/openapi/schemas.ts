@@ -23,6 +23,7 @@ export const EntityStatusSchema = z.object({
   status: z.enum(SYNC_STATUSES),
   running: z.boolean(),
   last_success_at: z.string().nullable(),
+  last_full_sync_at: z.string().nullable(),
   record_count: z.int(),
   error: z.string().nullable(),
 });
@@ -40,6 +41,8 @@ export const ConnectorSchema = z
     /** DESIGN §7: where the upstream sends its webhooks (null for kinds without webhooks). */
     webhook_url: z.string().nullable(),
     webhooks: z.enum(['configured', 'not_configured', 'unsupported']),
+    credentials_status: z.enum(['ok', 'rejected']),
+    credentials_error: z.string().nullable(),
     entities: z.record(z.string(), EntityStatusSchema),
   })
   .meta({ id: 'Connector' });
@@ -60,6 +63,7 @@ export const SearchResultSchema = z.object({
     took_ms: z.number().nullable(),
     total: SearchTotalSchema,
     aggregations: z.record(z.string(), AggResultSchema).optional(),
+    synced_at: z.string().nullable(),
   }),
 });
 export const ExecuteResultSchema = z

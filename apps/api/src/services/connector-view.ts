@@ -6,6 +6,7 @@ export interface EntityStatusView {
   status: string;
   running: boolean;
   last_success_at: string | null;
+  last_full_sync_at: string | null;
   record_count: number;
   error: string | null;
 }
@@ -35,6 +36,7 @@ export function connectorView(
       status: state?.status ?? 'pending',
       running: state?.running ?? false,
       last_success_at: state?.last_success_at?.toISOString() ?? null,
+      last_full_sync_at: state?.last_full_sync_at?.toISOString() ?? null,
       record_count: state?.record_count ?? 0,
       error: state?.error ?? null,
     };
@@ -49,6 +51,9 @@ export function connectorView(
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     ...webhookView(row, options.publicBaseUrl ?? ''),
+    // `rejected`: a sync found the stored credentials refused upstream; replace them (PATCH) to sync again.
+    credentials_status: row.credentials_rejected_at ? ('rejected' as const) : ('ok' as const),
+    credentials_error: row.credentials_error ?? null,
     entities,
   };
 }

@@ -4,7 +4,11 @@ import type { IndexStore, SearchAnswer } from '@conduit/platform';
 import { emptySearchPage, planSearch, readSearchPage, type SearchPage, searchProblemOf } from '@conduit/search-dsl';
 import { ApiError } from '../problem.ts';
 
-export type SearchResult = SearchPage;
+/** DESIGN §5: `meta.synced_at` is the end of the entity's last completed pass (null before the first). */
+export type SearchResult = SearchPage & { readonly meta: SearchPage['meta'] & { readonly synced_at: string | null } };
+
+/** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
+export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
 
 export interface SearchService {
   search(row: ConnectorRow, entity: EntityCatalog, params: unknown): Promise<SearchResult>;
@@ -14,9 +18,16 @@ export interface SearchService {
  * `search` over the synchronized copy: the query is compiled by search-dsl (validation errors are 400s with
  * paths), always filtered and routed by connector id. Never calls the upstream.
  */
-export function createSearchService(indexStore: IndexStore, cursorKey: Uint8Array | string): SearchService {
+export function createSearchService(
+  indexStore: IndexStore,
+  cursorKey: Uint8Array | string,
+  syncedAt: SyncedAt,
+): SearchService {
   return {
     async search(row, entity, params) {
+      // Read beside the query (DESIGN §5: meta.synced_at); a failure surfaces when awaited, never unhandled.
+      const synced = syncedAt(row.id, entity.name);
+      synced.catch(() => undefined);
       const plan = planSearch(params, {
         searchable: entity.searchable ?? {},
         recordKey: entity.recordKey,
@@ -38,10 +49,14 @@ export function createSearchService(indexStore: IndexStore, cursorKey: Uint8Arra
         );
       }
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
-      if (response.statusCode === 404) return emptySearchPage(plan.page);
-      return readSearchPage(withHits(response.body), plan.page);
+      if (response.statusCode === 404) return withSyncedAt(emptySearchPage(plan.page), await synced);
+      return withSyncedAt(readSearchPage(withHits(response.body), plan.page), await synced);
     },
   };
+}
+
+function withSyncedAt(page: SearchPage, synced: Date | null): SearchResult {
+  return { ...page, meta: { ...page.meta, synced_at: synced?.toISOString() ?? null } };
 }
 
 /** The engine leaves `hits` out of a filtered answer when nothing matched. */

@@ -140,6 +140,11 @@ export interface EntityCatalog {
   readonly sync?: SyncSpec;
   /** Present for every incremental entity (and where a full-refresh entity has a documented delay). */
   readonly changeCapture?: ChangeCapture;
+  /**
+   * The replicated entity whose records this entity's create/update/delete write, when it is another one
+   * (Drive files_upload creates `files` records). Read-your-writes re-reads the written record there.
+   */
+  readonly writesTo?: string;
 }
 
 export interface KindCatalog<Credentials = unknown, Config = unknown> {

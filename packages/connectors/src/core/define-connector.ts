@@ -28,12 +28,21 @@ export interface ReadRequest {
   readonly parentParams?: Params;
   /** The checkpoint of an interrupted run of the same read: continue after it. */
   readonly resume?: unknown;
+  /**
+   * Entities whose cursor is a changes-feed position (ChangeCapture.cursor `feed`): where the last run ended
+   * (its last ReadPage.position). Absent: read everything from `since` (a first or full pass).
+   */
+  readonly position?: string;
 }
 
 /** One page read for replication, and the checkpoint that resumes right after it. */
 export interface ReadPage {
   readonly records: UpstreamRecord[];
   readonly checkpoint: unknown;
+  /** Record keys the upstream reports gone (a changes feed's removals): removed from the copy. */
+  readonly removed?: readonly string[];
+  /** Changes-feed entities: the position the next incremental run starts from (set on the last page). */
+  readonly position?: string;
 }
 
 export interface ConnectorContext<Credentials = unknown, Config = unknown> {

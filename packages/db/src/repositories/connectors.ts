@@ -63,11 +63,27 @@ export class ConnectorsRepository {
   ): Promise<ConnectorRow | undefined> {
     return this.#db
       .updateTable('connectors')
-      .set({ ...changes, updated_at: new Date() })
+      .set({
+        ...changes,
+        // New credentials: whatever the upstream said about the old ones no longer applies.
+        ...(changes.credentials_ciphertext === undefined
+          ? {}
+          : { credentials_rejected_at: null, credentials_error: null }),
+        updated_at: new Date(),
+      })
       .where('id', '=', id)
       .where('organization_id', '=', organizationId)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** The upstream rejected the stored credentials during a sync: shown on the connector until replaced. */
+  async markCredentialsRejected(id: string, reason: string): Promise<void> {
+    await this.#db
+      .updateTable('connectors')
+      .set({ credentials_rejected_at: new Date(), credentials_error: reason.slice(0, 1000) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Stores rotated upstream credentials (OAuth refresh) written back by the platform. */

@@ -111,12 +111,15 @@ export class SyncStatesRepository {
     return result.numUpdatedRows > 0n ? 'ok' : this.#whyNotOwned(run);
   }
 
-  async finishRun(run: RunRef, result: { cursor: unknown; recordCount: number }): Promise<RunWrite> {
+  /** `full`: the run was a full pass (it also clears a pending full-pass request). */
+  async finishRun(run: RunRef, result: { cursor: unknown; recordCount: number; full: boolean }): Promise<RunWrite> {
+    const now = new Date();
     const updated = await this.#owned(run)
       .set({
         status: 'ready',
         running: false,
-        last_success_at: new Date(),
+        last_success_at: now,
+        ...(result.full ? { last_full_sync_at: now, full_requested: false } : {}),
         record_count: result.recordCount,
         cursor: JSON.stringify(result.cursor ?? null),
         checkpoint: null,
@@ -127,6 +130,29 @@ export class SyncStatesRepository {
       })
       .executeTakeFirst();
     return updated.numUpdatedRows > 0n ? 'ok' : this.#whyNotOwned(run);
+  }
+
+  /** The index's document count after a write outside a run (read-your-writes); a run's end sets it again. */
+  async setRecordCount(connectorId: string, entity: string, recordCount: number): Promise<void> {
+    await this.#db
+      .updateTable('sync_states')
+      .set({ record_count: recordCount, updated_at: new Date() })
+      .where('connector_id', '=', connectorId)
+      .where('entity', '=', entity)
+      .where('running', '=', false)
+      .execute();
+  }
+
+  /** Asks for a full pass of these entities on their next run (POST .../sync {"mode": "full"}). */
+  async requestFullPass(connectorId: string, entities: readonly string[]): Promise<void> {
+    if (entities.length === 0) return;
+    await this.ensure(connectorId, entities);
+    await this.#db
+      .updateTable('sync_states')
+      .set({ full_requested: true, updated_at: new Date() })
+      .where('connector_id', '=', connectorId)
+      .where('entity', 'in', entities)
+      .execute();
   }
 
   /** A failed run keeps its checkpoint, so the next attempt resumes rather than starting over. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { UpstreamRateLimitError } from '@conduit/connectors';
+import { isConnectorError, UpstreamRateLimitError } from '@conduit/connectors';
 import { SyncEntityJob } from '@conduit/platform';
-import { DelayedError, type Job } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { ConnectorSlots } from '../connector-slots.ts';
 import type { SyncDeps } from '../deps.ts';
 import { runEntitySync, SyncInterrupted, type SyncRunOutcome } from '../sync-run.ts';
@@ -10,7 +10,10 @@ const SLOT_RETRY_MS = 2_000;
 
 /**
  * BullMQ side of an entity run: per-connector slots, rate limits that delay the job without burning an
- * attempt, shutdown that re-queues the job right away, and `failed` status for errors (BullMQ retries them).
+ * attempt, shutdown that re-queues the job right away, and `failed` status for errors. Transient errors are
+ * retried with backoff; failures no retry can heal end the job at once (UnrecoverableError): credentials the
+ * upstream rejects (the connector then says they need replacing; the next schedule or a PATCH of credentials
+ * tries again) and a connector deleted under the run.
  */
 export async function processSyncEntity(
   job: Job,
@@ -19,7 +22,7 @@ export async function processSyncEntity(
   slots: ConnectorSlots,
   stopRequested: () => boolean,
 ): Promise<SyncRunOutcome> {
-  const { connectorId, entity } = SyncEntityJob.parse(job.data);
+  const { connectorId, entity, mode } = SyncEntityJob.parse(job.data);
   const holder = job.id ?? `${connectorId}:${entity}`;
   const run = { connectorId, entity, owner: randomUUID() };
   if (!(await slots.tryAcquire(connectorId, holder))) {
@@ -32,6 +35,7 @@ export async function processSyncEntity(
     const outcome = await runEntitySync(connectorId, entity, deps, {
       owner: run.owner,
       stopRequested,
+      ...(mode ? { mode } : {}),
       onStart: (info) => {
         kind = info.kind;
       },
@@ -61,13 +65,24 @@ export async function processSyncEntity(
     }
     count('failed');
     const message = error instanceof Error ? error.message : String(error);
-    await deps.syncStates.failRun(run, message.slice(0, 1000));
+    if (!(await deps.connectors.findForSync(connectorId))) {
+      deps.logger.info('connector deleted during the run; not retried', { connector_id: connectorId, entity });
+      throw new UnrecoverableError('connector deleted');
+    }
+    const rejected = isConnectorError(error) && error.code === 'upstream_auth_failed';
+    const reason = rejected ? `the upstream rejected the stored credentials: ${message}` : message;
+    await deps.syncStates.failRun(run, reason.slice(0, 1000));
     deps.logger.error('sync run failed', {
       connector_id: connectorId,
       entity,
       error: message,
       attempt: job.attemptsMade + 1,
+      retried: !rejected,
     });
+    if (rejected) {
+      await deps.connectors.markCredentialsRejected(connectorId, reason);
+      throw new UnrecoverableError(reason);
+    }
     throw error;
   } finally {
     await slots.release(connectorId, holder);

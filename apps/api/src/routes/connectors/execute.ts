@@ -8,6 +8,7 @@ import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
+import { reflectWrite } from '../../services/read-your-writes.ts';
 import { loadConnector } from './load.ts';
 import { ConnectorIdParams, ExecuteBody } from './schemas.ts';
 
@@ -69,7 +70,17 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.
     const connector = deps.hosted.forRow(row);
     const result = await connector.execute({ ...body, signal: c.req.raw.signal });
-    if (result.type === 'json') return c.json(result.body);
+    if (result.type === 'json') {
+      // A write to a replicated entity is in the copy before the answer (read-your-writes).
+      await reflectWrite({ ...deps, logger: c.get('logger') }, row, catalog, {
+        entity: body.entity,
+        action: body.action,
+        params: body.params ?? {},
+        result: result.body,
+        signal: c.req.raw.signal,
+      });
+      return c.json(result.body);
+    }
     const { download } = result;
     const headers = new Headers();
     for (const name of PASSED_HEADERS) {

@@ -122,6 +122,9 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
     }
     await deps.connectorCache.invalidate(row.id);
     if (!updated) throw new ApiError(404, 'connector_not_found', `no connector ${row.id}`);
+    // New credentials after the upstream rejected the old ones: sync again now rather than at the next schedule.
+    if (changes.credentials_ciphertext !== undefined && row.credentials_rejected_at)
+      await deps.scheduler.syncConnector(row.id);
     return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id), view));
   });
 
@@ -145,7 +148,11 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
       ]);
     }
     const entities = body.entity ? [body.entity] : searchable;
-    for (const entity of entities) await deps.scheduler.syncEntity(row.id, entity);
+    // A full pass is recorded in Postgres (it survives the deduplication of an entity job already queued).
+    if (body.mode === 'full') await deps.syncStates.requestFullPass(row.id, entities);
+    for (const entity of entities) {
+      await deps.scheduler.syncEntity(row.id, entity, body.mode === 'incremental' ? { mode: 'incremental' } : {});
+    }
     return c.json({ connector_id: row.id, entities }, 202);
   });
 }

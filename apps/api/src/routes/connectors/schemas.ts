@@ -24,7 +24,11 @@ export const UpdateConnectorBody = z
     message: 'give name, credentials or webhook_secret',
   });
 
-export const SyncBody = z.strictObject({ entity: z.string().min(1).optional() });
+/** DESIGN §5: `mode` defaults to the entity's own rhythm (incremental, with its periodic full passes). */
+export const SyncBody = z.strictObject({
+  entity: z.string().min(1).optional(),
+  mode: z.enum(['incremental', 'full'], { error: "must be 'incremental' or 'full'" }).optional(),
+});
 
 export const ExecuteBody = z.strictObject({
   entity: z.string().min(1).max(100),

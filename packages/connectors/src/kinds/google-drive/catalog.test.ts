@@ -13,11 +13,16 @@ function params(entity: string, action: LiveActionName): ParamsSchema {
 const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
 
 describe('Google Drive catalog', () => {
-  it('has no searchable entity (document 2 lists no search for file storage), hence no sync', () => {
+  it('makes files searchable over its document 2 record fields, replicated through the changes feed; nothing else', () => {
     for (const entity of Object.values(entities)) {
+      if (entity.name === 'files') continue;
       expect(entity.searchable, entity.name).toBeUndefined();
       expect(entity.sync, entity.name).toBeUndefined();
     }
+    expect(Object.keys(entities.files?.searchable ?? {})).toEqual(Object.keys(entities.files?.record ?? {}));
+    expect(entities.files?.sync).toEqual({ mode: 'incremental' });
+    expect(entities.files?.changeCapture).toMatchObject({ cursor: 'feed', seesEdits: true, seesDeletions: true });
+    expect(entities.files_upload?.writesTo).toBe('files');
   });
 
   it('declares the actions of document 2', () => {

@@ -9,9 +9,11 @@ import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
  * changes_start_page_token and about (fields and parameters "not shown"), the Drive v3 reference (discovery document).
  * Document 2: "file storage records declare every field nullable except the identifier".
  *
- * SEARCH: document 2 lists no search action and no searchable fields for any file storage entity (its endpoint table
- * has none, and "every entity that lists search" never names one of these). Following the document exactly, no
- * entity of this kind is searchable, hence none has a sync spec and nothing is replicated.
+ * SEARCH: document 2 lists no search action and no searchable fields for any file storage entity. Deliberate
+ * extension (issue 11, item 6): `files` is searchable, over the files record fields of document 2, and replicated
+ * from start_date (files modified since then, not trashed), kept current through Drive's changes feed
+ * (changes/startPageToken, then changes with its page tokens; removed or trashed files leave the copy). The other
+ * entities stay unsearchable, as document 2 has them.
  */
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -181,6 +183,7 @@ const files: EntityCatalog = {
   recordKey: 'id',
   record: fileRecord,
   meta: { ...pageMeta, incompleteSearch: t.boolean() },
+  searchable: fileRecord,
   actions: {
     list: filesList,
     get: z.strictObject({ fileId: pathId, fields: fields.optional(), supportsAllDrives: z.boolean().optional() }),
@@ -211,6 +214,17 @@ const files: EntityCatalog = {
       range_header: rangeHeader.optional(),
     }),
   },
+  sync: { mode: 'incremental' },
+  // The changes feed sees every edit and every removal (a trashed file is a change whose file says trashed), so no
+  // periodic full pass is needed; Drive documents no delay for it.
+  changeCapture: {
+    seesEdits: true,
+    seesDeletions: true,
+    lookbackMs: 0,
+    cursor: 'feed',
+    source:
+      'https://developers.google.com/workspace/drive/api/guides/manage-changes; Drive v3 reference changes.list (removed, file.trashed, newStartPageToken)',
+  },
 };
 
 // Multipart upload (metadata + content in one request); returns a files record.
@@ -230,6 +244,7 @@ const filesUpload: EntityCatalog = {
       supportsAllDrives: z.boolean().optional(),
     }),
   },
+  writesTo: 'files',
 };
 
 // Export of a workspace document to mimeType; the answer is the bytes themselves (upstream cap: 10 MB), so there

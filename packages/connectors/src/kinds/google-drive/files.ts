@@ -4,11 +4,12 @@ import type {
   DownloadResult,
   EntityOperations,
   Params,
+  ReadPage,
   UpstreamRecord,
 } from '../../core/define-connector.ts';
 import { ConnectorError, UpstreamError } from '../../core/errors.ts';
 import { pathOf, type QueryValue } from '../../core/http-client.ts';
-import { readByListing } from '../../core/paging.ts';
+import { readByListing, recordsAt } from '../../core/paging.ts';
 import { driveJson, driveSend } from './drive-http.ts';
 import { listFields, pageResult, queryOf } from './mapping.ts';
 
@@ -136,20 +137,109 @@ export const files: EntityOperations = {
       { ...queryOf(params, ['fileId', 'alt', 'range_header']), alt: 'media' },
       params.range_header,
     ),
-  // Incremental by modifiedTime (files.list q + orderBy); `>=` so records at the cursor instant are never missed.
-  read: (ctx, request) => {
-    const since = new Date(request.since).toISOString().replace(/'/g, '');
-    const first: Params = {
-      q: `modifiedTime >= '${since}'`,
-      orderBy: 'modifiedTime',
-      pageSize: READ_PAGE_SIZE,
-      corpora: 'allDrives',
-      includeItemsFromAllDrives: true,
-      supportsAllDrives: true,
-    };
-    return readByListing((p) => listFiles(ctx, p), first, request.resume);
-  },
+  // Replication through Drive's changes feed (catalog: changeCapture.cursor 'feed'): a first (or full) pass lists
+  // every file modified since start_date and not trashed, and ends at the feed position taken BEFORE listing (so a
+  // change made during the listing is read again next time, never lost); later runs read the feed from there.
+  read: (ctx, request) =>
+    request.position === undefined
+      ? readAllFiles(ctx, request.since, request.resume)
+      : readChanges(ctx, request.position, request.since, request.resume),
 };
+
+/** Every query of replication covers My Drive and the shared drives the user sees. */
+const ALL_DRIVES = { includeItemsFromAllDrives: true, supportsAllDrives: true } as const;
+
+interface ListingCheckpoint {
+  /** The feed position taken before the listing started: where the next incremental run reads from. */
+  readonly startPageToken: string;
+  readonly next: Params | null;
+}
+
+async function* readAllFiles(ctx: ConnectorContext, since: string, resume: unknown): AsyncGenerator<ReadPage> {
+  const from = resume as ListingCheckpoint | undefined;
+  // https://developers.google.com/workspace/drive/api/guides/manage-changes#get-start-page-token
+  const startPageToken = from?.startPageToken ?? (await currentPosition(ctx));
+  const at = new Date(since).toISOString();
+  const first: Params = {
+    // https://developers.google.com/workspace/drive/api/guides/search-files: trashed files are not part of the copy.
+    q: `modifiedTime >= '${at}' and trashed = false`,
+    orderBy: 'modifiedTime',
+    pageSize: READ_PAGE_SIZE,
+    corpora: 'allDrives',
+    ...ALL_DRIVES,
+  };
+  for await (const page of readByListing((p) => listFiles(ctx, p), first, from?.next ?? undefined)) {
+    const next = page.checkpoint as Params | null;
+    yield {
+      records: page.records,
+      checkpoint: next ? ({ startPageToken, next } satisfies ListingCheckpoint) : null,
+      ...(next ? {} : { position: startPageToken }),
+    };
+  }
+}
+
+async function currentPosition(ctx: ConnectorContext): Promise<string> {
+  const body = await driveJson<Record<string, unknown>>(ctx, {
+    path: 'changes/startPageToken',
+    query: { supportsAllDrives: true },
+  });
+  if (typeof body.startPageToken !== 'string' || body.startPageToken === '') {
+    throw new UpstreamError('upstream_error', 'changes/startPageToken answered without a startPageToken', 200, null);
+  }
+  return body.startPageToken;
+}
+
+/**
+ * https://developers.google.com/workspace/drive/api/guides/manage-changes: pages of changes from `position`; each
+ * names a file and its current state. A removed file (deleted forever, or no longer visible), a trashed one, or one
+ * modified before start_date leaves the copy; the others are upserted. The last page's newStartPageToken is where
+ * the next run starts.
+ */
+async function* readChanges(
+  ctx: ConnectorContext,
+  position: string,
+  since: string,
+  resume: unknown,
+): AsyncGenerator<ReadPage> {
+  let pageToken = typeof resume === 'string' && resume !== '' ? resume : position;
+  const startMs = Date.parse(since);
+  for (;;) {
+    const body = await driveJson<Record<string, unknown>>(ctx, {
+      path: 'changes',
+      query: { pageToken, pageSize: READ_PAGE_SIZE, includeRemoved: true, ...ALL_DRIVES, fields: '*' },
+    });
+    const records: UpstreamRecord[] = [];
+    const removed: string[] = [];
+    for (const change of body.changes === undefined ? [] : recordsAt(body, 'changes')) {
+      if (change.changeType === 'drive') continue;
+      const file = change.file as UpstreamRecord | null | undefined;
+      const fileId = typeof change.fileId === 'string' ? change.fileId : (file?.id as string | undefined);
+      if (!fileId) continue;
+      const gone =
+        change.removed === true ||
+        !file ||
+        file.trashed === true ||
+        !(Date.parse(String(file.modifiedTime)) >= startMs);
+      if (gone) removed.push(fileId);
+      else records.push(file);
+    }
+    const next = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
+    if (next) {
+      yield { records, removed, checkpoint: next };
+      if (next === pageToken) {
+        throw new UpstreamError('upstream_error', 'the changes feed returned the same page token twice', 200, null);
+      }
+      pageToken = next;
+      continue;
+    }
+    const newStart = body.newStartPageToken;
+    if (typeof newStart !== 'string' || newStart === '') {
+      throw new UpstreamError('upstream_error', 'the changes feed ended without a newStartPageToken', 200, null);
+    }
+    yield { records, removed, checkpoint: null, position: newStart };
+    return;
+  }
+}
 
 export const filesUpload: EntityOperations = {
   create: async (ctx, params) => {
