@@ -4,6 +4,7 @@ import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 import { paypalTime } from '../simulators/paypal-transaction/data.ts';
 import { startPaypalTransactionSimulator } from '../simulators/paypal-transaction/simulator.ts';
+import { startSentrySimulator } from '../simulators/sentry/simulator.ts';
 
 const START = '2024-01-01T00:00:00Z';
 const HOUR = 3_600_000;
@@ -182,5 +183,51 @@ describe('change capture: edits, deletions and late data reach the copy', () => 
     const copy = await search(platform, id, 'transactions', {});
     const ids = copy.data.map((r) => (r.transaction_info as { transaction_id: string }).transaction_id);
     expect(ids).toContain('LATE0000000000001');
+  }, 120_000);
+});
+
+describe('Sentry without configuration', () => {
+  it('discovers every organization the token sees and replicates issues, events and releases of each', async () => {
+    const sim = await startSentrySimulator({ projectsPerOrganization: 2, issuesPerProject: 3, pageSize: 4 });
+    const platform = await startTestPlatform({ overrides: { baseUrls: { SENTRY: sim.url }, tokenUrls: {} } });
+    try {
+      const id = await create(platform, {
+        connector_type: 'Sentry',
+        name: 'every-org',
+        credentials: { auth_token: sim.userToken },
+        replication_config: { start_date: START },
+      });
+      const since = Date.parse(START);
+      const expected: Record<string, { key: string; ids: string[] }> = {
+        issues: {
+          key: 'id',
+          ids: [...sim.data.issues.values()]
+            .flat()
+            .filter((i) => Date.parse(i.lastSeen) >= since)
+            .map((i) => i.id),
+        },
+        events: {
+          key: 'id',
+          ids: [...sim.data.events.values()]
+            .flat()
+            .filter((e) => Date.parse(e.dateCreated) >= since)
+            .map((e) => e.id),
+        },
+        releases: { key: 'id', ids: [...sim.data.releases.values()].flat().map((r) => String(r.id)) },
+      };
+      const organizations = new Set(sim.data.projects.map((p) => p.organization.slug));
+      expect(organizations.size).toBeGreaterThan(1);
+      for (const [entity, { key, ids }] of Object.entries(expected)) {
+        const status = await waitForEntity(platform, id, entity, (s) => s.status === 'ready' || s.status === 'failed');
+        expect(status.error, entity).toBeNull();
+        expect((await searchAllIds(platform, id, entity, key)).sort(), entity).toEqual([...ids].sort());
+      }
+      // Every organization is there, not only the first one.
+      const releases = await search(platform, id, 'releases', {});
+      expect(releases.data.length).toBeGreaterThan(0);
+    } finally {
+      await platform.close();
+      await sim.close();
+    }
   }, 120_000);
 });
