@@ -8212,6 +8212,326 @@ export interface GoogleDriveFilesDownloadParams {
   range_header?: string;
 }
 
+export interface GoogleDriveFilesSearchFields {
+  eq: {
+    kind?: string | null;
+    id?: string | null;
+    name?: string | null;
+    mimeType?: string | null;
+    description?: string | null;
+    version?: string | null;
+    webContentLink?: string | null;
+    webViewLink?: string | null;
+    iconLink?: string | null;
+    thumbnailLink?: string | null;
+    thumbnailVersion?: string | null;
+    viewedByMeTime?: DateTimeValue | null;
+    createdTime?: DateTimeValue | null;
+    modifiedTime?: DateTimeValue | null;
+    modifiedByMeTime?: DateTimeValue | null;
+    sharedWithMeTime?: DateTimeValue | null;
+    driveId?: string | null;
+    folderColorRgb?: string | null;
+    originalFilename?: string | null;
+    fullFileExtension?: string | null;
+    fileExtension?: string | null;
+    md5Checksum?: string | null;
+    sha1Checksum?: string | null;
+    sha256Checksum?: string | null;
+    size?: string | null;
+    quotaBytesUsed?: string | null;
+    headRevisionId?: string | null;
+    resourceKey?: string | null;
+    trashedTime?: DateTimeValue | null;
+    starred?: boolean | null;
+    trashed?: boolean | null;
+    explicitlyTrashed?: boolean | null;
+    hasThumbnail?: boolean | null;
+    viewedByMe?: boolean | null;
+    modifiedByMe?: boolean | null;
+    shared?: boolean | null;
+    ownedByMe?: boolean | null;
+    viewersCanCopyContent?: boolean | null;
+    copyRequiresWriterPermission?: boolean | null;
+    writersCanShare?: boolean | null;
+    isAppAuthorized?: boolean | null;
+    [path: `sharingUser.${string}`]: FlatValue | null | undefined;
+    [path: `lastModifyingUser.${string}`]: FlatValue | null | undefined;
+    [path: `trashingUser.${string}`]: FlatValue | null | undefined;
+    [path: `properties.${string}`]: FlatValue | null | undefined;
+    [path: `appProperties.${string}`]: FlatValue | null | undefined;
+    [path: `capabilities.${string}`]: FlatValue | null | undefined;
+    [path: `exportLinks.${string}`]: FlatValue | null | undefined;
+    [path: `shortcutDetails.${string}`]: FlatValue | null | undefined;
+    [path: `linkShareMetadata.${string}`]: FlatValue | null | undefined;
+    [path: `labelInfo.${string}`]: FlatValue | null | undefined;
+    [path: `imageMediaMetadata.${string}`]: FlatValue | null | undefined;
+    [path: `videoMediaMetadata.${string}`]: FlatValue | null | undefined;
+  };
+  range: {
+    kind?: string;
+    id?: string;
+    name?: string;
+    mimeType?: string;
+    description?: string;
+    version?: string;
+    webContentLink?: string;
+    webViewLink?: string;
+    iconLink?: string;
+    thumbnailLink?: string;
+    thumbnailVersion?: string;
+    viewedByMeTime?: DateTimeValue;
+    createdTime?: DateTimeValue;
+    modifiedTime?: DateTimeValue;
+    modifiedByMeTime?: DateTimeValue;
+    sharedWithMeTime?: DateTimeValue;
+    driveId?: string;
+    folderColorRgb?: string;
+    originalFilename?: string;
+    fullFileExtension?: string;
+    fileExtension?: string;
+    md5Checksum?: string;
+    sha1Checksum?: string;
+    sha256Checksum?: string;
+    size?: string;
+    quotaBytesUsed?: string;
+    headRevisionId?: string;
+    resourceKey?: string;
+    trashedTime?: DateTimeValue;
+    [path: `sharingUser.${string}`]: FlatValue | undefined;
+    [path: `lastModifyingUser.${string}`]: FlatValue | undefined;
+    [path: `trashingUser.${string}`]: FlatValue | undefined;
+    [path: `properties.${string}`]: FlatValue | undefined;
+    [path: `appProperties.${string}`]: FlatValue | undefined;
+    [path: `capabilities.${string}`]: FlatValue | undefined;
+    [path: `exportLinks.${string}`]: FlatValue | undefined;
+    [path: `shortcutDetails.${string}`]: FlatValue | undefined;
+    [path: `linkShareMetadata.${string}`]: FlatValue | undefined;
+    [path: `labelInfo.${string}`]: FlatValue | undefined;
+    [path: `imageMediaMetadata.${string}`]: FlatValue | undefined;
+    [path: `videoMediaMetadata.${string}`]: FlatValue | undefined;
+  };
+  like: {
+    kind?: string;
+    id?: string;
+    name?: string;
+    mimeType?: string;
+    description?: string;
+    version?: string;
+    webContentLink?: string;
+    webViewLink?: string;
+    iconLink?: string;
+    thumbnailLink?: string;
+    thumbnailVersion?: string;
+    driveId?: string;
+    folderColorRgb?: string;
+    originalFilename?: string;
+    fullFileExtension?: string;
+    fileExtension?: string;
+    md5Checksum?: string;
+    sha1Checksum?: string;
+    sha256Checksum?: string;
+    size?: string;
+    quotaBytesUsed?: string;
+    headRevisionId?: string;
+    resourceKey?: string;
+    [path: `sharingUser.${string}`]: string | undefined;
+    [path: `lastModifyingUser.${string}`]: string | undefined;
+    [path: `trashingUser.${string}`]: string | undefined;
+    [path: `properties.${string}`]: string | undefined;
+    [path: `appProperties.${string}`]: string | undefined;
+    [path: `capabilities.${string}`]: string | undefined;
+    [path: `exportLinks.${string}`]: string | undefined;
+    [path: `shortcutDetails.${string}`]: string | undefined;
+    [path: `linkShareMetadata.${string}`]: string | undefined;
+    [path: `labelInfo.${string}`]: string | undefined;
+    [path: `imageMediaMetadata.${string}`]: string | undefined;
+    [path: `videoMediaMetadata.${string}`]: string | undefined;
+  };
+  text: {
+    kind?: string;
+    id?: string;
+    name?: string;
+    mimeType?: string;
+    description?: string;
+    version?: string;
+    webContentLink?: string;
+    webViewLink?: string;
+    iconLink?: string;
+    thumbnailLink?: string;
+    thumbnailVersion?: string;
+    driveId?: string;
+    folderColorRgb?: string;
+    originalFilename?: string;
+    fullFileExtension?: string;
+    fileExtension?: string;
+    md5Checksum?: string;
+    sha1Checksum?: string;
+    sha256Checksum?: string;
+    size?: string;
+    quotaBytesUsed?: string;
+    headRevisionId?: string;
+    resourceKey?: string;
+  };
+  contains: {
+    parents?: string;
+    spaces?: string;
+    permissionIds?: string;
+  };
+  any: {
+    owners?: GoogleDriveFilesSearchFieldsOwnersItem;
+  };
+  sort:
+    | 'kind'
+    | 'id'
+    | 'name'
+    | 'mimeType'
+    | 'description'
+    | 'version'
+    | 'webContentLink'
+    | 'webViewLink'
+    | 'iconLink'
+    | 'thumbnailLink'
+    | 'thumbnailVersion'
+    | 'viewedByMeTime'
+    | 'createdTime'
+    | 'modifiedTime'
+    | 'modifiedByMeTime'
+    | 'sharedWithMeTime'
+    | 'driveId'
+    | 'folderColorRgb'
+    | 'originalFilename'
+    | 'fullFileExtension'
+    | 'fileExtension'
+    | 'md5Checksum'
+    | 'sha1Checksum'
+    | 'sha256Checksum'
+    | 'size'
+    | 'quotaBytesUsed'
+    | 'headRevisionId'
+    | 'resourceKey'
+    | 'trashedTime'
+    | 'starred'
+    | 'trashed'
+    | 'explicitlyTrashed'
+    | 'hasThumbnail'
+    | 'viewedByMe'
+    | 'modifiedByMe'
+    | 'shared'
+    | 'ownedByMe'
+    | 'viewersCanCopyContent'
+    | 'copyRequiresWriterPermission'
+    | 'writersCanShare'
+    | 'isAppAuthorized';
+  fields:
+    | 'kind'
+    | 'id'
+    | 'name'
+    | 'mimeType'
+    | 'description'
+    | 'version'
+    | 'webContentLink'
+    | 'webViewLink'
+    | 'iconLink'
+    | 'thumbnailLink'
+    | 'thumbnailVersion'
+    | 'viewedByMeTime'
+    | 'createdTime'
+    | 'modifiedTime'
+    | 'modifiedByMeTime'
+    | 'sharedWithMeTime'
+    | 'driveId'
+    | 'folderColorRgb'
+    | 'originalFilename'
+    | 'fullFileExtension'
+    | 'fileExtension'
+    | 'md5Checksum'
+    | 'sha1Checksum'
+    | 'sha256Checksum'
+    | 'size'
+    | 'quotaBytesUsed'
+    | 'headRevisionId'
+    | 'resourceKey'
+    | 'trashedTime'
+    | 'starred'
+    | 'trashed'
+    | 'explicitlyTrashed'
+    | 'hasThumbnail'
+    | 'viewedByMe'
+    | 'modifiedByMe'
+    | 'shared'
+    | 'ownedByMe'
+    | 'viewersCanCopyContent'
+    | 'copyRequiresWriterPermission'
+    | 'writersCanShare'
+    | 'isAppAuthorized'
+    | 'parents'
+    | 'spaces'
+    | 'owners'
+    | 'permissionIds'
+    | 'contentRestrictions'
+    | 'sharingUser'
+    | 'lastModifyingUser'
+    | 'trashingUser'
+    | 'properties'
+    | 'appProperties'
+    | 'capabilities'
+    | 'exportLinks'
+    | 'shortcutDetails'
+    | 'linkShareMetadata'
+    | 'labelInfo'
+    | 'imageMediaMetadata'
+    | 'videoMediaMetadata'
+    | `sharingUser.${string}`
+    | `lastModifyingUser.${string}`
+    | `trashingUser.${string}`
+    | `properties.${string}`
+    | `appProperties.${string}`
+    | `capabilities.${string}`
+    | `exportLinks.${string}`
+    | `shortcutDetails.${string}`
+    | `linkShareMetadata.${string}`
+    | `labelInfo.${string}`
+    | `imageMediaMetadata.${string}`
+    | `videoMediaMetadata.${string}`;
+}
+
+export interface GoogleDriveFilesSearchFieldsOwnersItem {
+  eq: {
+    kind?: string | null;
+    displayName?: string | null;
+    photoLink?: string | null;
+    emailAddress?: string | null;
+    permissionId?: string | null;
+    me?: boolean | null;
+  };
+  range: {
+    kind?: string;
+    displayName?: string;
+    photoLink?: string;
+    emailAddress?: string;
+    permissionId?: string;
+  };
+  like: {
+    kind?: string;
+    displayName?: string;
+    photoLink?: string;
+    emailAddress?: string;
+    permissionId?: string;
+  };
+  text: {
+    kind?: string;
+    displayName?: string;
+    photoLink?: string;
+    emailAddress?: string;
+    permissionId?: string;
+  };
+  contains: { [field: string]: never };
+  any: { [field: string]: never };
+  sort: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
+  fields: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
+}
+
 /** Google-Drive files_upload: one record (document 2). */
 export type GoogleDriveFilesUploadRecord = {
   kind: string | null;
@@ -10003,8 +10323,70 @@ export interface ConnectorKinds {
           delete: GoogleDriveFilesDeleteParams;
           download: GoogleDriveFilesDownloadParams;
         };
-        search: undefined;
-        searchRecord: never;
+        search: GoogleDriveFilesSearchFields;
+        searchRecord: Partial<
+          Pick<
+            GoogleDriveFilesRecord,
+            | 'kind'
+            | 'id'
+            | 'name'
+            | 'mimeType'
+            | 'description'
+            | 'version'
+            | 'webContentLink'
+            | 'webViewLink'
+            | 'iconLink'
+            | 'thumbnailLink'
+            | 'thumbnailVersion'
+            | 'viewedByMeTime'
+            | 'createdTime'
+            | 'modifiedTime'
+            | 'modifiedByMeTime'
+            | 'sharedWithMeTime'
+            | 'driveId'
+            | 'folderColorRgb'
+            | 'originalFilename'
+            | 'fullFileExtension'
+            | 'fileExtension'
+            | 'md5Checksum'
+            | 'sha1Checksum'
+            | 'sha256Checksum'
+            | 'size'
+            | 'quotaBytesUsed'
+            | 'headRevisionId'
+            | 'resourceKey'
+            | 'trashedTime'
+            | 'starred'
+            | 'trashed'
+            | 'explicitlyTrashed'
+            | 'hasThumbnail'
+            | 'viewedByMe'
+            | 'modifiedByMe'
+            | 'shared'
+            | 'ownedByMe'
+            | 'viewersCanCopyContent'
+            | 'copyRequiresWriterPermission'
+            | 'writersCanShare'
+            | 'isAppAuthorized'
+            | 'parents'
+            | 'spaces'
+            | 'owners'
+            | 'permissionIds'
+            | 'contentRestrictions'
+            | 'sharingUser'
+            | 'lastModifyingUser'
+            | 'trashingUser'
+            | 'properties'
+            | 'appProperties'
+            | 'capabilities'
+            | 'exportLinks'
+            | 'shortcutDetails'
+            | 'linkShareMetadata'
+            | 'labelInfo'
+            | 'imageMediaMetadata'
+            | 'videoMediaMetadata'
+          >
+        >;
         pageable: true;
       };
       files_upload: {
