@@ -8423,6 +8423,56 @@ export interface GoogleDriveFilesSearchFields {
     | 'copyRequiresWriterPermission'
     | 'writersCanShare'
     | 'isAppAuthorized';
+  count_by:
+    | 'kind'
+    | 'id'
+    | 'name'
+    | 'mimeType'
+    | 'description'
+    | 'version'
+    | 'webContentLink'
+    | 'webViewLink'
+    | 'iconLink'
+    | 'thumbnailLink'
+    | 'thumbnailVersion'
+    | 'viewedByMeTime'
+    | 'createdTime'
+    | 'modifiedTime'
+    | 'modifiedByMeTime'
+    | 'sharedWithMeTime'
+    | 'driveId'
+    | 'folderColorRgb'
+    | 'originalFilename'
+    | 'fullFileExtension'
+    | 'fileExtension'
+    | 'md5Checksum'
+    | 'sha1Checksum'
+    | 'sha256Checksum'
+    | 'size'
+    | 'quotaBytesUsed'
+    | 'headRevisionId'
+    | 'resourceKey'
+    | 'trashedTime'
+    | 'starred'
+    | 'trashed'
+    | 'explicitlyTrashed'
+    | 'hasThumbnail'
+    | 'viewedByMe'
+    | 'modifiedByMe'
+    | 'shared'
+    | 'ownedByMe'
+    | 'viewersCanCopyContent'
+    | 'copyRequiresWriterPermission'
+    | 'writersCanShare'
+    | 'isAppAuthorized';
+  metric: 'viewedByMeTime' | 'createdTime' | 'modifiedTime' | 'modifiedByMeTime' | 'sharedWithMeTime' | 'trashedTime';
+  histogram:
+    | 'viewedByMeTime'
+    | 'createdTime'
+    | 'modifiedTime'
+    | 'modifiedByMeTime'
+    | 'sharedWithMeTime'
+    | 'trashedTime';
   fields:
     | 'kind'
     | 'id'
@@ -8529,6 +8579,9 @@ export interface GoogleDriveFilesSearchFieldsOwnersItem {
   contains: { [field: string]: never };
   any: { [field: string]: never };
   sort: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
+  count_by: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
+  metric: never;
+  histogram: never;
   fields: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
 }
 
