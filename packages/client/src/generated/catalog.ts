@@ -8464,7 +8464,11 @@ export interface GoogleDriveFilesSearchFields {
     | 'viewersCanCopyContent'
     | 'copyRequiresWriterPermission'
     | 'writersCanShare'
-    | 'isAppAuthorized';
+    | 'isAppAuthorized'
+    | 'parents'
+    | 'spaces'
+    | 'permissionIds';
+  sum: never;
   metric: 'viewedByMeTime' | 'createdTime' | 'modifiedTime' | 'modifiedByMeTime' | 'sharedWithMeTime' | 'trashedTime';
   histogram:
     | 'viewedByMeTime'
@@ -8580,6 +8584,7 @@ export interface GoogleDriveFilesSearchFieldsOwnersItem {
   any: { [field: string]: never };
   sort: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
   count_by: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
+  sum: never;
   metric: never;
   histogram: never;
   fields: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
