@@ -8582,8 +8582,8 @@ export interface GoogleDriveFilesSearchFieldsOwnersItem {
   };
   contains: { [field: string]: never };
   any: { [field: string]: never };
-  sort: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
-  count_by: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
+  sort: never;
+  count_by: never;
   sum: never;
   metric: never;
   histogram: never;
