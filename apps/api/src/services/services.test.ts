@@ -30,6 +30,7 @@ describe('connectorView', () => {
         status: 'ready',
         running: false,
         last_success_at: new Date('2024-01-03T00:00:00Z'),
+        last_full_sync_at: new Date('2024-01-02T00:00:00Z'),
         record_count: 5,
         error: null,
       },
@@ -40,9 +41,11 @@ describe('connectorView', () => {
       status: 'ready',
       running: false,
       last_success_at: '2024-01-03T00:00:00.000Z',
+      last_full_sync_at: '2024-01-02T00:00:00.000Z',
       record_count: 5,
       error: null,
     });
+    expect(view.credentials_status).toBe('ok');
     expect(view.entities.invoices?.status).toBe('pending');
     expect(JSON.stringify(view)).not.toContain('secret-ciphertext');
   });

@@ -112,7 +112,7 @@ export class SyncStatesRepository {
   }
 
   /** `full`: the run was a full pass (it also clears a pending full-pass request). */
-  async finishRun(run: RunRef, result: { cursor: unknown; recordCount: number; full: boolean }): Promise<RunWrite> {
+  async finishRun(run: RunRef, result: { cursor: unknown; recordCount: number; full?: boolean }): Promise<RunWrite> {
     const now = new Date();
     const updated = await this.#owned(run)
       .set({
