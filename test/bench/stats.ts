@@ -34,14 +34,6 @@ export function summarize(samples: Samples): Summary {
   };
 }
 
-export function merge(all: readonly Samples[]): Samples {
-  return {
-    latencies: all.flatMap((s) => s.latencies),
-    errors: all.reduce((n, s) => n + s.errors, 0),
-    elapsedMs: all.reduce((n, s) => n + s.elapsedMs, 0),
-  };
-}
-
 /**
  * Runs `task(i)` from `concurrency` loops until `durationMs` has passed (or `maxCount` tasks started), timing
  * each one. A task that throws counts as an error (its latency is not recorded); the first error is kept.

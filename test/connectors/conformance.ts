@@ -18,7 +18,7 @@ import {
 } from './conformance-kit.ts';
 import type { ConformanceHarness, ConformanceOptions, RequestOf } from './conformance-options.ts';
 
-export type { ConformanceHarness, ConformanceOptions, ResumeSpec, Storm } from './conformance-options.ts';
+export type { ConformanceOptions } from './conformance-options.ts';
 
 export const FAST_RETRY = { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 20, maxWaitMs: 5_000 };
 

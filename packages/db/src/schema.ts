@@ -80,5 +80,4 @@ export interface Database {
 
 export type ConnectorRow = Selectable<ConnectorsTable>;
 export type NewConnectorRow = Insertable<ConnectorsTable>;
-export type ConnectorUpdate = Updateable<ConnectorsTable>;
 export type SyncStateRow = Selectable<SyncStatesTable>;

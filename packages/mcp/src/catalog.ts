@@ -1,6 +1,6 @@
 import { CONNECTOR_DEFINITIONS, findConnectorDefinition, type KindCatalog } from '@conduit/connectors';
 
-export type { EntityCatalog, FieldMap, FieldSpec, KindCatalog } from '@conduit/connectors';
+export type { EntityCatalog, FieldSpec, KindCatalog } from '@conduit/connectors';
 
 /** Every kind's catalog (the same data the API validates with). */
 export function kindCatalogs(): KindCatalog[] {

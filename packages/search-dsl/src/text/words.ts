@@ -23,9 +23,3 @@ export function words(text: string): string[] {
     .map(foldWord)
     .filter((w) => w.length > 0);
 }
-
-/** OpenSearch `fuzziness: AUTO`: 0 edits up to 2 characters, 1 up to 5, then 2. */
-export function autoFuzziness(word: string): number {
-  const length = [...word].length;
-  return length <= 2 ? 0 : length <= 5 ? 1 : 2;
-}
