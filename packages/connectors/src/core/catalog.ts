@@ -199,3 +199,10 @@ export function entityActions(entity: EntityCatalog): ActionName[] {
 export function entityOf(catalog: KindCatalog, name: string): EntityCatalog | undefined {
   return Object.hasOwn(catalog.entities, name) ? catalog.entities[name] : undefined;
 }
+
+/** The params schema of `entity`'s live `action`; throws when the catalog declares none (tests and tools). */
+export function actionParams(entities: KindCatalog['entities'], entity: string, action: LiveActionName): ParamsSchema {
+  const schema = Object.hasOwn(entities, entity) ? entities[entity]?.actions[action] : undefined;
+  if (!schema) throw new Error(`${entity} has no ${action}`);
+  return schema;
+}

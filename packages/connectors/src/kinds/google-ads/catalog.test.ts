@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ParamsSchema } from '../../core/catalog.ts';
+import { actionParams } from '../../core/catalog.ts';
 import { googleAdsCatalog, googleAdsRowKey } from './catalog.ts';
 
 const { entities } = googleAdsCatalog;
 
-function params(entity: string, action: 'list' | 'update' | 'create'): ParamsSchema {
-  const schema = entities[entity]?.actions[action];
-  if (!schema) throw new Error(`${entity} has no ${action}`);
-  return schema;
-}
+const params = (entity: string, action: 'list' | 'update' | 'create') => actionParams(entities, entity, action);
 
 const cid = '1234567890';
 const campaign = `customers/${cid}/campaigns/42`;

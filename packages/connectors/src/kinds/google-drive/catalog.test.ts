@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveActionName, ParamsSchema } from '../../core/catalog.ts';
+import { actionParams, type LiveActionName } from '../../core/catalog.ts';
 import { base64DecodedLength, googleDriveCatalog, MAX_UPLOAD_BYTES } from './catalog.ts';
 
 const { entities } = googleDriveCatalog;
 
-function params(entity: string, action: LiveActionName): ParamsSchema {
-  const schema = entities[entity]?.actions[action];
-  if (!schema) throw new Error(`${entity} has no ${action}`);
-  return schema;
-}
+const params = (entity: string, action: LiveActionName) => actionParams(entities, entity, action);
 
 const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
 

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ParamsSchema } from '../../core/catalog.ts';
+import { actionParams } from '../../core/catalog.ts';
 import { orbCatalog } from './catalog.ts';
 
 const { entities } = orbCatalog;
 
-function params(entity: string, action: 'list' | 'get'): ParamsSchema {
-  const schema = entities[entity]?.actions[action];
-  if (!schema) throw new Error(`${entity} has no ${action}`);
-  return schema;
-}
+const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Orb catalog', () => {
   it('has the four entities of document 2, each with list, get, search and an incremental sync on created_at', () => {

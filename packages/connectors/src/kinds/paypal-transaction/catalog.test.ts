@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ParamsSchema } from '../../core/catalog.ts';
+import { actionParams } from '../../core/catalog.ts';
 import type { FieldSpec } from '../../core/field-spec.ts';
 import { instantOf, paypalTransactionCatalog } from './catalog.ts';
 
 const { entities } = paypalTransactionCatalog;
 
-function params(entity: string, action: 'list' | 'get'): ParamsSchema {
-  const schema = entities[entity]?.actions[action];
-  if (!schema) throw new Error(`${entity} has no ${action}`);
-  return schema;
-}
+const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 function everyNonNull(spec: FieldSpec): boolean {
   if (spec.nullable) return false;

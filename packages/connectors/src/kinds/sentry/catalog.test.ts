@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ParamsSchema } from '../../core/catalog.ts';
+import { actionParams } from '../../core/catalog.ts';
 import { PROJECT_LIST_FIELDS, sentryCatalog } from './catalog.ts';
 
 const { entities } = sentryCatalog;
 
-function params(entity: string, action: 'list' | 'get'): ParamsSchema {
-  const schema = entities[entity]?.actions[action];
-  if (!schema) throw new Error(`${entity} has no ${action}`);
-  return schema;
-}
+const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Sentry catalog', () => {
   it("adds the seed system's project_detail get: live only, the project's full record", () => {

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ParamsSchema } from '../../core/catalog.ts';
+import { actionParams } from '../../core/catalog.ts';
 import { snapchatMarketingCatalog } from './catalog.ts';
 
 const { entities } = snapchatMarketingCatalog;
 
-function params(entity: string, action: 'list' | 'get'): ParamsSchema {
-  const schema = entities[entity]?.actions[action];
-  if (!schema) throw new Error(`${entity} has no ${action}`);
-  return schema;
-}
+const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Snapchat Marketing catalog', () => {
   it('makes all but segments searchable, each searchable entity with a sync spec', () => {

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ParamsSchema } from '../../core/catalog.ts';
+import { actionParams } from '../../core/catalog.ts';
 import { zendeskTalkCatalog } from './catalog.ts';
 
 const { entities } = zendeskTalkCatalog;
 
-function params(entity: string, action: 'list' | 'get'): ParamsSchema {
-  const schema = entities[entity]?.actions[action];
-  if (!schema) throw new Error(`${entity} has no ${action}`);
-  return schema;
-}
+const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Zendesk Talk catalog', () => {
   it('has the entities of document 2, all listable and searchable, every field nullable', () => {
