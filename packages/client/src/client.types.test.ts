@@ -140,6 +140,11 @@ describe('entities, actions and params', () => {
       orb.execute({ entity: 'invoice', action: 'list' }),
       // @ts-expect-error Orb customers cannot be deleted
       orb.execute({ entity: 'customers', action: 'delete', params: { customer_id: 'c_1' } }),
+      drive.execute({
+        entity: 'files',
+        action: 'search',
+        params: { query: { filter: { like: { name: '%report%' } } } },
+      }),
       // @ts-expect-error Google Drive drives are not searchable
       drive.execute({ entity: 'drives', action: 'search', params: { query: {} } }),
     ];
