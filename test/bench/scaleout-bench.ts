@@ -84,6 +84,8 @@ async function round(workerCount: number): Promise<Round> {
       }
       if (pending === 0) break;
       if (performance.now() - started > 900_000) throw new Error('the sync did not finish in 15 minutes');
+      const dead = workers.find((w) => w.process.exitCode !== null);
+      if (dead) throw new Error(`a worker exited:\n${dead.process.output.slice(-10).join('\n')}`);
       await new Promise((r) => setTimeout(r, 500));
     }
     const seconds = (performance.now() - started) / 1000;

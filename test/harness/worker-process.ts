@@ -41,6 +41,11 @@ export class WorkerProcess {
     }
   }
 
+  /** The exit code once the process has exited, null while it runs (or before start). */
+  get exitCode(): number | null {
+    return this.#child?.exitCode ?? null;
+  }
+
   async kill(signal: NodeJS.Signals): Promise<number | null> {
     const child = this.#child;
     if (!child || child.exitCode !== null) return child?.exitCode ?? null;
