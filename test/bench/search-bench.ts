@@ -248,7 +248,8 @@ async function loadIndex(): Promise<void> {
   }
   await client.indices.refresh({ index: alias });
   // One segment: every run then measures the same index shape, however the load happened to merge.
-  await client.indices.forcemerge({ index: alias, max_num_segments: 1 });
+  // Merging a million documents outlasts the client's 30 s default on a loaded machine (a run died there).
+  await client.indices.forcemerge({ index: alias, max_num_segments: 1 }, { requestTimeout: 1_800_000 });
   const seconds = (performance.now() - started) / 1000;
   const count = await indexStore.count('Orb', 'invoices', CONNECTOR_ID);
   console.log(`loaded ${written} documents in ${seconds.toFixed(1)} s (${Math.round(written / seconds)} docs/s)`);
