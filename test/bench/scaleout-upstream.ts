@@ -6,9 +6,9 @@ import { startOrbSimulator } from '../simulators/orb/simulator.ts';
  * URL and key as one JSON line, then serves until killed.
  */
 const sim = await startOrbSimulator({
-  customers: Number(process.env.SCALEOUT_CUSTOMERS ?? 200),
+  customers: Number(process.env.SCALEOUT_CUSTOMERS ?? 100),
   from: '2024-01-01T00:00:00Z',
-  latencyMs: Number(process.env.SCALEOUT_LATENCY_MS ?? 25),
+  latencyMs: Number(process.env.SCALEOUT_LATENCY_MS ?? 150),
 });
 process.stdout.write(`${JSON.stringify({ url: sim.url, apiKey: sim.apiKey })}\n`);
 process.on('SIGTERM', () => void sim.close().then(() => process.exit(0)));
