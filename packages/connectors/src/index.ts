@@ -21,12 +21,13 @@ export type {
   ReadRequest,
   UpstreamRecord,
 } from './core/define-connector.ts';
-export { didYouMean, nearest } from './core/did-you-mean.ts';
+export { didYouMean, editDistance, nearest } from './core/did-you-mean.ts';
 export {
   ConnectorError,
   type ErrorCode,
   type FieldProblem,
   isConnectorError,
+  toPointer,
   UpstreamError,
   UpstreamRateLimitError,
 } from './core/errors.ts';

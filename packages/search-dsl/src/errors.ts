@@ -1,3 +1,4 @@
+import { toPointer } from '@conduit/connectors';
 /**
  * `invalid_filter`: the query or the aggregations (fields, types, operators); `invalid_params`: the other params
  * (`limit`, `cursor`'s shape, `fields`, unknown params); `invalid_cursor`: a forged or foreign cursor.
@@ -44,5 +45,5 @@ export function isSearchQueryError(value: unknown): value is SearchQueryError {
 
 /** A JSON pointer (RFC 6901) from path segments. */
 export function pointer(segments: readonly (string | number)[]): string {
-  return segments.map((s) => `/${String(s).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+  return toPointer('', segments);
 }

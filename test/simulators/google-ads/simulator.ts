@@ -1,5 +1,5 @@
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import { API_VERSION, createGoogleAdsApp, type GoogleAdsSimulator, type GoogleAdsSimulatorOptions } from './app.ts';
 import { generateGoogleAdsData } from './data.ts';
@@ -41,9 +41,7 @@ const cidOf = (resourceName: string) => /^customers\/(\d+)/.exec(resourceName)?.
 export async function startGoogleAds(options: SimulatorOptions = {}): Promise<GoogleAdsHandle> {
   const startDate = '2024-07-01T00:00:00Z';
   const sim = await startGoogleAdsSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { campaignsPerCustomer: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'campaignsPerCustomer'),
     ...(options.tokenSecret === undefined ? {} : { tokenSecret: options.tokenSecret }),
     // Rotated-out refresh tokens stay valid a day: every connector built from `credentials` starts from the first.
     refreshGraceMs: 86_400_000,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import { DOCUMENT, type DriveDataOptions, generateDriveData, HUGE_DOCUMENT_NAME, LARGE_FILE_NAME } from './data.ts';
 import { faultBody, googleError } from './errors.ts';
@@ -96,9 +96,7 @@ export async function startGoogleDrive(
 ): Promise<SimulatorHandle & DriveState> {
   const startDate = '2024-01-01T00:00:00Z';
   const sim = await startGoogleDriveSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { files: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'files'),
     ...(options.largeFileBytes === undefined ? {} : { largeFileBytes: options.largeFileBytes }),
   });
   const { data } = sim;

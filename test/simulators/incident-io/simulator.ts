@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import type { ExampleCall, SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { type ExampleCall, kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import {
@@ -177,9 +177,7 @@ export async function startIncidentIo(
 ): Promise<SimulatorHandle & { data: IncidentIoData }> {
   const startDate = '2024-06-01T00:00:00Z';
   const sim = await startIncidentIoSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { incidents: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'incidents'),
   });
   const examples: ExampleCall[] = [];
   for (const route of ROUTES) {

@@ -42,3 +42,15 @@ export interface SimulatorOptions {
 }
 
 export type StartSimulator = (options?: SimulatorOptions) => Promise<SimulatorHandle>;
+
+/** The generic options as a kind simulator's own: seed and port as they are, `size` under the kind's name for it. */
+export function kindOptions<K extends string>(
+  options: SimulatorOptions,
+  sizeName: K,
+): { seed?: number; port?: number } & { [P in K]?: number } {
+  return {
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.size === undefined ? {} : { [sizeName]: options.size }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+  } as { seed?: number; port?: number } & { [P in K]?: number };
+}

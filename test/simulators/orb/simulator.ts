@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from './data.ts';
@@ -153,9 +153,7 @@ export async function startOrbSimulator(options: OrbSimulatorOptions = {}): Prom
 export async function startOrb(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const startDate = '2024-01-01T00:00:00Z';
   const sim = await startOrbSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { customers: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'customers'),
   });
   const first = (name: keyof OrbData) => sim.data[name][0]!.id;
   return {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { basicCredentials, bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import { generatePaypalData, type PaypalData, type PaypalDataOptions } from './data.ts';
 import { DAY, failure, invalid, pageParams, parse } from './http.ts';
@@ -192,9 +192,7 @@ export async function startPaypalTransaction(
   options: SimulatorOptions & { maxResults?: number } = {},
 ): Promise<SimulatorHandle> {
   const sim = await startPaypalTransactionSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { size: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'size'),
     ...(options.maxResults === undefined ? {} : { maxResults: options.maxResults }),
   });
   const { data } = sim;

@@ -1,5 +1,5 @@
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { createSentryApp } from './app.ts';
@@ -43,9 +43,7 @@ export async function startSentry(options: SimulatorOptions = {}): Promise<Simul
   const startDate = '2024-01-01T00:00:00Z';
   const since = Date.parse(startDate);
   const sim = await startSentrySimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { issuesPerProject: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'issuesPerProject'),
     pageSize: 4,
   });
   const organization = sim.organization;

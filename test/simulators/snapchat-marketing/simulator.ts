@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import { RefreshTokenMint } from '../kit/token-mint.ts';
 import {
@@ -196,9 +196,7 @@ export async function startSnapchatMarketingSimulator(options: SnapSimulatorOpti
 export async function startSnapchatMarketing(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const startDate = '2024-01-01T00:00:00Z';
   const sim = await startSnapchatMarketingSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { perAdAccount: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'perAdAccount'),
     ...(options.tokenSecret === undefined ? {} : { tokenSecret: options.tokenSecret }),
   });
   const first = (name: SnapCollection) => sim.data[name][0]!.id;

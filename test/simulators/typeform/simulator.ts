@@ -1,5 +1,5 @@
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { createTypeformApp, type TypeformAppState } from './app.ts';
@@ -61,9 +61,7 @@ export async function startTypeform(options: SimulatorOptions = {}): Promise<Sim
   const startDate = '2024-01-01T00:00:00Z';
   const since = Date.parse(startDate);
   const sim = await startTypeformSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { forms: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'forms'),
     // More than two 1000-response pages, so replication follows `after` tokens.
     firstFormResponses: 2300,
   });

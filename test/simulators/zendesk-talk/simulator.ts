@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { basicCredentials, bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import type { SimulatorHandle, SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import {
@@ -227,9 +227,7 @@ export async function startZendeskTalkSimulator(
 export async function startZendeskTalk(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const startDate = '2024-01-01T00:00:00Z';
   const sim = await startZendeskTalkSimulator({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.size === undefined ? {} : { size: options.size }),
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...kindOptions(options, 'size'),
   });
   const { data } = sim;
   const since = (rows: ZendeskExportRecord[]) =>
