@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { connectorTypes, didYouMean, findConnectorDefinition, parseOrThrow, problemsOf } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
+import type { ConsentConnector } from '@conduit/oauth-consent';
 import { intervalMs, type Logger, publicBaseUrl } from '@conduit/platform';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError } from '../problem.ts';
 import { connectorView, searchableEntities } from './connector-view.ts';
 import { checkCredentials } from './credential-check.ts';
 
-export interface NewConnector {
-  readonly organizationId: string;
-  readonly customer_name: string;
-  readonly connector_type: string;
-  readonly name: string;
-  readonly credentials: Record<string, unknown>;
-  readonly replication_config: Record<string, unknown>;
+/** What creates a connector: the consent flow's connector, whose config POST /connectors may leave out. */
+export interface NewConnector extends Omit<ConsentConnector, 'config'> {
   readonly config?: Record<string, unknown> | undefined;
 }
 
