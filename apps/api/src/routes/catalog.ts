@@ -40,6 +40,7 @@ export const CatalogSchema = z
   .meta({ id: 'Catalog' });
 
 export const catalogRoute = createRoute({
+  tags: ['Catalog'],
   method: 'get',
   path: '/',
   summary: 'Every kind’s credential, config and replication schemas, entities, actions, params and searchable fields',

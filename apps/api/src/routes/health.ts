@@ -9,6 +9,7 @@ const Readiness = z.object({
 });
 
 export const healthzRoute = createRoute({
+  tags: ['Operations'],
   method: 'get',
   path: '/healthz',
   summary: 'Liveness',
@@ -17,6 +18,7 @@ export const healthzRoute = createRoute({
 });
 
 export const readyzRoute = createRoute({
+  tags: ['Operations'],
   method: 'get',
   path: '/readyz',
   summary: 'Readiness: Postgres, Redis and OpenSearch answer',

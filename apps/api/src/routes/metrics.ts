@@ -6,6 +6,7 @@ import { mountRoute, problems } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
 
 export const metricsRoute = createRoute({
+  tags: ['Operations'],
   method: 'get',
   path: '/metrics',
   summary: 'Prometheus metrics (open unless METRICS_TOKEN is set; then that bearer token)',

@@ -20,6 +20,7 @@ const EXAMPLE = {
 };
 
 export const tokenRoute = createRoute({
+  tags: ['Authentication'],
   method: 'post',
   path: '/',
   summary: 'Exchange client credentials for a bearer token',

@@ -17,6 +17,7 @@ import { createConnector } from '../../services/create-connector.ts';
 import { CreateConnectorBody } from './schemas.ts';
 
 export const createConnectorRoute = createRoute({
+  tags: ['Connectors'],
   method: 'post',
   path: '/',
   summary: 'Create a connector (credentials are checked against the upstream, then encrypted)',

@@ -24,6 +24,7 @@ const PASSED_HEADERS = [
 ];
 
 export const executeRoute = createRoute({
+  tags: ['Execute and search'],
   method: 'post',
   path: '/{connector_id}/execute',
   summary: 'Execute {entity, action, params}: search answers from the index, the rest passes through live',

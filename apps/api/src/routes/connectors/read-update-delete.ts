@@ -21,6 +21,7 @@ import { loadConnector } from './load.ts';
 import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from './schemas.ts';
 
 export const listConnectorsRoute = createRoute({
+  tags: ['Connectors'],
   method: 'get',
   path: '/',
   summary: 'The caller’s connectors (oldest first), each with its per-entity sync status',
@@ -32,6 +33,7 @@ export const listConnectorsRoute = createRoute({
 });
 
 export const getConnectorRoute = createRoute({
+  tags: ['Connectors'],
   method: 'get',
   path: '/{connector_id}',
   summary: 'A connector with its per-entity sync status (never its credentials)',
@@ -41,6 +43,7 @@ export const getConnectorRoute = createRoute({
 });
 
 export const updateConnectorRoute = createRoute({
+  tags: ['Connectors'],
   method: 'patch',
   path: '/{connector_id}',
   summary:
@@ -57,6 +60,7 @@ export const updateConnectorRoute = createRoute({
 });
 
 export const deleteConnectorRoute = createRoute({
+  tags: ['Connectors'],
   method: 'delete',
   path: '/{connector_id}',
   summary: 'Delete a connector, its indexed documents and its schedules',
@@ -66,6 +70,7 @@ export const deleteConnectorRoute = createRoute({
 });
 
 export const syncConnectorRoute = createRoute({
+  tags: ['Connectors'],
   method: 'post',
   path: '/{connector_id}/sync',
   summary: 'Trigger a sync now (all replicated entities, or one)',

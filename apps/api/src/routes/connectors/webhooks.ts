@@ -11,6 +11,7 @@ import { ConnectorIdParams } from './schemas.ts';
 const CONNECTOR_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 export const webhookRoute = createRoute({
+  tags: ['Webhooks'],
   method: 'post',
   path: '/{connector_id}/webhooks',
   summary:

@@ -15,6 +15,7 @@ import { ApiError } from '../../problem.ts';
 import { consentPorts } from './consent-ports.ts';
 
 export const oauthCallbackRoute = createRoute({
+  tags: ['OAuth consent'],
   method: 'get',
   path: '/',
   summary:

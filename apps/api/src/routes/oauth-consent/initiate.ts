@@ -16,6 +16,7 @@ import { requireDefinition } from '../../services/create-connector.ts';
 import { consentPorts } from './consent-ports.ts';
 
 export const oauthInitiateRoute = createRoute({
+  tags: ['OAuth consent'],
   method: 'post',
   path: '/oauth/initiate',
   summary:
