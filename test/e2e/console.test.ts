@@ -172,7 +172,9 @@ describe('the web console in headless Chromium', () => {
       if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) elsewhere.push(url);
     });
     await docs.goto(`${platform.url}/docs`);
-    await docs.getByText('Create a connector', { exact: false }).first().waitFor({ timeout: 30_000 });
+    // Rendered from /openapi.json: its title and a tag group of operations.
+    await docs.getByText('Conduit: hosted connector execution').first().waitFor({ timeout: 30_000 });
+    await docs.getByText('Execute and search').first().waitFor({ timeout: 30_000 });
     await docs.screenshot({ path: `${SHOTS}5-api-reference.png` });
     await docs.close();
     expect(elsewhere).toEqual([]);

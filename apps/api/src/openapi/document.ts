@@ -51,6 +51,16 @@ export const DOCUMENT_CONFIG = {
       'Connect external systems, execute live actions, and search their synchronized copy. Errors are RFC 9457 problem details (application/problem+json). Create bodies are one shape per connector_type; execute bodies one {entity, action, params} per entity and action of the connector’s kind.',
   },
   servers: [{ url: '/' }],
+  // The reference page's order: how a caller meets the API.
+  tags: [
+    { name: 'Authentication', description: 'client credentials → bearer token' },
+    { name: 'Connectors', description: 'create, read, update, delete, sync' },
+    { name: 'Execute and search', description: 'live actions and search over the synchronized copy' },
+    { name: 'OAuth consent', description: 'connect a kind through its provider’s consent screen' },
+    { name: 'Webhooks', description: 'upstream events, verified by the vendor’s signature' },
+    { name: 'Catalog', description: 'kinds, schemas, entities and searchable fields' },
+    { name: 'Operations', description: 'health, readiness and metrics' },
+  ],
 };
 
 /** Registers the bearer scheme the routes' `security` refers to. */
