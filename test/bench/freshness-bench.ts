@@ -6,6 +6,8 @@
  *   BENCH_RATE=20          changes per second, per kind (default 20)
  *   BENCH_WEBHOOK_S=30     seconds of stream per kind in the webhook phase (default 30)
  *   BENCH_POLL_S=75        seconds of stream in the polling phase, both kinds at once (default 75: 2.5 intervals)
+ *   BENCH_WORKER_NODE_OPTIONS  NODE_OPTIONS of the worker process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+ *   BENCH_WORKER_LOG       a file to write the worker's log of the webhook phase to (per-event timing counters)
  *
  * The load generator (freshness-load.ts) runs in its own process with the simulators: it creates records upstream
  * (Orb customers, incident.io incidents: changes both paths can see, as both kinds' incremental cursors follow
@@ -16,6 +18,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findConnectorDefinition } from '@conduit/connectors';
 import { waitForEntity } from '../harness/connector-status.ts';
@@ -81,12 +84,20 @@ try {
     for (const kind of KINDS) {
       results.push(await measure(webhookPhase, 'webhooks', [kind], WEBHOOK_SECONDS));
     }
-    const processed = webhookPhase.workerOutput
-      .map((line) => /"since_received_ms":(\d+)/.exec(line)?.[1])
-      .filter((ms): ms is string => ms !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
-    workerView = `worker's own view (API accepted -> record written, before the index refresh): p50 ${fixed(percentile(processed, 0.5) / 1000)} s, p95 ${fixed(percentile(processed, 0.95) / 1000)} s over ${processed.length} events`;
+    if (process.env.BENCH_WORKER_LOG) writeFileSync(process.env.BENCH_WORKER_LOG, webhookPhase.workerOutput.join('\n'));
+    // The worker's timing counters per event: where the time between "accepted" and "written" goes.
+    const counter = (name: string) =>
+      webhookPhase.workerOutput
+        .map((line) => new RegExp(`"${name}":(\\d+)`).exec(line)?.[1])
+        .filter((ms): ms is string => ms !== undefined)
+        .map(Number)
+        .sort((a, b) => a - b);
+    const processed = counter('since_received_ms');
+    const p50p95 = (name: string) => {
+      const values = counter(name);
+      return `${name.replace('_ms', '')} ${fixed(percentile(values, 0.5) / 1000, 2)}/${fixed(percentile(values, 0.95) / 1000, 2)}`;
+    };
+    workerView = `worker's own view (API accepted -> record written, before the index refresh): p50 ${fixed(percentile(processed, 0.5) / 1000)} s, p95 ${fixed(percentile(processed, 0.95) / 1000)} s over ${processed.length} events; p50/p95 s of ${['queued_ms', 'read_ms', 'write_ms'].map(p50p95).join(', ')}`;
   } finally {
     await webhookPhase.close();
   }
@@ -120,6 +131,7 @@ async function startPhase(syncInterval: string, webhooks: boolean): Promise<Phas
     CONNECTOR_BASE_URL_INCIDENT_IO: baseUrls.INCIDENT_IO,
     WORKER_METRICS_PORT: '0',
     LOG_LEVEL: 'info',
+    ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
   });
   worker.start();
   await worker.waitFor('worker started');

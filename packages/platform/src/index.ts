@@ -27,6 +27,8 @@ export {
   syncQueueName,
 } from './queues.ts';
 export {
+  currentRunId,
+  type RecordWriter,
   type RefreshRecordDeps,
   type RefreshRecordOutcome,
   type RefreshRecordRequest,

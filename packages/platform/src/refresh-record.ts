@@ -1,4 +1,4 @@
-import { entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
+import { type EntityCatalog, entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
 import type { HostedConnectors } from './hosted-connectors.ts';
 import type { IndexRefresh, IndexStore } from './index-store.ts';
@@ -8,7 +8,14 @@ export interface RefreshRecordDeps {
   readonly hosted: Pick<HostedConnectors, 'forRow'>;
   readonly indexStore: IndexStore;
   readonly syncStates: Pick<SyncStatesRepository, 'get'>;
+  /**
+   * Writes the re-read record. Default: one index write stamped with the entity's current run id, refreshed as
+   * `request.refresh` says. The webhook worker passes its grouped writer (many events, one bulk request).
+   */
+  readonly writeRecord?: RecordWriter;
 }
+
+export type RecordWriter = (row: ConnectorRow, entity: EntityCatalog, record: Record<string, unknown>) => Promise<void>;
 
 export interface RefreshRecordRequest {
   /** A replicated (searchable) entity of the connector's kind. */
@@ -78,12 +85,26 @@ export async function refreshRecord(
   }
   const key = recordKeyOf(entity, record);
   if (key === null) return { status: 'skipped', reason: 'the upstream record has no key' };
-  // A full-refresh run in flight removes, at its end, what it did not write: stamp the record with that run's id
-  // so a record it already passed is not removed as "disappeared".
-  const state = await deps.syncStates.get(row.id, request.entity);
-  const runId = state?.run_id ?? OUTSIDE_RUN;
-  await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record], { refresh });
+  if (deps.writeRecord) await deps.writeRecord(row, entity, record);
+  else {
+    const runId = await currentRunId(deps.syncStates, row.id, entity.name);
+    await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record], { refresh });
+  }
   return { status: 'upserted', key };
+}
+
+/**
+ * The run id to stamp a record written outside a sync run with. A full-refresh run in flight removes, at its end,
+ * what it did not write: stamping the record with that run's id keeps a record it already passed from being
+ * removed as "disappeared".
+ */
+export async function currentRunId(
+  syncStates: Pick<SyncStatesRepository, 'get'>,
+  connectorId: string,
+  entity: string,
+): Promise<string> {
+  const state = await syncStates.get(connectorId, entity);
+  return state?.run_id ?? OUTSIDE_RUN;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/platform';
 import { Worker } from 'bullmq';
 import type { SyncDeps } from './deps.ts';
+import { GroupedIndexWrites } from './grouped-index-writes.ts';
 import { processWebhookEvent } from './processors/webhook-event.ts';
 
 export interface WebhookWorker {
@@ -9,17 +10,20 @@ export interface WebhookWorker {
 }
 
 /**
- * The BullMQ worker of the webhooks queue: short jobs (one upstream get and one index write per record), many at
- * once (WEBHOOK_CONCURRENCY), on their own queue so they never wait behind sync runs.
+ * The BullMQ worker of the webhooks queue: short jobs (one upstream get per record; the index writes of jobs
+ * running together go out as one bulk request), many at once (WEBHOOK_CONCURRENCY), on their own queue so they
+ * never wait behind sync runs.
  */
 export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
   const { env, logger, redis } = deps;
   const connection = redis.duplicate();
+  const writes = new GroupedIndexWrites(deps);
+  const writeRecord = writes.write.bind(writes);
   connection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const worker = new Worker(
     webhookQueueName(env.NAMESPACE),
     async (job, token) => {
-      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps);
+      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps, writeRecord);
       throw new Error(`unknown job ${job.name}`);
     },
     { connection, concurrency: env.WEBHOOK_CONCURRENCY },
