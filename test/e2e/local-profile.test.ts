@@ -62,7 +62,8 @@ async function startSimulators(env: Record<string, string>): Promise<{ started: 
 }
 
 async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  // Already gone (by exit code, or by a signal: then exitCode stays null), or never started.
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
