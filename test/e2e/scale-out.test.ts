@@ -56,7 +56,12 @@ describe('scale-out: 2 API and 2 worker processes on shared services', () => {
       // Both APIs are polled often here: the per-client rate limit is not what this test is about.
       env: { SYNC_INTERVAL: '1h', RATE_LIMIT_PER_MINUTE: '100000000' },
     });
-    secondApi = await ApiProcess.start(platform.api.deps.env, { CONNECTOR_BASE_URL_ORB: sim.url });
+    // A full suite runs beside it on two cores: give the second API time to boot.
+    secondApi = await ApiProcess.start(
+      platform.api.deps.env,
+      { CONNECTOR_BASE_URL_ORB: sim.url },
+      { startTimeoutMs: 120_000 },
+    );
     for (let i = 0; i < 2; i++) {
       const metricsPort = await freePort();
       const worker = new WorkerProcess(platform.api.deps.env, {

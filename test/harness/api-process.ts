@@ -22,7 +22,7 @@ export class ApiProcess {
   static async start(
     env: PlatformEnv,
     extra: Record<string, string>,
-    options: { nodeFlags?: readonly string[]; logLevel?: string } = {},
+    options: { nodeFlags?: readonly string[]; logLevel?: string; startTimeoutMs?: number } = {},
   ): Promise<ApiProcess> {
     // A port the system just handed out (not a random guess, which may be another service answering /healthz);
     // should someone take it before the API binds it, the API exits and we try again on another.
@@ -39,7 +39,7 @@ export class ApiProcess {
     port: number,
     env: PlatformEnv,
     extra: Record<string, string>,
-    options: { nodeFlags?: readonly string[]; logLevel?: string },
+    options: { nodeFlags?: readonly string[]; logLevel?: string; startTimeoutMs?: number },
   ): Promise<ApiProcess | null> {
     const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), API_MAIN], {
       env: {
@@ -52,7 +52,7 @@ export class ApiProcess {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     for (;;) {
       try {
         if ((await fetch(`${url}/healthz`)).ok) break;
