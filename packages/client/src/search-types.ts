@@ -63,7 +63,7 @@ export type Aggregation<S extends SearchFields> =
   | { avg: S['metric'] }
   | { min: S['metric'] }
   | { max: S['metric'] }
-  | { histogram: S['histogram'] /** Default `day`; UTC buckets. */; interval?: 'hour' | 'day' | 'week' | 'month' };
+  | { histogram: S['histogram'] /** UTC buckets. */; interval: 'hour' | 'day' | 'week' | 'month' };
 
 export interface Bucket {
   key: string | number | boolean;

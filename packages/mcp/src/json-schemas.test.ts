@@ -38,6 +38,7 @@ describe('MCP tool input schemas', () => {
     expect(validate({ ...base, query: {}, aggregate: { a: { sum: 'status' } } })).toBe(false);
     expect(validate({ ...base, query: {}, aggregate: { a: { sum: 'created_at' } } })).toBe(false);
     expect(validate({ ...base, query: {}, aggregate: { a: { histogram: 'total' } } })).toBe(false);
+    expect(validate({ ...base, query: {}, aggregate: { a: { histogram: 'created_at' } } })).toBe(false);
     expect(validate({ ...base, query: {}, aggregate: { a: { histogram: 'created_at', interval: 'year' } } })).toBe(
       false,
     );

@@ -187,10 +187,10 @@ function aggregateSchema(fields: readonly FieldCapability[]): JsonSchema {
   const numeric = taking('sum');
   const metric = taking('avg');
   const dates = taking('histogram');
-  const one = (key: string, paths: string[], extra: Record<string, JsonSchema> = {}) => ({
+  const one = (key: string, paths: string[], extra: Record<string, JsonSchema> = {}, required: string[] = []) => ({
     type: 'object',
     properties: { [key]: { enum: paths }, ...extra },
-    required: [key],
+    required: [key, ...required],
     additionalProperties: false,
   });
   const kinds: JsonSchema[] = [];
@@ -198,7 +198,8 @@ function aggregateSchema(fields: readonly FieldCapability[]): JsonSchema {
     kinds.push(one('count_by', countable, { size: { type: 'integer', minimum: 1, maximum: 1000 } }));
   if (numeric.length) kinds.push(one('sum', numeric));
   if (metric.length) for (const op of ['avg', 'min', 'max']) kinds.push(one(op, metric));
-  if (dates.length) kinds.push(one('histogram', dates, { interval: { enum: ['hour', 'day', 'week', 'month'] } }));
+  if (dates.length)
+    kinds.push(one('histogram', dates, { interval: { enum: ['hour', 'day', 'week', 'month'] } }, ['interval']));
   return {
     type: 'object',
     description:
