@@ -9,6 +9,7 @@ import {
   type KindInfo,
   type Problem,
 } from '../api.ts';
+import { ConnectorSelect, EntitySelect } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { ResultsTable } from './results-table.tsx';
 
@@ -79,30 +80,13 @@ export function ActionRunner(props: {
     <section class="card" data-testid="actions">
       <h2>Live actions</h2>
       <div class="row">
-        <label>
-          Connector
-          <select name="action_connector" value={connectorId} onChange={(e) => setConnectorId(e.currentTarget.value)}>
-            {props.connectors.map((c) => (
-              <option key={c.connector_id} value={c.connector_id}>
-                {c.name} ({c.connector_type})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Entity
-          <select
-            name="action_entity"
-            value={entity?.name ?? ''}
-            onChange={(e) => setEntityName(e.currentTarget.value)}
-          >
-            {entities.map((e) => (
-              <option key={e.name} value={e.name}>
-                {e.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ConnectorSelect
+          name="action_connector"
+          connectors={props.connectors}
+          value={connectorId}
+          onChange={setConnectorId}
+        />
+        <EntitySelect name="action_entity" entities={entities} value={entity?.name ?? ''} onChange={setEntityName} />
         <label>
           Action
           <select name="action_name" value={action} onChange={(e) => setActionName(e.currentTarget.value)}>

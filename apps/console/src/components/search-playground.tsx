@@ -8,6 +8,7 @@ import {
   type Problem,
   type SearchableField,
 } from '../api.ts';
+import { ConnectorSelect, EntitySelect } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { ResultsTable } from './results-table.tsx';
 
@@ -147,30 +148,13 @@ export function SearchPlayground(props: {
     <section class="card" data-testid="search">
       <h2>Search playground</h2>
       <div class="row">
-        <label>
-          Connector
-          <select name="search_connector" value={connectorId} onChange={(e) => setConnectorId(e.currentTarget.value)}>
-            {props.connectors.map((c) => (
-              <option key={c.connector_id} value={c.connector_id}>
-                {c.name} ({c.connector_type})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Entity
-          <select
-            name="search_entity"
-            value={entity?.name ?? ''}
-            onChange={(e) => setEntityName(e.currentTarget.value)}
-          >
-            {entities.map((e) => (
-              <option key={e.name} value={e.name}>
-                {e.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ConnectorSelect
+          name="search_connector"
+          connectors={props.connectors}
+          value={connectorId}
+          onChange={setConnectorId}
+        />
+        <EntitySelect name="search_entity" entities={entities} value={entity?.name ?? ''} onChange={setEntityName} />
         <label>
           Limit
           <input
