@@ -7,8 +7,8 @@ cd "$(dirname "$0")/../.."
 if command -v docker >/dev/null 2>&1 && ! docker compose version >/dev/null 2>&1 \
   && ! command -v docker-compose >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "[compose] installing Debian's docker-compose to check infra/compose.yaml" >&2
-  apt-get install -y -qq docker-compose >/dev/null 2>&1 \
-    || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq docker-compose >/dev/null 2>&1; } \
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null 2>&1 \
+    || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null 2>&1; } \
     || echo "[compose] could not install docker-compose" >&2
 fi
 if docker compose version >/dev/null 2>&1; then
