@@ -1,39 +1,6 @@
-export {
-  type AggBucket,
-  type AggKind,
-  type AggNode,
-  type AggResult,
-  type AggVisitor,
-  AvgAgg,
-  CountByAgg,
-  HistogramAgg,
-  MaxAgg,
-  MinAgg,
-  SumAgg,
-  visitAgg,
-} from './ast/aggregations.ts';
+export * from './ast/aggregations.ts';
 export { flattenLogic } from './ast/flatten-logic.ts';
-export {
-  AndNode,
-  AnyNode,
-  ContainsNode,
-  EqNode,
-  FuzzyNode,
-  InNode,
-  KeywordNode,
-  LikeNode,
-  MatchAllNode,
-  NeqNode,
-  type Node,
-  type NodeKind,
-  type NodeVisitor,
-  NotNode,
-  OrNode,
-  RangeNode,
-  type RangeOp,
-  type Scalar,
-  visitNode,
-} from './ast/nodes.ts';
+export * from './ast/nodes.ts';
 export { compileAggregations } from './compile/opensearch/compile-aggregations.ts';
 export { compileFilter, type QueryClause } from './compile/opensearch/compile-filter.ts';
 export {

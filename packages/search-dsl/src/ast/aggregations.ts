@@ -1,6 +1,7 @@
 import type { ScalarType } from '@conduit/connectors';
 import type { FieldRef } from '../fields/field-resolution.ts';
 import type { HistogramInterval } from '../params/search-params-schema.ts';
+import { kindFactory, type Visitor, visit } from './kinds.ts';
 
 /**
  * Aggregation nodes: the validated form of `params.aggregate`, one node per named aggregation. Like the filter
@@ -9,40 +10,29 @@ import type { HistogramInterval } from '../params/search-params-schema.ts';
  * `type` is the scalar type of the field's values (the item type for arrays of scalars under `count_by`).
  */
 type Base = { readonly name: string; readonly field: FieldRef; readonly type: ScalarType };
+const factory = kindFactory<AggNode>();
 
 /** The most frequent values, `size` of them: most first, then by value. */
 export type CountByAgg = Base & { readonly kind: 'CountByAgg'; readonly size: number };
+export const CountByAgg = factory('CountByAgg');
 export type SumAgg = Base & { readonly kind: 'SumAgg' };
+export const SumAgg = factory('SumAgg');
 export type AvgAgg = Base & { readonly kind: 'AvgAgg' };
+export const AvgAgg = factory('AvgAgg');
 export type MinAgg = Base & { readonly kind: 'MinAgg' };
+export const MinAgg = factory('MinAgg');
 export type MaxAgg = Base & { readonly kind: 'MaxAgg' };
+export const MaxAgg = factory('MaxAgg');
 /** Records per UTC calendar bucket of a date-time field, empty buckets between the first and last included. */
 export type HistogramAgg = Base & { readonly kind: 'HistogramAgg'; readonly interval: HistogramInterval };
+export const HistogramAgg = factory('HistogramAgg');
 
 export type AggNode = CountByAgg | SumAgg | AvgAgg | MinAgg | MaxAgg | HistogramAgg;
 export type AggKind = AggNode['kind'];
-type Of<K extends AggKind> = Extract<AggNode, { kind: K }>;
-
-function factory<K extends AggKind>(kind: K) {
-  return Object.freeze({
-    create: (props: Omit<Of<K>, 'kind'>): Of<K> => Object.freeze({ kind, ...props }) as Of<K>,
-    is: (node: AggNode): node is Of<K> => node.kind === kind,
-  });
-}
-
-export const CountByAgg = factory('CountByAgg');
-export const SumAgg = factory('SumAgg');
-export const AvgAgg = factory('AvgAgg');
-export const MinAgg = factory('MinAgg');
-export const MaxAgg = factory('MaxAgg');
-export const HistogramAgg = factory('HistogramAgg');
-
-/** One handler per aggregation kind: adding a kind breaks every visitor until it handles it. */
-export type AggVisitor<R> = { readonly [K in AggKind]: (node: Of<K>) => R };
+export type AggVisitor<R> = Visitor<AggNode, R>;
 
 export function visitAgg<R>(node: AggNode, visitor: AggVisitor<R>): R {
-  const handler = visitor[node.kind] as (n: AggNode) => R;
-  return handler(node);
+  return visit(node, visitor);
 }
 
 /** A count_by or histogram bucket. Keys: strings, numbers, booleans; decimals as strings; dates as ISO instants. */

@@ -38,12 +38,8 @@ describe('resolveField', () => {
   });
 
   it('sends paths inside an untyped object to that flat_object', () => {
-    expect(resolveField(root, 'meta.a.b')).toMatchObject({
-      storage: 'flat',
-      physical: 'meta.a.b',
-      root: 'meta',
-      subpath: 'a.b',
-    });
+    const ref = resolveField(root, 'meta.a.b');
+    expect(ref).toMatchObject({ storage: 'flat', physical: 'meta.a.b', root: 'meta', subpath: 'a.b' });
     expect(wildcardField(resolveField(root, 'meta.a')!)).toBe('meta.a');
   });
 

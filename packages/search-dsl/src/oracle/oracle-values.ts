@@ -1,4 +1,4 @@
-import type { FieldSpec } from '@conduit/connectors';
+import type { ScalarType } from '@conduit/connectors';
 import type { FieldRef } from '../fields/field-resolution.ts';
 
 /**
@@ -131,24 +131,18 @@ export function stringOf(value: unknown): string | undefined {
   return undefined;
 }
 
+const COERCIONS: Readonly<Record<ScalarType, (value: unknown) => OracleValue | undefined>> = {
+  string: stringOf,
+  datetime: instantOf,
+  integer: integerOf,
+  number: numberOf,
+  decimal: amountOf,
+  boolean: booleanOf,
+};
+
 /** A value of a scalar catalog type, or undefined when it does not fit (then it behaves as null). */
-export function coerce(type: FieldSpec['type'], value: unknown): OracleValue | undefined {
-  switch (type) {
-    case 'string':
-      return stringOf(value);
-    case 'datetime':
-      return instantOf(value);
-    case 'integer':
-      return integerOf(value);
-    case 'number':
-      return numberOf(value);
-    case 'decimal':
-      return amountOf(value);
-    case 'boolean':
-      return booleanOf(value);
-    default:
-      return undefined;
-  }
+export function coerce(type: ScalarType, value: unknown): OracleValue | undefined {
+  return COERCIONS[type](value);
 }
 
 // ------------------------------------------------------------------------------------------------------------
@@ -156,7 +150,7 @@ export function coerce(type: FieldSpec['type'], value: unknown): OracleValue | u
 // ------------------------------------------------------------------------------------------------------------
 
 /** The scalar type of a typed field (items for arrays of scalars), or undefined. */
-export function scalarType(field: FieldRef): FieldSpec['type'] | undefined {
+export function scalarType(field: FieldRef): ScalarType | undefined {
   if (field.storage === 'flat') return undefined;
   const spec = field.spec.type === 'array' ? field.spec.items : field.spec;
   return spec && spec.type !== 'array' && spec.type !== 'object' ? spec.type : undefined;

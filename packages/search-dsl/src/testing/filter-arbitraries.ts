@@ -89,18 +89,9 @@ export const filterArb: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node
   ),
 })).node;
 
-const SORTABLE = [
-  'name',
-  'id',
-  'title',
-  'created_at',
-  'amount',
-  'count',
-  'price',
-  'active',
-  'address.city',
-  'address.geo.lat',
-];
+/** Top-level scalar fields: sortable, and each takes count_by. */
+const ROOT_SCALARS = ['name', 'id', 'title', 'created_at', 'amount', 'count', 'price', 'active'];
+const SORTABLE = [...ROOT_SCALARS, 'address.city', 'address.geo.lat'];
 export const sortArb = fc.array(
   fc.tuple(pick(SORTABLE), pick(['asc', 'desc'] as const)).map(([f, d]) => ({ [f]: d })),
   { maxLength: 3 },
@@ -110,19 +101,7 @@ export const sortArb = fc.array(
 const aggregationArb = fc.oneof(
   fc
     .tuple(
-      pick([
-        'name',
-        'id',
-        'title',
-        'created_at',
-        'amount',
-        'count',
-        'price',
-        'active',
-        'tags',
-        'scores',
-        'address.city',
-      ]),
+      pick([...ROOT_SCALARS, 'tags', 'scores', 'address.city']),
       fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
     )
     .map(([field, size]) => ({ count_by: field, ...(size === undefined ? {} : { size }) })),

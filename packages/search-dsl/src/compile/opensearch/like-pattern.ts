@@ -4,37 +4,19 @@
  * https://opensearch.org/docs/latest/query-dsl/term/wildcard/
  */
 export function likeToWildcard(pattern: string): string {
-  let out = '';
-  let hasWildcard = false;
-  const chars = [...pattern];
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    if (c === '\\') {
-      const next = chars[i + 1];
-      out += escapeLiteral(next ?? '\\');
-      if (next !== undefined) i++;
-    } else if (c === '%') {
-      out += '*';
-      hasWildcard = true;
-    } else if (c === '_') {
-      out += '?';
-      hasWildcard = true;
-    } else out += escapeLiteral(c);
-  }
-  return hasWildcard ? out : `*${out}*`;
+  return likeTokens(pattern)
+    .map((t) => (t.kind === 'any' ? '*' : t.kind === 'one' ? '?' : escapeLiteral(t.char)))
+    .join('');
 }
 
 function escapeLiteral(c: string): string {
   return c === '*' || c === '?' || c === '\\' ? `\\${c}` : c;
 }
 
-export type LikeToken =
-  | { readonly kind: 'any' }
-  | { readonly kind: 'one' }
-  | { readonly kind: 'char'; readonly char: string };
+type LikeToken = { readonly kind: 'any' } | { readonly kind: 'one' } | { readonly kind: 'char'; readonly char: string };
 
-/** The pattern as tokens (code points), with the substring rule applied; used by the reference evaluator. */
-export function likeTokens(pattern: string): LikeToken[] {
+/** The pattern as tokens (code points), with the substring rule applied. */
+function likeTokens(pattern: string): LikeToken[] {
   const tokens: LikeToken[] = [];
   const chars = [...pattern];
   for (let i = 0; i < chars.length; i++) {
