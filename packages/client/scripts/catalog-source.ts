@@ -4,6 +4,7 @@ import {
   type FieldMap,
   type FieldSpec,
   type KindCatalog,
+  type ScalarType,
 } from '@conduit/connectors';
 import { type LeafOperator, type ScopeCapabilities, searchCapabilities } from '@conduit/search-dsl';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
@@ -187,29 +188,27 @@ function recordType(spec: FieldSpec): string {
       case 'array':
         return spec.items ? `Array<${recordType(spec.items)}>` : 'unknown[]';
       default:
-        return scalarRecordType(spec);
+        return scalarType(spec, 'record');
     }
   })();
   return spec.nullable ? `${base} | null` : base;
 }
 
-function scalarRecordType(spec: FieldSpec): string {
-  const enumValues = 'enum' in spec ? spec.enum : undefined;
-  switch (spec.type as string) {
-    case 'string':
-      return enumValues ? union(enumValues) : 'string';
-    case 'datetime':
-      return 'string';
-    case 'integer':
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    case 'decimal':
-      return 'string';
-    default:
-      return 'unknown';
-  }
+type ScalarSpec = Extract<FieldSpec, { type: ScalarType }>;
+
+/** How each scalar type reads in records (as the API returns it) and in filters (what a query may compare it to). */
+const SCALAR_TYPES: Readonly<Record<ScalarType, { readonly record: string; readonly filter: string }>> = {
+  string: { record: 'string', filter: 'string' },
+  datetime: { record: 'string', filter: 'DateTimeValue' },
+  integer: { record: 'number', filter: 'IntegerValue' },
+  number: { record: 'number', filter: 'number' },
+  boolean: { record: 'boolean', filter: 'boolean' },
+  decimal: { record: 'string', filter: 'DecimalValue' },
+};
+
+/** A string enum is the union of its values, in records and in filters alike. */
+function scalarType(spec: ScalarSpec, use: 'record' | 'filter'): string {
+  return spec.type === 'string' && spec.enum ? union(spec.enum) : SCALAR_TYPES[spec.type][use];
 }
 
 // ----------------------------------------------------------------------------------------------------------------
@@ -217,23 +216,7 @@ function scalarRecordType(spec: FieldSpec): string {
 // ----------------------------------------------------------------------------------------------------------------
 
 function filterValue(spec: FieldSpec): string {
-  const enumValues = 'enum' in spec ? spec.enum : undefined;
-  switch (spec.type as string) {
-    case 'string':
-      return enumValues ? union(enumValues) : 'string';
-    case 'datetime':
-      return 'DateTimeValue';
-    case 'integer':
-      return 'IntegerValue';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    case 'decimal':
-      return 'DecimalValue';
-    default:
-      return 'never';
-  }
+  return spec.type === 'object' || spec.type === 'array' ? 'never' : scalarType(spec, 'filter');
 }
 
 function map(entries: readonly string[]): string {

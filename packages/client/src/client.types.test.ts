@@ -180,29 +180,22 @@ describe('entities, actions and params', () => {
   });
 
   it('types connector creation by kind, and the iterators', () => {
+    const acme = { customer_name: 'acme', replication_config: { start_date: '2024-01-01T00:00:00Z' } };
     const calls = () => [
+      conduit.connectors.create({ ...acme, connector_type: 'Orb', name: 'billing', credentials: { api_key: 'k' } }),
       conduit.connectors.create({
+        ...acme,
         connector_type: 'Orb',
-        customer_name: 'acme',
-        name: 'billing',
-        credentials: { api_key: 'k' },
-        replication_config: { start_date: '2024-01-01T00:00:00Z' },
-      }),
-      conduit.connectors.create({
-        connector_type: 'Orb',
-        customer_name: 'acme',
         name: 'billing',
         // @ts-expect-error Orb credentials are an api_key
         credentials: { token: 'k' },
-        replication_config: { start_date: '2024-01-01T00:00:00Z' },
       }),
       // @ts-expect-error Zendesk Talk needs its subdomain (config)
       conduit.connectors.create({
+        ...acme,
         connector_type: 'Zendesk-Talk',
-        customer_name: 'acme',
         name: 'phones',
         credentials: { email: 'a@b.c', api_token: 't' },
-        replication_config: { start_date: '2024-01-01T00:00:00Z' },
       }),
       orb.sync({ entity: 'invoices', mode: 'full' }),
       // @ts-expect-error only replicated entities sync

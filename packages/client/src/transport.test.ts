@@ -8,7 +8,7 @@ import { ConduitProblem, retryAfterSeconds } from './problem.ts';
  * Retry and token behaviour against a small HTTP server that answers what each test scripts (the platform's own
  * limiter waits up to a minute; the end-to-end tests cover the real API).
  */
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+type Handler = (req: IncomingMessage, res: ServerResponse, call: number) => void;
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -16,27 +16,29 @@ afterEach(async () => {
   close = undefined;
 });
 
-async function serve(handler: Handler): Promise<{ url: string; seen: string[] }> {
+/** A server that grants tokens and passes every other request to `handler`, with its number (1, 2, ...). */
+async function serve(handler: Handler): Promise<{ url: string; seen: string[]; calls: () => number }> {
   const seen: string[] = [];
+  let calls = 0;
   const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
+    req.resume();
     req.on('end', () => {
       seen.push(`${req.method} ${req.url}`);
       if (req.url === '/api/v1/oauth/token') {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ access_token: `token-${seen.length}`, token_type: 'Bearer', expires_in: 3600 }));
-        return;
+        return json(res, { access_token: `token-${seen.length}`, token_type: 'Bearer', expires_in: 3600 });
       }
-      handler(req, res, body);
+      handler(req, res, ++calls);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   close = () => new Promise((resolve) => server.close(() => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, calls: () => calls };
 }
+
+const json = (res: ServerResponse, body: unknown) => {
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify(body));
+};
 
 const problem = (res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}) => {
   res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
@@ -45,67 +47,50 @@ const problem = (res: ServerResponse, status: number, code: string, headers: Rec
 
 describe('Conduit transport', () => {
   it('retries a safe call on 429 after Retry-After seconds, then returns the answer', async () => {
-    let calls = 0;
-    const { url } = await serve((_req, res) => {
-      calls++;
-      if (calls === 1) return problem(res, 429, 'rate_limited', { 'retry-after': '1' });
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ connector_id: 'c1' }));
+    const { url, calls } = await serve((_req, res, call) => {
+      if (call === 1) return problem(res, 429, 'rate_limited', { 'retry-after': '1' });
+      json(res, { connector_id: 'c1' });
     });
     const conduit = new Conduit({ baseUrl: url, clientId: 'a', clientSecret: 'b' });
     const started = Date.now();
     await expect(conduit.connectors.get('c1')).resolves.toMatchObject({ connector_id: 'c1' });
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
   it('honours Retry-After as an HTTP date on 503', async () => {
-    let calls = 0;
-    const { url } = await serve((_req, res) => {
-      calls++;
-      if (calls === 1) {
+    const { url, calls } = await serve((_req, res, call) => {
+      if (call === 1) {
         return problem(res, 503, 'search_unavailable', { 'retry-after': new Date(Date.now() + 1000).toUTCString() });
       }
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ data: [], meta: { has_more: false, cursor: null, took_ms: 1 } }));
+      json(res, { data: [], meta: { has_more: false, cursor: null, took_ms: 1 } });
     });
     const orb = new Conduit({ baseUrl: url, clientId: 'a', clientSecret: 'b' }).connector('c1', 'Orb');
     await expect(orb.search('invoices', { query: {} })).resolves.toMatchObject({ data: [] });
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
   });
 
   it('never retries an unsafe call (create, or a live create action): the 429 is thrown as a ConduitProblem', async () => {
-    let calls = 0;
-    const { url } = await serve((_req, res) => {
-      calls++;
-      problem(res, 429, 'rate_limited', { 'retry-after': '0' });
-    });
+    const { url, calls } = await serve((_req, res) => problem(res, 429, 'rate_limited', { 'retry-after': '0' }));
     const conduit = new Conduit({ baseUrl: url, clientId: 'a', clientSecret: 'b' });
     const drive = conduit.connector('c1', 'Google-Drive');
     const error = await drive.execute({ entity: 'files', action: 'create', params: { name: 'x' } }).catch((e) => e);
     expect(error).toBeInstanceOf(ConduitProblem);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 0 });
-    expect(calls).toBe(1);
+    expect(calls()).toBe(1);
   });
 
   it('gives up after maxRetries and throws the last problem', async () => {
-    let calls = 0;
-    const { url } = await serve((_req, res) => {
-      calls++;
-      problem(res, 503, 'search_unavailable', { 'retry-after': '0' });
-    });
+    const { url, calls } = await serve((_req, res) => problem(res, 503, 'search_unavailable', { 'retry-after': '0' }));
     const conduit = new Conduit({ baseUrl: url, clientId: 'a', clientSecret: 'b', maxRetries: 2 });
     await expect(conduit.connectors.get('c1')).rejects.toMatchObject({ status: 503, code: 'search_unavailable' });
-    expect(calls).toBe(3);
+    expect(calls()).toBe(3);
   });
 
   it('obtains one token for concurrent calls and a new one after a 401', async () => {
-    let calls = 0;
-    const { url, seen } = await serve((req, res) => {
-      calls++;
-      if (calls === 3) return problem(res, 401, 'unauthorized');
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ connector_id: 'c1', auth: req.headers.authorization }));
+    const { url, seen } = await serve((req, res, call) => {
+      if (call === 3) return problem(res, 401, 'unauthorized');
+      json(res, { connector_id: 'c1', auth: req.headers.authorization });
     });
     const conduit = new Conduit({ baseUrl: url, clientId: 'a', clientSecret: 'b' });
     await Promise.all([conduit.connectors.get('c1'), conduit.connectors.get('c1')]);

@@ -68,10 +68,9 @@ describe('Typeform catalog', () => {
 
   it('accepts a personal access token or complete OAuth credentials', () => {
     const { credentials } = typeformCatalog;
+    const oauth = { access_token: 'a', refresh_token: 'r', client_id: 'c', client_secret: 's' };
     expect(credentials.safeParse({ access_token: 'tfp_x' }).success).toBe(true);
-    expect(
-      credentials.safeParse({ access_token: 'a', refresh_token: 'r', client_id: 'c', client_secret: 's' }).success,
-    ).toBe(true);
+    expect(credentials.safeParse(oauth).success).toBe(true);
     expect(credentials.safeParse({ access_token: 'a', refresh_token: 'r' }).success).toBe(false);
     expect(credentials.safeParse({ refresh_token: 'r', client_id: 'c', client_secret: 's' }).success).toBe(false);
     expect(credentials.safeParse({}).success).toBe(false);
