@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import type { FaultInjector } from '../kit/faults.ts';
+import { type RotatingTokenClient, type RotatingTokenOptions, RotatingTokens } from '../kit/oauth-refresh.ts';
 import type { RunningServer } from '../kit/server.ts';
-import { RefreshTokenMint } from '../kit/token-mint.ts';
 import type { GoogleAdsData, GoogleAdsDataOptions } from './data.ts';
 import { GaqlError, parseGaql } from './gaql.ts';
 import { type AdsFailure, applyMutate, MutateError } from './mutate.ts';
@@ -11,28 +11,18 @@ import { runQuery } from './rows.ts';
 
 export const API_VERSION = 'v23';
 
-export interface GoogleAdsSimulatorOptions extends GoogleAdsDataOptions {
+export interface GoogleAdsSimulatorOptions extends GoogleAdsDataOptions, RotatingTokenOptions {
   port?: number;
   /** Rows per googleAds:search page: fixed at 10,000 upstream; smaller here to exercise paging. */
   rowsPerPage?: number;
-  accessTokenTtlMs?: number;
-  /** Refresh tokens of an earlier run with this secret stay valid (the local profile across restarts). */
-  tokenSecret?: string | undefined;
-  /** How long a rotated-out refresh token is still honoured. */
-  refreshGraceMs?: number;
 }
 
-export interface GoogleAdsSimulator extends RunningServer {
+export interface GoogleAdsSimulator extends RunningServer, RotatingTokenClient {
   readonly data: GoogleAdsData;
   readonly faults: FaultInjector;
   readonly developerToken: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  readonly initialRefreshToken: string;
-  /** An access token valid for the simulator's lifetime, and one that has already expired. */
+  /** An access token valid for the simulator's lifetime. */
   readonly accessToken: string;
-  readonly expiredAccessToken: string;
-  readonly refreshes: { refresh_token: string; at: number }[];
   /** Bodies of googleAds:search requests, for tests (e.g. that pageSize is never sent). */
   readonly searches: { customerId: string; body: Record<string, unknown> }[];
 }
@@ -98,6 +88,11 @@ function readToken(token: string, hash: string): number | null {
   }
 }
 
+const TOKEN_ERRORS = {
+  invalidClient: 'The OAuth client was not found.',
+  invalidGrant: 'Token has been expired or revoked.',
+};
+
 /**
  * Google Ads REST API as the connector meets it: OAuth access tokens (refresh at /token with rotating refresh
  * tokens), `developer-token` and `login-customer-id` headers, `customers:listAccessibleCustomers`,
@@ -109,15 +104,13 @@ export function createGoogleAdsApp(
   options: GoogleAdsSimulatorOptions,
 ): Hono {
   const app = new Hono();
-  const ttl = options.accessTokenTtlMs ?? 3_600_000;
-  const grace = options.refreshGraceMs ?? 300_000;
   const rowsPerPage = options.rowsPerPage ?? 10_000;
-  const accessTokens = new Map<string, number>([
-    [sim.accessToken, Number.POSITIVE_INFINITY],
-    [sim.expiredAccessToken, 0],
-  ]);
-  const refreshTokens = new Map<string, number>([[sim.initialRefreshToken, Number.POSITIVE_INFINITY]]);
-  const mint = new RefreshTokenMint(options.tokenSecret);
+  const tokens = new RotatingTokens(sim, options, {
+    defaultTtlMs: 3_600_000,
+    accessTokenPrefix: 'ya29.sim-',
+    refreshTokenPrefix: '1//sim-',
+    permanentAccessTokens: [sim.accessToken],
+  });
   const customers = () => sim.data.customers.map((c) => String(c.id));
 
   app.use(
@@ -128,39 +121,19 @@ export function createGoogleAdsApp(
   );
 
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline
-  app.post('/token', async (c) => {
-    const form = new URLSearchParams(await c.req.text());
-    if (form.get('grant_type') !== 'refresh_token') return c.json({ error: 'unsupported_grant_type' }, 400);
-    if (form.get('client_id') !== sim.clientId || form.get('client_secret') !== sim.clientSecret) {
-      return c.json({ error: 'invalid_client', error_description: 'The OAuth client was not found.' }, 401);
-    }
-    const presented = form.get('refresh_token') ?? '';
-    // A token this run never saw, issued by an earlier run of the local profile, is still the current one.
-    const validUntil =
-      refreshTokens.get(presented) ?? (mint.issuedWithSecret(presented) ? Number.POSITIVE_INFINITY : undefined);
-    if (validUntil === undefined || validUntil < Date.now()) {
-      return c.json({ error: 'invalid_grant', error_description: 'Token has been expired or revoked.' }, 400);
-    }
-    sim.refreshes.push({ refresh_token: presented, at: Date.now() });
-    const accessToken = `ya29.sim-${randomUUID()}`;
-    const refreshToken = mint.issue('1//sim-');
-    accessTokens.set(accessToken, Date.now() + ttl);
-    for (const [token, until] of refreshTokens)
-      if (until === Number.POSITIVE_INFINITY) refreshTokens.set(token, Date.now() + grace);
-    refreshTokens.set(refreshToken, Number.POSITIVE_INFINITY);
-    return c.json({
-      access_token: accessToken,
-      expires_in: Math.round(ttl / 1000),
-      refresh_token: refreshToken,
+  app.post(
+    '/token',
+    tokens.grant(TOKEN_ERRORS, (issued) => ({
+      access_token: issued.accessToken,
+      expires_in: issued.expiresIn,
+      refresh_token: issued.refreshToken,
       scope: 'https://www.googleapis.com/auth/adwords',
       token_type: 'Bearer',
-    });
-  });
+    })),
+  );
 
   app.use(`/${API_VERSION}/*`, async (c, next) => {
-    const token = bearerToken(c.req.header('authorization'));
-    const expiresAt = token === undefined ? undefined : accessTokens.get(token);
-    if (expiresAt === undefined || expiresAt < Date.now()) {
+    if (!tokens.accepts(bearerToken(c.req.header('authorization')))) {
       const message = 'Request had invalid authentication credentials. Expected OAuth 2 access token.';
       return c.json(unauthenticated({ authenticationError: 'OAUTH_TOKEN_INVALID' }, message), 401);
     }

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import type { FaultInjector } from '../kit/faults.ts';
+import { withFound } from '../kit/routes.ts';
 import type { SentryData, SentryEvent, SentryIssue, SentryProject, SentryRecord } from './data.ts';
 
 export interface SentryAppState {
@@ -206,29 +207,30 @@ export function createSentryApp(state: SentryAppState): Hono {
       state.pageSize,
     );
   });
-  app.get('/api/0/projects/:org/:project/', (c) => {
-    const project = projectOf(c);
-    return project ? c.json(project) : notFound(c);
-  });
+  app.get(
+    '/api/0/projects/:org/:project/',
+    withFound(projectOf, notFound, (c, project) => c.json(project)),
+  );
 
   // https://docs.sentry.io/api/events/list-a-projects-issues/
-  app.get('/api/0/projects/:org/:project/issues/', (c) => {
-    const project = projectOf(c);
-    if (!project) return notFound(c);
-    const params = new URL(c.req.url).searchParams;
-    const statsPeriod = params.get('statsPeriod');
-    if (statsPeriod !== null && !['24h', '14d', ''].includes(statsPeriod))
-      return c.json(sentryError("Invalid stats_period. Valid choices are '', '24h', and '14d'"), 400);
-    const parsed = parseIssueQuery(params.get('query') ?? 'is:unresolved');
-    if (typeof parsed === 'string') return c.json(sentryError(parsed), 400);
-    const rows = (data.issues.get(project.id) ?? []).filter(
-      (issue: SentryIssue) =>
-        (parsed.statuses.length === 0 || parsed.statuses.includes(issue.status)) &&
-        parsed.dates.every((d) => compare(Date.parse(String(issue[d.field])), d)) &&
-        parsed.text.every((t) => String(issue.title).toLowerCase().includes(t)),
-    );
-    return paged(c, rows.sort(newestFirst('lastSeen')), state.pageSize);
-  });
+  app.get(
+    '/api/0/projects/:org/:project/issues/',
+    withFound(projectOf, notFound, (c, project) => {
+      const params = new URL(c.req.url).searchParams;
+      const statsPeriod = params.get('statsPeriod');
+      if (statsPeriod !== null && !['24h', '14d', ''].includes(statsPeriod))
+        return c.json(sentryError("Invalid stats_period. Valid choices are '', '24h', and '14d'"), 400);
+      const parsed = parseIssueQuery(params.get('query') ?? 'is:unresolved');
+      if (typeof parsed === 'string') return c.json(sentryError(parsed), 400);
+      const rows = (data.issues.get(project.id) ?? []).filter(
+        (issue: SentryIssue) =>
+          (parsed.statuses.length === 0 || parsed.statuses.includes(issue.status)) &&
+          parsed.dates.every((d) => compare(Date.parse(String(issue[d.field])), d)) &&
+          parsed.text.every((t) => String(issue.title).toLowerCase().includes(t)),
+      );
+      return paged(c, rows.sort(newestFirst('lastSeen')), state.pageSize);
+    }),
+  );
   // https://docs.sentry.io/api/events/retrieve-an-issue/
   app.get('/api/0/organizations/:org/issues/:issue_id/', (c) => {
     const projects = data.projects.filter((p) => p.organization.slug === c.req.param('org'));
@@ -237,29 +239,33 @@ export function createSentryApp(state: SentryAppState): Hono {
   });
 
   // https://docs.sentry.io/api/events/list-a-projects-error-events/
-  app.get('/api/0/projects/:org/:project/events/', (c) => {
-    const project = projectOf(c);
-    if (!project) return notFound(c);
-    const params = new URL(c.req.url).searchParams;
-    const start = params.get('start');
-    const end = params.get('end');
-    if ((start === null) !== (end === null)) return c.json(sentryError('start and end are both required'), 400);
-    const from = start === null ? Number.NEGATIVE_INFINITY : Date.parse(start);
-    const to = end === null ? Number.POSITIVE_INFINITY : Date.parse(end);
-    if (Number.isNaN(from) || Number.isNaN(to)) return c.json(sentryError('start and end must be ISO 8601 dates'), 400);
-    const full = params.get('full') === 'true' || params.get('full') === '1';
-    const rows = (data.events.get(project.id) ?? [])
-      .filter((e: SentryEvent) => Date.parse(e.dateCreated) >= from && Date.parse(e.dateCreated) <= to)
-      .sort(newestFirst('dateCreated'))
-      .map((e) => (full ? e : omitKeys(e, EVENT_FULL_ONLY)));
-    return paged(c, rows, state.pageSize);
-  });
+  app.get(
+    '/api/0/projects/:org/:project/events/',
+    withFound(projectOf, notFound, (c, project) => {
+      const params = new URL(c.req.url).searchParams;
+      const start = params.get('start');
+      const end = params.get('end');
+      if ((start === null) !== (end === null)) return c.json(sentryError('start and end are both required'), 400);
+      const from = start === null ? Number.NEGATIVE_INFINITY : Date.parse(start);
+      const to = end === null ? Number.POSITIVE_INFINITY : Date.parse(end);
+      if (Number.isNaN(from) || Number.isNaN(to))
+        return c.json(sentryError('start and end must be ISO 8601 dates'), 400);
+      const full = params.get('full') === 'true' || params.get('full') === '1';
+      const rows = (data.events.get(project.id) ?? [])
+        .filter((e: SentryEvent) => Date.parse(e.dateCreated) >= from && Date.parse(e.dateCreated) <= to)
+        .sort(newestFirst('dateCreated'))
+        .map((e) => (full ? e : omitKeys(e, EVENT_FULL_ONLY)));
+      return paged(c, rows, state.pageSize);
+    }),
+  );
   // https://docs.sentry.io/api/events/retrieve-an-event-for-a-project/
-  app.get('/api/0/projects/:org/:project/events/:event_id/', (c) => {
-    const project = projectOf(c);
-    const event = project && (data.events.get(project.id) ?? []).find((e) => e.eventID === c.req.param('event_id'));
-    return event ? c.json(event) : notFound(c);
-  });
+  app.get(
+    '/api/0/projects/:org/:project/events/:event_id/',
+    withFound(projectOf, notFound, (c, project) => {
+      const event = (data.events.get(project.id) ?? []).find((e) => e.eventID === c.req.param('event_id'));
+      return event ? c.json(event) : notFound(c);
+    }),
+  );
 
   // https://docs.sentry.io/api/releases/list-an-organizations-releases/
   app.get('/api/0/organizations/:org/releases/', (c) => {

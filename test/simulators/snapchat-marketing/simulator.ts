@@ -3,8 +3,8 @@ import { type Context, Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
+import { type RotatingTokenClient, type RotatingTokenOptions, RotatingTokens } from '../kit/oauth-refresh.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
-import { RefreshTokenMint } from '../kit/token-mint.ts';
 import {
   AD_ACCOUNT_CHILDREN,
   generateSnapData,
@@ -15,28 +15,16 @@ import {
   type SnapRecord,
 } from './data.ts';
 
-export interface SnapSimulatorOptions extends SnapDataOptions {
+/** `accessTokenTtlMs`: Snap's are 1800 s; 60 s by default here. */
+export interface SnapSimulatorOptions extends SnapDataOptions, RotatingTokenOptions {
   port?: number;
-  /** Lifetime of access tokens the token endpoint issues (Snap: 1800 s); short here so refresh is exercised. */
-  accessTokenTtlMs?: number;
-  /** Refresh tokens of an earlier run with this secret stay valid (the local profile across restarts). */
-  tokenSecret?: string | undefined;
-  /** How long a rotated-out refresh token is still honoured (other connector copies may hold it). */
-  refreshGraceMs?: number;
 }
 
-export interface SnapSimulator extends RunningServer {
+export interface SnapSimulator extends RunningServer, RotatingTokenClient {
   readonly data: SnapData;
   readonly faults: FaultInjector;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  /** The refresh token handed out first (as credentials), and an access token that has already expired. */
-  readonly initialRefreshToken: string;
-  readonly expiredAccessToken: string;
   /** Ids that list/get answer with sub_request_status ERROR (Snap's per-item failure). */
   readonly failingIds: Set<string>;
-  /** Refresh calls received, for tests. */
-  readonly refreshes: { refresh_token: string; at: number }[];
 }
 
 const MIN_LIMIT = 50;
@@ -53,6 +41,8 @@ function snapError(status: number, message: string, code = 'E1001') {
   };
 }
 
+const TOKEN_ERRORS = { invalidClient: 'Invalid client credentials', invalidGrant: 'Invalid refresh token' };
+
 /**
  * Snap Marketing API as a connector meets it: bearer tokens that expire (401), OAuth refresh with rotating refresh
  * tokens at /login/oauth2/access_token, the `{request_status, paging, <plural>: [{sub_request_status, <singular>}]}`
@@ -60,51 +50,30 @@ function snapError(status: number, message: string, code = 'E1001') {
  */
 export function createSnapApp(sim: Omit<SnapSimulator, keyof RunningServer>, options: SnapSimulatorOptions): Hono {
   const app = new Hono();
-  const ttl = options.accessTokenTtlMs ?? 60_000;
-  const grace = options.refreshGraceMs ?? 300_000;
-  const accessTokens = new Map<string, number>([[sim.expiredAccessToken, 0]]);
-  /** refresh token → time it stops being valid (Infinity while it is the current one). */
-  const refreshTokens = new Map<string, number>([[sim.initialRefreshToken, Number.POSITIVE_INFINITY]]);
-  const mint = new RefreshTokenMint(options.tokenSecret);
+  const tokens = new RotatingTokens(sim, options, {
+    defaultTtlMs: 60_000,
+    accessTokenPrefix: 'snap-at-',
+    refreshTokenPrefix: 'snap-rt-',
+  });
 
   app.use(
     '*',
     sim.faults.middleware((status) => snapError(status, status === 429 ? 'Too many requests' : 'Internal error')),
   );
 
-  app.post('/login/oauth2/access_token', async (c) => {
-    const form = new URLSearchParams(await c.req.text());
-    if (form.get('grant_type') !== 'refresh_token') return c.json({ error: 'unsupported_grant_type' }, 400);
-    if (form.get('client_id') !== sim.clientId || form.get('client_secret') !== sim.clientSecret) {
-      return c.json({ error: 'invalid_client', error_description: 'Invalid client credentials' }, 401);
-    }
-    const presented = form.get('refresh_token') ?? '';
-    // A token this run never saw, issued by an earlier run of the local profile, is still the current one.
-    const validUntil =
-      refreshTokens.get(presented) ?? (mint.issuedWithSecret(presented) ? Number.POSITIVE_INFINITY : undefined);
-    if (validUntil === undefined || validUntil < Date.now()) {
-      return c.json({ error: 'invalid_grant', error_description: 'Invalid refresh token' }, 400);
-    }
-    sim.refreshes.push({ refresh_token: presented, at: Date.now() });
-    const accessToken = `snap-at-${randomUUID()}`;
-    const refreshToken = mint.issue('snap-rt-');
-    accessTokens.set(accessToken, Date.now() + ttl);
-    for (const [token, until] of refreshTokens)
-      if (until === Number.POSITIVE_INFINITY) refreshTokens.set(token, Date.now() + grace);
-    refreshTokens.set(refreshToken, Number.POSITIVE_INFINITY);
-    return c.json({
-      access_token: accessToken,
+  app.post(
+    '/login/oauth2/access_token',
+    tokens.grant(TOKEN_ERRORS, (issued) => ({
+      access_token: issued.accessToken,
       token_type: 'Bearer',
-      expires_in: Math.round(ttl / 1000),
-      refresh_token: refreshToken,
+      expires_in: issued.expiresIn,
+      refresh_token: issued.refreshToken,
       scope: 'snapchat-marketing-api',
-    });
-  });
+    })),
+  );
 
   app.use('/v1/*', async (c, next) => {
-    const token = bearerToken(c.req.header('authorization'));
-    const expiresAt = token === undefined ? undefined : accessTokens.get(token);
-    if (expiresAt === undefined || expiresAt < Date.now()) {
+    if (!tokens.accepts(bearerToken(c.req.header('authorization')))) {
       return c.json(snapError(401, 'The access token is invalid or has expired', 'E3003'), 401);
     }
     await next();

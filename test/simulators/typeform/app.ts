@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import type { FaultInjector } from '../kit/faults.ts';
+import { refreshTokenGrant } from '../kit/oauth-refresh.ts';
+import { withFound } from '../kit/routes.ts';
 import type { TypeformData, TypeformRecord } from './data.ts';
 import { queryResponses } from './responses.ts';
 
@@ -22,6 +24,7 @@ export interface TypeformAppState {
 }
 
 const MAX_PAGE_SIZE = 200;
+const TOKEN_ERRORS = { invalidClient: 'client authentication failed', invalidGrant: 'invalid refresh token' };
 
 /** Typeform error bodies: `{code, description}` (https://www.typeform.com/developers/get-started/common-errors/). */
 export function typeformError(code: string, description: string) {
@@ -71,27 +74,18 @@ export function createTypeformApp(state: TypeformAppState): Hono {
   );
 
   // https://www.typeform.com/developers/get-started/applications/#refresh-the-token
-  app.post('/oauth/token', async (c) => {
-    const form = new URLSearchParams(await c.req.text());
-    if (form.get('grant_type') !== 'refresh_token') return c.json({ error: 'unsupported_grant_type' }, 400);
-    if (form.get('client_id') !== state.clientId || form.get('client_secret') !== state.clientSecret) {
-      return c.json({ error: 'invalid_client', error_description: 'client authentication failed' }, 401);
-    }
-    const presented = form.get('refresh_token') ?? '';
-    if (!state.refreshTokens.delete(presented))
-      return c.json({ error: 'invalid_grant', error_description: 'invalid refresh token' }, 400);
-    state.refreshes.push(presented);
-    const accessToken = `tfp-at-${randomUUID()}`;
-    const refreshToken = `tfp-rt-${randomUUID()}`;
-    state.accessTokens.add(accessToken);
-    state.refreshTokens.add(refreshToken);
-    return c.json({
-      access_token: accessToken,
-      token_type: 'bearer',
-      expires_in: 604_800,
-      refresh_token: refreshToken,
-    });
-  });
+  app.post(
+    '/oauth/token',
+    refreshTokenGrant(state, TOKEN_ERRORS, (presented) => {
+      if (!state.refreshTokens.delete(presented)) return undefined;
+      state.refreshes.push(presented);
+      const accessToken = `tfp-at-${randomUUID()}`;
+      const refreshToken = `tfp-rt-${randomUUID()}`;
+      state.accessTokens.add(accessToken);
+      state.refreshTokens.add(refreshToken);
+      return { access_token: accessToken, token_type: 'bearer', expires_in: 604_800, refresh_token: refreshToken };
+    }),
+  );
 
   app.use('*', async (c, next) => {
     const token = bearerToken(c.req.header('authorization'));
@@ -114,9 +108,12 @@ export function createTypeformApp(state: TypeformAppState): Hono {
     await next();
   });
 
-  const formOr404 = (c: Context) => data.forms.find((f) => f.id === c.req.param('form_id'));
+  const formOf = (c: Context) => data.forms.find((f) => f.id === c.req.param('form_id'));
   const noForm = (c: Context) =>
     c.json(typeformError('FORM_NOT_FOUND', `Non existing form with uid ${c.req.param('form_id')}`), 404);
+  /** A GET route about one form (`/forms/{form_id}` + `suffix`): FORM_NOT_FOUND when there is no such form. */
+  const formRoute = (suffix: string, handler: (c: Context, form: TypeformRecord) => Response) =>
+    app.get(`/forms/:form_id${suffix}`, withFound(formOf, noForm, handler));
 
   app.get('/forms', (c) => {
     const query = new URL(c.req.url).searchParams;
@@ -128,20 +125,12 @@ export function createTypeformApp(state: TypeformAppState): Hono {
       .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || a.id.localeCompare(b.id));
     return paged(c, rows, formSummary);
   });
-  app.get('/forms/:form_id', (c) => {
-    const form = formOr404(c);
-    return form ? c.json(form) : noForm(c);
-  });
-  app.get('/forms/:form_id/responses', (c) => {
-    const form = formOr404(c);
-    if (!form) return noForm(c);
+  formRoute('', (c, form) => c.json(form));
+  formRoute('/responses', (c, form) => {
     const result = queryResponses(data.responses.get(form.id) ?? [], new URL(c.req.url).searchParams);
     return 'items' in result ? c.json(result) : c.json(typeformError('VALIDATION_ERROR', result.description), 400);
   });
-  app.get('/forms/:form_id/webhooks', (c) => {
-    const form = formOr404(c);
-    return form ? c.json({ items: data.webhooks.get(form.id) ?? [] }) : noForm(c);
-  });
+  formRoute('/webhooks', (c, form) => c.json({ items: data.webhooks.get(form.id) ?? [] }));
   app.get('/workspaces', (c) => paged(c, data.workspaces));
   app.get('/themes', (c) => paged(c, data.themes));
   // GET /images answers a bare array (https://www.typeform.com/developers/create/reference/retrieve-images-collection/).
