@@ -1,11 +1,12 @@
+import { orbInvoice } from '../simulators/orb/invoice.ts';
+
 /**
- * Orb-shaped invoices (the shape of test/simulators/orb/data.ts), computed from their position alone so a
- * million of them never sit in memory and any process can rebuild record `i` or its id.
+ * Orb-shaped invoices (built like the Orb simulator's, test/simulators/orb/invoice.ts), computed from their
+ * position alone so a million of them never sit in memory and any process can rebuild record `i` or its id.
  */
 
 const FROM_MS = Date.parse('2023-01-01T00:00:00Z');
 const TO_MS = Date.parse('2025-06-30T00:00:00Z');
-const DAY_MS = 86_400_000;
 const STATUSES = ['draft', 'issued', 'paid', 'paid', 'void'] as const;
 export const MEMOS = [
   'Thank you for your business',
@@ -41,10 +42,6 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-function iso(msValue: number): string {
-  return new Date(msValue).toISOString().replace('.000Z', '+00:00');
-}
-
 export function invoiceId(i: number): string {
   return `inv_${hex8(fmix32(i ^ 0x5bd1e995))}${hex8(fmix32(i + 0x9e3779b9))}`;
 }
@@ -64,47 +61,16 @@ export function invoiceRecord(i: number, n: number): Record<string, unknown> {
   const total = ((100 + Math.floor(random() * 899_900)) / 100).toFixed(2);
   const status = STATUSES[Math.floor(random() * STATUSES.length)]!;
   const customerId = `cus_${hex8(fmix32(customerIndex ^ 0x1b873593))}${hex8(fmix32(customerIndex + 7))}`;
-  return {
+  return orbInvoice({
     id: invoiceId(i),
-    created_at: iso(invoiceDate),
-    invoice_date: iso(invoiceDate),
-    due_date: iso(invoiceDate + 30 * DAY_MS),
-    invoice_pdf: null,
-    subtotal: total,
+    invoiceDate,
     total,
-    amount_due: status === 'paid' ? '0.00' : total,
     status,
     memo: random() < 0.4 ? MEMOS[Math.floor(random() * MEMOS.length)]! : null,
-    issue_failed_at: null,
-    sync_failed_at: null,
-    payment_failed_at: null,
-    payment_started_at: null,
-    voided_at: status === 'void' ? iso(invoiceDate + DAY_MS) : null,
-    paid_at: status === 'paid' ? iso(invoiceDate + 2 * DAY_MS) : null,
-    issued_at: status === 'draft' ? null : iso(invoiceDate),
-    hosted_invoice_url: `https://portal.example/invoices/${customerIndex}-${k}`,
-    currency: 'USD',
-    eligible_to_issue_at: null,
-    invoice_number: `INV-${String(i).padStart(7, '0')}`,
-    line_items: [
-      {
-        id: `li_${hex8(fmix32(i + 99))}`,
-        name: 'API calls',
-        quantity: 1 + Math.floor(random() * 1000),
-        amount: total,
-      },
-    ],
-    credit_notes: [],
-    customer_balance_transactions: [],
-    subscription: { id: `sub_${hex8(fmix32(customerIndex ^ 0x2545f491))}${hex8(fmix32(customerIndex + 3))}` },
+    portalPath: `${customerIndex}-${k}`,
+    invoiceNumber: `INV-${String(i).padStart(7, '0')}`,
+    lineItem: { id: `li_${hex8(fmix32(i + 99))}`, quantity: 1 + Math.floor(random() * 1000) },
+    subscriptionId: `sub_${hex8(fmix32(customerIndex ^ 0x2545f491))}${hex8(fmix32(customerIndex + 3))}`,
     customer: { id: customerId, external_customer_id: `ext-${customerIndex}` },
-    discount: null,
-    minimum: null,
-    maximum: null,
-    auto_collection: { enabled: true, next_attempt_at: null, num_attempts: 0 },
-    metadata: {},
-    billing_address: null,
-    shipping_address: null,
-    will_auto_issue: false,
-  };
+  });
 }

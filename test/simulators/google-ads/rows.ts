@@ -62,6 +62,25 @@ function metricsOf(s: DayStat): Record<string, unknown> {
   };
 }
 
+/**
+ * A `<owner>_label` resource: rows of the owner's label links, each with the link, its owner (and the owner's
+ * parents) and the label. It has no metrics.
+ */
+function labelLinks(owner: 'campaign' | 'adGroup' | 'adGroupAd', attributed: Record<string, string>): ResourceSpec {
+  const link = `${owner}Label` as const;
+  return {
+    attributed,
+    rows: (data, cid) =>
+      data[`${link}s`].filter(ofCustomer(cid)).map((label) =>
+        contextOf(data, cid, {
+          [link]: label,
+          [owner]: byName(data[`${owner}s`], label[owner]),
+          label: byName(data.labels, label.label),
+        }),
+      ),
+  };
+}
+
 const RESOURCES: Readonly<Record<string, ResourceSpec>> = {
   customer: {
     attributed: { customer: 'customer' },
@@ -89,51 +108,26 @@ const RESOURCES: Readonly<Record<string, ResourceSpec>> = {
       data.adGroupAds.filter(ofCustomer(cid)).map((adGroupAd) => contextOf(data, cid, { adGroupAd })),
     statsOf: (context, data) => data.stats.get(context.adGroupAd!.resourceName) ?? [],
   },
-  campaign_label: {
-    attributed: { customer: 'customer', campaign: 'campaign', campaign_label: 'campaignLabel', label: 'label' },
-    rows: (data, cid) =>
-      data.campaignLabels.filter(ofCustomer(cid)).map((campaignLabel) =>
-        contextOf(data, cid, {
-          campaignLabel,
-          campaign: byName(data.campaigns, campaignLabel.campaign),
-          label: byName(data.labels, campaignLabel.label),
-        }),
-      ),
-  },
-  ad_group_label: {
-    attributed: {
-      customer: 'customer',
-      campaign: 'campaign',
-      ad_group: 'adGroup',
-      ad_group_label: 'adGroupLabel',
-      label: 'label',
-    },
-    rows: (data, cid) =>
-      data.adGroupLabels.filter(ofCustomer(cid)).map((adGroupLabel) =>
-        contextOf(data, cid, {
-          adGroupLabel,
-          adGroup: byName(data.adGroups, adGroupLabel.adGroup),
-          label: byName(data.labels, adGroupLabel.label),
-        }),
-      ),
-  },
-  ad_group_ad_label: {
-    attributed: {
-      customer: 'customer',
-      ad_group: 'adGroup',
-      ad_group_ad: 'adGroupAd',
-      ad_group_ad_label: 'adGroupAdLabel',
-      label: 'label',
-    },
-    rows: (data, cid) =>
-      data.adGroupAdLabels.filter(ofCustomer(cid)).map((adGroupAdLabel) =>
-        contextOf(data, cid, {
-          adGroupAdLabel,
-          adGroupAd: byName(data.adGroupAds, adGroupAdLabel.adGroupAd),
-          label: byName(data.labels, adGroupAdLabel.label),
-        }),
-      ),
-  },
+  campaign_label: labelLinks('campaign', {
+    customer: 'customer',
+    campaign: 'campaign',
+    campaign_label: 'campaignLabel',
+    label: 'label',
+  }),
+  ad_group_label: labelLinks('adGroup', {
+    customer: 'customer',
+    campaign: 'campaign',
+    ad_group: 'adGroup',
+    ad_group_label: 'adGroupLabel',
+    label: 'label',
+  }),
+  ad_group_ad_label: labelLinks('adGroupAd', {
+    customer: 'customer',
+    ad_group: 'adGroup',
+    ad_group_ad: 'adGroupAd',
+    ad_group_ad_label: 'adGroupAdLabel',
+    label: 'label',
+  }),
   label: {
     attributed: { customer: 'customer', label: 'label' },
     rows: (data, cid) => data.labels.filter(ofCustomer(cid)).map((label) => contextOf(data, cid, { label })),

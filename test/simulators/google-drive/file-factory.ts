@@ -23,6 +23,29 @@ export interface FileSeed {
   parent: string;
 }
 
+/** A permission resource (https://developers.google.com/workspace/drive/api/reference/rest/v3/permissions). */
+function permission(who: {
+  id: string;
+  type: string;
+  emailAddress: string;
+  role: string;
+  displayName: string;
+}): DriveRecord {
+  return {
+    kind: 'drive#permission',
+    ...who,
+    photoLink: null,
+    deleted: false,
+    pendingOwner: false,
+    domain: 'example.com',
+    view: null,
+    expirationTime: null,
+    allowFileDiscovery: null,
+    teamDrivePermissionDetails: [],
+    permissionDetails: [],
+  };
+}
+
 export function buildFile(random: () => number, data: DriveData, seed: FileSeed): DriveFile {
   const id = fileId(random);
   const binary = seed.content.size !== undefined;
@@ -32,40 +55,20 @@ export function buildFile(random: () => number, data: DriveData, seed: FileSeed)
   const owner = { ...data.user };
   const permissionId = `p${hexId(random, 10)}`;
   data.permissions.set(id, [
-    {
-      kind: 'drive#permission',
+    permission({
       id: owner.permissionId,
       type: 'user',
       emailAddress: owner.emailAddress,
       role: 'owner',
       displayName: owner.displayName,
-      photoLink: null,
-      deleted: false,
-      pendingOwner: false,
-      domain: 'example.com',
-      view: null,
-      expirationTime: null,
-      allowFileDiscovery: null,
-      teamDrivePermissionDetails: [],
-      permissionDetails: [],
-    },
-    {
-      kind: 'drive#permission',
+    }),
+    permission({
       id: permissionId,
       type: pick(random, ['user', 'group']),
       emailAddress: `colleague${int(random, 1, 9)}@example.com`,
       role: pick(random, ['reader', 'commenter', 'writer']),
       displayName: 'Colleague',
-      photoLink: null,
-      deleted: false,
-      pendingOwner: false,
-      domain: 'example.com',
-      view: null,
-      expirationTime: null,
-      allowFileDiscovery: null,
-      teamDrivePermissionDetails: [],
-      permissionDetails: [],
-    },
+    }),
   ]);
   const commentCount = google ? int(random, 0, 3) : 0;
   data.comments.set(

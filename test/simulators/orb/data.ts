@@ -1,4 +1,5 @@
 import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { orbInvoice, orbTime } from './invoice.ts';
 
 export type OrbRecord = Record<string, unknown> & { id: string; created_at: string };
 
@@ -23,10 +24,6 @@ export interface OrbDataOptions {
 const NAMES = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne', 'Wonka', 'Tyrell', 'Cyberdyne'];
 const TIMEZONES = ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Tokyo'];
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', '+00:00');
-}
-
 /** Deterministic Orb-shaped data (https://docs.withorb.com/api-reference): the same options give the same records. */
 export function generateOrbData(options: OrbDataOptions = {}): OrbData {
   const random = seededRandom(options.seed ?? 1);
@@ -34,7 +31,7 @@ export function generateOrbData(options: OrbDataOptions = {}): OrbData {
   const to = options.to ?? '2025-06-30T00:00:00Z';
   const plans: OrbRecord[] = Array.from({ length: options.plans ?? 5 }, (_, i) => ({
     id: `plan_${hexId(random, 16)}`,
-    created_at: iso(instantBetween(random, from, to)),
+    created_at: orbTime(instantBetween(random, from, to)),
     name: `${pick(random, ['Starter', 'Growth', 'Scale', 'Enterprise'])} ${i + 1}`,
     description: `Plan number ${i + 1}`,
     status: 'active',
@@ -65,7 +62,7 @@ export function generateOrbData(options: OrbDataOptions = {}): OrbData {
       external_customer_id: `ext-${i}`,
       name: company,
       email: `billing+${i}@${company.split(' ')[0]!.toLowerCase()}.example`,
-      created_at: iso(created),
+      created_at: orbTime(created),
       payment_provider: pick(random, ['stripe_charge', 'stripe_invoice', null]),
       payment_provider_id: random() < 0.5 ? `pp_${hexId(random, 10)}` : null,
       timezone: pick(random, TIMEZONES),
@@ -87,12 +84,12 @@ export function generateOrbData(options: OrbDataOptions = {}): OrbData {
     const subscriptionCreated = Math.min(created + int(random, 0, 30) * 86_400_000, Date.parse(to));
     const subscription: OrbRecord = {
       id: `sub_${hexId(random, 16)}`,
-      created_at: iso(subscriptionCreated),
-      start_date: iso(subscriptionCreated),
-      end_date: random() < 0.2 ? iso(subscriptionCreated + 90 * 86_400_000) : null,
+      created_at: orbTime(subscriptionCreated),
+      start_date: orbTime(subscriptionCreated),
+      end_date: random() < 0.2 ? orbTime(subscriptionCreated + 90 * 86_400_000) : null,
       status: pick(random, ['active', 'active', 'ended', 'upcoming']),
-      current_billing_period_start_date: iso(subscriptionCreated),
-      current_billing_period_end_date: iso(subscriptionCreated + 30 * 86_400_000),
+      current_billing_period_start_date: orbTime(subscriptionCreated),
+      current_billing_period_end_date: orbTime(subscriptionCreated + 30 * 86_400_000),
       default_invoice_memo: null,
       invoicing_threshold: null,
       customer: { id: customer.id, external_customer_id: customer.external_customer_id },
@@ -110,44 +107,20 @@ export function generateOrbData(options: OrbDataOptions = {}): OrbData {
       const invoiceDate = subscriptionCreated + (k + 1) * 30 * 86_400_000;
       const total = (int(random, 100, 900000) / 100).toFixed(2);
       const status = pick(random, ['draft', 'issued', 'paid', 'paid', 'void']);
-      invoices.push({
-        id: `inv_${hexId(random, 16)}`,
-        created_at: iso(invoiceDate),
-        invoice_date: iso(invoiceDate),
-        due_date: iso(invoiceDate + 30 * 86_400_000),
-        invoice_pdf: null,
-        subtotal: total,
-        total,
-        amount_due: status === 'paid' ? '0.00' : total,
-        status,
-        memo: random() < 0.3 ? 'Thank you for your business' : null,
-        issue_failed_at: null,
-        sync_failed_at: null,
-        payment_failed_at: null,
-        payment_started_at: null,
-        voided_at: status === 'void' ? iso(invoiceDate + 86_400_000) : null,
-        paid_at: status === 'paid' ? iso(invoiceDate + 2 * 86_400_000) : null,
-        issued_at: status === 'draft' ? null : iso(invoiceDate),
-        hosted_invoice_url: `https://portal.example/invoices/${i}-${k}`,
-        currency: 'USD',
-        eligible_to_issue_at: null,
-        invoice_number: `INV-${String(i * 2 + k).padStart(6, '0')}`,
-        line_items: [
-          { id: `li_${hexId(random, 8)}`, name: 'API calls', quantity: int(random, 1, 1000), amount: total },
-        ],
-        credit_notes: [],
-        customer_balance_transactions: [],
-        subscription: { id: subscription.id },
-        customer: { id: customer.id, external_customer_id: customer.external_customer_id },
-        discount: null,
-        minimum: null,
-        maximum: null,
-        auto_collection: { enabled: true, next_attempt_at: null, num_attempts: 0 },
-        metadata: {},
-        billing_address: null,
-        shipping_address: null,
-        will_auto_issue: false,
-      });
+      invoices.push(
+        orbInvoice({
+          id: `inv_${hexId(random, 16)}`,
+          invoiceDate,
+          total,
+          status,
+          memo: random() < 0.3 ? 'Thank you for your business' : null,
+          portalPath: `${i}-${k}`,
+          invoiceNumber: `INV-${String(i * 2 + k).padStart(6, '0')}`,
+          lineItem: { id: `li_${hexId(random, 8)}`, quantity: int(random, 1, 1000) },
+          subscriptionId: subscription.id,
+          customer: { id: customer.id, external_customer_id: String(customer.external_customer_id) },
+        }),
+      );
     }
   }
   return { customers, subscriptions, plans, invoices };
