@@ -1,15 +1,9 @@
-import { createLogger, exitOnStartupFailure, readEnv, upstreamOverrides } from '@conduit/platform';
+import { exitOnStartupFailure, startProcess, upstreamOverrides } from '@conduit/platform';
 import { serve } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { createApiRuntime } from './runtime.ts';
 
-let env: ReturnType<typeof readEnv>;
-try {
-  env = readEnv();
-} catch (error) {
-  exitOnStartupFailure('api', error);
-}
-const logger = createLogger({ level: env.LOG_LEVEL, base: { service: 'api' } });
+const { env, logger } = startProcess('api');
 const runtime = await createApiRuntime(env, upstreamOverrides(), { logger, envSource: process.env }).catch(
   (error: unknown) => exitOnStartupFailure('api', error),
 );

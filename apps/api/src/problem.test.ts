@@ -3,20 +3,24 @@ import { SearchQueryError } from '@conduit/search-dsl';
 import { describe, expect, it } from 'vitest';
 import { STATUS_OF_CODE, toProblem } from './problem.ts';
 
-/** DESIGN.md §3 "Errors": the status of every code a connector or the search compiler raises. */
-const EXPECTED: Readonly<Record<ErrorCode, number>> = {
-  invalid_request: 400,
-  invalid_params: 400,
-  invalid_filter: 400,
-  invalid_cursor: 400,
-  unsupported_action: 400,
-  unsupported_mode: 400,
-  payload_too_large: 413,
-  upstream_not_found: 404,
-  upstream_error: 502,
-  upstream_auth_failed: 502,
-  rate_limited: 429,
+/** DESIGN.md §3 "Errors": the status of every code a connector or the search compiler raises, by status. */
+const CODES_BY_STATUS: Readonly<Record<number, readonly ErrorCode[]>> = {
+  400: [
+    'invalid_request',
+    'invalid_params',
+    'invalid_filter',
+    'invalid_cursor',
+    'unsupported_action',
+    'unsupported_mode',
+  ],
+  404: ['upstream_not_found'],
+  413: ['payload_too_large'],
+  429: ['rate_limited'],
+  502: ['upstream_error', 'upstream_auth_failed'],
 };
+const EXPECTED: Readonly<Record<ErrorCode, number>> = Object.fromEntries(
+  Object.entries(CODES_BY_STATUS).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)])),
+) as Record<ErrorCode, number>;
 
 describe('problem+json mapping', () => {
   it('maps every error code to its status (the map is a Record over ErrorCode, so none can be missing)', () => {

@@ -1,13 +1,7 @@
-import { createLogger, exitOnStartupFailure, readEnv, upstreamOverrides } from '@conduit/platform';
+import { exitOnStartupFailure, startProcess, upstreamOverrides } from '@conduit/platform';
 import { createWorkerRuntime } from './runtime.ts';
 
-let env: ReturnType<typeof readEnv>;
-try {
-  env = readEnv();
-} catch (error) {
-  exitOnStartupFailure('worker', error);
-}
-const logger = createLogger({ level: env.LOG_LEVEL, base: { service: 'worker' } });
+const { env, logger } = startProcess('worker');
 
 // Signals are handled from the first moment: a SIGTERM during start-up still ends in a clean shutdown.
 let stopping = false;

@@ -43,7 +43,7 @@ export {
   type SigningSecrets,
   signingKeysFrom,
 } from './signing-keys.ts';
-export { describeStartupError, exitOnStartupFailure } from './startup-failure.ts';
+export { describeStartupError, exitOnStartupFailure, startProcess } from './startup-failure.ts';
 export { SyncScheduler } from './sync-scheduler.ts';
 export {
   type HeaderLookup,

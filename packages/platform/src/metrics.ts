@@ -40,24 +40,23 @@ export class PlatformMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.upstreamCalls = new Counter({
-      name: 'conduit_upstream_requests_total',
-      help: 'Upstream HTTP attempts by connector kind and status (retried attempts included; "error" = unreachable)',
-      labelNames: ['kind', 'status'],
-      registers,
-    });
-    this.syncRuns = new Counter({
-      name: 'conduit_sync_runs_total',
-      help: 'Entity sync runs by outcome (done, skipped, failed, interrupted, rate_limited)',
-      labelNames: ['kind', 'entity', 'outcome'],
-      registers,
-    });
-    this.recordsIndexed = new Counter({
-      name: 'conduit_records_indexed_total',
-      help: 'Records written to the search index by sync runs',
-      labelNames: ['kind', 'entity'],
-      registers,
-    });
+    const counter = <L extends string>(name: string, labelNames: readonly L[], help: string) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    this.upstreamCalls = counter(
+      'conduit_upstream_requests_total',
+      ['kind', 'status'],
+      'Upstream HTTP attempts by connector kind and status (retried attempts included; "error" = unreachable)',
+    );
+    this.syncRuns = counter(
+      'conduit_sync_runs_total',
+      ['kind', 'entity', 'outcome'],
+      'Entity sync runs by outcome (done, skipped, failed, interrupted, rate_limited)',
+    );
+    this.recordsIndexed = counter(
+      'conduit_records_indexed_total',
+      ['kind', 'entity'],
+      'Records written to the search index by sync runs',
+    );
     new Gauge({
       name: 'conduit_sync_queue_jobs',
       help: 'Sync queue depth by job state',

@@ -1,3 +1,5 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
 /** Job payloads carry ids only: never credentials (they are read from Postgres and decrypted in the worker). */
@@ -25,4 +27,24 @@ export function entityJobId(connectorId: string, entity: string): string {
 
 export function connectorSchedulerId(connectorId: string): string {
   return `schedule:${connectorId}`;
+}
+
+/**
+ * A producer's queue: failed jobs retry with exponential backoff, and the last 1000 finished jobs of each outcome
+ * stay inspectable (jobs added with their own remove options override this).
+ */
+export function retryingQueue(
+  connection: Redis,
+  name: string,
+  retry: { readonly attempts: number; readonly firstDelayMs: number },
+): Queue {
+  return new Queue(name, {
+    connection,
+    defaultJobOptions: {
+      attempts: retry.attempts,
+      backoff: { type: 'exponential', delay: retry.firstDelayMs },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 1000 },
+    },
+  });
 }

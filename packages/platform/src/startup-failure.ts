@@ -1,3 +1,6 @@
+import { type PlatformEnv, readEnv } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+
 /**
  * What a process that cannot start says before it exits (issue 17 item 7): one readable line on stderr, written
  * synchronously (an asynchronous logger may not flush before exit), naming the cause behind wrappers and
@@ -31,4 +34,15 @@ export function describeStartupError(error: unknown): string {
 export function exitOnStartupFailure(service: string, error: unknown): never {
   process.stderr.write(`${service} could not start: ${describeStartupError(error)}\n`);
   process.exit(1);
+}
+
+/** What a process starts with: its configuration (unreadable: it says why and exits) and its logger. */
+export function startProcess(service: 'api' | 'worker'): { env: PlatformEnv; logger: Logger } {
+  let env: PlatformEnv;
+  try {
+    env = readEnv();
+  } catch (error) {
+    exitOnStartupFailure(service, error);
+  }
+  return { env, logger: createLogger({ level: env.LOG_LEVEL, base: { service } }) };
 }

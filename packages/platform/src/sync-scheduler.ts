@@ -1,21 +1,20 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { connectorSchedulerId, entityJobId, JOB_NAMES, type SyncConnectorJob, type SyncEntityJob } from './queues.ts';
+import {
+  connectorSchedulerId,
+  entityJobId,
+  JOB_NAMES,
+  retryingQueue,
+  type SyncConnectorJob,
+  type SyncEntityJob,
+} from './queues.ts';
 
 /** The producer side of sync: what the API (and the worker's fan-out) puts on the queue. */
 export class SyncScheduler {
   readonly queue: Queue;
 
   constructor(connection: Redis, queueName: string) {
-    this.queue = new Queue(queueName, {
-      connection,
-      defaultJobOptions: {
-        attempts: 5,
-        backoff: { type: 'exponential', delay: 5_000 },
-        removeOnComplete: { count: 1000 },
-        removeOnFail: { count: 1000 },
-      },
-    });
+    this.queue = retryingQueue(connection, queueName, { attempts: 5, firstDelayMs: 5_000 });
   }
 
   /** Syncs every searchable entity of a connector now (fanned out by the worker). */

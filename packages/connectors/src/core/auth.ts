@@ -34,7 +34,6 @@ export interface OAuthRefreshOptions {
 }
 
 /**
-/**
  * Bearer access token that refreshes itself after a 401 (or up front when it has none) with
  * grant_type=refresh_token. One refresh at a time: concurrent 401s share the same refresh, which runs under its
  * own timeout, not under the signal of whichever request started it: a caller that hangs up stops waiting for
@@ -43,7 +42,6 @@ export interface OAuthRefreshOptions {
 export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
   let accessToken = options.tokens.access_token;
   let refreshToken = options.tokens.refresh_token;
-  let inFlight: Promise<boolean> | null = null;
 
   const refresh = async (): Promise<boolean> => {
     if (!refreshToken || !options.clientId) return false;
@@ -61,12 +59,7 @@ export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
     return true;
   };
 
-  const sharedRefresh = (signal?: AbortSignal): Promise<boolean> => {
-    inFlight ??= refresh().finally(() => {
-      inFlight = null;
-    });
-    return untilAborted(inFlight, signal);
-  };
+  const sharedRefresh = singleFlight(refresh);
 
   return {
     async headers(signal) {
@@ -77,6 +70,20 @@ export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
     },
     refresh: sharedRefresh,
     secrets: () => [accessToken, refreshToken, options.clientSecret].filter((s): s is string => Boolean(s)),
+  };
+}
+
+/**
+ * One run of `task` at a time: callers that come while it runs share it. The run is bound to no caller's signal:
+ * a caller that aborts stops waiting, and the others still get its result.
+ */
+function singleFlight<T>(task: () => Promise<T>): (signal?: AbortSignal) => Promise<T> {
+  let inFlight: Promise<T> | null = null;
+  return (signal) => {
+    inFlight ??= task().finally(() => {
+      inFlight = null;
+    });
+    return untilAborted(inFlight, signal);
   };
 }
 
@@ -122,7 +129,6 @@ export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthSt
   // borrow a token that the right secret obtained.
   const key = `${options.tokenUrl}|${options.clientId}|${createHash('sha256').update(options.clientSecret).digest('hex')}`;
   let supplied = options.accessToken;
-  let inFlight: Promise<string> | null = null;
 
   const requestToken = async (): Promise<string> => {
     const tokens = await requestTokens({
@@ -137,12 +143,7 @@ export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthSt
     return tokens.access_token;
   };
   // Shared like the refresh above: one token request at a time, not bound to the first caller's signal.
-  const fetchToken = (signal?: AbortSignal): Promise<string> => {
-    inFlight ??= requestToken().finally(() => {
-      inFlight = null;
-    });
-    return untilAborted(inFlight, signal);
-  };
+  const fetchToken = singleFlight(requestToken);
 
   return {
     async headers(signal) {

@@ -8,6 +8,11 @@ export class ConnectorsRepository {
     this.#db = db;
   }
 
+  /** The organization's connectors: where every read on behalf of a caller starts. */
+  #ofOrganization(organizationId: string) {
+    return this.#db.selectFrom('connectors').selectAll().where('organization_id', '=', organizationId);
+  }
+
   async insert(row: Omit<NewConnectorRow, 'created_at' | 'updated_at'>): Promise<ConnectorRow> {
     return this.#db.insertInto('connectors').values(row).returningAll().executeTakeFirstOrThrow();
   }
@@ -17,10 +22,7 @@ export class ConnectorsRepository {
     organizationId: string,
     identity: { customer_name: string; connector_type: string; name: string },
   ): Promise<ConnectorRow | undefined> {
-    return this.#db
-      .selectFrom('connectors')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
+    return this.#ofOrganization(organizationId)
       .where('customer_name', '=', identity.customer_name)
       .where('connector_type', '=', identity.connector_type)
       .where('name', '=', identity.name)
@@ -28,12 +30,7 @@ export class ConnectorsRepository {
   }
 
   async find(organizationId: string, id: string): Promise<ConnectorRow | undefined> {
-    return this.#db
-      .selectFrom('connectors')
-      .selectAll()
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
+    return this.#ofOrganization(organizationId).where('id', '=', id).executeTakeFirst();
   }
 
   /** For the worker, which acts on behalf of the platform, not of a caller. */
@@ -48,12 +45,7 @@ export class ConnectorsRepository {
   }
 
   async listByOrganization(organizationId: string): Promise<ConnectorRow[]> {
-    return this.#db
-      .selectFrom('connectors')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .execute();
+    return this.#ofOrganization(organizationId).orderBy('created_at').execute();
   }
 
   async update(

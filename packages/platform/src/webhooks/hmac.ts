@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { SIGNATURE_TOLERANCE_MS, type Verification } from './types.ts';
+import { type HeaderLookup, SIGNATURE_TOLERANCE_MS, type Verification } from './types.ts';
 
 export function hmacSha256(key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
   const hmac = createHmac('sha256', key);
@@ -25,6 +25,53 @@ export function checkFreshness(signedAtMs: number, nowMs: number): Verification 
   if (!Number.isFinite(signedAtMs)) return refused('unreadable signature timestamp');
   if (Math.abs(nowMs - signedAtMs) > SIGNATURE_TOLERANCE_MS) return refused('stale signature timestamp');
   return OK;
+}
+
+/** Unix seconds (as Sentry and Standard Webhooks send them) in ms since epoch; NaN when not a plain number. */
+export function unixSecondsMs(timestamp: string): number {
+  return /^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN;
+}
+
+/** Where a timestamped scheme sends its signature and signing time, and how it reads the time. */
+export interface SignedAtHeaders {
+  readonly signature: string;
+  readonly timestamp: string;
+  /** The refusal when either header is missing. */
+  readonly missing: string;
+  /** The signing time in ms since epoch (NaN when unreadable). */
+  readonly signedAtMs: (timestamp: string) => number;
+}
+
+/**
+ * The steps every timestamped scheme takes in the same order: both headers present, a fresh signing time, then the
+ * scheme's own check of the signature header (its HMAC input and encoding differ by vendor).
+ */
+export function verifyTimestamped(
+  headers: HeaderLookup,
+  nowMs: number,
+  spec: SignedAtHeaders,
+  check: (signature: string, timestamp: string) => Verification,
+): Verification {
+  const signature = headers(spec.signature);
+  const timestamp = headers(spec.timestamp);
+  if (!signature || !timestamp) return refused(spec.missing);
+  const fresh = checkFreshness(spec.signedAtMs(timestamp), nowMs);
+  if (!fresh.ok) return fresh;
+  return check(signature, timestamp);
+}
+
+/** One signature against the expected one. */
+export function matchesSignature(expected: string, given: string): Verification {
+  return sameSignature(expected, given) ? OK : refused('signature does not match');
+}
+
+/** Space-separated `v1<separator><signature>` entries (several during a secret rotation): one match is enough. */
+export function matchesAnyV1(expected: string, entries: string, separator: string): Verification {
+  for (const entry of entries.split(' ')) {
+    const [version, signature] = entry.split(separator, 2);
+    if (version === 'v1' && signature !== undefined && sameSignature(expected, signature)) return OK;
+  }
+  return refused('no matching v1 signature');
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

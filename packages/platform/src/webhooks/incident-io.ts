@@ -1,4 +1,4 @@
-import { checkFreshness, hmacSha256, idOf, isObject, OK, refused, sameSignature } from './hmac.ts';
+import { hmacSha256, idOf, isObject, matchesAnyV1, refused, unixSecondsMs, verifyTimestamped } from './hmac.ts';
 import { type ParsedWebhook, WebhookPayloadError, type WebhookRecordRef, type WebhookScheme } from './types.ts';
 
 const SECRET_PREFIX = 'whsec_';
@@ -36,20 +36,15 @@ export const incidentIoWebhooks: WebhookScheme = {
   checkSecret: (secret) =>
     keyOf(secret) ? null : 'incident.io signing secrets are whsec_ followed by base64 (Settings > Webhooks)',
   verify({ headers, body }, secret, nowMs) {
+    const missing = 'missing webhook-id, webhook-timestamp or webhook-signature';
     const id = headers('webhook-id');
-    const timestamp = headers('webhook-timestamp');
-    const signatures = headers('webhook-signature');
-    if (!id || !timestamp || !signatures) return refused('missing webhook-id, webhook-timestamp or webhook-signature');
-    const fresh = checkFreshness(/^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN, nowMs);
-    if (!fresh.ok) return fresh;
-    const key = keyOf(secret);
-    if (!key) return refused('the configured secret is not a whsec_ secret');
-    const expected = hmacSha256(key, `${id}.${timestamp}.`, body).toString('base64');
-    for (const entry of signatures.split(' ')) {
-      const [version, signature] = entry.split(',', 2);
-      if (version === 'v1' && signature !== undefined && sameSignature(expected, signature)) return OK;
-    }
-    return refused('no matching v1 signature');
+    if (!id) return refused(missing);
+    const spec = { signature: 'webhook-signature', timestamp: 'webhook-timestamp', missing, signedAtMs: unixSecondsMs };
+    return verifyTimestamped(headers, nowMs, spec, (signatures, timestamp) => {
+      const key = keyOf(secret);
+      if (!key) return refused('the configured secret is not a whsec_ secret');
+      return matchesAnyV1(hmacSha256(key, `${id}.${timestamp}.`, body).toString('base64'), signatures, ',');
+    });
   },
   parse({ headers }, payload): ParsedWebhook {
     const eventId = idOf(headers('webhook-id'));

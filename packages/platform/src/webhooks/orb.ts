@@ -1,4 +1,4 @@
-import { checkFreshness, hmacSha256, idOf, isObject, OK, refused, sameSignature } from './hmac.ts';
+import { hmacSha256, idOf, isObject, matchesAnyV1, type SignedAtHeaders, verifyTimestamped } from './hmac.ts';
 import { type ParsedWebhook, WebhookPayloadError, type WebhookRecordRef, type WebhookScheme } from './types.ts';
 
 /** Orb resources whose events carry the object under its own name, and the entity + get param it maps to. */
@@ -6,6 +6,14 @@ const RESOURCES: Record<string, { entity: string; param: string }> = {
   customer: { entity: 'customers', param: 'customer_id' },
   subscription: { entity: 'subscriptions', param: 'subscription_id' },
   invoice: { entity: 'invoices', param: 'invoice_id' },
+};
+
+/** X-Orb-Timestamp is ISO 8601, read as UTC when it carries no offset. */
+const SIGNATURE_HEADERS: SignedAtHeaders = {
+  signature: 'x-orb-signature',
+  timestamp: 'x-orb-timestamp',
+  missing: 'missing X-Orb-Timestamp or X-Orb-Signature',
+  signedAtMs: (timestamp) => Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(timestamp) ? timestamp : `${timestamp}Z`),
 };
 
 /**
@@ -20,18 +28,9 @@ export const orbWebhooks: WebhookScheme = {
   connectorType: 'Orb',
   checkSecret: () => null,
   verify({ headers, body }, secret, nowMs) {
-    const timestamp = headers('x-orb-timestamp');
-    const signatures = headers('x-orb-signature');
-    if (!timestamp || !signatures) return refused('missing X-Orb-Timestamp or X-Orb-Signature');
-    const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(timestamp) ? timestamp : `${timestamp}Z`;
-    const fresh = checkFreshness(Date.parse(zoned), nowMs);
-    if (!fresh.ok) return fresh;
-    const expected = hmacSha256(secret, `v1:${timestamp}:`, body).toString('hex');
-    for (const entry of signatures.split(' ')) {
-      const [version, signature] = entry.split('=', 2);
-      if (version === 'v1' && signature !== undefined && sameSignature(expected, signature)) return OK;
-    }
-    return refused('no matching v1 signature');
+    return verifyTimestamped(headers, nowMs, SIGNATURE_HEADERS, (signatures, timestamp) =>
+      matchesAnyV1(hmacSha256(secret, `v1:${timestamp}:`, body).toString('hex'), signatures, '='),
+    );
   },
   parse(_delivery, payload): ParsedWebhook {
     if (!isObject(payload) || typeof payload.type !== 'string') throw new WebhookPayloadError('not an Orb event');

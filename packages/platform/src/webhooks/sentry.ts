@@ -1,5 +1,20 @@
-import { checkFreshness, hmacSha256, idOf, isObject, OK, refused, sameSignature } from './hmac.ts';
+import {
+  hmacSha256,
+  idOf,
+  isObject,
+  matchesSignature,
+  type SignedAtHeaders,
+  unixSecondsMs,
+  verifyTimestamped,
+} from './hmac.ts';
 import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from './types.ts';
+
+const SIGNATURE_HEADERS: SignedAtHeaders = {
+  signature: 'sentry-hook-signature',
+  timestamp: 'sentry-hook-timestamp',
+  missing: 'missing Sentry-Hook-Signature or Sentry-Hook-Timestamp',
+  signedAtMs: unixSecondsMs,
+};
 
 /**
  * Sentry integration-platform webhooks (https://docs.sentry.io/integrations/integration-platform/webhooks/):
@@ -16,13 +31,10 @@ export const sentryWebhooks: WebhookScheme = {
   connectorType: 'Sentry',
   checkSecret: () => null,
   verify({ headers, body }, secret, nowMs) {
-    const signature = headers('sentry-hook-signature');
-    const timestamp = headers('sentry-hook-timestamp');
-    if (!signature || !timestamp) return refused('missing Sentry-Hook-Signature or Sentry-Hook-Timestamp');
-    const fresh = checkFreshness(/^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN, nowMs);
-    if (!fresh.ok) return fresh;
-    const expected = hmacSha256(secret, body).toString('hex');
-    return sameSignature(expected, signature.toLowerCase()) ? OK : refused('signature does not match');
+    // The timestamp is not signed: the signature covers the body alone.
+    return verifyTimestamped(headers, nowMs, SIGNATURE_HEADERS, (signature) =>
+      matchesSignature(hmacSha256(secret, body).toString('hex'), signature.toLowerCase()),
+    );
   },
   parse({ headers }, payload, config): ParsedWebhook {
     if (!isObject(payload)) throw new WebhookPayloadError('not a Sentry webhook');

@@ -1,4 +1,4 @@
-import { hmacSha256, idOf, isObject, OK, refused, sameSignature } from './hmac.ts';
+import { hmacSha256, idOf, isObject, matchesSignature, refused } from './hmac.ts';
 import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from './types.ts';
 
 /**
@@ -18,7 +18,7 @@ export const typeformWebhooks: WebhookScheme = {
     const header = headers('typeform-signature');
     if (!header) return refused('missing Typeform-Signature');
     const expected = `sha256=${hmacSha256(secret, body).toString('base64')}`;
-    return sameSignature(expected, header) ? OK : refused('signature does not match');
+    return matchesSignature(expected, header);
   },
   parse(_delivery, payload): ParsedWebhook {
     if (!isObject(payload)) throw new WebhookPayloadError('not a Typeform event');

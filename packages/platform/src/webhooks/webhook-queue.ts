@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { retryingQueue } from '../queues.ts';
 import type { ParsedWebhook } from './types.ts';
 
 /** Job payload: ids and record references only, never a body or a secret. */
@@ -44,15 +45,7 @@ export class WebhookQueue {
   constructor(connection: Redis, namespace: string) {
     this.#redis = connection;
     this.#prefix = `${namespace}:webhook-seen`;
-    this.queue = new Queue(webhookQueueName(namespace), {
-      connection,
-      defaultJobOptions: {
-        attempts: 6,
-        backoff: { type: 'exponential', delay: 1_000 },
-        removeOnComplete: { count: 1000 },
-        removeOnFail: { count: 1000 },
-      },
-    });
+    this.queue = retryingQueue(connection, webhookQueueName(namespace), { attempts: 6, firstDelayMs: 1_000 });
   }
 
   /** `duplicate`: this event id was already accepted for the connector (within WEBHOOK_DEDUP_MS). */

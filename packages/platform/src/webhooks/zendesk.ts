@@ -1,4 +1,4 @@
-import { checkFreshness, hmacSha256, idOf, isObject, OK, refused, sameSignature } from './hmac.ts';
+import { hmacSha256, idOf, isObject, matchesSignature, type SignedAtHeaders, verifyTimestamped } from './hmac.ts';
 import { type ParsedWebhook, WebhookPayloadError, type WebhookRecordRef, type WebhookScheme } from './types.ts';
 
 /** Talk resources named by a `zen:<resource>:<id>` subject, with the entity and get param they map to. */
@@ -8,6 +8,13 @@ const RESOURCES: Record<string, { entity: string; param: string; numeric: boolea
   greeting: { entity: 'greetings', param: 'greeting_id', numeric: false },
   greeting_category: { entity: 'greeting_categories', param: 'greeting_category_id', numeric: true },
   ivr: { entity: 'ivrs', param: 'ivr_id', numeric: true },
+};
+
+const SIGNATURE_HEADERS: SignedAtHeaders = {
+  signature: 'x-zendesk-webhook-signature',
+  timestamp: 'x-zendesk-webhook-signature-timestamp',
+  missing: 'missing X-Zendesk-Webhook-Signature or its timestamp',
+  signedAtMs: Date.parse,
 };
 
 /**
@@ -24,13 +31,9 @@ export const zendeskWebhooks: WebhookScheme = {
   connectorType: 'Zendesk-Talk',
   checkSecret: () => null,
   verify({ headers, body }, secret, nowMs) {
-    const signature = headers('x-zendesk-webhook-signature');
-    const timestamp = headers('x-zendesk-webhook-signature-timestamp');
-    if (!signature || !timestamp) return refused('missing X-Zendesk-Webhook-Signature or its timestamp');
-    const fresh = checkFreshness(Date.parse(timestamp), nowMs);
-    if (!fresh.ok) return fresh;
-    const expected = hmacSha256(secret, timestamp, body).toString('base64');
-    return sameSignature(expected, signature) ? OK : refused('signature does not match');
+    return verifyTimestamped(headers, nowMs, SIGNATURE_HEADERS, (signature, timestamp) =>
+      matchesSignature(hmacSha256(secret, timestamp, body).toString('base64'), signature),
+    );
   },
   parse(_delivery, payload): ParsedWebhook {
     if (!isObject(payload) || typeof payload.type !== 'string') throw new WebhookPayloadError('not a Zendesk event');
