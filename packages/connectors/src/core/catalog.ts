@@ -82,9 +82,22 @@ export type Paging =
   | { readonly type: 'link_header'; readonly param: string; readonly meta?: string }
   /**
    * The absolute URL of the next page at `nextAt` (Zendesk next_page, Snap paging.next_link), passed back as
-   * `param` and followed as-is: only on the upstream's origin and on this list's own path.
+   * `param` and followed as-is: only on the upstream's origin and on this list's own path. With `fullPage`, the URL
+   * counts only after a full page: the count at `countAt` (else the number of records) reaches `size` (Zendesk's
+   * incremental exports always hand out a next URL; a shorter page means the export has caught up).
    */
-  | { readonly type: 'next_url'; readonly param: string; readonly nextAt: string; readonly meta?: string };
+  | {
+      readonly type: 'next_url';
+      readonly param: string;
+      readonly nextAt: string;
+      readonly meta?: string;
+      readonly fullPage?: { readonly countAt: string; readonly size: number };
+    }
+  /**
+   * Hypermedia links in the answer: an array at `linksAt` of `{rel, href}`; the next page's value is the `param`
+   * query value of the rel="next" href, sent back as `param` (PayPal disputes' next_page_token).
+   */
+  | { readonly type: 'body_link'; readonly param: string; readonly linksAt: string; readonly meta?: string };
 
 /** A since filter of replication: the list param that receives `since`, and the form the upstream wants. */
 export interface SinceParam {
@@ -99,8 +112,11 @@ export interface SinceParam {
  */
 export interface UpstreamSpec {
   readonly path: string;
-  /** Where the records sit in a list answer: a dotted path, or null for a bare array. */
-  readonly records: string | null;
+  /**
+   * Where the records sit in a list answer: a dotted path, or null for a bare array; `{ object }` when the answer is
+   * one record (at that dotted path, or the whole answer for null: PayPal's account balances).
+   */
+  readonly records: string | null | { readonly object: string | null };
   readonly paging: Paging;
   /** Meta values besides the next-page value: Meta name → dotted path in the answer (missing → null). */
   readonly meta?: Readonly<Record<string, string>>;

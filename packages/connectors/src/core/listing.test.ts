@@ -11,6 +11,7 @@ import {
   listDeclared,
   queryParams,
   readDeclared,
+  readListing,
   sinceValue,
 } from './listing.ts';
 
@@ -153,6 +154,62 @@ describe('listDeclared', () => {
     expect(second).toEqual({ records: [], meta: { next_page: null }, next: null });
   });
 
+  it('next_url paging with fullPage: the URL counts only after a full page (by the declared count, else the records)', async () => {
+    const spec: UpstreamSpec = {
+      path: 'exports',
+      records: 'rows',
+      paging: { type: 'next_url', param: 'next_page', nextAt: 'next_page', fullPage: { countAt: 'count', size: 2 } },
+    };
+    let body: unknown = {};
+    const { ctx } = contextWith(() => json(body));
+    const next = `${BASE}/exports?start_time=9`;
+    body = { rows: [{ id: 1 }, { id: 2 }], count: 2, next_page: next };
+    expect(await listDeclared(ctx, spec, { start_time: 0 })).toMatchObject({
+      meta: { next_page: next },
+      next: { start_time: 0, next_page: next },
+    });
+    body = { rows: [{ id: 1 }], count: 1, next_page: next };
+    expect(await listDeclared(ctx, spec, {})).toMatchObject({ meta: { next_page: null }, next: null });
+    body = { rows: [{ id: 1 }, { id: 2 }], next_page: next };
+    expect((await listDeclared(ctx, spec, {})).next).toEqual({ next_page: next });
+  });
+
+  it('body_link paging: the param of the rel="next" link in the answer, relative or absolute', async () => {
+    const spec: UpstreamSpec = {
+      path: 'disputes',
+      records: 'items',
+      paging: { type: 'body_link', param: 'next_page_token', linksAt: 'links' },
+    };
+    let links: unknown = [
+      { rel: 'self', href: '/disputes?next_page_token=self' },
+      { rel: 'next', href: '/disputes?page_size=5&next_page_token=t2' },
+    ];
+    const { ctx } = contextWith(() => json({ items: [{ id: 1 }], links }));
+    expect(await listDeclared(ctx, spec, { page_size: 5 })).toEqual({
+      records: [{ id: 1 }],
+      meta: { next_page_token: 't2' },
+      next: { page_size: 5, next_page_token: 't2' },
+    });
+    links = [{ rel: 'next', href: `${BASE}/disputes?next_page_token=t3` }];
+    expect((await listDeclared(ctx, spec, {})).next).toEqual({ next_page_token: 't3' });
+    for (const none of [[{ rel: 'self', href: '/disputes' }], [{ rel: 'next', href: '/disputes' }], undefined]) {
+      links = none;
+      expect(await listDeclared(ctx, spec, {})).toMatchObject({ meta: { next_page_token: null }, next: null });
+    }
+  });
+
+  it('an answer that is one record: the whole answer, or the object at the declared path', async () => {
+    let body: unknown = { account_id: 'A', balances: [] };
+    const { ctx } = contextWith(() => json(body));
+    const whole: UpstreamSpec = { path: 'balances', records: { object: null }, paging: { type: 'none' } };
+    expect(await listDeclared(ctx, whole, {})).toEqual({ records: [body], meta: {}, next: null });
+    const nested: UpstreamSpec = { path: 'stats', records: { object: 'stats' }, paging: { type: 'none' } };
+    body = { stats: { calls: 3 } };
+    expect((await listDeclared(ctx, nested, {})).records).toEqual([{ calls: 3 }]);
+    body = { other: 1 };
+    await expect(listDeclared(ctx, nested, {})).rejects.toThrow(/no object at 'stats'/);
+  });
+
   it('hooks map records, rewrite the query and turn a list into a POST search', async () => {
     const spec: UpstreamSpec = { path: 'search', records: 'items', paging: { type: 'none' } };
     let seen: RequestInit = {};
@@ -228,5 +285,26 @@ describe('getDeclared and readDeclared', () => {
       { size: 100, parent: 'x', after: '2024-05-06', token: 't2' },
       null,
     ]);
+  });
+
+  it('reads from first params the kind computes, and resumes at a checkpoint', async () => {
+    const cursor: UpstreamSpec['paging'] = { type: 'cursor', param: 'cursor', nextAt: 'next' };
+    const spec: UpstreamSpec = { path: 'items', records: 'items', paging: cursor };
+    const { ctx, urls } = contextWith((url) =>
+      json({
+        items: [{ id: url.searchParams.get('cursor') ?? 'first' }],
+        next: url.searchParams.get('cursor') ? null : 'c2',
+      }),
+    );
+    const pages = [];
+    for await (const page of readListing(ctx, spec, { q: 'x' }, undefined)) pages.push(page);
+    expect(pages).toEqual([
+      { records: [{ id: 'first' }], checkpoint: { q: 'x', cursor: 'c2' } },
+      { records: [{ id: 'c2' }], checkpoint: null },
+    ]);
+    const resumed = [];
+    for await (const page of readListing(ctx, spec, { q: 'x' }, { q: 'x', cursor: 'c2' })) resumed.push(page);
+    expect(resumed).toEqual([{ records: [{ id: 'c2' }], checkpoint: null }]);
+    expect(urls.map((u) => u.search)).toEqual(['?q=x', '?q=x&cursor=c2', '?q=x&cursor=c2']);
   });
 });

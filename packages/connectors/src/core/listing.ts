@@ -101,8 +101,23 @@ function nextValue(paging: Paging, body: unknown, response: Response, records: r
       return nonEmpty(at(body, paging.nextAt));
     }
     case 'page_token':
-    case 'next_url':
       return nonEmpty(at(body, paging.nextAt));
+    case 'next_url': {
+      if (paging.fullPage) {
+        const count = at(body, paging.fullPage.countAt);
+        if ((typeof count === 'number' ? count : records.length) < paging.fullPage.size) return null;
+      }
+      return nonEmpty(at(body, paging.nextAt));
+    }
+    case 'body_link': {
+      const links = at(body, paging.linksAt);
+      const next = Array.isArray(links)
+        ? (links.find((l) => (l as { rel?: unknown } | null)?.rel === 'next') as { href?: unknown } | undefined)
+        : undefined;
+      if (typeof next?.href !== 'string') return null;
+      // The href may be relative: only its query matters, so any base will do.
+      return nonEmpty(new URL(next.href, 'https://relative.invalid').searchParams.get(paging.param));
+    }
     case 'link_header': {
       const next = parseLinkHeader(response.headers.get('link')).next;
       return next?.results && next.cursor ? next.cursor : null;
@@ -159,11 +174,21 @@ export async function listDeclared(
 }
 
 function recordsOf(spec: UpstreamSpec, body: unknown): UpstreamRecord[] {
+  if (typeof spec.records === 'object' && spec.records !== null) return [recordAt(body, spec.records.object)];
   // An empty page of some upstreams (PayPal, Drive) leaves the list key out.
   if (spec.records !== null && at(body, spec.records) === undefined && typeof body === 'object' && body !== null) {
     return [];
   }
   return recordsAt(body, spec.records);
+}
+
+/** The object at `path` in an answer (the answer itself for undefined or null); an upstream error otherwise. */
+function recordAt(body: unknown, path: string | null | undefined): UpstreamRecord {
+  const record = path === undefined || path === null ? body : at(body, path);
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+    throw new UpstreamError('upstream_error', `the upstream answer has no object at '${path ?? '(root)'}'`, 200, null);
+  }
+  return record as UpstreamRecord;
 }
 
 /** Get by id from the declaration; the record is the answer, or the object at `get.record`. */
@@ -180,16 +205,8 @@ export async function getDeclared(
     query: { ...spec.get.defaults, ...queryParams(params, used, spec.query) },
     signal: ctx.signal,
   });
-  const record = spec.get.record === undefined ? body : at(body, spec.get.record);
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-    throw new UpstreamError(
-      'upstream_error',
-      `the upstream answer has no object at '${spec.get.record ?? '(root)'}'`,
-      200,
-      null,
-    );
-  }
-  return hooks.record ? hooks.record(record as UpstreamRecord, params) : (record as UpstreamRecord);
+  const record = recordAt(body, spec.get.record);
+  return hooks.record ? hooks.record(record, params) : record;
 }
 
 /** `since` in the form an upstream filter wants. */
@@ -216,7 +233,21 @@ export function readDeclared(
     ...request.parentParams,
     ...(since ? { [since.param]: sinceValue(request.since, since.format) } : {}),
   };
-  return readByListing((p) => listDeclared(ctx, spec, p, hooks), first, request.resume);
+  return readListing(ctx, spec, first, request.resume, hooks);
+}
+
+/**
+ * Replication over a declared list from first params the kind computes (a parent walk, a filter built from
+ * `since`...): page by page, each checkpoint the next page's params.
+ */
+export function readListing(
+  ctx: ConnectorContext,
+  spec: UpstreamSpec,
+  first: Params,
+  resume: unknown,
+  hooks: ListHooks = {},
+): AsyncGenerator<ReadPage> {
+  return readByListing((p) => listDeclared(ctx, spec, p, hooks), first, resume);
 }
 
 /** The operations a declared entity gets from the core: list, get (when declared) and replication read. */
