@@ -7,11 +7,10 @@ import {
   type EntityOperations,
   type Params,
   type ReadPage,
-  type ReadRequest,
 } from '../../core/define-connector.ts';
 import { ConnectorError } from '../../core/errors.ts';
-import { listDeclared } from '../../core/listing.ts';
-import { at, readByListing } from '../../core/paging.ts';
+import { readListing } from '../../core/listing.ts';
+import { at } from '../../core/paging.ts';
 import { sentryCatalog } from './catalog.ts';
 
 type SentryContext = ContextOf<typeof sentryCatalog>;
@@ -21,13 +20,12 @@ const { projects, issues, events, releases } = sentryCatalog.entities;
 /** Replication reads page through the entity's declared list, from `first`. */
 function readList(ctx: SentryContext, entity: EntityCatalog | undefined, first: Params, resume: unknown) {
   if (!entity?.upstream) throw new Error(`sentry: ${entity?.name} declares no upstream`);
-  const spec = entity.upstream;
-  return readByListing((p) => listDeclared(ctx, spec, p), first, resume);
+  return readListing(ctx, entity.upstream, first, resume);
 }
 
 /** The organization a replication read works in: the parent project's, else the connector's configuration. */
-function organizationOf(ctx: SentryContext, request: ReadRequest): string {
-  const slug = request.parentParams?.organization_slug ?? ctx.config.organization_slug;
+function organizationOf(ctx: SentryContext, parentParams: Params | undefined): string {
+  const slug = parentParams?.organization_slug ?? ctx.config.organization_slug;
   if (typeof slug !== 'string' || slug === '') {
     throw new ConnectorError('invalid_request', 'replication needs the organization slug', [
       { path: '/parentParams/organization_slug', message: 'the parent project names no organization' },
@@ -46,7 +44,7 @@ async function organizationsOf(ctx: SentryContext): Promise<string[]> {
   // Link-paged like every Sentry list.
   const spec = { path: 'organizations/', records: null, paging: releases!.upstream!.paging };
   const slugs: string[] = [];
-  for await (const page of readByListing((p) => listDeclared(ctx, spec, p), {})) {
+  for await (const page of readListing(ctx, spec, {}, undefined)) {
     for (const record of page.records) {
       const slug = record.slug;
       if (typeof slug === 'string' && slug !== '' && !slugs.includes(slug)) slugs.push(slug);
@@ -102,11 +100,26 @@ async function* withOrganization(organization: string, pages: AsyncIterable<Read
   }
 }
 
-/** The parent project of a per-project read (issues, events). */
-function projectOf(ctx: SentryContext, request: ReadRequest): Params {
+/**
+ * A per-project read (issues, events) of the entity's declared list: the parent project's params plus the filter
+ * `since` (as ISO 8601) makes.
+ */
+function perProject(
+  entity: EntityCatalog | undefined,
+  filter: (since: string) => Params,
+): EntityOperations<SentryContext> {
   return {
-    organization_slug: organizationOf(ctx, request),
-    project_slug: String(request.parentParams?.project_slug ?? ''),
+    read: (ctx, request) =>
+      readList(
+        ctx,
+        entity,
+        {
+          organization_slug: organizationOf(ctx, request.parentParams),
+          project_slug: String(request.parentParams?.project_slug ?? ''),
+          ...filter(new Date(request.since).toISOString()),
+        },
+        request.resume,
+      ),
   };
 }
 
@@ -125,37 +138,12 @@ const projectsRead: EntityOperations<SentryContext> = {
     ),
 };
 
-const issuesRead: EntityOperations<SentryContext> = {
-  // Incremental by lastSeen. A non-empty query replaces the default `is:unresolved`, so every status comes back;
-  // `>=` (not `>`) keeps issues seen exactly at the cursor (writes are idempotent).
-  read: (ctx, request) =>
-    readList(
-      ctx,
-      issues,
-      {
-        ...projectOf(ctx, request),
-        query: `lastSeen:>=${new Date(request.since).toISOString()}`,
-        statsPeriod: '',
-      },
-      request.resume,
-    ),
-};
+// Incremental by lastSeen. A non-empty query replaces the default `is:unresolved`, so every status comes back;
+// `>=` (not `>`) keeps issues seen exactly at the cursor (writes are idempotent).
+const issuesRead = perProject(issues, (since) => ({ query: `lastSeen:>=${since}`, statsPeriod: '' }));
 
-const eventsRead: EntityOperations<SentryContext> = {
-  // Incremental by dateCreated: `start` needs an `end`; the end is fixed when the run starts, so pages are stable.
-  read: (ctx, request) =>
-    readList(
-      ctx,
-      events,
-      {
-        ...projectOf(ctx, request),
-        full: 'true',
-        start: new Date(request.since).toISOString(),
-        end: new Date().toISOString(),
-      },
-      request.resume,
-    ),
-};
+// Incremental by dateCreated: `start` needs an `end`; the end is fixed when the run starts, so pages are stable.
+const eventsRead = perProject(events, (since) => ({ full: 'true', start: since, end: new Date().toISOString() }));
 
 /** Lists and gets are declared in the catalog; what is Sentry's own is where replication starts. */
 export const sentryConnector = defineConnector({
