@@ -99,6 +99,7 @@ const balances: EntityCatalog = {
   name: 'balances',
   // GET /v1/reporting/balances answers one object: one record per account.
   recordKey: 'account_id',
+  upstream: { path: 'v1/reporting/balances', records: { object: null }, paging: { type: 'none' } },
   record: balancesRecord,
   searchable: balancesRecord,
   actions: {
@@ -281,6 +282,15 @@ const transactionsListParams = z
 const transactions: EntityCatalog = {
   name: 'transactions',
   recordKey: 'transaction_info.transaction_id',
+  // `{transaction_details, page, total_items, total_pages}`: numbered pages, more while page < total_pages
+  // (https://developer.paypal.com/docs/api/transaction-search/v1/#transactions_get). Replication's 31-day windows
+  // are the connector's own.
+  upstream: {
+    path: 'v1/reporting/transactions',
+    records: 'transaction_details',
+    paging: { type: 'page_number', param: 'page', totalPagesAt: 'total_pages' },
+    meta: { total_items: 'total_items', total_pages: 'total_pages', page: 'page' },
+  },
   record: transactionRecord,
   meta: plain({ total_items: t.integer(), total_pages: t.integer(), page: t.integer() }),
   searchable: plain({
@@ -389,8 +399,14 @@ const disputeRecord: FieldMap = plain({
 const listDisputes: EntityCatalog = {
   name: 'list_disputes',
   recordKey: 'dispute_id',
+  // https://developer.paypal.com/docs/api/customer-disputes/v1/: `{items, links}`; the next page's next_page_token
+  // is in the query of the rel="next" link (an empty page leaves items out).
+  upstream: {
+    path: 'v1/customer/disputes',
+    records: 'items',
+    paging: { type: 'body_link', param: 'next_page_token', linksAt: 'links' },
+  },
   record: disputeRecord,
-  // GET /v1/customer/disputes pages with a next_page_token (taken from its links).
   meta: plain({ next_page_token: t.string() }),
   searchable: plain({
     ...disputeRecord,

@@ -1,25 +1,10 @@
 import { clientCredentialsAuth } from '../../core/auth.ts';
-import {
-  type ContextOf,
-  defineConnector,
-  type EntityOperations,
-  type ListPage,
-  type Params,
-} from '../../core/define-connector.ts';
+import { type ContextOf, defineConnector, type EntityOperations, type Params } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { pathOf, type QueryValue } from '../../core/http-client.ts';
-import { readDeclared } from '../../core/listing.ts';
-import { readByListing, recordsAt } from '../../core/paging.ts';
+import { pathOf } from '../../core/http-client.ts';
+import { listDeclared, readDeclared, readListing } from '../../core/listing.ts';
 import { paypalTransactionCatalog } from './catalog.ts';
-import {
-  instant,
-  listTransactions,
-  nextPageToken,
-  paypalDate,
-  readTransactions,
-  toDispute,
-  toInvoice,
-} from './mapping.ts';
+import { instant, paypalDate, readTransactions, toDispute, toInvoice, toTransaction } from './mapping.ts';
 
 /*
  * PayPal REST APIs (https://developer.paypal.com/api/rest/), base https://api-m.paypal.com.
@@ -31,43 +16,15 @@ type PaypalContext = ContextOf<typeof paypalTransactionCatalog>;
 
 const DAY = 86_400_000;
 
-const query = (params: Params): Record<string, QueryValue> => params as Record<string, QueryValue>;
+const { transactions, list_disputes: disputes, search_invoices: invoices } = paypalTransactionCatalog.entities;
 
-const balances: EntityOperations<PaypalContext> = {
-  // GET /v1/reporting/balances answers one object for the account: one record.
-  list: async (ctx, params) => {
-    const body = await ctx.http.json<Record<string, unknown>>({
-      path: 'v1/reporting/balances',
-      query: query(params),
-      signal: ctx.signal,
-    });
-    return { records: [body], meta: {}, next: null };
-  },
-  read: async function* (ctx) {
-    const body = await ctx.http.json<Record<string, unknown>>({ path: 'v1/reporting/balances', signal: ctx.signal });
-    yield { records: [body], checkpoint: null };
-  },
-};
-
-const transactions: EntityOperations<PaypalContext> = {
-  list: listTransactions,
-  read: (ctx, request) => readTransactions(ctx, request.since, request.resume),
-};
-
-/** Disputes page with a next_page_token found in the `next` link (https://developer.paypal.com/docs/api/customer-disputes/v1/). */
-async function listDisputes(ctx: PaypalContext, params: Params): Promise<ListPage> {
-  const body = await ctx.http.json<Record<string, unknown>>({
-    path: 'v1/customer/disputes',
-    query: query(params),
-    signal: ctx.signal,
-  });
-  const token = nextPageToken(body);
-  return {
-    records: (body.items === undefined ? [] : recordsAt(body, 'items')).map(toDispute),
-    meta: { next_page_token: token },
-    next: token ? { ...params, next_page_token: token } : null,
-  };
-}
+/**
+ * Balances, transactions and disputes list as declared in the catalog. What stays here is PayPal's own: the record
+ * shapes (mapping.ts), the 31-day windows of transaction replication (readTransactions) and the 180-day limit of
+ * the disputes filter.
+ */
+const transactionHooks = { record: toTransaction };
+const disputeHooks = { record: toDispute };
 
 /** PayPal filters disputes by update_time_after only within the last 180 days (research file). */
 const DISPUTE_FILTER_DAYS = 180;
@@ -82,7 +39,7 @@ const searchInvoices: EntityOperations<PaypalContext> = {
   // Invoices created since start_date (the only filter the search has), every run (full refresh).
   read: (ctx, request) => {
     const range = { start: paypalDate(instant(request.since)), end: paypalDate(Date.now()) };
-    const spec = paypalTransactionCatalog.entities.search_invoices!.upstream!;
+    const spec = invoices!.upstream!;
     const withRange = { ...spec, read: { params: { ...spec.read?.params, creation_date_range: range } } };
     return readDeclared(ctx, withRange, request, searchInvoices.hooks);
   },
@@ -104,10 +61,18 @@ export const paypalTransactionConnector = defineConnector({
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     }),
   entities: {
-    balances,
-    transactions,
+    transactions: {
+      hooks: transactionHooks,
+      read: (ctx, request) =>
+        readTransactions(
+          (params) => listDeclared(ctx, transactions!.upstream!, params, transactionHooks),
+          request.since,
+          request.resume,
+        ),
+    },
     list_disputes: {
-      list: listDisputes,
+      hooks: disputeHooks,
+      // The declared list, but replication chooses its filter: the upstream's update_time_after within its 180 days.
       read: (ctx, request) => {
         const since = instant(request.since);
         // Older than the filter allows: read every dispute and keep those updated since then.
@@ -116,7 +81,7 @@ export const paypalTransactionConnector = defineConnector({
           ? { page_size: 50, update_time_after: new Date(since).toISOString() }
           : { page_size: 50 };
         return (async function* () {
-          for await (const page of readByListing((p) => listDisputes(ctx, p), first, request.resume)) {
+          for await (const page of readListing(ctx, disputes!.upstream!, first, request.resume, disputeHooks)) {
             yield {
               ...page,
               records: filtered ? page.records : page.records.filter((r) => instant(r.update_time) >= since),

@@ -1,6 +1,6 @@
-import type { ConnectorContext, ListPage, Params, ReadPage, UpstreamRecord } from '../../core/define-connector.ts';
+import type { ListPage, Params, ReadPage, UpstreamRecord } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { at, recordsAt } from '../../core/paging.ts';
+import { at } from '../../core/paging.ts';
 import { instantOf, MAX_TRANSACTION_RANGE_DAYS } from './catalog.ts';
 
 const SECOND = 1000;
@@ -46,30 +46,6 @@ export function toTransaction(detail: UpstreamRecord): UpstreamRecord {
   };
 }
 
-interface TransactionsBody {
-  page?: unknown;
-  total_items?: unknown;
-  total_pages?: unknown;
-}
-
-const num = (value: unknown): number | null => (typeof value === 'number' ? value : null);
-
-/** One page of the transactions search; `page < total_pages` means more. */
-export async function listTransactions(ctx: ConnectorContext, params: Params): Promise<ListPage> {
-  const body = await ctx.http.json<TransactionsBody>({
-    path: 'v1/reporting/transactions',
-    query: params as Record<string, string | number>,
-    signal: ctx.signal,
-  });
-  const page = num(body.page) ?? num(params.page) ?? 1;
-  const totalPages = num(body.total_pages) ?? 1;
-  return {
-    records: recordsAt(body, 'transaction_details').map(toTransaction),
-    meta: { total_items: num(body.total_items), total_pages: totalPages, page },
-    next: page < totalPages ? { ...params, page: page + 1 } : null,
-  };
-}
-
 interface Window {
   readonly start: number;
   readonly end: number;
@@ -104,7 +80,7 @@ function isResultSetTooLarge(error: unknown): boolean {
  * Windows are inclusive to the second and do not overlap (the next starts one second after the previous end).
  */
 export async function* readTransactions(
-  ctx: ConnectorContext,
+  list: (params: Params) => Promise<ListPage>,
   since: string,
   resume: unknown,
 ): AsyncGenerator<ReadPage> {
@@ -129,7 +105,7 @@ export async function* readTransactions(
     const [window, ...later] = windows as [Window, ...Window[]];
     let page: ListPage;
     try {
-      page = await listTransactions(ctx, {
+      page = await list({
         start_date: paypalDate(window.start),
         end_date: paypalDate(window.end),
         fields: 'all',
@@ -160,15 +136,6 @@ export async function* readTransactions(
     yield { records: page.records, checkpoint: done ? null : state };
     if (done) return;
   }
-}
-
-/** The next_page_token of a disputes answer: in the `next` link's query (HATEOAS links). */
-export function nextPageToken(body: unknown): string | null {
-  const links = at(body, 'links');
-  if (!Array.isArray(links)) return null;
-  const next = links.find((l) => (l as { rel?: unknown })?.rel === 'next') as { href?: unknown } | undefined;
-  if (typeof next?.href !== 'string') return null;
-  return new URL(next.href, 'https://api-m.paypal.com').searchParams.get('next_page_token');
 }
 
 /** Disputes: `updated_time_cut` (searchable, not a record field of document 2) is the update time. */
