@@ -369,6 +369,19 @@ const updatedSince: ChangeCapture = {
   source: 'Zendesk Talk API, Incremental Exports (start_time on updated_at); research/upstream-apis-1.md',
 };
 
+/**
+ * Zendesk Talk incremental exports (https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/)
+ * page by time: `next_page` is never null (the URL of the export from this page's end_time on), and `count` below a
+ * full page (1000) says the export has caught up.
+ */
+function incrementalExport(path: string, key: string): UpstreamSpec {
+  return {
+    path,
+    records: key,
+    paging: { type: 'next_url', param: 'next_page', nextAt: 'next_page', fullPage: { countAt: 'count', size: 1000 } },
+  };
+}
+
 /** GET stats/incremental/calls?start_time= → {calls: [...], next_page, count, end_time}. Durations in seconds. */
 const callRecord: FieldMap = {
   id: t.integer(),
@@ -416,6 +429,7 @@ const callRecord: FieldMap = {
 const calls: EntityCatalog = {
   name: 'calls',
   recordKey: 'id',
+  upstream: incrementalExport('stats/incremental/calls', 'calls'),
   record: callRecord,
   meta,
   searchable: callRecord,
@@ -456,6 +470,7 @@ const callLegRecord: FieldMap = {
 const callLegs: EntityCatalog = {
   name: 'call_legs',
   recordKey: 'id',
+  upstream: incrementalExport('stats/incremental/legs', 'legs'),
   record: callLegRecord,
   meta,
   searchable: callLegRecord,

@@ -1,9 +1,8 @@
 import { basicAuth, bearerAuth, oauthRefreshAuth } from '../../core/auth.ts';
 import { type ContextOf, defineConnector, type EntityOperations, type ListPage } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { checkedNextUrl } from '../../core/listing.ts';
 import { zendeskTalkCatalog } from './catalog.ts';
-import { fetchExportPage, readExport } from './mapping.ts';
+import { readExport } from './mapping.ts';
 
 /*
  * Zendesk Talk API: https://developer.zendesk.com/api-reference/voice/talk-api/
@@ -43,21 +42,15 @@ function snapshotEntity(path: string, key: string): EntityOperations<ZendeskCont
 }
 
 /**
- * Incremental exports (calls, legs): `start_time` (unix seconds, inclusive; 0 when omitted). meta.next_page is the
- * vendor's next export URL while more items are available now, null once the export has caught up.
+ * Incremental exports (calls, legs), declared in the catalog: `start_time` (unix seconds, inclusive) is required
+ * upstream, so a caller who gives none starts at the beginning (0). Replication drops the repeats of each page's
+ * last second (readExport), which is Zendesk's own.
  */
-function exportEntity(path: string, key: string): EntityOperations<ZendeskContext> {
+function exportEntity(name: 'calls' | 'call_legs'): EntityOperations<ZendeskContext> {
+  const spec = zendeskTalkCatalog.entities[name]!.upstream!;
   return {
-    // A caller continues with the next_page URL of the previous answer (checked like every upstream next link).
-    list: async (ctx, params) => {
-      const from =
-        typeof params.next_page === 'string'
-          ? { url: checkedNextUrl(ctx, path, 'next_page', params.next_page) }
-          : { startTime: (params.start_time as number | undefined) ?? 0 };
-      const page = await fetchExportPage(ctx, path, key, from);
-      return { records: page.records, meta: { next_page: page.nextPage }, next: null };
-    },
-    read: (ctx, request) => readExport(ctx, path, key, request.since, request.resume),
+    hooks: { query: (query) => ({ start_time: 0, ...query }) },
+    read: (ctx, request) => readExport(ctx, spec, request.since, request.resume),
   };
 }
 
@@ -79,12 +72,12 @@ export const zendeskTalkConnector = defineConnector({
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     });
   },
-  // The offset-paged settings lists are declared in the catalog; what is Zendesk's own is below.
+  // The offset-paged settings lists and the exports' lists are declared in the catalog; what is Zendesk's own is below.
   entities: {
     agents_overview: snapshotEntity('stats/agents_overview', 'agents_overview'),
     account_overview: snapshotEntity('stats/account_overview', 'account_overview'),
     current_queue_activity: snapshotEntity('stats/current_queue_activity', 'current_queue_activity'),
-    calls: exportEntity('stats/incremental/calls', 'calls'),
-    call_legs: exportEntity('stats/incremental/legs', 'legs'),
+    calls: exportEntity('calls'),
+    call_legs: exportEntity('call_legs'),
   },
 });

@@ -1,47 +1,7 @@
-import type { ConnectorContext, ReadPage, UpstreamRecord } from '../../core/define-connector.ts';
+import type { UpstreamSpec } from '../../core/catalog.ts';
+import type { ConnectorContext, Params, ReadPage } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { recordsAt } from '../../core/paging.ts';
-
-/**
- * Zendesk Talk incremental exports (stats/incremental/calls, stats/incremental/legs) page by time, not by offset:
- * https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/
- * - `next_page` is never null: it is the URL of the next export (start_time = this page's end_time), to be treated
- *   as opaque; `count` says whether more items are available now: fewer than a full page (1000) means caught up.
- * - start_time is inclusive, so the records updated in the end_time second come again on the next page: they are
- *   dropped by id here (the ids of that boundary second travel in the checkpoint, so a resumed run drops them too).
- */
-export const EXPORT_PAGE_SIZE = 1000;
-
-export interface ExportPage {
-  readonly records: UpstreamRecord[];
-  /** URL of the next export page, or null when the export has caught up (count < EXPORT_PAGE_SIZE). */
-  readonly nextPage: string | null;
-  /** Unix seconds: the start_time of the next page (the last record's update second). */
-  readonly endTime: number | null;
-}
-
-interface ExportBody {
-  next_page?: unknown;
-  count?: unknown;
-  end_time?: unknown;
-}
-
-export async function fetchExportPage(
-  ctx: ConnectorContext,
-  path: string,
-  key: string,
-  from: { readonly startTime: number } | { readonly url: string },
-): Promise<ExportPage> {
-  const body = await ctx.http.json<ExportBody>(
-    'url' in from
-      ? { path: from.url, signal: ctx.signal }
-      : { path, query: { start_time: from.startTime }, signal: ctx.signal },
-  );
-  const records = recordsAt(body, key);
-  const count = typeof body.count === 'number' ? body.count : records.length;
-  const nextPage = count >= EXPORT_PAGE_SIZE && typeof body.next_page === 'string' ? body.next_page : null;
-  return { records, nextPage, endTime: typeof body.end_time === 'number' ? body.end_time : null };
-}
+import { listDeclared } from '../../core/listing.ts';
 
 /** What resumes an export read: the next page URL and the ids already emitted for that page's first second. */
 interface ExportCheckpoint {
@@ -60,23 +20,31 @@ function unixSeconds(value: unknown): number | null {
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 }
 
-/** Replication over an incremental export from `since` (ISO date-time), deduplicating the boundary repeats. */
+/**
+ * Replication of a Zendesk Talk incremental export (the catalog declares its list) from `since` (ISO date-time).
+ * start_time is inclusive, so the records updated in the end_time second come again on the next page: they are
+ * dropped by id here (the ids of that boundary second travel in the checkpoint, so a resumed run drops them too).
+ * That is Zendesk's own, not paging.
+ */
 export async function* readExport(
   ctx: ConnectorContext,
-  path: string,
-  key: string,
+  spec: UpstreamSpec,
   since: string,
   resume: unknown,
 ): AsyncGenerator<ReadPage> {
-  const startTime = unixSeconds(since) ?? 0;
-  let from: { startTime: number } | { url: string } = isCheckpoint(resume)
-    ? { url: resume.next_page }
-    : { startTime: Math.max(0, startTime) };
+  // end_time (unix seconds: the next page's start_time, the last record's update second) is not part of Meta: only
+  // replication asks for it.
+  const withEndTime: UpstreamSpec = { ...spec, meta: { end_time: 'end_time' } };
+  let params: Params = isCheckpoint(resume)
+    ? { next_page: resume.next_page }
+    : { start_time: Math.max(0, unixSeconds(since) ?? 0) };
   let seen = new Set(isCheckpoint(resume) ? resume.seen : []);
   for (;;) {
-    const page = await fetchExportPage(ctx, path, key, from);
+    const page = await listDeclared(ctx, withEndTime, params);
+    const nextPage = typeof page.meta.next_page === 'string' ? page.meta.next_page : null;
+    const endTime = typeof page.meta.end_time === 'number' ? page.meta.end_time : null;
     const fresh = page.records.filter((r) => !seen.has(String(r.id)));
-    if (!page.nextPage) {
+    if (!nextPage) {
       yield { records: fresh, checkpoint: null };
       return;
     }
@@ -85,20 +53,20 @@ export async function* readExport(
       // the same page forever.
       throw new UpstreamError(
         'upstream_error',
-        `the incremental export did not advance past ${page.endTime ?? 'its start_time'}`,
+        `the incremental export did not advance past ${endTime ?? 'its start_time'}`,
         null,
         null,
       );
     }
     // The records of the end_time second repeat on the next page; when the page did not leave the second it
     // started in, the ids emitted earlier in that second still count.
-    const boundary = page.records.filter((r) => page.endTime === null || unixSeconds(r.updated_at) === page.endTime);
+    const boundary = page.records.filter((r) => endTime === null || unixSeconds(r.updated_at) === endTime);
     const next = new Set(boundary.map((r) => String(r.id)));
     if (boundary.length === page.records.length) {
       for (const id of seen) next.add(id);
     }
     seen = next;
-    from = { url: page.nextPage };
-    yield { records: fresh, checkpoint: { next_page: page.nextPage, seen: [...seen] } satisfies ExportCheckpoint };
+    params = { next_page: nextPage };
+    yield { records: fresh, checkpoint: { next_page: nextPage, seen: [...seen] } satisfies ExportCheckpoint };
   }
 }
