@@ -1,4 +1,7 @@
 /** The public API as the console uses it: a bearer token, JSON in and out, problem+json errors as values. */
+import type { ConnectorView as ClientConnectorView } from '@conduit/client';
+
+export type { EntityStatus } from '@conduit/client';
 
 export interface FieldProblem {
   path: string;
@@ -24,25 +27,8 @@ export class ProblemError extends Error {
   }
 }
 
-export interface EntityStatus {
-  status: string;
-  running: boolean;
-  last_success_at: string | null;
-  record_count: number;
-  error: string | null;
-  [extra: string]: unknown;
-}
-
-export interface ConnectorView {
-  connector_id: string;
-  connector_type: string;
-  customer_name: string;
-  name: string;
-  config: Record<string, unknown>;
-  replication_config: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-  entities: Record<string, EntityStatus>;
+/** A connector as the API shows it (the client SDK's view), keeping fields the console does not name. */
+export interface ConnectorView extends ClientConnectorView {
   [extra: string]: unknown;
 }
 

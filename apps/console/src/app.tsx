@@ -28,6 +28,9 @@ function consentReturn(): { connectorId: string | null; error: string | null } {
 
 const api = new Api();
 
+/** The tabs that work on one connector picked among the organization's. */
+const TOOLS: Partial<Record<Tab, typeof SearchPlayground>> = { search: SearchPlayground, actions: ActionRunner };
+
 export function App() {
   const [signedIn, setSignedIn] = useState(api.signedIn);
   const [tab, setTab] = useState<Tab>(tabFromHash);
@@ -58,7 +61,7 @@ export function App() {
 
   // Search and actions pick among the connectors; load them when those tabs open.
   useEffect(() => {
-    if (!signedIn || (tab !== 'search' && tab !== 'actions')) return;
+    if (!signedIn || !TOOLS[tab]) return;
     api.listConnectors().then(setConnectors, (error) => setProblem(asProblem(error)));
   }, [signedIn, tab]);
 
@@ -68,6 +71,7 @@ export function App() {
     setTab(next);
   };
 
+  const Tool = TOOLS[tab];
   if (!signedIn) {
     return (
       <main class="narrow">
@@ -123,23 +127,8 @@ export function App() {
           ) : (
             <p class="muted">Loading the catalog…</p>
           ))}
-        {tab === 'search' && kinds && (
-          <SearchPlayground
-            key={connectors.length}
-            api={api}
-            kinds={kinds}
-            connectors={connectors}
-            initialConnector={selected}
-          />
-        )}
-        {tab === 'actions' && kinds && (
-          <ActionRunner
-            key={connectors.length}
-            api={api}
-            kinds={kinds}
-            connectors={connectors}
-            initialConnector={selected}
-          />
+        {Tool && kinds && (
+          <Tool key={connectors.length} api={api} kinds={kinds} connectors={connectors} initialConnector={selected} />
         )}
       </main>
     </>

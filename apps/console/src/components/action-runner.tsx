@@ -1,15 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import {
-  type Api,
-  asProblem,
-  type ConnectorView,
-  type DownloadedFile,
-  type ExecuteJson,
-  type JsonSchema,
-  type KindInfo,
-  type Problem,
-} from '../api.ts';
-import { ConnectorSelect, EntitySelect } from './pickers.tsx';
+import type { DownloadedFile, EntityInfo, ExecuteJson, JsonSchema } from '../api.ts';
+import { useApiCall } from './api-call.ts';
+import { JsonEditor, Picker } from './fields.tsx';
+import { ConnectorAndEntityPickers, type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { ResultsTable } from './results-table.tsx';
 
@@ -26,33 +19,25 @@ function skeleton(schema: JsonSchema | undefined): Record<string, unknown> {
   return out;
 }
 
+const hasActions = (entity: EntityInfo) => Object.keys(entity.params).length > 0;
+
 /** Live actions (list, get, create, update, delete, download) against the upstream, with their params schema. */
-export function ActionRunner(props: {
-  api: Api;
-  kinds: KindInfo[];
-  connectors: ConnectorView[];
-  initialConnector: string | null;
-}) {
-  const [connectorId, setConnectorId] = useState(props.initialConnector ?? props.connectors[0]?.connector_id ?? '');
-  const connector = props.connectors.find((c) => c.connector_id === connectorId);
-  const kind = props.kinds.find((k) => k.connector_type.toLowerCase() === connector?.connector_type.toLowerCase());
-  const entities = kind?.entities.filter((e) => Object.keys(e.params).length > 0) ?? [];
-  const [entityName, setEntityName] = useState('');
-  const entity = entities.find((e) => e.name === entityName) ?? entities[0];
+export function ActionRunner(props: ConnectorToolProps) {
+  const picked = useConnectorAndEntity(props, hasActions);
+  const { connector, entity } = picked;
   const actions = Object.keys(entity?.params ?? {});
   const [actionName, setActionName] = useState('');
   const action = actions.includes(actionName) ? actionName : (actions[0] ?? '');
   const schema = entity?.params[action];
   const [raw, setRaw] = useState('{}');
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run: call } = useApiCall();
   const [result, setResult] = useState<ExecuteJson | DownloadedFile | null>(null);
 
   useEffect(() => {
     setRaw(JSON.stringify(skeleton(schema), null, 2));
     setResult(null);
     setProblem(null);
-  }, [connectorId, entity?.name, action]);
+  }, [picked.connectorId, entity?.name, action]);
 
   const run = async () => {
     if (!connector || !entity) return;
@@ -63,16 +48,10 @@ export function ActionRunner(props: {
       setProblem({ title: 'The params are not JSON', status: 0, detail: String(error) });
       return;
     }
-    setBusy(true);
-    setProblem(null);
-    try {
-      setResult(await props.api.execute(connector.connector_id, { entity: entity.name, action, params }));
-    } catch (error) {
-      setResult(null);
-      setProblem(asProblem(error));
-    } finally {
-      setBusy(false);
-    }
+    await call(
+      async () => setResult(await props.api.execute(connector.connector_id, { entity: entity.name, action, params })),
+      () => setResult(null),
+    );
   };
 
   if (props.connectors.length === 0) return <p class="muted">Create a connector first.</p>;
@@ -80,23 +59,14 @@ export function ActionRunner(props: {
     <section class="card" data-testid="actions">
       <h2>Live actions</h2>
       <div class="row">
-        <ConnectorSelect
-          name="action_connector"
-          connectors={props.connectors}
-          value={connectorId}
-          onChange={setConnectorId}
+        <ConnectorAndEntityPickers prefix="action" picked={picked} />
+        <Picker
+          label="Action"
+          name="action_name"
+          value={action}
+          options={actions.map((a) => [a, a])}
+          onChange={setActionName}
         />
-        <EntitySelect name="action_entity" entities={entities} value={entity?.name ?? ''} onChange={setEntityName} />
-        <label>
-          Action
-          <select name="action_name" value={action} onChange={(e) => setActionName(e.currentTarget.value)}>
-            {actions.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </label>
       </div>
       {schema?.properties && Object.keys(schema.properties).length > 0 && (
         <details>
@@ -115,17 +85,7 @@ export function ActionRunner(props: {
           </ul>
         </details>
       )}
-      <label>
-        Params (JSON)
-        <textarea
-          name="action_json"
-          rows={6}
-          class="code"
-          value={raw}
-          onInput={(e) => setRaw(e.currentTarget.value)}
-          spellcheck={false}
-        />
-      </label>
+      <JsonEditor label="Params (JSON)" name="action_json" rows={6} value={raw} onChange={setRaw} />
       <div class="actions">
         <button type="button" onClick={() => void run()} disabled={busy} data-testid="run-action">
           {busy ? 'Running…' : `Run ${action}`}

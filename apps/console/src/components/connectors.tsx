@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, asProblem, type ConnectorView, type EntityStatus, type Problem } from '../api.ts';
 import { ProblemView } from './problem-view.tsx';
+import { TableHead } from './results-table.tsx';
 
 const FAST_REFRESH_MS = 1500;
 const SLOW_REFRESH_MS = 15_000;
@@ -125,18 +126,7 @@ export function Connectors(props: { api: Api; selected: string | null; onSelect:
         <p class="muted">No connectors yet: create one.</p>
       ) : (
         <table class="connectors" data-testid="connectors">
-          <thead>
-            <tr>
-              <th>Kind</th>
-              <th>Name</th>
-              <th>Customer</th>
-              <th>Entities</th>
-              <th>Records</th>
-              <th>Last sync</th>
-              <th>Errors</th>
-              <th>Webhooks</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Kind', 'Name', 'Customer', 'Entities', 'Records', 'Last sync', 'Errors', 'Webhooks']} />
           <tbody>
             {connectors.map((c) => {
               const entities = Object.values(c.entities);
@@ -200,16 +190,7 @@ function ConnectorDetail(props: {
         </div>
       </div>
       <table class="entities" data-testid="entities">
-        <thead>
-          <tr>
-            <th>Entity</th>
-            <th>Status</th>
-            <th>Records</th>
-            <th>Last sync</th>
-            <th>Error</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={['Entity', 'Status', 'Records', 'Last sync', 'Error', '']} />
         <tbody>
           {Object.entries(c.entities).map(([name, e]) => (
             <tr key={name} data-entity={name}>

@@ -1,9 +1,13 @@
 import { useState } from 'preact/hooks';
-import { type Api, asProblem, type KindInfo, type Problem } from '../api.ts';
+import { type Api, asProblem, type JsonSchema, type KindInfo } from '../api.ts';
+import { useApiCall } from './api-call.ts';
+import { Picker, TextInput } from './fields.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { SchemaForm } from './schema-form.tsx';
 
 type Obj = Record<string, unknown>;
+/** One of the kind's published schemas as a fieldset: its legend, form name, schema, value and setter. */
+type SchemaSection = readonly [legend: string, field: string, schema: JsonSchema, value: Obj, set: (v: Obj) => void];
 
 function hasFields(schema: KindInfo['config']): boolean {
   const options = schema.anyOf ?? [schema];
@@ -19,8 +23,7 @@ export function CreateConnector(props: { api: Api; kinds: KindInfo[]; onCreated:
   const [credentials, setCredentials] = useState<Obj>({});
   const [config, setConfig] = useState<Obj>({});
   const [replication, setReplication] = useState<Obj>({});
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, setBusy, problem, setProblem, run } = useApiCall();
 
   const chooseKind = (next: string) => {
     setKindName(next);
@@ -33,9 +36,7 @@ export function CreateConnector(props: { api: Api; kinds: KindInfo[]; onCreated:
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!kind) return;
-    setBusy(true);
-    setProblem(null);
-    try {
+    await run(async () => {
       const created = await props.api.createConnector({
         connector_type: kind.connector_type,
         customer_name: customer,
@@ -45,11 +46,7 @@ export function CreateConnector(props: { api: Api; kinds: KindInfo[]; onCreated:
         ...(hasFields(kind.config) ? { config } : {}),
       });
       props.onCreated(created.connector_id);
-    } catch (error) {
-      setProblem(asProblem(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const consent = async () => {
@@ -74,61 +71,31 @@ export function CreateConnector(props: { api: Api; kinds: KindInfo[]; onCreated:
   };
 
   if (!kind) return <p class="muted">The catalog is empty.</p>;
+  const schemas: SchemaSection[] = [
+    ['Credentials', 'credentials', kind.credentials, credentials, setCredentials],
+    ...(hasFields(kind.config) ? [['Configuration', 'config', kind.config, config, setConfig] as const] : []),
+    ['Replication', 'replication_config', kind.replication_config, replication, setReplication],
+  ];
   return (
     <form class="card create" onSubmit={submit} data-testid="create-form">
       <h2>New connector</h2>
-      <label>
-        Kind
-        <select name="connector_type" value={kindName} onChange={(e) => chooseKind(e.currentTarget.value)}>
-          {props.kinds.map((k) => (
-            <option key={k.connector_type} value={k.connector_type}>
-              {k.connector_type} ({k.purpose})
-            </option>
-          ))}
-        </select>
-      </label>
+      <Picker
+        label="Kind"
+        name="connector_type"
+        value={kindName}
+        options={props.kinds.map((k) => [k.connector_type, `${k.connector_type} (${k.purpose})`])}
+        onChange={chooseKind}
+      />
       <div class="row">
-        <label>
-          Customer
-          <input name="customer_name" value={customer} onInput={(e) => setCustomer(e.currentTarget.value)} required />
-        </label>
-        <label>
-          Name
-          <input name="name" value={name} onInput={(e) => setName(e.currentTarget.value)} required />
-        </label>
+        <TextInput label="Customer" name="customer_name" value={customer} onChange={setCustomer} required />
+        <TextInput label="Name" name="name" value={name} onChange={setName} required />
       </div>
-      <fieldset>
-        <legend>Credentials</legend>
-        <SchemaForm
-          key={`${kindName}:credentials`}
-          name="credentials"
-          schema={kind.credentials}
-          value={credentials}
-          onChange={setCredentials}
-        />
-      </fieldset>
-      {hasFields(kind.config) && (
-        <fieldset>
-          <legend>Configuration</legend>
-          <SchemaForm
-            key={`${kindName}:config`}
-            name="config"
-            schema={kind.config}
-            value={config}
-            onChange={setConfig}
-          />
+      {schemas.map(([legend, field, schema, value, onChange]) => (
+        <fieldset key={field}>
+          <legend>{legend}</legend>
+          <SchemaForm key={`${kindName}:${field}`} name={field} schema={schema} value={value} onChange={onChange} />
         </fieldset>
-      )}
-      <fieldset>
-        <legend>Replication</legend>
-        <SchemaForm
-          key={`${kindName}:replication`}
-          name="replication_config"
-          schema={kind.replication_config}
-          value={replication}
-          onChange={setReplication}
-        />
-      </fieldset>
+      ))}
       <div class="actions">
         <button type="submit" disabled={busy}>
           {busy ? 'Creating…' : 'Create connector'}

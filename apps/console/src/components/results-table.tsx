@@ -6,6 +6,19 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/** A table's header row: one <th> per column (an empty name is an unlabelled column). */
+export function TableHead({ columns }: { columns: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th key={c}>{c}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Rows as a table: the record key first, then every top-level field seen in the rows (objects as JSON). */
 export function ResultsTable({ rows, keyField }: { rows: Row[]; keyField?: string | undefined }) {
   if (rows.length === 0) return <p class="muted">No rows.</p>;
@@ -17,13 +30,7 @@ export function ResultsTable({ rows, keyField }: { rows: Row[]; keyField?: strin
   return (
     <div class="table-wrap">
       <table class="results" data-testid="results-table">
-        <thead>
-          <tr>
-            {columns.map((c) => (
-              <th key={c}>{c}</th>
-            ))}
-          </tr>
-        </thead>
+        <TableHead columns={columns} />
         <tbody>
           {rows.map((row, i) => (
             <tr key={first ? cell(row[first]) || i : i}>

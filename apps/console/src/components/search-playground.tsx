@@ -1,14 +1,8 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import {
-  type Api,
-  asProblem,
-  type ConnectorView,
-  type ExecuteJson,
-  type KindInfo,
-  type Problem,
-  type SearchableField,
-} from '../api.ts';
-import { ConnectorSelect, EntitySelect } from './pickers.tsx';
+import { useEffect, useState } from 'preact/hooks';
+import type { EntityInfo, ExecuteJson, SearchableField } from '../api.ts';
+import { useApiCall } from './api-call.ts';
+import { JsonEditor } from './fields.tsx';
+import { ConnectorAndEntityPickers, type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { ResultsTable } from './results-table.tsx';
 
@@ -62,22 +56,15 @@ function buildParams(
   return { query, limit, ...aggregate };
 }
 
+const searchable = (entity: EntityInfo) => entity.actions.includes('search');
+
 /**
  * Search over the synchronized copy: a filter builder whose fields come from the catalog, the raw JSON it
  * produces (editable: it is what runs), a results table with cursor paging and the engine's took_ms.
  */
-export function SearchPlayground(props: {
-  api: Api;
-  kinds: KindInfo[];
-  connectors: ConnectorView[];
-  initialConnector: string | null;
-}) {
-  const [connectorId, setConnectorId] = useState(props.initialConnector ?? props.connectors[0]?.connector_id ?? '');
-  const connector = props.connectors.find((c) => c.connector_id === connectorId);
-  const kind = props.kinds.find((k) => k.connector_type.toLowerCase() === connector?.connector_type.toLowerCase());
-  const entities = useMemo(() => kind?.entities.filter((e) => e.actions.includes('search')) ?? [], [kind]);
-  const [entityName, setEntityName] = useState('');
-  const entity = entities.find((e) => e.name === entityName) ?? entities[0];
+export function SearchPlayground(props: ConnectorToolProps) {
+  const picked = useConnectorAndEntity(props, searchable);
+  const { connector, entity } = picked;
   const fields = entity?.searchable ?? [];
 
   const [conditions, setConditions] = useState<Condition[]>([]);
@@ -86,10 +73,9 @@ export function SearchPlayground(props: {
   const [limit, setLimit] = useState(25);
   const [raw, setRaw] = useState('');
   const [rawProblem, setRawProblem] = useState<string | null>(null);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run: call } = useApiCall();
   const [result, setResult] = useState<ExecuteJson | null>(null);
   const [pages, setPages] = useState<(string | null)[]>([null]);
-  const [busy, setBusy] = useState(false);
   const [pageIndex, setPageIndex] = useState(0);
 
   // The builder writes the raw JSON; editing the JSON by hand is allowed, and the JSON is what runs.
@@ -105,7 +91,7 @@ export function SearchPlayground(props: {
     setProblem(null);
     setPages([null]);
     setPageIndex(0);
-  }, [connectorId, entity?.name]);
+  }, [picked.connectorId, entity?.name]);
 
   const run = async (cursor: string | null, pageIndex: number) => {
     if (!connector || !entity) return;
@@ -117,25 +103,21 @@ export function SearchPlayground(props: {
       setRawProblem(`The JSON does not parse: ${String(error)}`);
       return;
     }
-    setBusy(true);
-    setProblem(null);
-    try {
-      const answer = await props.api.execute(connector.connector_id, {
-        entity: entity.name,
-        action: 'search',
-        params: cursor ? { ...params, cursor } : params,
-      });
-      if ('download' in answer) throw new Error('search answered with a file');
-      setResult(answer);
-      const next = answer.meta?.has_more ? ((answer.meta.cursor as string | null) ?? null) : null;
-      setPages((list) => [...list.slice(0, pageIndex + 1), ...(next ? [next] : [])]);
-      setPageIndex(pageIndex);
-    } catch (error) {
-      setResult(null);
-      setProblem(asProblem(error));
-    } finally {
-      setBusy(false);
-    }
+    await call(
+      async () => {
+        const answer = await props.api.execute(connector.connector_id, {
+          entity: entity.name,
+          action: 'search',
+          params: cursor ? { ...params, cursor } : params,
+        });
+        if ('download' in answer) throw new Error('search answered with a file');
+        setResult(answer);
+        const next = answer.meta?.has_more ? ((answer.meta.cursor as string | null) ?? null) : null;
+        setPages((list) => [...list.slice(0, pageIndex + 1), ...(next ? [next] : [])]);
+        setPageIndex(pageIndex);
+      },
+      () => setResult(null),
+    );
   };
 
   if (props.connectors.length === 0) return <p class="muted">Create a connector first.</p>;
@@ -148,13 +130,7 @@ export function SearchPlayground(props: {
     <section class="card" data-testid="search">
       <h2>Search playground</h2>
       <div class="row">
-        <ConnectorSelect
-          name="search_connector"
-          connectors={props.connectors}
-          value={connectorId}
-          onChange={setConnectorId}
-        />
-        <EntitySelect name="search_entity" entities={entities} value={entity?.name ?? ''} onChange={setEntityName} />
+        <ConnectorAndEntityPickers prefix="search" picked={picked} />
         <label>
           Limit
           <input
@@ -279,17 +255,7 @@ export function SearchPlayground(props: {
         </div>
       </div>
 
-      <label>
-        Params (JSON; this is what runs)
-        <textarea
-          name="search_json"
-          rows={8}
-          class="code"
-          value={raw}
-          onInput={(e) => setRaw(e.currentTarget.value)}
-          spellcheck={false}
-        />
-      </label>
+      <JsonEditor label="Params (JSON; this is what runs)" name="search_json" rows={8} value={raw} onChange={setRaw} />
       {rawProblem && <p class="error-text">{rawProblem}</p>}
       <div class="actions">
         <button type="button" onClick={() => void run(null, 0)} disabled={busy} data-testid="run-search">
