@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, type Paging, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
@@ -133,6 +133,14 @@ const fileRecord: FieldMap = {
 
 const pageMeta: FieldMap = { nextPageToken: t.string() };
 
+/** Drive's paging: `nextPageToken` in the answer, sent back as `pageToken`. */
+const pageTokenPaging = {
+  type: 'page_token',
+  param: 'pageToken',
+  nextAt: 'nextPageToken',
+  meta: 'nextPageToken',
+} as const satisfies Paging;
+
 /**
  * A paged Drive collection: `{<key>: [...], nextPageToken}` (the key is left out of an empty page); a record is
  * `<path>/{idParam}`. `fields` defaults to `*` (document 2's full records: Drive answers a few fields otherwise).
@@ -142,7 +150,7 @@ function collection(path: string, key: string, idParam: string, readPageSize: nu
   return {
     path,
     records: key,
-    paging: { type: 'page_token', param: 'pageToken', nextAt: 'nextPageToken', meta: 'nextPageToken' },
+    paging: pageTokenPaging,
     get: { path: `${path}/{${idParam}}`, defaults: { fields: '*' } },
     read: { params: { pageSize: readPageSize } },
   };
@@ -181,6 +189,12 @@ const filesList = z
 const files: EntityCatalog = {
   name: 'files',
   recordKey: 'id',
+  // GET /files pages like the collections and says whether the search covered every corpus; replication reads
+  // the changes feed instead (the connector's own).
+  upstream: {
+    ...collection('files', 'files', 'fileId', 1000),
+    meta: { incompleteSearch: 'incompleteSearch' },
+  },
   record: fileRecord,
   meta: { ...pageMeta, incompleteSearch: t.boolean() },
   searchable: fileRecord,
@@ -484,6 +498,14 @@ const changeRecord: FieldMap = {
 const changes: EntityCatalog = {
   name: 'changes',
   recordKey: 'fileId',
+  // https://developers.google.com/workspace/drive/api/reference/rest/v3/changes/list: the last page carries
+  // newStartPageToken (the token for the next poll) instead of nextPageToken.
+  upstream: {
+    path: 'changes',
+    records: 'changes',
+    paging: pageTokenPaging,
+    meta: { newStartPageToken: 'newStartPageToken' },
+  },
   record: changeRecord,
   // newStartPageToken: on the last page, the token to poll from next time.
   meta: { ...pageMeta, newStartPageToken: t.string() },

@@ -9,9 +9,10 @@ import type {
 } from '../../core/define-connector.ts';
 import { ConnectorError, UpstreamError } from '../../core/errors.ts';
 import { pathOf, type QueryValue } from '../../core/http-client.ts';
-import { readByListing, recordsAt } from '../../core/paging.ts';
+import { listDeclared, readListing } from '../../core/listing.ts';
+import { googleDriveCatalog } from './catalog.ts';
 import { driveJson, driveSend } from './drive-http.ts';
-import { listFields, pageResult, queryOf } from './mapping.ts';
+import { driveListHooks, queryOf } from './mapping.ts';
 
 /** files_upload accepts what Drive's simple multipart upload does: up to 5 MB (document 1 Limits). */
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
@@ -86,21 +87,13 @@ async function stream(
   return { status: response.status, headers: response.headers, body: response.body };
 }
 
-async function listFiles(ctx: ConnectorContext, params: Params) {
-  const body = await driveJson<Record<string, unknown>>(ctx, {
-    path: 'files',
-    query: { ...queryOf(params, []), fields: listFields(params.fields, ['nextPageToken', 'incompleteSearch']) },
-  });
-  return pageResult(body, 'files', params, true);
-}
+const { files: filesEntity, changes: changesEntity } = googleDriveCatalog.entities;
+const filesHooks = driveListHooks(['nextPageToken', 'incompleteSearch']);
+export const changesHooks = driveListHooks(['nextPageToken', 'newStartPageToken']);
 
+/** files lists and gets as declared in the catalog; writes, media and replication (the changes feed) are Drive's own. */
 export const files: EntityOperations = {
-  list: listFiles,
-  get: (ctx, params) =>
-    driveJson<UpstreamRecord>(ctx, {
-      path: pathOf('files', String(params.fileId)),
-      query: { ...queryOf(params, ['fileId']), fields: params.fields === undefined ? '*' : String(params.fields) },
-    }),
+  hooks: filesHooks,
   create: (ctx, params) =>
     driveJson(ctx, {
       method: 'POST',
@@ -168,7 +161,7 @@ async function* readAllFiles(ctx: ConnectorContext, since: string, resume: unkno
     corpora: 'allDrives',
     ...ALL_DRIVES,
   };
-  for await (const page of readByListing((p) => listFiles(ctx, p), first, from?.next ?? undefined)) {
+  for await (const page of readListing(ctx, filesEntity!.upstream!, first, from?.next ?? undefined, filesHooks)) {
     const next = page.checkpoint as Params | null;
     yield {
       records: page.records,
@@ -204,13 +197,15 @@ async function* readChanges(
   let pageToken = typeof resume === 'string' && resume !== '' ? resume : position;
   const startMs = Date.parse(since);
   for (;;) {
-    const body = await driveJson<Record<string, unknown>>(ctx, {
-      path: 'changes',
-      query: { pageToken, pageSize: READ_PAGE_SIZE, includeRemoved: true, ...ALL_DRIVES, fields: '*' },
-    });
+    const page = await listDeclared(
+      ctx,
+      changesEntity!.upstream!,
+      { pageToken, pageSize: READ_PAGE_SIZE, includeRemoved: true, ...ALL_DRIVES, fields: '*' },
+      changesHooks,
+    );
     const records: UpstreamRecord[] = [];
     const removed: string[] = [];
-    for (const change of body.changes === undefined ? [] : recordsAt(body, 'changes')) {
+    for (const change of page.records) {
       if (change.changeType === 'drive') continue;
       const file = change.file as UpstreamRecord | null | undefined;
       const fileId = typeof change.fileId === 'string' ? change.fileId : (file?.id as string | undefined);
@@ -223,8 +218,8 @@ async function* readChanges(
       if (gone) removed.push(fileId);
       else records.push(file);
     }
-    const next = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
-    if (next) {
+    const next = page.meta.nextPageToken;
+    if (typeof next === 'string') {
       yield { records, removed, checkpoint: next };
       if (next === pageToken) {
         throw new UpstreamError('upstream_error', 'the changes feed returned the same page token twice', 200, null);
@@ -232,7 +227,7 @@ async function* readChanges(
       pageToken = next;
       continue;
     }
-    const newStart = body.newStartPageToken;
+    const newStart = page.meta.newStartPageToken;
     if (typeof newStart !== 'string' || newStart === '') {
       throw new UpstreamError('upstream_error', 'the changes feed ended without a newStartPageToken', 200, null);
     }

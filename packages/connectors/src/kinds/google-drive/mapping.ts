@@ -1,6 +1,6 @@
-import type { ListPage, Params, UpstreamRecord } from '../../core/define-connector.ts';
+import type { Params } from '../../core/define-connector.ts';
 import type { QueryValue } from '../../core/http-client.ts';
-import { recordsAt } from '../../core/paging.ts';
+import type { ListHooks } from '../../core/listing.ts';
 
 /** Params that are sent as the query string under their own names (document 2 uses Drive's names). */
 export function queryOf(params: Params, exclude: readonly string[]): Record<string, QueryValue> {
@@ -26,16 +26,10 @@ export function listFields(fields: unknown, paging: readonly string[]): string {
   return [...missing, fields].join(',');
 }
 
-/** Document 2's Meta of file storage lists: nextPageToken (and incompleteSearch for files). */
-export function pageResult(
-  body: Record<string, unknown>,
-  key: string,
-  params: Params,
-  withIncomplete = false,
-): ListPage {
-  const next = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
-  const meta: Record<string, unknown> = { nextPageToken: next };
-  if (withIncomplete) meta.incompleteSearch = typeof body.incompleteSearch === 'boolean' ? body.incompleteSearch : null;
-  const records: UpstreamRecord[] = body[key] === undefined ? [] : recordsAt(body, key);
-  return { records, meta, next: next ? { ...params, pageToken: next } : null };
+/**
+ * What Drive adds to its declared lists: lists go as comma-separated values, and `fields` keeps the `paging` fields
+ * (listFields).
+ */
+export function driveListHooks(paging: readonly string[]): ListHooks {
+  return { query: (query, params) => ({ ...queryOf(query, []), fields: listFields(params.fields, paging) }) };
 }
