@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { FaultInjector } from '../simulators/kit/faults.ts';
+import { listen } from '../simulators/kit/server.ts';
 import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from '../simulators/orb/data.ts';
 import { createOrbApp } from '../simulators/orb/simulator.ts';
 
@@ -70,17 +69,6 @@ export async function startBenchOrbUpstream(options: OrbDataOptions): Promise<Be
   });
   app.all('*', (c) => simulator.fetch(c.req.raw));
 
-  const server = await new Promise<{ url: string; close: () => Promise<void> }>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            s.close(() => done());
-            (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-          }),
-      }),
-    );
-  });
+  const server = await listen(app);
   return { url: `${server.url}/v1`, apiKey, data, customersInOrder: rows, close: server.close };
 }

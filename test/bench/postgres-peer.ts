@@ -6,6 +6,7 @@
  * and a btree on the invoice date for ranges and sorting.
  */
 import pg from 'pg';
+import { dropDatabase, onAdminDatabase, withDatabaseName } from '../harness/databases.ts';
 
 export const PEER_TABLE = 'records';
 const LOAD_BATCH = 2000;
@@ -17,25 +18,15 @@ export interface PeerQuery {
 
 /** Opens (creating if needed) the peer database next to `databaseUrl`. */
 export async function openPeer(databaseUrl: string, database: string, poolSize: number): Promise<pg.Pool> {
-  const admin = new pg.Client({ connectionString: withDatabase(databaseUrl, 'postgres') });
-  await admin.connect();
-  try {
+  await onAdminDatabase(databaseUrl, async (admin) => {
     const exists = await admin.query('select 1 from pg_database where datname = $1', [database]);
     if (exists.rowCount === 0) await admin.query(`create database "${database}"`);
-  } finally {
-    await admin.end();
-  }
-  return new pg.Pool({ connectionString: withDatabase(databaseUrl, database), max: poolSize });
+  });
+  return new pg.Pool({ connectionString: withDatabaseName(databaseUrl, database), max: poolSize });
 }
 
 export async function dropPeer(databaseUrl: string, database: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: withDatabase(databaseUrl, 'postgres') });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists "${database}" with (force)`);
-  } finally {
-    await admin.end();
-  }
+  await dropDatabase(withDatabaseName(databaseUrl, database));
 }
 
 /** Loads `count` records (skipped when the table already holds exactly that many), then builds the indexes. */
@@ -112,10 +103,4 @@ export function placeholders(values: unknown[]): (value: unknown) => string {
     values.push(value);
     return `$${values.length + 1}`;
   };
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
 }

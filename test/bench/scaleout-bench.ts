@@ -13,8 +13,9 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { entityStatuses } from '../harness/connector-status.ts';
+import { freePort } from '../harness/free-port.ts';
 import { startTestPlatform } from '../harness/platform.ts';
-import { freePort, syncRunsByOutcome } from '../harness/scale-out.ts';
+import { syncRunsByOutcome } from '../harness/scale-out.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
 import { fixed, table, verdict } from './stats.ts';
 

@@ -1,9 +1,10 @@
 import { AccessTokens, signingKeysFrom } from '@conduit/platform';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
+import { closeInOrder, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
 
 async function tokenFor(platform: TestPlatform, clientId: string, secret: string): Promise<string> {
   const response = await fetch(`${platform.url}/api/v1/oauth/token`, {
@@ -22,24 +23,27 @@ describe('authorization matrix', () => {
   const path = () => `/api/v1/integrations/connectors/${connectorId}`;
 
   beforeAll(async () => {
-    sim = await startOrb({ size: 5 });
-    platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} }, worker: false });
-    const created = await platform.call('POST', '/api/v1/integrations/connectors', {
+    ({ sim, platform } = await startOrbPlatform({ size: 5, worker: false }));
+    // The kind in lower case: kinds are matched without regard to case.
+    connectorId = await createConnector(platform, {
       customer_name: 'acme',
-      connector_type: 'orb',
       name: 'auth-matrix',
-      credentials: sim.credentials,
-      replication_config: sim.replicationConfig,
+      ...orbSettings(sim),
+      connector_type: 'orb',
     });
-    expect(created.status).toBe(201);
-    connectorId = ((await created.json()) as { connector_id: string }).connector_id;
   });
-  afterAll(async () => {
-    await platform?.close();
-    await sim?.close();
-  });
+  afterAll(() => closeInOrder(platform, sim));
 
   const get = (headers: Record<string, string>) => fetch(`${platform.url}${path()}`, { headers });
+  const addClient = async (clientId: string, secret: string, name: string) => {
+    const { hashClientSecret } = await import('@conduit/platform');
+    await platform.api.deps.clients.upsertClient({
+      client_id: clientId,
+      secret_hash: await hashClientSecret(secret),
+      name,
+      allowed_redirect_urls: [],
+    });
+  };
 
   it('answers 401 problem+json without a token', async () => {
     const response = await get({});
@@ -95,13 +99,7 @@ describe('authorization matrix', () => {
   it('answers 404, never 403, for a connector of another organization', async () => {
     const { clients } = platform.api.deps;
     await clients.upsertOrganization('other-org', 'other');
-    const { hashClientSecret } = await import('@conduit/platform');
-    await clients.upsertClient({
-      client_id: 'other-client',
-      secret_hash: await hashClientSecret('other-secret-1'),
-      name: 'o',
-      allowed_redirect_urls: [],
-    });
+    await addClient('other-client', 'other-secret-1', 'o');
     await clients.grant('other-client', 'other-org');
     const token = await tokenFor(platform, 'other-client', 'other-secret-1');
     const response = await get({ authorization: `Bearer ${token}` });
@@ -111,13 +109,7 @@ describe('authorization matrix', () => {
 
   it('requires X-Organization-Id for a client of several organizations, and checks it', async () => {
     const { clients } = platform.api.deps;
-    const { hashClientSecret } = await import('@conduit/platform');
-    await clients.upsertClient({
-      client_id: 'multi-client',
-      secret_hash: await hashClientSecret('multi-secret-1'),
-      name: 'm',
-      allowed_redirect_urls: [],
-    });
+    await addClient('multi-client', 'multi-secret-1', 'm');
     await clients.grant('multi-client', platform.organizationId);
     await clients.grant('multi-client', 'other-org');
     const token = await tokenFor(platform, 'multi-client', 'multi-secret-1');

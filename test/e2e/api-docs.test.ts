@@ -2,9 +2,10 @@ import { documentedOperations, openApiDocument } from '@conduit/api';
 import { CONNECTOR_DEFINITIONS, entityActions } from '@conduit/connectors';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
+import { closeInOrder, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
 
 describe('the API reference', () => {
   let sim: SimulatorHandle;
@@ -12,21 +13,10 @@ describe('the API reference', () => {
   let connectorId: string;
 
   beforeAll(async () => {
-    sim = await startOrb({ size: 5 });
-    platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} }, worker: false });
-    const created = await platform.call('POST', '/api/v1/integrations/connectors', {
-      customer_name: 'docs',
-      connector_type: 'Orb',
-      name: 'docs',
-      credentials: sim.credentials,
-      replication_config: sim.replicationConfig,
-    });
-    connectorId = ((await created.json()) as { connector_id: string }).connector_id;
+    ({ sim, platform } = await startOrbPlatform({ size: 5, worker: false }));
+    connectorId = await createConnector(platform, { customer_name: 'docs', name: 'docs', ...orbSettings(sim) });
   });
-  afterAll(async () => {
-    await platform?.close();
-    await sim?.close();
-  });
+  afterAll(() => closeInOrder(platform, sim));
 
   it('serves OpenAPI 3.1 with every route, and an HTML reference', async () => {
     const document = (await (await fetch(`${platform.url}/openapi.json`)).json()) as {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
+import { closeInOrder, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
 
 /** Cases of the every-route property; FUZZ_RUNS raises it (20,000 for the long run). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
@@ -233,24 +234,14 @@ describe('fuzzing every route: methods, path ids, query strings, headers and bod
   const findings: string[] = [];
 
   beforeAll(async () => {
-    sim = await startOrb({ size: 10 });
-    platform = await startTestPlatform({
-      overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} },
+    ({ sim, platform } = await startOrbPlatform({
+      size: 10,
       worker: false,
       env: { RATE_LIMIT_PER_MINUTE: '100000000' },
-    });
+    }));
     token = await platform.token();
-    const create = async (name: string) => {
-      const created = await platform.call('POST', '/api/v1/integrations/connectors', {
-        customer_name: 'fuzz-routes',
-        connector_type: 'Orb',
-        name,
-        credentials: sim.credentials,
-        replication_config: sim.replicationConfig,
-      });
-      expect(created.status).toBe(201);
-      return ((await created.json()) as { connector_id: string }).connector_id;
-    };
+    const create = (name: string) =>
+      createConnector(platform, { customer_name: 'fuzz-routes', name, ...orbSettings(sim) });
     realId = await create('real');
     sacrificialId = await create('sacrificial');
     // With a webhook secret, webhook deliveries reach the signature checks (without one they stop at 401 at once).
@@ -268,8 +259,7 @@ describe('fuzzing every route: methods, path ids, query strings, headers and bod
         [...counts.byRoute.entries()].map(([r, n]) => `${r}:${n}`).join(' '),
     );
     if (findings.length > 0) console.log(`fuzz findings:\n${findings.slice(0, 20).join('\n')}`);
-    await platform?.close();
-    await sim?.close();
+    await closeInOrder(platform, sim);
   });
 
   const send = async (c: Case) => {

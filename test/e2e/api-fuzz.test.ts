@@ -1,9 +1,10 @@
 import { ACTIONS } from '@conduit/connectors';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
+import { closeInOrder, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
 
 /** Cases per property; FUZZ_RUNS raises it for longer runs. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
@@ -82,26 +83,17 @@ describe('fuzzing execute and create bodies', () => {
   const findings: string[] = [];
 
   beforeAll(async () => {
-    sim = await startOrb({ size: 10 });
-    platform = await startTestPlatform({
-      overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} },
+    ({ sim, platform } = await startOrbPlatform({
+      size: 10,
       worker: false,
       env: { RATE_LIMIT_PER_MINUTE: '1000000' },
-    });
+    }));
     token = await platform.token();
-    const created = await platform.call('POST', '/api/v1/integrations/connectors', {
-      customer_name: 'fuzz',
-      connector_type: 'Orb',
-      name: 'fuzz',
-      credentials: sim.credentials,
-      replication_config: sim.replicationConfig,
-    });
-    connectorId = ((await created.json()) as { connector_id: string }).connector_id;
+    connectorId = await createConnector(platform, { customer_name: 'fuzz', name: 'fuzz', ...orbSettings(sim) });
   });
   afterAll(async () => {
     if (findings.length > 0) console.log(`fuzz findings:\n${findings.join('\n')}`);
-    await platform?.close();
-    await sim?.close();
+    await closeInOrder(platform, sim);
   });
 
   const send = async (path: string, body: unknown, raw = false) => {

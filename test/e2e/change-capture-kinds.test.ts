@@ -1,6 +1,6 @@
 import { envSuffix } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForEntity } from '../harness/connector-status.ts';
+import { searchAllRows, waitForEntity } from '../harness/connector-status.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { GoogleAdsData } from '../simulators/google-ads/data.ts';
 import { SIMULATORS } from '../simulators/index.ts';
@@ -105,24 +105,6 @@ const CASES: readonly {
 // Not here: Orb (test/e2e/change-capture.test.ts); Typeform responses (submitted responses are not edited, and a
 // deletion case costs ~35 s under its simulator's 2 req/s limit); Zendesk Talk calls (changeCapture updatedSince:
 // the incremental export sees edits and deletions, no full pass needed).
-
-/** Every record of the entity in search, whole (the record key, e.g. Google Ads' _row_key, need not be searchable). */
-async function searchAllRows(platform: TestPlatform, connectorId: string, entity: string): Promise<Row[]> {
-  const rows: Row[] = [];
-  let cursor: string | null = null;
-  do {
-    const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
-      entity,
-      action: 'search',
-      params: { query: {}, limit: 10000, ...(cursor ? { cursor } : {}) },
-    });
-    expect(response.status, await response.clone().text()).toBe(200);
-    const body = (await response.json()) as { data: Row[]; meta: { has_more: boolean; cursor: string | null } };
-    rows.push(...body.data);
-    cursor = body.meta.has_more ? body.meta.cursor : null;
-  } while (cursor);
-  return rows;
-}
 
 const at = (record: Row, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v as Row | undefined)?.[k], record);

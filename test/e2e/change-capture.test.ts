@@ -1,7 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterAll } from '../harness/cleanups.ts';
 import { entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettingsFrom, startOrbSimulatorPlatform } from '../harness/orb-connector.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
+import type { OrbSimulator } from '../simulators/orb/simulator.ts';
 import { paypalTime } from '../simulators/paypal-transaction/data.ts';
 import { startPaypalTransactionSimulator } from '../simulators/paypal-transaction/simulator.ts';
 import { startSentrySimulator } from '../simulators/sentry/simulator.ts';
@@ -15,19 +18,11 @@ interface ConnectorView {
   entities: Record<string, { status: string; error: string | null; last_full_sync_at: string | null }>;
 }
 
-async function create(platform: TestPlatform, body: Record<string, unknown>): Promise<string> {
-  const response = await platform.call('POST', '/api/v1/integrations/connectors', { customer_name: 'cc', ...body });
-  expect(response.status, await response.clone().text()).toBe(201);
-  return ((await response.json()) as { connector_id: string }).connector_id;
-}
+const create = (platform: TestPlatform, body: Record<string, unknown>) =>
+  createConnector(platform, { customer_name: 'cc', ...body });
 
 const createOrb = (platform: TestPlatform, sim: OrbSimulator, name: string) =>
-  create(platform, {
-    connector_type: 'Orb',
-    name,
-    credentials: { api_key: sim.apiKey },
-    replication_config: { start_date: START },
-  });
+  create(platform, { name, ...orbSettingsFrom(sim.apiKey, START) });
 
 async function search(platform: TestPlatform, id: string, entity: string, query: unknown) {
   const response = await platform.call('POST', `/api/v1/integrations/connectors/${id}/execute`, {
@@ -43,18 +38,10 @@ const sync = (platform: TestPlatform, id: string, body: unknown) =>
   platform.call('POST', `/api/v1/integrations/connectors/${id}/sync`, body);
 
 describe('change capture: edits, deletions and late data reach the copy', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterAll();
 
   it('Orb: an edit that keeps created_at and a deletion both reach search after a full pass (on demand)', async () => {
-    const sim = await startOrbSimulator({ customers: 30, subscriptionsPerCustomer: 0 });
-    const platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
-    cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
-    );
+    const { sim, platform } = await startOrbSimulatorPlatform(cleanups, { customers: 30, subscriptionsPerCustomer: 0 });
     const id = await createOrb(platform, sim, 'full-on-demand');
     const first = await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready' && !s.running);
     const afterFirst = (await entityStatuses(platform, id)).customers as unknown as { last_full_sync_at: string };
@@ -94,14 +81,10 @@ describe('change capture: edits, deletions and late data reach the copy', () => 
   }, 120_000);
 
   it('a sync request with a bad mode or entity is a 400 naming the field', async () => {
-    const sim = await startOrbSimulator({ customers: 3, subscriptionsPerCustomer: 0 });
-    const platform = await startTestPlatform({
-      overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} },
-      worker: false,
-    });
-    cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
+    const { sim, platform } = await startOrbSimulatorPlatform(
+      cleanups,
+      { customers: 3, subscriptionsPerCustomer: 0 },
+      { worker: false },
     );
     const id = await createOrb(platform, sim, 'bad-sync');
     const before = await search(platform, id, 'customers', {});
@@ -118,14 +101,10 @@ describe('change capture: edits, deletions and late data reach the copy', () => 
   }, 60_000);
 
   it('the periodic full pass runs on its own (FULL_SYNC_INTERVAL)', async () => {
-    const sim = await startOrbSimulator({ customers: 20, subscriptionsPerCustomer: 0 });
-    const platform = await startTestPlatform({
-      overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} },
-      env: { SYNC_INTERVAL: '1s', FULL_SYNC_INTERVAL: '2s', RECONCILE_INTERVAL: '1s' },
-    });
-    cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
+    const { sim, platform } = await startOrbSimulatorPlatform(
+      cleanups,
+      { customers: 20, subscriptionsPerCustomer: 0 },
+      { env: { SYNC_INTERVAL: '1s', FULL_SYNC_INTERVAL: '2s', RECONCILE_INTERVAL: '1s' } },
     );
     const id = await createOrb(platform, sim, 'periodic-full');
     await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready');
@@ -198,21 +177,15 @@ describe('Sentry without configuration', () => {
         replication_config: { start_date: START },
       });
       const since = Date.parse(START);
+      /** Ids of the records of every project dated (by `dated`) on or after START. */
+      const idsSince = <T extends { id: string }>(perProject: Map<string, T[]>, dated: (record: T) => string) =>
+        [...perProject.values()]
+          .flat()
+          .filter((r) => Date.parse(dated(r)) >= since)
+          .map((r) => r.id);
       const expected: Record<string, { key: string; ids: string[] }> = {
-        issues: {
-          key: 'id',
-          ids: [...sim.data.issues.values()]
-            .flat()
-            .filter((i) => Date.parse(i.lastSeen) >= since)
-            .map((i) => i.id),
-        },
-        events: {
-          key: 'id',
-          ids: [...sim.data.events.values()]
-            .flat()
-            .filter((e) => Date.parse(e.dateCreated) >= since)
-            .map((e) => e.id),
-        },
+        issues: { key: 'id', ids: idsSince(sim.data.issues, (i) => i.lastSeen) },
+        events: { key: 'id', ids: idsSince(sim.data.events, (e) => e.dateCreated) },
         releases: { key: 'id', ids: [...sim.data.releases.values()].flat().map((r) => String(r.id)) },
       };
       const organizations = new Set(sim.data.projects.map((p) => p.organization.slug));

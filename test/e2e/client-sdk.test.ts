@@ -7,6 +7,7 @@ import {
 } from '@conduit/client';
 import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orbSettings } from '../harness/orb-connector.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { SIMULATORS } from '../simulators/index.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
@@ -179,13 +180,7 @@ describe('@conduit/client against the platform', () => {
       entities: ['invoices'],
     });
     const sim = sims.get('Orb')!;
-    const spare = await conduit.connectors.create({
-      connector_type: 'Orb',
-      customer_name: 'sdk',
-      name: 'spare',
-      credentials: sim.credentials as { api_key: string },
-      replication_config: sim.replicationConfig as { start_date: string },
-    });
+    const spare = await conduit.connectors.create({ customer_name: 'sdk', name: 'spare', ...orbSettings(sim) });
     await expect(conduit.connectors.update(spare.connector_id, { name: 'renamed' })).resolves.toMatchObject({
       name: 'renamed',
     });

@@ -9,20 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectWith } from '../../packages/connectors/src/core/connect.ts';
+import { freePort } from '../harness/free-port.ts';
 import { testServices } from '../harness/services.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** A port nobody listens on now (never assume 8080 or 4100 are free: other people run things here). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** `count` consecutive free ports (the simulators take base, base+1, ...). */
 async function freeRange(count: number): Promise<number> {

@@ -80,6 +80,16 @@ const answer = (result: Awaited<ReturnType<Client['callTool']>>) => {
   return JSON.parse(text(result)) as SearchAnswer;
 };
 
+/** One search of the Orb connector's invoices through the search tool. */
+async function searchInvoices(client: Client, args: Record<string, unknown>) {
+  return answer(
+    await client.callTool({
+      name: 'orb_search',
+      arguments: { connector_id: connectorId, entity: 'invoices', ...args },
+    }),
+  );
+}
+
 /** Every page of a search tool call, following meta.cursor with the same arguments. */
 async function searchEveryPage(client: Client, args: Record<string, unknown>) {
   const pages: SearchAnswer[] = [];
@@ -134,18 +144,11 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     const execute = tools.find((t) => t.name === 'orb_execute')!.inputSchema as unknown as { oneOf: unknown[] };
     expect(execute.oneOf.length).toBeGreaterThanOrEqual(8);
 
-    const page = answer(
-      await client.callTool({
-        name: 'orb_search',
-        arguments: {
-          connector_id: connectorId,
-          entity: 'invoices',
-          query: { filter: { in: { status: ['paid', 'issued', 'draft', 'synced', 'void'] } }, sort: [{ id: 'asc' }] },
-          limit: 3,
-          fields: ['id', 'status'],
-        },
-      }),
-    );
+    const page = await searchInvoices(client, {
+      query: { filter: { in: { status: ['paid', 'issued', 'draft', 'synced', 'void'] } }, sort: [{ id: 'asc' }] },
+      limit: 3,
+      fields: ['id', 'status'],
+    });
     expect(page.data).toHaveLength(3);
     expect(page.meta.has_more).toBe(true);
     await client.close();
@@ -168,18 +171,11 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
 
   it('answers aggregations through the search tool', async () => {
     const client = await httpClient(await platform.token());
-    const result = answer(
-      await client.callTool({
-        name: 'orb_search',
-        arguments: {
-          connector_id: connectorId,
-          entity: 'invoices',
-          query: {},
-          limit: 0,
-          aggregate: { by_status: { count_by: 'status' }, revenue: { sum: 'total' } },
-        },
-      }),
-    ) as SearchAnswer & { meta: { aggregations: { by_status: { key: string; count: number }[] } } };
+    const result = (await searchInvoices(client, {
+      query: {},
+      limit: 0,
+      aggregate: { by_status: { count_by: 'status' }, revenue: { sum: 'total' } },
+    })) as SearchAnswer & { meta: { aggregations: { by_status: { key: string; count: number }[] } } };
     expect(result.data).toEqual([]);
     expect(result.meta.aggregations.by_status.reduce((n, b) => n + b.count, 0)).toBe(expectedInvoices.length);
     await client.close();

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
+import { closeInOrder, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests';
 const EXECUTE_ROUTE = '/api/v1/integrations/connectors/:connector_id/execute';
@@ -44,20 +45,13 @@ describe('GET /metrics on the API and on the worker’s own port', () => {
   };
 
   beforeAll(async () => {
-    sim = await startOrb({ size: 25 });
-    platform = await startTestPlatform({
-      overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} },
-      env: { METRICS_TOKEN },
-    });
+    ({ sim, platform } = await startOrbPlatform({ size: 25, env: { METRICS_TOKEN } }));
     const port = platform.worker?.metricsServer.port;
     if (!port) throw new Error('the worker metrics server did not bind');
     workerUrl = `http://127.0.0.1:${port}`;
   });
 
-  afterAll(async () => {
-    await platform?.close();
-    await sim?.close();
-  });
+  afterAll(() => closeInOrder(platform, sim));
 
   it('requires the METRICS_TOKEN bearer on both ports when it is set', async () => {
     const api = await fetch(`${platform.url}/metrics`);
@@ -71,15 +65,7 @@ describe('GET /metrics on the API and on the worker’s own port', () => {
 
   it('exposes sync runs by outcome, records indexed, queue depth and per-entity lag, and they move', async () => {
     const before = await scrapeWorker();
-    const create = await platform.call('POST', '/api/v1/integrations/connectors', {
-      customer_name: 'acme',
-      connector_type: 'Orb',
-      name: 'metrics',
-      credentials: sim.credentials,
-      replication_config: sim.replicationConfig,
-    });
-    expect(create.status).toBe(201);
-    connectorId = ((await create.json()) as { connector_id: string }).connector_id;
+    connectorId = await createConnector(platform, { customer_name: 'acme', name: 'metrics', ...orbSettings(sim) });
 
     expect(sample(before, 'conduit_sync_queue_jobs', { state: 'waiting' })).toBeGreaterThanOrEqual(0);
     expect(sample(before, 'conduit_sync_runs_total')).toBeNaN();

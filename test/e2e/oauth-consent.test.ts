@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { type ApiDeps, buildApp } from '@conduit/api';
 import { findConnectorDefinition } from '@conduit/connectors';
 import { type OAuthDeps, oauthDepsFrom } from '@conduit/oauth-consent';
 import { hashClientSecret, OAUTH_PROVIDERS, type OAuthProviderSpec } from '@conduit/platform';
-import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { listen } from '../simulators/kit/server.ts';
 import { type OAuthProviderSimulator, startOAuthProvider } from '../simulators/oauth-provider/simulator.ts';
 
 const REDIRECT_URL = 'https://app.example.test/oauth/done';
@@ -42,18 +42,9 @@ async function serveConsentApp(
   now: () => Date,
 ): Promise<ConsentServer> {
   let handler: (request: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
-  const server = await new Promise<{ url: string; close: () => Promise<void> }>((resolve) => {
-    const s = serve({ fetch: (request) => handler(request), hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-            s.close(() => done());
-          }),
-      }),
-    );
-  });
+  const router = new Hono();
+  router.all('*', (c) => handler(c.req.raw));
+  const server = await listen(router);
   const env: Record<string, string> = { PUBLIC_BASE_URL: server.url };
   for (const kind of ['ORB', 'TYPEFORM']) {
     env[`OAUTH_CLIENT_ID_${kind}`] = provider.clientId;

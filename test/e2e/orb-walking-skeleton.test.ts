@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
+import { closeInOrder, eventually, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
 
 describe('walking skeleton: an Orb connector from create to search, through HTTP', () => {
   let sim: SimulatorHandle;
@@ -9,23 +10,14 @@ describe('walking skeleton: an Orb connector from create to search, through HTTP
   let connectorId: string;
 
   beforeAll(async () => {
-    sim = await startOrb({ size: 60 });
-    platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} } });
-    const response = await platform.call('POST', '/api/v1/integrations/connectors', {
-      customer_name: 'acme',
-      connector_type: 'Orb',
-      name: 'billing',
-      credentials: sim.credentials,
-      replication_config: sim.replicationConfig,
-    });
-    expect(response.status).toBe(201);
-    connectorId = ((await response.json()) as { connector_id: string }).connector_id;
+    ({ sim, platform } = await startOrbPlatform({ size: 60 }));
+    connectorId = await createConnector(platform, { customer_name: 'acme', name: 'billing', ...orbSettings(sim) });
   });
 
-  afterAll(async () => {
-    await platform?.close();
-    await sim?.close();
-  });
+  afterAll(() => closeInOrder(platform, sim));
+
+  const execute = (entity: string, action: string, params: unknown) =>
+    platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, { entity, action, params });
 
   it('never shows the credentials back', async () => {
     const response = await platform.call('GET', `/api/v1/integrations/connectors/${connectorId}`);
@@ -52,10 +44,10 @@ describe('walking skeleton: an Orb connector from create to search, through HTTP
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
-        entity: 'customers',
-        action: 'search',
-        params: { query: { sort: [{ id: 'asc' }] }, limit: 7, ...(cursor ? { cursor } : {}) },
+      const response = await execute('customers', 'search', {
+        query: { sort: [{ id: 'asc' }] },
+        limit: 7,
+        ...(cursor ? { cursor } : {}),
       });
       expect(response.status).toBe(200);
       const body = (await response.json()) as {
@@ -71,17 +63,12 @@ describe('walking skeleton: an Orb connector from create to search, through HTTP
 
   it('search filters with eq and in', async () => {
     const target = sim.expectedKeys('customers')[0]!;
-    const eq = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
-      entity: 'customers',
-      action: 'search',
-      params: { query: { filter: { eq: { id: target } } } },
-    });
+    const eq = await execute('customers', 'search', { query: { filter: { eq: { id: target } } } });
     expect(((await eq.json()) as { data: { id: string }[] }).data.map((r) => r.id)).toEqual([target]);
 
-    const paid = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
-      entity: 'invoices',
-      action: 'search',
-      params: { query: { filter: { in: { status: ['paid', 'void'] } } }, limit: 10000 },
+    const paid = await execute('invoices', 'search', {
+      query: { filter: { in: { status: ['paid', 'void'] } } },
+      limit: 10000,
     });
     const statuses = ((await paid.json()) as { data: { status: string }[] }).data.map((r) => r.status);
     expect(statuses.length).toBeGreaterThan(0);
@@ -89,11 +76,7 @@ describe('walking skeleton: an Orb connector from create to search, through HTTP
   });
 
   it('list and get pass through live and equal the simulator’s answers', async () => {
-    const list = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
-      entity: 'customers',
-      action: 'list',
-      params: { limit: 5 },
-    });
+    const list = await execute('customers', 'list', { limit: 5 });
     expect(list.status).toBe(200);
     const listed = (await list.json()) as { data: { id: string }[]; meta: { next_cursor: string | null } };
     const direct = await fetch(`${sim.baseUrl}/customers?limit=5`, {
@@ -103,20 +86,12 @@ describe('walking skeleton: an Orb connector from create to search, through HTTP
     expect(typeof listed.meta.next_cursor).toBe('string');
 
     const id = listed.data[0]!.id;
-    const get = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
-      entity: 'customers',
-      action: 'get',
-      params: { customer_id: id },
-    });
+    const get = await execute('customers', 'get', { customer_id: id });
     expect(((await get.json()) as { data: { id: string } }).data.id).toBe(id);
   });
 
   it('a bad request is a problem+json 400 naming the field', async () => {
-    const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
-      entity: 'customers',
-      action: 'list',
-      params: { limit: 0 },
-    });
+    const response = await execute('customers', 'list', { limit: 0 });
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toContain('application/problem+json');
     const problem = (await response.json()) as { code: string; errors: { path: string }[] };

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiProcess } from '../harness/api-process.ts';
 import { entityStatuses, searchAllIds } from '../harness/connector-status.ts';
+import { freePort } from '../harness/free-port.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import { freePort, syncRunsByOutcome } from '../harness/scale-out.ts';
+import { syncRunsByOutcome } from '../harness/scale-out.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 

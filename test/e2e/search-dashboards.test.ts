@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettingsFrom } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { OrbRecord } from '../simulators/orb/data.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
@@ -45,15 +47,11 @@ describe('search for dashboards, through the API', () => {
     Object.assign(sim.data.invoices.filter(after)[2]!, { invoice_date: '2010-01-01T00:00:00+00:00' });
     invoices = sim.data.invoices.filter(after);
     platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
-    const response = await platform.call('POST', '/api/v1/integrations/connectors', {
+    connectorId = await createConnector(platform, {
       customer_name: 'acme',
-      connector_type: 'Orb',
       name: 'billing',
-      credentials: { api_key: sim.apiKey },
-      replication_config: { start_date: START_DATE },
+      ...orbSettingsFrom(sim.apiKey, START_DATE),
     });
-    expect(response.status).toBe(201);
-    connectorId = ((await response.json()) as { connector_id: string }).connector_id;
     await eventually(async () => {
       const view = await platform.call('GET', `/api/v1/integrations/connectors/${connectorId}`);
       const body = (await view.json()) as { entities: Record<string, { status: string }> };

@@ -28,6 +28,15 @@ describe('signing keys derived per purpose (HKDF)', () => {
   const states = (keys: ReturnType<typeof signingKeysFrom>) =>
     new OAuthStates({ signingKey: keys.oauthState, redis, prefix, ttlSeconds: 600, now: () => new Date() });
   afterAll(() => redis.quit());
+  /** The keys before and after one secret is rotated, and a token, a state and a cursor signed before. */
+  const signBeforeRotating = async (rotated: Record<string, string>) => {
+    const before = signingKeysFrom(env());
+    const after = signingKeysFrom(env(rotated));
+    const token = await new AccessTokens(before.accessToken, 600).issue(CLAIMS);
+    const state = await states(before).issue(STATE);
+    const cursor = encodeCursor(['a'], BINDING, before.searchCursor);
+    return { before, after, token, state, cursor };
+  };
 
   it('gives each purpose a different 32-byte key, none of them the configured secret', () => {
     const keys = signingKeysFrom(env());
@@ -58,11 +67,9 @@ describe('signing keys derived per purpose (HKDF)', () => {
   });
 
   it('rotating the cursor secret ends open cursors only: tokens and states signed before stay valid', async () => {
-    const before = signingKeysFrom(env());
-    const after = signingKeysFrom(env({ SEARCH_CURSOR_SIGNING_KEY: 'a-new-cursor-secret-after-rotation' }));
-    const token = await new AccessTokens(before.accessToken, 600).issue(CLAIMS);
-    const state = await states(before).issue(STATE);
-    const cursor = encodeCursor(['a'], BINDING, before.searchCursor);
+    const { before, after, token, state, cursor } = await signBeforeRotating({
+      SEARCH_CURSOR_SIGNING_KEY: 'a-new-cursor-secret-after-rotation',
+    });
 
     expect(await new AccessTokens(after.accessToken, 600).verify(token)).toEqual(CLAIMS);
     expect((await states(after).verify(state.state)).status).toBe('valid');
@@ -71,11 +78,9 @@ describe('signing keys derived per purpose (HKDF)', () => {
   });
 
   it('rotating the bearer-token secret leaves cursors and states valid', async () => {
-    const before = signingKeysFrom(env());
-    const after = signingKeysFrom(env({ ACCESS_TOKEN_SIGNING_KEY: 'a-new-access-token-secret-0001' }));
-    const token = await new AccessTokens(before.accessToken, 600).issue(CLAIMS);
-    const state = await states(before).issue(STATE);
-    const cursor = encodeCursor(['a'], BINDING, before.searchCursor);
+    const { after, token, state, cursor } = await signBeforeRotating({
+      ACCESS_TOKEN_SIGNING_KEY: 'a-new-access-token-secret-0001',
+    });
 
     expect(await new AccessTokens(after.accessToken, 600).verify(token)).toBe('invalid');
     expect((await states(after).verify(state.state)).status).toBe('valid');

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchAllIds, waitForEntity } from '../harness/connector-status.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettingsFrom } from '../harness/orb-connector.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
@@ -31,15 +33,11 @@ describe(`chaos: SIGKILL the worker ${ROUNDS} times during a ${RECORDS}-record s
       RECONCILE_INTERVAL: '2s',
       LOG_LEVEL: 'info',
     });
-    const created = await platform.call('POST', '/api/v1/integrations/connectors', {
+    connectorId = await createConnector(platform, {
       customer_name: 'chaos',
-      connector_type: 'Orb',
       name: 'chaos',
-      credentials: { api_key: sim.apiKey },
-      replication_config: { start_date: START },
+      ...orbSettingsFrom(sim.apiKey, START),
     });
-    expect(created.status).toBe(201);
-    connectorId = ((await created.json()) as { connector_id: string }).connector_id;
   }, 120_000);
 
   afterAll(async () => {

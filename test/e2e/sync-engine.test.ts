@@ -1,42 +1,28 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterAll } from '../harness/cleanups.ts';
 import { entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettingsFrom, startOrbSimulatorPlatform } from '../harness/orb-connector.ts';
+import type { TestPlatform } from '../harness/platform.ts';
 import { testServices } from '../harness/services.ts';
 import { TcpProxy } from '../harness/tcp-proxy.ts';
-import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
+import type { OrbSimulator } from '../simulators/orb/simulator.ts';
 
 const START = '2024-01-01T00:00:00Z';
 
-async function createOrbConnector(platform: TestPlatform, sim: OrbSimulator, name: string): Promise<string> {
-  const response = await platform.call('POST', '/api/v1/integrations/connectors', {
-    customer_name: 'sync-tests',
-    connector_type: 'Orb',
-    name,
-    credentials: { api_key: sim.apiKey },
-    replication_config: { start_date: START },
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { connector_id: string }).connector_id;
-}
+const createOrbConnector = (platform: TestPlatform, sim: OrbSimulator, name: string) =>
+  createConnector(platform, { customer_name: 'sync-tests', name, ...orbSettingsFrom(sim.apiKey, START) });
 
 const expectedCustomers = (sim: OrbSimulator) =>
   sim.data.customers.filter((c) => Date.parse(c.created_at) >= Date.parse(START)).map((c) => c.id);
 
 describe('replication engine', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterAll();
 
   it('an incremental run picks up what changed upstream, and only that', async () => {
-    const sim = await startOrbSimulator({ customers: 300 });
-    const platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
-    cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
-    );
+    const { sim, platform } = await startOrbSimulatorPlatform(cleanups, { customers: 300 });
     const id = await createOrbConnector(platform, sim, 'incremental');
     const first = await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready');
     expect(first.record_count).toBe(expectedCustomers(sim).length);
@@ -79,12 +65,7 @@ describe('replication engine', () => {
   });
 
   it('rides out a 429 storm, honouring Retry-After', async () => {
-    const sim = await startOrbSimulator({ customers: 120 });
-    const platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
-    cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
-    );
+    const { sim, platform } = await startOrbSimulatorPlatform(cleanups, { customers: 120 });
     const id = await createOrbConnector(platform, sim, 'storm');
     await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready');
     sim.faults.add({ status: 429, count: 12, retryAfterSeconds: 1, pathIncludes: '/v1/customers' });
@@ -109,16 +90,12 @@ describe('replication engine', () => {
     const target = new URL(services.opensearchUrl);
     const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port) });
     const address = await proxy.listen();
-    const sim = await startOrbSimulator({ customers: 60 });
-    const platform = await startTestPlatform({
-      overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} },
-      env: { OPENSEARCH_URL: `http://${address}` },
-    });
-    cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
-      () => proxy.close(),
+    const { sim, platform } = await startOrbSimulatorPlatform(
+      cleanups,
+      { customers: 60 },
+      { env: { OPENSEARCH_URL: `http://${address}` } },
     );
+    cleanups.push(() => proxy.close());
     proxy.down();
     const id = await createOrbConnector(platform, sim, 'os-down');
     const failed = await waitForEntity(platform, id, 'customers', (s) => s.status === 'failed');
@@ -155,18 +132,14 @@ describe('replication engine', () => {
       return server;
     };
     let redis = await startRedis();
-    const sim = await startOrbSimulator({ customers: 6000 });
-    const platform = await startTestPlatform({
-      overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} },
-      env: { REDIS_URL: `redis://127.0.0.1:${port}/0`, RECONCILE_INTERVAL: '1s' },
-    });
     // Cleanups run in reverse: the platform closes while its Redis is still up.
-    cleanups.push(
-      async () => {
-        redis.kill('SIGKILL');
-      },
-      () => sim.close(),
-      () => platform.close(),
+    cleanups.push(async () => {
+      redis.kill('SIGKILL');
+    });
+    const { sim, platform } = await startOrbSimulatorPlatform(
+      cleanups,
+      { customers: 6000 },
+      { env: { REDIS_URL: `redis://127.0.0.1:${port}/0`, RECONCILE_INTERVAL: '1s' } },
     );
     const id = await createOrbConnector(platform, sim, 'redis-restart');
     await waitForEntity(platform, id, 'customers', (s) => s.running && s.record_count > 0);

@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterAll } from '../harness/cleanups.ts';
 import { waitForEntity } from '../harness/connector-status.ts';
-import { startTestPlatform } from '../harness/platform.ts';
-import { startOrbSimulator } from '../simulators/orb/simulator.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettingsFrom, startOrbSimulatorPlatform } from '../harness/orb-connector.ts';
 
 interface ConnectorView {
   credentials_status: string;
@@ -9,26 +10,15 @@ interface ConnectorView {
 }
 
 describe('failures that cannot heal are not retried', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterAll();
 
   it('rejected credentials end the run at once, the connector says so, and a PATCH of credentials syncs again', async () => {
-    const sim = await startOrbSimulator({ customers: 10, subscriptionsPerCustomer: 0 });
-    const platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
-    cleanups.push(
-      () => sim.close(),
-      () => platform.close(),
-    );
-    const created = await platform.call('POST', '/api/v1/integrations/connectors', {
+    const { sim, platform } = await startOrbSimulatorPlatform(cleanups, { customers: 10, subscriptionsPerCustomer: 0 });
+    const id = await createConnector(platform, {
       customer_name: 'failures',
-      connector_type: 'Orb',
       name: 'revoked',
-      credentials: { api_key: sim.apiKey },
-      replication_config: { start_date: '2024-01-01T00:00:00Z' },
+      ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
     });
-    const id = ((await created.json()) as { connector_id: string }).connector_id;
     const first = await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready' && !s.running);
 
     // The key is revoked upstream: every call answers 401 from now on.

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { API_NODE_FLAGS } from '@conduit/api';
 import type { PlatformEnv } from '@conduit/platform';
+import { freePort } from './free-port.ts';
 
 const API_MAIN = fileURLToPath(new URL('../../apps/api/src/main.ts', import.meta.url));
 
@@ -79,15 +79,4 @@ export class ApiProcess {
     this.#child.kill('SIGTERM');
     await exited;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

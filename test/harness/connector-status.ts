@@ -37,21 +37,34 @@ export async function searchAllIds(
   entity: string,
   keyField = 'id',
 ): Promise<string[]> {
-  const ids: string[] = [];
+  return (await searchAllRows(platform, connectorId, entity, [keyField])).map((r) => String(r[keyField]));
+}
+
+/**
+ * Every record the index holds for an entity of a connector, paging with search cursors: whole (a record key, e.g.
+ * Google Ads' _row_key, need not be searchable), or only `fields`.
+ */
+export async function searchAllRows(
+  platform: TestPlatform,
+  connectorId: string,
+  entity: string,
+  fields?: string[],
+): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
   let cursor: string | null = null;
   do {
     const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
       entity,
       action: 'search',
-      params: { query: {}, limit: 10000, fields: [keyField], ...(cursor ? { cursor } : {}) },
+      params: { query: {}, limit: 10000, ...(fields ? { fields } : {}), ...(cursor ? { cursor } : {}) },
     });
     if (response.status !== 200) throw new Error(`search failed: ${response.status} ${await response.text()}`);
     const body = (await response.json()) as {
       data: Record<string, unknown>[];
       meta: { has_more: boolean; cursor: string | null };
     };
-    ids.push(...body.data.map((r) => String(r[keyField])));
+    rows.push(...body.data);
     cursor = body.meta.has_more ? body.meta.cursor : null;
   } while (cursor);
-  return ids;
+  return rows;
 }

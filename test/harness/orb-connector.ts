@@ -1,7 +1,12 @@
 import { Conduit } from '@conduit/client';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
-import { startOrb } from '../simulators/orb/simulator.ts';
-import { startTestPlatform, type TestPlatform } from './platform.ts';
+import {
+  type OrbSimulator,
+  type OrbSimulatorOptions,
+  startOrb,
+  startOrbSimulator,
+} from '../simulators/orb/simulator.ts';
+import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from './platform.ts';
 
 export interface OrbConnectorFixture {
   readonly platform: TestPlatform;
@@ -11,25 +16,65 @@ export interface OrbConnectorFixture {
   close(): Promise<void>;
 }
 
+/** The kind, credentials and replication config of an Orb connector reading `apiKey`'s account from `startDate`. */
+export function orbSettingsFrom(apiKey: string, startDate: string) {
+  return {
+    connector_type: 'Orb' as const,
+    credentials: { api_key: apiKey },
+    replication_config: { start_date: startDate },
+  };
+}
+
+/** The same for the Orb simulator's generic handle: its key and its start date. */
+export function orbSettings(sim: SimulatorHandle) {
+  return orbSettingsFrom(sim.credentials.api_key as string, sim.replicationConfig.start_date as string);
+}
+
+/** The Orb simulator (its generic handle) and the platform reading from it. */
+export async function startOrbPlatform(
+  options: { size: number } & Omit<TestPlatformOptions, 'overrides'>,
+): Promise<{ sim: SimulatorHandle; platform: TestPlatform }> {
+  const { size, ...platformOptions } = options;
+  const sim = await startOrb({ size });
+  try {
+    const platform = await startTestPlatform({
+      ...platformOptions,
+      overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} },
+    });
+    return { sim, platform };
+  } catch (error) {
+    await sim.close();
+    throw error;
+  }
+}
+
+/** The Orb simulator and a platform reading from it; `cleanups` closes both (they run last pushed first). */
+export async function startOrbSimulatorPlatform(
+  cleanups: (() => Promise<void>)[],
+  simulator: OrbSimulatorOptions,
+  options: Omit<TestPlatformOptions, 'overrides'> = {},
+): Promise<{ sim: OrbSimulator; platform: TestPlatform }> {
+  const sim = await startOrbSimulator(simulator);
+  const platform = await startTestPlatform({ ...options, overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
+  cleanups.push(
+    () => sim.close(),
+    () => platform.close(),
+  );
+  return { sim, platform };
+}
+
 /**
  * The platform with the Orb simulator and one Orb connector created through @conduit/client, once its invoices
  * have finished their first sync (searches see every invoice).
  */
 export async function startOrbConnector(options: { size?: number } = {}): Promise<OrbConnectorFixture> {
-  const sim = await startOrb({ size: options.size ?? 6 });
-  const platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} } });
+  const { sim, platform } = await startOrbPlatform({ size: options.size ?? 6 });
   const conduit = new Conduit({
     baseUrl: platform.url,
     clientId: platform.clientId,
     clientSecret: platform.clientSecret,
   });
-  const created = await conduit.connectors.create({
-    connector_type: 'Orb',
-    customer_name: 'acme',
-    name: 'billing',
-    credentials: sim.credentials as { api_key: string },
-    replication_config: sim.replicationConfig as { start_date: string },
-  });
+  const created = await conduit.connectors.create({ customer_name: 'acme', name: 'billing', ...orbSettings(sim) });
   const deadline = Date.now() + 120_000;
   while ((await conduit.connectors.get(created.connector_id)).entities.invoices?.status !== 'ready') {
     if (Date.now() > deadline) throw new Error('invoices did not finish their first sync');

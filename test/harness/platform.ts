@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { type ApiRuntime, buildApp, createApiRuntime } from '@conduit/api';
 import { createLogger, type Logger, readEnv, type UpstreamOverrides } from '@conduit/platform';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
-import { serve } from '@hono/node-server';
-import pg from 'pg';
+import type { Hono } from 'hono';
+import { listen } from '../simulators/kit/server.ts';
+import { dropDatabase, withDatabaseName } from './databases.ts';
 import { testServices } from './services.ts';
 
 export interface TestPlatform {
@@ -25,13 +25,17 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
+export interface TestPlatformOptions {
+  readonly overrides?: UpstreamOverrides;
+  readonly worker?: boolean;
+  readonly env?: Record<string, string>;
+}
+
 /**
  * The whole platform in-process, against the real services, isolated by a random namespace (indices, queue)
  * and a random organization and client. The API listens on a real port; tests talk HTTP to it.
  */
-export async function startTestPlatform(
-  options: { overrides?: UpstreamOverrides; worker?: boolean; env?: Record<string, string> } = {},
-): Promise<TestPlatform> {
+export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const services = await testServices();
   const suffix = randomBytes(4).toString('hex');
   const namespace = `t_${suffix}`;
@@ -66,18 +70,8 @@ export async function startTestPlatform(
       ? null
       : await createWorkerRuntime(env, overrides, { logger: logger.child({ service: 'worker' }) });
   const app = buildApp(api.deps);
-  const server = await new Promise<{ url: string; close: () => Promise<void> }>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-            s.close(() => done());
-          }),
-      }),
-    );
-  });
+  // listen() only hands app.fetch to the server; its Hono type has no room for the API's own Env.
+  const server = await listen(app as unknown as Hono);
 
   let cachedToken: string | undefined;
   const token = async () => {
@@ -126,23 +120,6 @@ export async function startTestPlatform(
   };
 }
 
-function withDatabaseName(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
-async function dropDatabase(databaseUrl: string): Promise<void> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const client = new pg.Client({ connectionString: withDatabaseName(databaseUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,
@@ -161,4 +138,9 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Closes each in turn, skipping what never started (a failed beforeAll leaves it undefined). */
+export async function closeInOrder(...handles: ({ close(): Promise<void> } | undefined)[]): Promise<void> {
+  for (const handle of handles) await handle?.close();
 }

@@ -1,6 +1,8 @@
 import { refreshRecord } from '@conduit/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettingsFrom } from '../harness/orb-connector.ts';
+import { closeInOrder, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 
 describe('refreshRecord: one record re-read from the upstream into the index', () => {
@@ -26,21 +28,14 @@ describe('refreshRecord: one record re-read from the upstream into the index', (
       overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} },
       worker: false,
     });
-    const response = await platform.call('POST', '/api/v1/integrations/connectors', {
+    connectorId = await createConnector(platform, {
       customer_name: 'acme',
-      connector_type: 'Orb',
       name: 'billing',
-      credentials: { api_key: sim.apiKey },
-      replication_config: { start_date: '2020-01-01T00:00:00Z' },
+      ...orbSettingsFrom(sim.apiKey, '2020-01-01T00:00:00Z'),
     });
-    expect(response.status).toBe(201);
-    connectorId = ((await response.json()) as { connector_id: string }).connector_id;
   });
 
-  afterAll(async () => {
-    await platform?.close();
-    await sim?.close();
-  });
+  afterAll(() => closeInOrder(platform, sim));
 
   it('upserts the upstream record, searchable when the call returns, then follows an edit', async () => {
     const customer = sim.data.customers[0]!;
