@@ -43,6 +43,7 @@ const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
 const PEER_DATABASE = `conduit_peer_${NAMESPACE}`;
+const IDLE_SAMPLE_MS = 3000;
 
 const catalog = findConnectorDefinition('Orb')?.catalog;
 const entity = catalog ? entityOf(catalog, 'invoices') : undefined;
@@ -58,6 +59,7 @@ const alias = indexStore.alias('Orb', 'invoices');
 const maxConcurrency = Math.max(...CONCURRENCIES);
 let api: ApiProcess | undefined;
 let peer: pg.Pool | undefined;
+let idleCpu = { api: 0, engine: 0 };
 
 try {
   await deps.connectors.insert({
@@ -87,6 +89,8 @@ try {
   const kinds = queryKinds(DOCS, CONNECTOR_ID).filter((k) => !ONLY || ONLY.includes(k.name));
   const sides = kinds.map((kind) => prepare(kind, token));
   for (const side of sides) await side.check(ours, raw);
+  idleCpu = await idleCpuRates();
+  console.log(`idle CPU: api ${ms(idleCpu.api)} ms/s, engine ${ms(idleCpu.engine)} ms/s (subtracted below)`);
 
   const byConcurrency: { concurrency: number; rows: KindResult[] }[] = [];
   for (const concurrency of CONCURRENCIES) {
@@ -130,9 +134,9 @@ try {
 
 interface KindResult {
   name: string;
-  ours: Samples;
-  raw: Samples;
-  peer: Samples | undefined;
+  ours: Measured;
+  raw: Measured;
+  peer: Measured | undefined;
 }
 
 interface PreparedKind {
@@ -191,11 +195,56 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
   };
 }
 
-async function measure(label: string, concurrency: number, task: (i: number) => Promise<void>): Promise<Samples> {
+/** Latencies plus the CPU each process spent per completed request while they were taken. */
+type Measured = Samples & { readonly cpuPerRequest: CpuPerRequest };
+
+interface CpuPerRequest {
+  readonly api: number;
+  readonly engine: number;
+  readonly generator: number;
+}
+
+async function measure(label: string, concurrency: number, task: (i: number) => Promise<void>): Promise<Measured> {
   await runConcurrent(task, { concurrency, durationMs: WARMUP_SECONDS * 1000 });
+  const before = await cpuNow();
   const samples = await runConcurrent(task, { concurrency, durationMs: SECONDS * 1000 });
+  const after = await cpuNow();
   if (samples.errors > 0) console.log(`  ${label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
-  return samples;
+  // What each process spends while idle (timers, the engine's housekeeping) is not the requests' cost.
+  const idle = (rate: number) => (rate * samples.elapsedMs) / 1000;
+  const per = (from: number, to: number, idleRate = 0) =>
+    Math.max(0, to - from - idle(idleRate)) / Math.max(1, samples.latencies.length);
+  return {
+    ...samples,
+    cpuPerRequest: {
+      api: per(before.api, after.api, idleCpu.api),
+      engine: per(before.engine, after.engine, idleCpu.engine),
+      generator: per(before.generator, after.generator),
+    },
+  };
+}
+
+/** CPU ms per second the API process and the engine use with no requests in flight. */
+async function idleCpuRates(): Promise<{ api: number; engine: number }> {
+  const before = await cpuNow();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+  const after = await cpuNow();
+  const rate = (from: number, to: number) => ((to - from) * 1000) / IDLE_SAMPLE_MS;
+  return { api: rate(before.api, after.api), engine: rate(before.engine, after.engine) };
+}
+
+/** CPU ms used so far by the API process, the OpenSearch node and this load generator. */
+async function cpuNow(): Promise<{ api: number; engine: number; generator: number }> {
+  const stats = await indexStore.client.nodes.stats({ node_id: '_local', metric: ['process'] });
+  const nodes = Object.values(
+    (stats.body as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> }).nodes,
+  );
+  const usage = process.cpuUsage();
+  return {
+    api: api?.cpuMs() ?? 0,
+    engine: nodes[0]?.process.cpu.total_in_millis ?? 0,
+    generator: (usage.user + usage.system) / 1000,
+  };
 }
 
 async function tokenFrom(url: string): Promise<string> {
@@ -322,6 +371,20 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
           'errors',
         ],
         rows.map(line),
+      ),
+    );
+    console.log(`CPU per request at concurrency ${concurrency} (ms; where a side's time goes on this machine)`);
+    console.log(
+      table(
+        ['query kind', 'ours: api', 'engine', 'generator', 'raw: engine', 'generator'],
+        rows.map((r) => [
+          r.name,
+          ms(r.ours.cpuPerRequest.api),
+          ms(r.ours.cpuPerRequest.engine),
+          ms(r.ours.cpuPerRequest.generator),
+          ms(r.raw.cpuPerRequest.engine),
+          ms(r.raw.cpuPerRequest.generator),
+        ]),
       ),
     );
     console.log('');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ApiRuntime, buildApp, createApiRuntime, rateLimit } from '@conduit/api';
 
-import { createLogger, hashClientSecret } from '@conduit/platform';
+import { connectorChangesChannel, createLogger, hashClientSecret } from '@conduit/platform';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,25 @@ describe('connector cache across two API instances', () => {
     expect(deleted.status).toBe(204);
     await eventually(async () => ((await searchOnSecond(id)).status === 404 ? true : undefined), 2000, 10);
     expect(second.deps.connectorCache.has(id)).toBe(false);
+  });
+
+  it('remembers meta.synced_at beside the row and takes a pass the worker announces on every instance', async () => {
+    const id = await insert();
+    const syncedAt = async () =>
+      ((await (await searchOnSecond(id)).json()) as { meta: { synced_at: string | null } }).meta.synced_at;
+    expect(await syncedAt()).toBeNull();
+    // A pass recorded behind the API's back (no announcement): searches keep the remembered value.
+    const { syncStates } = platform.api.deps;
+    const run = { connectorId: id, entity: 'customers', owner: 'hot-path-test' };
+    await syncStates.ensure(id, ['customers']);
+    await syncStates.startRun(run, crypto.randomUUID());
+    expect(await syncStates.finishRun(run, { cursor: null, recordCount: 0 })).toBe('ok');
+    const finished = (await syncStates.get(id, 'customers'))?.last_success_at?.toISOString();
+    expect(finished).toBeDefined();
+    expect(await syncedAt()).toBeNull();
+    // The worker announces every recorded run on the connector channel, as sync-run.ts does.
+    await platform.api.deps.redis.publish(connectorChangesChannel(platform.api.deps.env.NAMESPACE), id);
+    await eventually(async () => ((await syncedAt()) === finished ? true : undefined), 2000, 10);
   });
 
   it('answers 404 to another organization even while the connector is cached', async () => {

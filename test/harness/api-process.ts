@@ -73,6 +73,14 @@ export class ApiProcess {
     return kb * 1024;
   }
 
+  /** CPU time (user + system) the process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+  cpuMs(): number {
+    const stat = readFileSync(`/proc/${this.#child.pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+
   async stop(): Promise<void> {
     if (this.#child.exitCode !== null) return;
     const exited = once(this.#child, 'exit');

@@ -50,10 +50,12 @@ export async function createApiRuntime(
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,
-    search: createSearchService(
-      services.indexStore,
-      keys.searchCursor,
-      async (connectorId, entity) => (await services.syncStates.get(connectorId, entity))?.last_success_at ?? null,
+    search: createSearchService(services.indexStore, keys.searchCursor, (connectorId, entity) =>
+      connectorCache.syncedAt(
+        connectorId,
+        entity,
+        async () => (await services.syncStates.get(connectorId, entity))?.last_success_at ?? null,
+      ),
     ),
     webhookQueue: services.webhookQueue,
     redis: services.redis,

@@ -19,6 +19,7 @@ export {
 } from './oauth-providers.ts';
 export { connectPlatformServices, type PlatformServices } from './platform-services.ts';
 export {
+  connectorChangesChannel,
   connectorSchedulerId,
   entityJobId,
   JOB_NAMES,

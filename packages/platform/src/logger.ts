@@ -50,7 +50,9 @@ export function createLogger(
   const write = options.write;
   const destination = write
     ? { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }
-    : pino.destination({ dest: 1, sync: false, minLength: 0 });
+    : // Lines gather up to 4 KiB (or 100 ms) per write: one system call per request was a tenth of a search's CPU.
+      // pino flushes what is buffered when the process exits.
+      pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 });
   const root = pino(
     {
       level: options.level ?? 'info',

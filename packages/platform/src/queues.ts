@@ -48,3 +48,11 @@ export function retryingQueue(
     },
   });
 }
+
+/**
+ * Redis pub/sub channel carrying a connector id whenever what the API remembers of it changed: its row (PATCH,
+ * DELETE) or an entity's last completed pass (the worker, after a run is recorded). Every API instance forgets it.
+ */
+export function connectorChangesChannel(namespace: string): string {
+  return `${namespace}:connectors:changed`;
+}

@@ -9,7 +9,7 @@ import {
   type ReadPage,
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
-import { intervalMs } from '@conduit/platform';
+import { connectorChangesChannel, intervalMs } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
 import { readAhead } from './read-ahead.ts';
 
@@ -148,6 +148,11 @@ export async function runEntitySync(
   const cursor = feed ? (checkpoint.position ?? state.cursor) : (checkpoint.maxCursor ?? state.cursor);
   const finished = await deps.syncStates.finishRun(run, { cursor: cursor ?? null, recordCount, full: wasFull });
   if (finished !== 'ok') return { status: 'skipped', reason: `not recorded: ${finished}` };
+  // Search answers carry the end of the last completed pass (meta.synced_at), which the API instances remember.
+  // The run is recorded either way: without the message they read it again within their cache's lifetime.
+  await deps.redis
+    .publish(connectorChangesChannel(deps.env.NAMESPACE), connectorId)
+    .catch((error: Error) => log.warn('could not announce the finished run', { error: error.message }));
   log.info('sync run finished', { ...progress(pages, checkpoint.indexed, started), record_count: recordCount });
   return { status: 'done', indexed: checkpoint.indexed };
 }

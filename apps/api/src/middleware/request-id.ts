@@ -17,7 +17,7 @@ export function requestId(logger: Logger): MiddlewareHandler<ApiEnv> {
     c.header('x-request-id', id);
     c.get('logger').info('request', {
       method: c.req.method,
-      path: new URL(c.req.url).pathname,
+      path: c.req.path,
       status: c.res.status,
       duration_ms: Math.round(performance.now() - started),
     });

@@ -1,5 +1,5 @@
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
-import type { Logger } from '@conduit/platform';
+import { connectorChangesChannel, type Logger } from '@conduit/platform';
 import type { Redis } from 'ioredis';
 
 /** Safety net only: PATCH and DELETE invalidate every instance at once through Redis (below). */
@@ -9,12 +9,15 @@ const CAPACITY = 10_000;
 interface Entry {
   readonly row: ConnectorRow;
   readonly expiresAtMs: number;
+  /** Per entity, the end of its last completed pass (a pending read is shared by the searches that wait on it). */
+  readonly syncedAt: Map<string, Promise<Date | null>>;
 }
 
 /**
- * The connector row for the search hot path, remembered briefly so a search does not wait on Postgres. Every API
- * instance subscribes to one Redis channel; PATCH and DELETE publish the connector id after the database change,
- * and every instance forgets it. While the subscription is not live (starting, reconnecting), nothing is
+ * The connector row for the search hot path, and the end of each entity's last completed pass (meta.synced_at),
+ * remembered briefly so a search does not wait on Postgres. Every API instance subscribes to one Redis channel;
+ * PATCH and DELETE publish the connector id after the database change, as the worker does after recording a
+ * finished run, and every instance forgets it. While the subscription is not live (starting, reconnecting), nothing is
  * remembered, so a missed message can never leave a stale row behind. Only rows that exist are remembered: a
  * connector created on another instance is found at once.
  */
@@ -68,7 +71,7 @@ export class ConnectorCache {
     const cache = new ConnectorCache(
       connectors,
       redis,
-      `${options.namespace}:connectors:changed`,
+      connectorChangesChannel(options.namespace),
       options.ttlMs ?? DEFAULT_TTL_MS,
       options.logger,
     );
@@ -87,9 +90,24 @@ export class ConnectorCache {
     const row = await this.#connectors.find(organizationId, id);
     if (row && this.#live && generation === this.#generation) {
       if (this.#entries.size >= CAPACITY) this.#forgetAll();
-      this.#entries.set(id, { row, expiresAtMs: Date.now() + this.#ttlMs });
+      this.#entries.set(id, { row, expiresAtMs: Date.now() + this.#ttlMs, syncedAt: new Map() });
     }
     return row;
+  }
+
+  /**
+   * When `entity` of connector `id` last completed a pass: remembered beside the connector's row (only while that
+   * row is), read with `read` otherwise. A failed read is not remembered.
+   */
+  syncedAt(id: string, entity: string, read: () => Promise<Date | null>): Promise<Date | null> {
+    const entry = this.#entries.get(id);
+    if (!entry || Date.now() >= entry.expiresAtMs) return read();
+    const known = entry.syncedAt.get(entity);
+    if (known) return known;
+    const pending = read();
+    entry.syncedAt.set(entity, pending);
+    pending.catch(() => entry.syncedAt.delete(entity));
+    return pending;
   }
 
   /** Whether the row of `id` is remembered right now (for tests). */
