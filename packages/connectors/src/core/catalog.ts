@@ -94,6 +94,18 @@ export type Paging =
       readonly fullPage?: { readonly countAt: string; readonly size: number };
     }
   /**
+   * Keyset paging: the next page continues from the last record of this one, its `field` sent as `param` (Typeform
+   * responses' `token` → `after`). An empty page ends the walk, and so does a count of 1 or less at `pagesAt` (the
+   * pages left, this one included). The value is not part of Meta: the records carry it.
+   */
+  | {
+      readonly type: 'last_record';
+      readonly param: string;
+      readonly field: string;
+      readonly pagesAt?: string;
+      readonly meta?: never;
+    }
+  /**
    * Hypermedia links in the answer: an array at `linksAt` of `{rel, href}`; the next page's value is the `param`
    * query value of the rel="next" href, sent back as `param` (PayPal disputes' next_page_token).
    */

@@ -198,6 +198,36 @@ describe('listDeclared', () => {
     }
   });
 
+  it("last_record paging: the last record's field continues the list, until an empty page or a last page count", async () => {
+    const spec: UpstreamSpec = {
+      path: 'forms/{form}/responses',
+      records: 'items',
+      paging: { type: 'last_record', param: 'after', field: 'token', pagesAt: 'page_count' },
+      meta: { page_count: 'page_count' },
+    };
+    let body: unknown = { items: [{ token: 'a' }, { token: 'b' }], page_count: 3 };
+    const { ctx, urls } = contextWith(() => json(body));
+    expect(await listDeclared(ctx, spec, { form: 'f', size: 2 })).toEqual({
+      records: [{ token: 'a' }, { token: 'b' }],
+      meta: { page_count: 3 },
+      next: { form: 'f', size: 2, after: 'b' },
+    });
+    expect(urls[0]?.search).toBe('?size=2');
+    for (const last of [{ items: [{ token: 'c' }], page_count: 1 }, { items: [], page_count: 2 }, { items: [{}] }]) {
+      body = last;
+      expect((await listDeclared(ctx, spec, { form: 'f' })).next).toBeNull();
+    }
+    // The kind may rewrite the next params (Typeform: `before` for a descending read).
+    body = { items: [{ token: 'd' }], page_count: 2 };
+    const page = await listDeclared(
+      ctx,
+      spec,
+      { form: 'f', sort: 'x' },
+      { next: ({ after, sort: _sort, ...rest }) => ({ ...rest, before: after }) },
+    );
+    expect(page.next).toEqual({ form: 'f', before: 'd' });
+  });
+
   it('an answer that is one record: the whole answer, or the object at the declared path', async () => {
     let body: unknown = { account_id: 'A', balances: [] };
     const { ctx } = contextWith(() => json(body));

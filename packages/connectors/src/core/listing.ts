@@ -23,6 +23,8 @@ export interface ListHooks {
   readonly body?: (params: Params) => unknown;
   /** Rewrites the query the declaration built from the params. */
   readonly query?: (query: Record<string, QueryValue>, params: Params) => Record<string, QueryValue>;
+  /** Rewrites the next page's params the paging built (Typeform: the keyset param follows the read's direction). */
+  readonly next?: (next: Params, params: Params) => Params;
 }
 
 /** `{name}` placeholders of a path template filled from params (escaped); the names used are returned too. */
@@ -109,6 +111,11 @@ function nextValue(paging: Paging, body: unknown, response: Response, records: r
       }
       return nonEmpty(at(body, paging.nextAt));
     }
+    case 'last_record': {
+      const pages = paging.pagesAt === undefined ? undefined : at(body, paging.pagesAt);
+      if (typeof pages === 'number' && pages <= 1) return null;
+      return nonEmpty(at(records.at(-1), paging.field));
+    }
     case 'body_link': {
       const links = at(body, paging.linksAt);
       const next = Array.isArray(links)
@@ -166,9 +173,10 @@ export async function listDeclared(
     next = more ? { ...params, [paging.param]: page + 1 } : null;
   } else if (paging.type !== 'none') {
     const value = nextValue(paging, body, response, records);
-    meta[paging.meta ?? paging.param] = value;
+    if (paging.type !== 'last_record') meta[paging.meta ?? paging.param] = value;
     next = value === null ? null : { ...params, [paging.param]: value };
   }
+  if (next && hooks.next) next = hooks.next(next, params);
   for (const [name, where] of Object.entries(spec.meta ?? {})) meta[name] = at(body, where) ?? null;
   return { records, meta: { ...meta, ...answer.meta }, next };
 }
