@@ -94,6 +94,17 @@ const responses: EntityCatalog = {
   name: 'responses',
   // Typeform identifies a response by its token, which the upstream also returns as response_id.
   recordKey: 'response_id',
+  // https://www.typeform.com/developers/responses/reference/retrieve-responses/: `{total_items, page_count, items}`;
+  // the next page continues from the last response's token (`after`; the connector turns it into `before` for a
+  // descending read), until an empty page or page_count ≤ 1. Replication: since + `sort=submitted_at,asc` first, then
+  // `after` (the pattern of Airbyte's source-typeform manifest), 1000 responses a page (Typeform's largest).
+  upstream: {
+    path: 'forms/{form_id}/responses',
+    records: 'items',
+    paging: { type: 'last_record', param: 'after', field: 'token', pagesAt: 'page_count' },
+    meta: { total_items: 'total_items', page_count: 'page_count' },
+    read: { params: { page_size: 1000, sort: 'submitted_at,asc' }, since: { param: 'since', format: 'seconds' } },
+  },
   record: responseRecord,
   meta,
   searchable: responseRecord,
