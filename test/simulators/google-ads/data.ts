@@ -84,6 +84,18 @@ export function generateGoogleAdsData(options: GoogleAdsDataOptions = {}): Googl
         conversionsValue: Math.round(clicks * random() * 40 * 100) / 100,
       };
     });
+  /** Adds a campaign, ad group or ad with its activity; with `labelChance`, links one of the customer's labels. */
+  const place = (
+    kind: keyof typeof LINKS,
+    target: AdsObject,
+    stats: DayStat[],
+    labelChance: number,
+    labels: readonly AdsObject[],
+  ) => {
+    data[LINKS[kind].targets].push(target);
+    data.stats.set(target.resourceName, stats);
+    if (random() < labelChance) linkLabel(data, kind, target, pick(random, labels));
+  };
 
   for (let c = 0; c < (options.customers ?? 2); c++) {
     const cid = customerId(random);
@@ -154,9 +166,7 @@ export function generateGoogleAdsData(options: GoogleAdsDataOptions = {}): Googl
           targetPartnerSearchNetwork: false,
         },
       };
-      data.campaigns.push(campaign);
-      data.stats.set(campaign.resourceName, dailyStats(days, 4));
-      if (random() < 0.6) linkLabel(data, 'campaign', campaign, pick(random, labels));
+      place('campaign', campaign, dailyStats(days, 4), 0.6, labels);
       for (let g = 0; g < 2; g++) {
         const adGroupId = id();
         const adGroup: AdsObject = {
@@ -180,9 +190,7 @@ export function generateGoogleAdsData(options: GoogleAdsDataOptions = {}): Googl
           trackingUrlTemplate: '',
           labels: [] as string[],
         };
-        data.adGroups.push(adGroup);
-        data.stats.set(adGroup.resourceName, dailyStats(days, 2));
-        if (random() < 0.4) linkLabel(data, 'adGroup', adGroup, pick(random, labels));
+        place('adGroup', adGroup, dailyStats(days, 2), 0.4, labels);
         for (let a = 0; a < 2; a++) {
           const adId = id();
           const ad: AdsObject = {
@@ -204,9 +212,7 @@ export function generateGoogleAdsData(options: GoogleAdsDataOptions = {}): Googl
               trackingUrlTemplate: '',
             },
           };
-          data.adGroupAds.push(ad);
-          data.stats.set(ad.resourceName, dailyStats(days, 1));
-          if (random() < 0.3) linkLabel(data, 'adGroupAd', ad, pick(random, labels));
+          place('adGroupAd', ad, dailyStats(days, 1), 0.3, labels);
         }
       }
     }
@@ -214,10 +220,11 @@ export function generateGoogleAdsData(options: GoogleAdsDataOptions = {}): Googl
   return data;
 }
 
+/** The resources labels attach to: where they are kept, and where their label links are. */
 const LINKS = {
-  campaign: { list: 'campaignLabels', collection: 'campaignLabels' },
-  adGroup: { list: 'adGroupLabels', collection: 'adGroupLabels' },
-  adGroupAd: { list: 'adGroupAdLabels', collection: 'adGroupAdLabels' },
+  campaign: { targets: 'campaigns', list: 'campaignLabels', collection: 'campaignLabels' },
+  adGroup: { targets: 'adGroups', list: 'adGroupLabels', collection: 'adGroupLabels' },
+  adGroupAd: { targets: 'adGroupAds', list: 'adGroupAdLabels', collection: 'adGroupAdLabels' },
 } as const;
 
 /** The last path segment of a resource name: the id (`123`, or `12~34` for composite resources). */

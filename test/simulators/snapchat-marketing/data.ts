@@ -58,12 +58,14 @@ export function generateSnapData(options: SnapDataOptions = {}): SnapData {
     media: [],
     segments: [],
   };
+  const add: AddRecord = (collection, fields) => {
+    const id = uuid(random);
+    data[collection].push({ id, ...stamps(), ...fields(id) });
+    return id;
+  };
   const per = options.perAdAccount ?? 12;
   for (let o = 0; o < (options.organizations ?? 2); o++) {
-    const orgId = uuid(random);
-    data.organizations.push({
-      id: orgId,
-      ...stamps(),
+    const orgId = add('organizations', () => ({
       name: `${pick(random, ['Acme', 'Globex', 'Initech', 'Hooli'])} Org ${o}`,
       type: 'ENTERPRISE',
       state: 'ACTIVE',
@@ -86,12 +88,9 @@ export function generateSnapData(options: SnapDataOptions = {}): SnapData {
       is_agency: random() < 0.3,
       verification_request_id: uuid(random),
       demand_source: 'SELF_SERVE',
-    });
+    }));
     for (let a = 0; a < (options.adAccountsPerOrganization ?? 2); a++) {
-      const accountId = uuid(random);
-      data.adaccounts.push({
-        id: accountId,
-        ...stamps(),
+      const accountId = add('adaccounts', () => ({
         name: `Ad account ${o}-${a}`,
         type: 'PARTNER',
         status: pick(random, STATES),
@@ -105,28 +104,19 @@ export function generateSnapData(options: SnapDataOptions = {}): SnapData {
         client_paying_invoices: false,
         funding_source_ids: [uuid(random)],
         regulations: { restricted_delivery_signals: false },
-      });
-      fillAccount(data, random, accountId, orgId, per, stamps);
+      }));
+      fillAccount(add, random, accountId, orgId, per);
     }
   }
   return data;
 }
 
-function fillAccount(
-  data: SnapData,
-  random: () => number,
-  accountId: string,
-  orgId: string,
-  per: number,
-  stamps: () => { created_at: string; updated_at: string },
-): void {
-  const mediaIds: string[] = [];
-  for (let i = 0; i < per; i++) {
-    const id = uuid(random);
-    mediaIds.push(id);
-    data.media.push({
-      id,
-      ...stamps(),
+/** Adds a record to `collection`: a new id and timestamps, then `fields` (drawn after them, so the seed decides). */
+type AddRecord = (collection: SnapCollection, fields: (id: string) => Record<string, unknown>) => string;
+
+function fillAccount(add: AddRecord, random: () => number, accountId: string, orgId: string, per: number): void {
+  const mediaIds = Array.from({ length: per }, (_, i) =>
+    add('media', (id) => ({
       name: `Media ${i}`,
       type: pick(random, ['VIDEO', 'IMAGE']),
       ad_account_id: accountId,
@@ -141,15 +131,10 @@ function fillAccount(
       media_usages: ['TOP_SNAP'],
       image_metadata: null,
       video_metadata: { width_px: 1080, height_px: 1920 },
-    });
-  }
-  const creativeIds: string[] = [];
-  for (let i = 0; i < per; i++) {
-    const id = uuid(random);
-    creativeIds.push(id);
-    data.creatives.push({
-      id,
-      ...stamps(),
+    })),
+  );
+  const creativeIds = Array.from({ length: per }, (_, i) =>
+    add('creatives', () => ({
       name: `Creative ${i}`,
       type: 'SNAP_AD',
       ad_account_id: accountId,
@@ -167,13 +152,10 @@ function fillAccount(
       shareable: random() < 0.5,
       ad_to_place_properties: null,
       web_view_properties: { url: 'https://example.com' },
-    });
-  }
+    })),
+  );
   for (let i = 0; i < per; i++) {
-    const campaignId = uuid(random);
-    data.campaigns.push({
-      id: campaignId,
-      ...stamps(),
+    const campaignId = add('campaigns', () => ({
       name: `Campaign ${i}`,
       ad_account_id: accountId,
       status: pick(random, STATES),
@@ -184,11 +166,8 @@ function fillAccount(
       delivery_status: ['VALID'],
       objective_v2_properties: { objective_v2_type: 'AWARENESS_AND_ENGAGEMENT' },
       pacing_properties_version: 1,
-    });
-    const squadId = uuid(random);
-    data.adsquads.push({
-      id: squadId,
-      ...stamps(),
+    }));
+    const squadId = add('adsquads', () => ({
       name: `Ad squad ${i}`,
       type: 'SNAP_ADS',
       campaign_id: campaignId,
@@ -215,10 +194,8 @@ function fillAccount(
       provider_adnetwork_properties: null,
       event_sources: null,
       ad_account_id: accountId,
-    });
-    data.ads.push({
-      id: uuid(random),
-      ...stamps(),
+    }));
+    add('ads', () => ({
       name: `Ad ${i}`,
       type: 'REMOTE_WEBPAGE',
       ad_squad_id: squadId,
@@ -229,12 +206,10 @@ function fillAccount(
       review_status_reasons: [],
       delivery_status: ['VALID'],
       ad_account_id: accountId,
-    });
+    }));
   }
   for (let i = 0; i < Math.ceil(per / 3); i++) {
-    data.segments.push({
-      id: uuid(random),
-      ...stamps(),
+    add('segments', () => ({
       name: `Audience ${i}`,
       description: `Seed list ${i}`,
       ad_account_id: accountId,
@@ -247,6 +222,6 @@ function fillAccount(
       retention_in_days: 180,
       approximate_number_users: int(random, 1000, 900_000),
       visible_to: [`AdAccountEntity_${accountId}`],
-    });
+    }));
   }
 }
