@@ -1,4 +1,4 @@
-import { int, pick, seededRandom } from '../kit/random.ts';
+import { int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 
 export type AdsObject = Record<string, unknown> & { resourceName: string };
 
@@ -29,14 +29,11 @@ export interface GoogleAdsData {
   readonly stats: Map<string, DayStat[]>;
 }
 
-export interface GoogleAdsDataOptions {
-  seed?: number;
+/** Days with activity fall between `from` and `to`. */
+export interface GoogleAdsDataOptions extends SeededDataOptions {
   /** Campaigns per customer; ad groups and ads scale with it (two of each per parent). */
   campaignsPerCustomer?: number;
   customers?: number;
-  /** Days with activity fall between these dates. */
-  from?: string;
-  to?: string;
 }
 
 const DAY = 86_400_000;

@@ -1,4 +1,4 @@
-import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { hexId, instantBetween, int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 import { buildFile, changeOf, FOLDER } from './file-factory.ts';
 
 export { FOLDER };
@@ -45,14 +45,11 @@ export interface DriveData {
   changes: DriveRecord[];
 }
 
-export interface DriveDataOptions {
-  seed?: number;
+export interface DriveDataOptions extends SeededDataOptions {
   /** Ordinary files (folders, documents and a large file come on top). */
   files?: number;
   /** Byte size of the large binary file `large.bin` (generated as a stream on download). */
   largeFileBytes?: number;
-  from?: string;
-  to?: string;
 }
 
 export const LARGE_FILE_NAME = 'large.bin';

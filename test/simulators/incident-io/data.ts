@@ -1,4 +1,4 @@
-import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { hexId, instantBetween, int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 
 export type IncidentIoRecord = Record<string, unknown> & { id: string };
 
@@ -18,12 +18,9 @@ export interface IncidentIoData {
   schedules: IncidentIoRecord[];
 }
 
-export interface IncidentIoDataOptions {
-  seed?: number;
+export interface IncidentIoDataOptions extends SeededDataOptions {
   /** Incidents; alerts, escalations and updates scale with it, users and schedules at a quarter of it. */
   incidents?: number;
-  from?: string;
-  to?: string;
 }
 
 const ADJECTIVES = ['Elevated', 'Intermittent', 'Partial', 'Complete', 'Degraded', 'Slow'];

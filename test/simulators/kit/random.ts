@@ -1,3 +1,10 @@
+/** What every simulator's data generator takes: the seed, and the period its instants fall in (ISO 8601). */
+export interface SeededDataOptions {
+  seed?: number;
+  from?: string;
+  to?: string;
+}
+
 /** Deterministic generator (mulberry32): the same seed always yields the same simulated data. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;

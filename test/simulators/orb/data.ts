@@ -1,4 +1,4 @@
-import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { hexId, instantBetween, int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 import { orbInvoice, orbTime } from './invoice.ts';
 
 export type OrbRecord = Record<string, unknown> & { id: string; created_at: string };
@@ -10,15 +10,12 @@ export interface OrbData {
   invoices: OrbRecord[];
 }
 
-export interface OrbDataOptions {
-  seed?: number;
+export interface OrbDataOptions extends SeededDataOptions {
   /** Customers; subscriptions and invoices scale with it. */
   customers?: number;
   plans?: number;
   /** Subscriptions per customer (each with two invoices); 0 for customer-only data sets. */
   subscriptionsPerCustomer?: number;
-  from?: string;
-  to?: string;
 }
 
 const NAMES = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne', 'Wonka', 'Tyrell', 'Cyberdyne'];

@@ -1,4 +1,4 @@
-import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { hexId, instantBetween, int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 
 export type SentryRecord = Record<string, unknown>;
 
@@ -38,13 +38,10 @@ export interface SentryData {
   releases: Map<string, SentryRelease[]>;
 }
 
-export interface SentryDataOptions {
-  seed?: number;
+export interface SentryDataOptions extends SeededDataOptions {
   /** Projects per organization; issues, events and releases scale with `issuesPerProject`. */
   projectsPerOrganization?: number;
   issuesPerProject?: number;
-  from?: string;
-  to?: string;
 }
 
 const PLATFORMS = ['javascript', 'python', 'node', 'go', 'java'];

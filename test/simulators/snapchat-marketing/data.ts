@@ -1,4 +1,4 @@
-import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { hexId, instantBetween, int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 
 export type SnapRecord = Record<string, unknown> & { id: string; created_at: string; updated_at: string };
 
@@ -20,14 +20,11 @@ export const SINGULAR: Readonly<Record<SnapCollection, string>> = {
 
 export type SnapData = Record<SnapCollection, SnapRecord[]>;
 
-export interface SnapDataOptions {
-  seed?: number;
+export interface SnapDataOptions extends SeededDataOptions {
   organizations?: number;
   adAccountsPerOrganization?: number;
   /** Campaigns, creatives and media per ad account; ad squads, ads and segments follow. */
   perAdAccount?: number;
-  from?: string;
-  to?: string;
 }
 
 const STATES = ['ACTIVE', 'PAUSED'] as const;

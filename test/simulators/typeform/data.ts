@@ -1,4 +1,4 @@
-import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { hexId, instantBetween, int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 
 export type TypeformRecord = Record<string, unknown> & { id: string };
 export type TypeformResponse = Record<string, unknown> & { response_id: string; token: string; submitted_at: string };
@@ -15,16 +15,13 @@ export interface TypeformData {
   themes: TypeformRecord[];
 }
 
-export interface TypeformDataOptions {
-  seed?: number;
+export interface TypeformDataOptions extends SeededDataOptions {
   /** Forms; responses and webhooks scale with it. */
   forms?: number;
   /** Responses per form (roughly). */
   responsesPerForm?: number;
   /** Responses of the first form, so that reads span several 1000-response pages. */
   firstFormResponses?: number;
-  from?: string;
-  to?: string;
 }
 
 const TOPICS = [

@@ -1,4 +1,4 @@
-import { hexId, instantBetween, int, pick, seededRandom } from '../kit/random.ts';
+import { hexId, instantBetween, int, pick, type SeededDataOptions, seededRandom } from '../kit/random.ts';
 
 export type ZendeskRecord = Record<string, unknown> & { id: number | string };
 export type ZendeskExportRecord = Record<string, unknown> & { id: number; updated_at: string };
@@ -17,14 +17,11 @@ export interface ZendeskTalkData {
   legs: ZendeskExportRecord[];
 }
 
-export interface ZendeskTalkDataOptions {
-  seed?: number;
+export interface ZendeskTalkDataOptions extends SeededDataOptions {
   /** Phone numbers; the other settings lists and the calls scale with it. */
   size?: number;
   /** Calls in the incremental export (default size × 10); each has one to three legs. */
   calls?: number;
-  from?: string;
-  to?: string;
 }
 
 const CITIES = ['Paris', 'Berlin', 'Austin', 'Lisbon', 'Tokyo', 'Sydney'];
