@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
+import { announce, EditRotation, randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
 import type { IncidentIoData } from './data.ts';
 
 /**
@@ -23,25 +23,22 @@ export function incidentIoSecret(): string {
 
 export function incidentIoWebhooks(data: IncidentIoData): SimulatedWebhooks {
   const sender = incidentIoWebhookSender();
-  let edits = 0;
-  let lastEdited: IncidentIoData['incidents'][number] | undefined;
-  const announce = (type: string, incident: Record<string, unknown>) => {
+  const rotation = new EditRotation<IncidentIoData['incidents'][number]>();
+  const incidentEvent = (type: string, incident: Record<string, unknown>) => {
     const eventId = `msg_${randomHex(13)}`;
     return { eventId, body: JSON.stringify({ event_type: type, [type]: incident }) };
   };
-  const updated = (incident: Record<string, unknown>) => announce('public_incident.incident_updated_v2', incident);
+  const updated = (incident: Record<string, unknown>) => incidentEvent('public_incident.incident_updated_v2', incident);
   let created = 0;
   return {
     sender,
     newSecret: incidentIoSecret,
     async edit(options = {}) {
-      const incident = data.incidents[edits++ % data.incidents.length]!;
-      lastEdited = incident;
-      incident.name = `Renamed incident ${edits} ${randomHex(3)}`;
+      const { record: incident, edit } = rotation.next(data.incidents);
+      incident.name = `Renamed incident ${edit} ${randomHex(3)}`;
       incident.updated_at = new Date().toISOString();
-      const event = updated(incident);
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'incidents', key: incident.id, field: 'name', value: incident.name, ...event, status };
+      const change = { entity: 'incidents', key: incident.id, field: 'name', value: incident.name };
+      return announce(sender, change, updated(incident), options);
     },
     async create(options = {}) {
       const n = ++created;
@@ -54,16 +51,12 @@ export function incidentIoWebhooks(data: IncidentIoData): SimulatedWebhooks {
         updated_at: now,
       };
       data.incidents.unshift(incident);
-      const event = announce('public_incident.incident_created_v2', incident);
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'incidents', key: incident.id, field: 'name', value: incident.name, ...event, status };
+      const change = { entity: 'incidents', key: incident.id, field: 'name', value: incident.name };
+      return announce(sender, change, incidentEvent('public_incident.incident_created_v2', incident), options);
     },
     async remove(options = {}) {
-      // The incident edited last (replicated for sure), else the first one.
-      const incident = data.incidents.splice(Math.max(0, data.incidents.indexOf(lastEdited!)), 1)[0]!;
-      const event = updated(incident);
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'incidents', key: incident.id, ...event, status };
+      const incident = rotation.remove(data.incidents);
+      return announce(sender, { entity: 'incidents', key: incident.id }, updated(incident), options);
     },
   };
 }

@@ -96,3 +96,42 @@ export class WebhookSender {
 export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
 }
+
+/** A vendor's webhook event: its id (what duplicates share) and the raw body. */
+export interface WebhookEvent {
+  readonly eventId: string;
+  readonly body: string;
+}
+
+/** Reports an upstream `change` announced by `event`, which the sender delivers unless `send` is false. */
+export async function announce(
+  sender: WebhookSender,
+  change: Pick<WebhookChange, 'entity' | 'key' | 'field' | 'value'>,
+  event: WebhookEvent,
+  options: { send?: boolean } = {},
+): Promise<WebhookChange> {
+  const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
+  return { ...change, ...event, status };
+}
+
+/**
+ * Which record a simulated edit changes next (each in turn) and which one a removal takes: the one edited last,
+ * replicated for sure, else the first.
+ */
+export class EditRotation<T> {
+  #edits = 0;
+  #lastEdited: T | undefined;
+
+  /** The record to edit now, and the number of this edit (1 for the first). */
+  next(records: readonly T[]): { record: T; edit: number } {
+    const record = records[this.#edits++ % records.length]!;
+    this.#lastEdited = record;
+    return { record, edit: this.#edits };
+  }
+
+  /** Takes the record to remove out of `records`. */
+  remove(records: T[]): T {
+    const index = this.#lastEdited === undefined ? -1 : records.indexOf(this.#lastEdited);
+    return records.splice(Math.max(0, index), 1)[0]!;
+  }
+}

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
+import { announce, EditRotation, randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
 import type { OrbData } from './data.ts';
 
 /**
@@ -18,8 +18,7 @@ export function orbWebhookSender(): WebhookSender {
 
 export function orbWebhooks(data: OrbData): SimulatedWebhooks {
   const sender = orbWebhookSender();
-  let edits = 0;
-  let lastEdited: OrbData['customers'][number] | undefined;
+  const rotation = new EditRotation<OrbData['customers'][number]>();
   const customerEvent = (type: string, customer: Record<string, unknown>, properties: Record<string, unknown>) => {
     const eventId = randomHex(11);
     const body = JSON.stringify({ id: eventId, created_at: new Date().toISOString(), type, customer, properties });
@@ -32,13 +31,11 @@ export function orbWebhooks(data: OrbData): SimulatedWebhooks {
     sender,
     newSecret: () => randomHex(20),
     async edit(options = {}) {
-      const customer = data.customers[edits++ % data.customers.length]!;
-      lastEdited = customer;
+      const { record: customer, edit } = rotation.next(data.customers);
       const previous = { email: customer.email };
-      customer.email = `edited-${edits}-${randomHex(3)}@example.com`;
-      const event = customerEdited(customer, previous);
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'customers', key: customer.id, field: 'email', value: customer.email, ...event, status };
+      customer.email = `edited-${edit}-${randomHex(3)}@example.com`;
+      const change = { entity: 'customers', key: customer.id, field: 'email', value: customer.email };
+      return announce(sender, change, customerEdited(customer, previous), options);
     },
     async create(options = {}) {
       const n = ++created;
@@ -51,17 +48,18 @@ export function orbWebhooks(data: OrbData): SimulatedWebhooks {
         created_at: new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00'),
       };
       data.customers.push(customer);
-      const event = customerEvent('customer.created', customer, {});
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'customers', key: customer.id, field: 'email', value: customer.email, ...event, status };
+      const change = { entity: 'customers', key: customer.id, field: 'email', value: customer.email };
+      return announce(sender, change, customerEvent('customer.created', customer, {}), options);
     },
     async remove(options = {}) {
       // An edit announced just before the customer was deleted: by the time the event is processed, it is gone.
-      // The customer edited last (replicated for sure), else the first one.
-      const customer = data.customers.splice(Math.max(0, data.customers.indexOf(lastEdited!)), 1)[0]!;
-      const event = customerEdited(customer, { name: customer.name });
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'customers', key: customer.id, ...event, status };
+      const customer = rotation.remove(data.customers);
+      return announce(
+        sender,
+        { entity: 'customers', key: customer.id },
+        customerEdited(customer, { name: customer.name }),
+        options,
+      );
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
+import { announce, EditRotation, randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
 import type { SentryData, SentryIssue, SentryProject } from './data.ts';
 
 /**
@@ -24,8 +24,7 @@ export function sentryWebhooks(data: SentryData, apiBase: string): SimulatedWebh
   const installation = randomUUID();
   const project = data.projects[0] as SentryProject;
   const issues = () => data.issues.get(project.id) ?? [];
-  let edits = 0;
-  let lastEdited: SentryIssue | undefined;
+  const rotation = new EditRotation<SentryIssue>();
   const issueEvent = (issue: SentryIssue, action: string) => {
     const eventId = randomUUID();
     const org = project.organization.slug;
@@ -48,20 +47,15 @@ export function sentryWebhooks(data: SentryData, apiBase: string): SimulatedWebh
     sender,
     newSecret: () => randomHex(20),
     async edit(options = {}) {
-      const issue = issues()[edits++ % issues().length]!;
-      lastEdited = issue;
+      const { record: issue } = rotation.next(issues());
       issue.status = issue.status === 'resolved' ? 'unresolved' : 'resolved';
-      const event = issueEvent(issue, issue.status);
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'issues', key: issue.id, field: 'status', value: issue.status, ...event, status };
+      const change = { entity: 'issues', key: issue.id, field: 'status', value: issue.status };
+      return announce(sender, change, issueEvent(issue, issue.status), options);
     },
     async remove(options = {}) {
       // Deleted (or merged away) after the event was sent: the re-read finds no issue.
-      const list = issues();
-      const issue = list.splice(Math.max(0, list.indexOf(lastEdited!)), 1)[0]!;
-      const event = issueEvent(issue, 'resolved');
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'issues', key: issue.id, ...event, status };
+      const issue = rotation.remove(issues());
+      return announce(sender, { entity: 'issues', key: issue.id }, issueEvent(issue, 'resolved'), options);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
+import { announce, randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
 import type { TypeformData, TypeformResponse } from './data.ts';
 
 /**
@@ -50,17 +50,14 @@ export function typeformWebhooks(data: TypeformData): SimulatedWebhooks {
       const list = data.responses.get(formId) ?? [];
       list.push(response);
       data.responses.set(formId, list);
-      const event = formResponse(response);
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'responses', key: token, field: 'token', value: token, ...event, status };
+      const change = { entity: 'responses', key: token, field: 'token', value: token };
+      return announce(sender, change, formResponse(response), options);
     },
     async remove(options = {}) {
       // A redelivered submission of a response deleted since (DELETE /forms/{id}/responses).
       const list = data.responses.get(formId) ?? [];
       const response = list.splice(list.length - 1, 1)[0]!;
-      const event = formResponse(response);
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'responses', key: response.response_id, ...event, status };
+      return announce(sender, { entity: 'responses', key: response.response_id }, formResponse(response), options);
     },
   };
 }

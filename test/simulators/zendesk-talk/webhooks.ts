@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
+import { announce, EditRotation, randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
 import type { ZendeskRecord, ZendeskTalkData } from './data.ts';
 
 /**
@@ -23,8 +23,7 @@ export function zendeskWebhookSender(): WebhookSender {
 
 export function zendeskTalkWebhooks(data: ZendeskTalkData): SimulatedWebhooks {
   const sender = zendeskWebhookSender();
-  let edits = 0;
-  let lastEdited: ZendeskRecord | undefined;
+  const rotation = new EditRotation<ZendeskRecord>();
   const phoneNumberEvent = (phone: ZendeskRecord, change: 'updated' | 'deleted') => {
     const eventId = randomUUID();
     const body = JSON.stringify({
@@ -43,25 +42,19 @@ export function zendeskTalkWebhooks(data: ZendeskTalkData): SimulatedWebhooks {
     sender,
     newSecret: () => randomHex(20),
     async edit(options = {}) {
-      const phone = data.phone_numbers[edits++ % data.phone_numbers.length]!;
-      lastEdited = phone;
-      phone.nickname = `Line ${edits} ${randomUUID().slice(0, 6)}`;
-      const event = phoneNumberEvent(phone, 'updated');
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return {
-        entity: 'phone_numbers',
-        key: String(phone.id),
-        field: 'nickname',
-        value: phone.nickname,
-        ...event,
-        status,
-      };
+      const { record: phone, edit } = rotation.next(data.phone_numbers);
+      phone.nickname = `Line ${edit} ${randomUUID().slice(0, 6)}`;
+      const change = { entity: 'phone_numbers', key: String(phone.id), field: 'nickname', value: phone.nickname };
+      return announce(sender, change, phoneNumberEvent(phone, 'updated'), options);
     },
     async remove(options = {}) {
-      const phone = data.phone_numbers.splice(Math.max(0, data.phone_numbers.indexOf(lastEdited!)), 1)[0]!;
-      const event = phoneNumberEvent(phone, 'deleted');
-      const status = options.send === false ? null : await sender.emit(event.body, event.eventId);
-      return { entity: 'phone_numbers', key: String(phone.id), ...event, status };
+      const phone = rotation.remove(data.phone_numbers);
+      return announce(
+        sender,
+        { entity: 'phone_numbers', key: String(phone.id) },
+        phoneNumberEvent(phone, 'deleted'),
+        options,
+      );
     },
   };
 }
