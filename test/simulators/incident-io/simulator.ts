@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import { type ExampleCall, kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
+import {
+  type ExampleCall,
+  kindOptions,
+  type SimulatorHandle,
+  type SimulatorOptions,
+  simulatorHandle,
+} from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import {
@@ -176,9 +182,7 @@ export async function startIncidentIo(
   options: SimulatorOptions = {},
 ): Promise<SimulatorHandle & { data: IncidentIoData }> {
   const startDate = '2024-06-01T00:00:00Z';
-  const sim = await startIncidentIoSimulator({
-    ...kindOptions(options, 'incidents'),
-  });
+  const sim = await startIncidentIoSimulator(kindOptions(options, 'incidents'));
   const examples: ExampleCall[] = [];
   for (const route of ROUTES) {
     examples.push({ entity: route.key, action: 'list', params: route.max ? { page_size: 5 } : {} });
@@ -186,19 +190,16 @@ export async function startIncidentIo(
       examples.push({ entity: route.key, action: 'get', params: { id: sim.data[route.key][0]!.id } });
     }
   }
-  return {
-    ...sim,
+  return simulatorHandle(sim, {
     connectorType: 'Incident-Io',
-    baseUrl: sim.url,
     credentials: { api_key: sim.apiKey },
     badCredentials: { api_key: 'inc-revoked-key-0000' },
-    config: {},
-    replicationConfig: { start_date: startDate },
+    startDate,
     examples,
     // Incidents replicate incrementally from start_date (updated_at[gte]); everything else is a full refresh.
     expectedKeys: (entity) =>
       sim.data[entity as keyof IncidentIoData]
         .filter((r) => entity !== 'incidents' || Date.parse(String(r.updated_at)) >= Date.parse(startDate))
         .map((r) => r.id),
-  };
+  });
 }

@@ -54,3 +54,23 @@ export function kindOptions<K extends string>(
     ...(options.port === undefined ? {} : { port: options.port }),
   } as { seed?: number; port?: number } & { [P in K]?: number };
 }
+
+/** What a kind's handle adds to its running simulator; `baseUrl` defaults to the simulator's URL, `config` to none. */
+export type HandleFields = Omit<
+  SimulatorHandle,
+  keyof RunningServer | 'faults' | 'webhooks' | 'baseUrl' | 'config' | 'replicationConfig'
+> & {
+  readonly baseUrl?: string;
+  readonly config?: Record<string, unknown>;
+  /** Where replication starts (replication_config.start_date). */
+  readonly startDate: string;
+};
+
+/** The generic handle over the running simulator `sim`. */
+export function simulatorHandle<S extends RunningServer & Pick<SimulatorHandle, 'faults' | 'webhooks'>>(
+  sim: S,
+  fields: HandleFields,
+): S & SimulatorHandle {
+  const { startDate, ...rest } = fields;
+  return { ...sim, baseUrl: sim.url, config: {}, ...rest, replicationConfig: { start_date: startDate } };
+}

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions, simulatorHandle } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from './data.ts';
@@ -152,18 +152,13 @@ export async function startOrbSimulator(options: OrbSimulatorOptions = {}): Prom
 /** The generic handle (kit/fixture.ts) over the Orb simulator. */
 export async function startOrb(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const startDate = '2024-01-01T00:00:00Z';
-  const sim = await startOrbSimulator({
-    ...kindOptions(options, 'customers'),
-  });
+  const sim = await startOrbSimulator(kindOptions(options, 'customers'));
   const first = (name: keyof OrbData) => sim.data[name][0]!.id;
-  return {
-    ...sim,
+  return simulatorHandle(sim, {
     connectorType: 'Orb',
-    baseUrl: sim.url,
     credentials: { api_key: sim.apiKey },
     badCredentials: { api_key: 'wrong-key' },
-    config: {},
-    replicationConfig: { start_date: startDate },
+    startDate,
     examples: [
       { entity: 'customers', action: 'list', params: { limit: 5 } },
       { entity: 'customers', action: 'get', params: { customer_id: first('customers') } },
@@ -178,5 +173,5 @@ export async function startOrb(options: SimulatorOptions = {}): Promise<Simulato
       sim.data[entity as keyof OrbData]
         .filter((r) => Date.parse(r.created_at) >= Date.parse(startDate))
         .map((r) => r.id),
-  };
+  });
 }

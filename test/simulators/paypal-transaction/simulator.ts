@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { basicCredentials, bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions, simulatorHandle } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import { generatePaypalData, type PaypalData, type PaypalDataOptions } from './data.ts';
 import { DAY, failure, invalid, pageParams, parse } from './http.ts';
@@ -205,15 +205,12 @@ export async function startPaypalTransaction(
   const known = data.transactions.find((t) => t.balance_affecting)!;
   const knownAt = parse(known.transaction_info.transaction_updated_date);
   const since = (value: string) => parse(value) >= startMs || Date.parse(value) >= startMs;
-  return {
-    ...sim,
+  return simulatorHandle(sim, {
     connectorType: 'Paypal-Transaction',
-    baseUrl: sim.url,
     tokenUrl: `${sim.url}/v1/oauth2/token`,
     credentials: { client_id: sim.clientId, client_secret: sim.clientSecret },
     badCredentials: { client_id: sim.clientId, client_secret: 'pp-secret-WRONG1' },
-    config: {},
-    replicationConfig: { start_date: startDate },
+    startDate,
     examples: [
       { entity: 'balances', action: 'list', params: { currency_code: 'USD' } },
       {
@@ -258,5 +255,5 @@ export async function startPaypalTransaction(
           throw new Error(`unknown entity ${entity}`);
       }
     },
-  };
+  });
 }

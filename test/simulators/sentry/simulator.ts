@@ -1,5 +1,5 @@
 import { FaultInjector } from '../kit/faults.ts';
-import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions, simulatorHandle } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { createSentryApp } from './app.ts';
@@ -42,10 +42,7 @@ export async function startSentrySimulator(options: SentrySimulatorOptions = {})
 export async function startSentry(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const startDate = '2024-01-01T00:00:00Z';
   const since = Date.parse(startDate);
-  const sim = await startSentrySimulator({
-    ...kindOptions(options, 'issuesPerProject'),
-    pageSize: 4,
-  });
+  const sim = await startSentrySimulator({ ...kindOptions(options, 'issuesPerProject'), pageSize: 4 });
   const organization = sim.organization;
   const projects = sim.data.projects.filter((p) => p.organization.slug === organization);
   const project = projects[0]!;
@@ -53,14 +50,12 @@ export async function startSentry(options: SimulatorOptions = {}): Promise<Simul
   const event = sim.data.events.get(project.id)![0]!;
   const release = sim.data.releases.get(organization)![0]!;
   const inOrg = <T>(byProject: Map<string, T[]>) => projects.flatMap((p) => byProject.get(p.id) ?? []);
-  return {
-    ...sim,
+  return simulatorHandle(sim, {
     connectorType: 'Sentry',
-    baseUrl: sim.url,
     credentials: { auth_token: sim.token },
     badCredentials: { auth_token: 'sntrys_wrong_token_0000000000000000' },
     config: { organization_slug: organization },
-    replicationConfig: { start_date: startDate },
+    startDate,
     examples: [
       { entity: 'projects', action: 'list', params: {} },
       { entity: 'projects', action: 'get', params: { organization_slug: organization, project_slug: project.slug } },
@@ -110,5 +105,5 @@ export async function startSentry(options: SimulatorOptions = {}): Promise<Simul
           throw new Error(`Sentry has no searchable entity '${entity}'`);
       }
     },
-  };
+  });
 }

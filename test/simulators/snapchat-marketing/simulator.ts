@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
-import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions, simulatorHandle } from '../kit/fixture.ts';
 import { type RotatingTokenClient, type RotatingTokenOptions, RotatingTokens } from '../kit/oauth-refresh.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import {
@@ -170,8 +170,7 @@ export async function startSnapchatMarketing(options: SimulatorOptions = {}): Pr
   });
   const first = (name: SnapCollection) => sim.data[name][0]!.id;
   const account = first('adaccounts');
-  return {
-    ...sim,
+  return simulatorHandle(sim, {
     connectorType: 'Snapchat-Marketing',
     baseUrl: `${sim.url}/v1`,
     tokenUrl: `${sim.url}/login/oauth2/access_token`,
@@ -187,8 +186,7 @@ export async function startSnapchatMarketing(options: SimulatorOptions = {}): Pr
       refresh_token: 'snap-rt-revoked-0000',
       access_token: 'snap-at-bogus-0000',
     },
-    config: {},
-    replicationConfig: { start_date: startDate },
+    startDate,
     examples: [
       { entity: 'organizations', action: 'list', params: {} },
       { entity: 'organizations', action: 'get', params: { id: first('organizations') } },
@@ -205,5 +203,5 @@ export async function startSnapchatMarketing(options: SimulatorOptions = {}): Pr
     // whatever start_date says. segments are not searchable, so nothing is expected for them.
     expectedKeys: (entity) =>
       entity === 'segments' ? [] : (sim.data[entity as SnapCollection] ?? []).map((r) => r.id),
-  };
+  });
 }

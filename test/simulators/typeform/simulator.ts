@@ -1,5 +1,5 @@
 import { FaultInjector } from '../kit/faults.ts';
-import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit/fixture.ts';
+import { kindOptions, type SimulatorHandle, type SimulatorOptions, simulatorHandle } from '../kit/fixture.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { createTypeformApp, type TypeformAppState } from './app.ts';
@@ -66,15 +66,12 @@ export async function startTypeform(options: SimulatorOptions = {}): Promise<Sim
     firstFormResponses: 2300,
   });
   const form = sim.data.forms.find((f) => (sim.data.webhooks.get(f.id) ?? []).length > 0) ?? sim.data.forms[0]!;
-  return {
-    ...sim,
+  return simulatorHandle(sim, {
     connectorType: 'Typeform',
-    baseUrl: sim.url,
     tokenUrl: `${sim.url}/oauth/token`,
     credentials: { access_token: sim.personalToken },
     badCredentials: { access_token: 'tfp_wrong_token_0000000000000000' },
-    config: {},
-    replicationConfig: { start_date: startDate },
+    startDate,
     examples: [
       { entity: 'forms', action: 'list', params: { page: 1, page_size: 2 } },
       { entity: 'forms', action: 'get', params: { form_id: form.id } },
@@ -106,5 +103,5 @@ export async function startTypeform(options: SimulatorOptions = {}): Promise<Sim
           throw new Error(`Typeform has no searchable entity '${entity}'`);
       }
     },
-  };
+  });
 }
