@@ -68,9 +68,8 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
     }),
     kind('in 10 ids', () => {
       const ids = Array.from({ length: 10 }, () => invoiceId(anyIndex()));
-      return simple({ in: { id: ids } }, (p) =>
-        ids.map((id) => `json @> ${p(contains('id', id))}::jsonb`).join(' or '),
-      );
+      // As for `eq id`: the primary key answers an id lookup (ten GIN containment probes OR-ed were seconds).
+      return simple({ in: { id: ids } }, (p) => `external_id = any(${p(ids)}::text[])`);
     }),
     // Many matches, few returned: 60% of all records match, 10 come back (does our cost grow with matches?).
     kind('in 2 statuses', () => {
