@@ -9,10 +9,9 @@ import {
   type ReadRequest,
 } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { fillPath, type ListHooks, listDeclared } from '../../core/listing.ts';
-import { readByListing } from '../../core/paging.ts';
+import { fillPath, type ListHooks, readListing } from '../../core/listing.ts';
 import { snapchatMarketingCatalog } from './catalog.ts';
-import { failureError, type SnapFailure, unwrapSnap } from './mapping.ts';
+import { failureError, unwrapSnap } from './mapping.ts';
 
 type SnapContext = ContextOf<typeof snapchatMarketingCatalog>;
 
@@ -132,16 +131,14 @@ function readOneParent(
   resume: unknown,
 ): AsyncGenerator<ReadPage> {
   const spec = entityOf(name).upstream!;
-  return readByListing(
-    async (params) => {
-      const page = await listDeclared(ctx, spec, params, hooksOf(name));
-      const failures = page.meta.failures as SnapFailure[] | undefined;
-      if (failures?.length) throw failureError(name, failures);
-      return page;
+  const failuresEnd: ListHooks = {
+    answer: (body) => {
+      const page = unwrap(name, body);
+      if (page.failures.length > 0) throw failureError(name, page.failures);
+      return { records: page.records };
     },
-    { ...parentParams, ...spec.read?.params },
-    resume,
-  );
+  };
+  return readListing(ctx, spec, { ...parentParams, ...spec.read?.params }, resume, failuresEnd);
 }
 
 export const snapchatMarketingConnector = defineConnector({
