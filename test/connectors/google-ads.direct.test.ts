@@ -7,6 +7,7 @@ import { resourceExhausted } from '../simulators/google-ads/app.ts';
 import { credentialsFor, startGoogleAds, startGoogleAdsSimulator } from '../simulators/google-ads/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { collectPages, failure, keyOf } from './conformance-kit.ts';
+import { echoedCredentials } from './conformance-presets.ts';
 
 type Row = Record<string, unknown>;
 
@@ -96,16 +97,11 @@ describeConnectorConformance({
       String(sim.credentials.client_secret),
     ],
   },
-  echo: {
-    request: (sim) => labels(firstCustomer(sim.config)),
-    secrets: (sim) => [String(sim.credentials.developer_token), String(sim.credentials.refresh_token)],
-    fault: (planted) => ({
-      status: 400,
-      count: 1,
-      pathIncludes: 'googleAds:search',
-      body: { error: { message: planted } },
-    }),
-  },
+  echo: echoedCredentials(
+    (sim) => labels(firstCustomer(sim.config)),
+    ['developer_token', 'refresh_token'],
+    (planted) => ({ status: 400, pathIncludes: 'googleAds:search', body: { error: { message: planted } } }),
+  ),
   replication: {
     // Over the configured customers, and over every accessible customer when none is configured.
     configs: (sim) => [sim.config, {}],

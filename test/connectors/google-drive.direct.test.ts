@@ -9,6 +9,7 @@ import { startGoogleDrive } from '../simulators/google-drive/simulator.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { describeConnectorConformance } from './conformance.ts';
 import { failure } from './conformance-kit.ts';
+import { echoedCredentials, missingAction, misspeltEntity, retryAfterStorm } from './conformance-presets.ts';
 
 type DriveHandle = SimulatorHandle & { data: DriveData; downloads: DownloadLog[]; largeFile: DriveFile };
 type Rows = Record<string, unknown> & Record<string, unknown>[];
@@ -44,16 +45,9 @@ describeConnectorConformance({
     bound('files_upload', 'create', { name: 'x', file_content: big }, 'file_content'),
     bound('files_upload', 'create', { name: 'x', file_content: 'not base64!' }, 'file_content'),
   ],
-  unsupported: [
-    { entity: 'file', action: 'list', mentions: 'files' },
-    { entity: 'drives', action: 'delete', mentions: 'list, get' },
-  ],
+  unsupported: [misspeltEntity('file', 'files'), missingAction('drives', 'delete', 'list, get')],
   storms: [
-    {
-      label: '429 honouring Retry-After',
-      fault: { status: 429, count: 3, retryAfterSeconds: 0, pathIncludes: '/drive/v3/' },
-      request: drives,
-    },
+    retryAfterStorm(drives, '/drive/v3/'),
     {
       label: '403 userRateLimitExceeded by backoff',
       fault: { status: 403, count: 2, pathIncludes: '/drive/v3/' },
@@ -61,16 +55,11 @@ describeConnectorConformance({
     },
   ],
   auth: { request: { entity: 'about', action: 'get', params: { fields: '*' } } },
-  echo: {
-    request: drives,
-    secrets: (sim) => [String(sim.credentials.client_secret), String(sim.credentials.refresh_token)],
-    fault: (planted) => ({
-      status: 400,
-      count: 1,
-      pathIncludes: '/drive/v3/',
-      body: { error: { code: 400, message: `bad request for ${planted}` } },
-    }),
-  },
+  echo: echoedCredentials(drives, ['client_secret', 'refresh_token'], (planted) => ({
+    status: 400,
+    pathIncludes: '/drive/v3/',
+    body: { error: { code: 400, message: `bad request for ${planted}` } },
+  })),
   replication: { notApplicable: 'document 2 lists no searchable entity (files replication is checked below)' },
   resume: { notApplicable: 'nothing is replicated, and the 30 files fit in one read page' },
   specific: (h) => {

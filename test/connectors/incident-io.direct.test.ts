@@ -3,6 +3,7 @@ import { incidentIoConnector } from '../../packages/connectors/src/kinds/inciden
 import { startIncidentIo, tooManyRequests } from '../simulators/incident-io/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { failure } from './conformance-kit.ts';
+import { echoedCredentials, missingAction, misspeltEntity, retryAfterStorm } from './conformance-presets.ts';
 
 const users = { entity: 'users', action: 'list', params: {} };
 // The page_size limits incident.io documents per paginated list.
@@ -33,16 +34,9 @@ describeConnectorConformance({
     // The unpaginated lists take no params at all.
     { entity: 'incident_roles', action: 'list', params: { page_size: 5 }, path: '/params/page_size', only: true },
   ],
-  unsupported: [
-    { entity: 'incident', action: 'list', mentions: 'incidents' },
-    { entity: 'incident_updates', action: 'get', mentions: 'list' },
-  ],
+  unsupported: [misspeltEntity('incident', 'incidents'), missingAction('incident_updates', 'get', 'list')],
   storms: [
-    {
-      label: '429 honouring Retry-After',
-      fault: { status: 429, count: 3, retryAfterSeconds: 0, pathIncludes: '/v2/alerts' },
-      request: { entity: 'alerts', action: 'list', params: {} },
-    },
+    retryAfterStorm({ entity: 'alerts', action: 'list', params: {} }, '/v2/alerts'),
     {
       label: '429 honouring the body rate_limit.retry_after',
       fault: { status: 429, count: 3, pathIncludes: '/v1/severities', body: tooManyRequests(0) },
@@ -51,16 +45,11 @@ describeConnectorConformance({
     },
   ],
   auth: { request: users },
-  echo: {
-    request: users,
-    secrets: (sim) => [String(sim.credentials.api_key)],
-    fault: (planted) => ({
-      status: 422,
-      count: 1,
-      pathIncludes: '/v2/users',
-      body: { type: 'validation_error', key: planted },
-    }),
-  },
+  echo: echoedCredentials(users, ['api_key'], (planted) => ({
+    status: 422,
+    pathIncludes: '/v2/users',
+    body: { type: 'validation_error', key: planted },
+  })),
   replication: {
     // incidents are read from start_date, which leaves some out.
     verify: (sim) => expect(sim.expectedKeys('incidents').length).toBeLessThan(sim.data.incidents.length),

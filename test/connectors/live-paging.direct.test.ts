@@ -1,6 +1,6 @@
 import { connect, type ExecuteResult } from '@conduit/connectors';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
 import { startSnapchatMarketing } from '../simulators/snapchat-marketing/simulator.ts';
 import { startZendeskTalk } from '../simulators/zendesk-talk/simulator.ts';
 
@@ -40,11 +40,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; error
 }
 
 describe('Zendesk Talk live paging', () => {
-  let sim: SimulatorHandle;
-  beforeAll(async () => {
-    sim = await startZendeskTalk({ size: 120 });
-  });
-  afterAll(() => sim.close());
+  const sim = simulatorForAll(() => startZendeskTalk({ size: 120 }));
   const connector = () => connect('Zendesk-Talk', sim.credentials, sim.config, { baseUrl: sim.baseUrl });
   const list = async (entity: string, params: Record<string, unknown>) =>
     bodyOf(await connector().execute({ entity, action: 'list', params }));
@@ -85,11 +81,7 @@ describe('Zendesk Talk live paging', () => {
 });
 
 describe('Snapchat live paging', () => {
-  let sim: SimulatorHandle;
-  beforeAll(async () => {
-    sim = await startSnapchatMarketing({ size: 120 });
-  });
-  afterAll(() => sim.close());
+  const sim = simulatorForAll(() => startSnapchatMarketing({ size: 120 }));
   const connector = () =>
     connect('Snapchat-Marketing', sim.credentials, sim.config, { baseUrl: sim.baseUrl, tokenUrl: sim.tokenUrl });
   const list = async (entity: string, params: Record<string, unknown>) =>

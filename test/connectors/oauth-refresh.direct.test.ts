@@ -1,22 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { connectWith } from '../../packages/connectors/src/core/connect.ts';
 import { UpstreamError } from '../../packages/connectors/src/core/errors.ts';
 import { paypalTransactionConnector } from '../../packages/connectors/src/kinds/paypal-transaction/connector.ts';
 import { typeformConnector } from '../../packages/connectors/src/kinds/typeform/connector.ts';
-import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
 import { startPaypalTransaction } from '../simulators/paypal-transaction/simulator.ts';
-import { startTypeformSimulator, type TypeformSimulator } from '../simulators/typeform/simulator.ts';
+import { startTypeformSimulator } from '../simulators/typeform/simulator.ts';
 import { FAST_RETRY } from './conformance.ts';
 
 const images = { entity: 'images', action: 'list', params: {} };
 
+function htmlPage(status: number, body: string) {
+  return { status, body, headers: { 'content-type': 'text/html' } };
+}
+
 /** Token-endpoint answers that are not a token response, and what each must become (issue 17 item 2). */
 const MALFORMED: { label: string; fault: Record<string, unknown>; code: string }[] = [
-  {
-    label: 'a 200 HTML page',
-    fault: { status: 200, body: '<html>maintenance</html>', headers: { 'content-type': 'text/html' } },
-    code: 'upstream_error',
-  },
+  { label: 'a 200 HTML page', fault: htmlPage(200, '<html>maintenance</html>'), code: 'upstream_error' },
   {
     label: 'a 200 JSON without access_token',
     fault: { status: 200, body: { token_type: 'bearer' } },
@@ -28,11 +28,7 @@ const MALFORMED: { label: string; fault: Record<string, unknown>; code: string }
     fault: { status: 200, body: { access_token: 42, token_type: 'bearer' } },
     code: 'upstream_error',
   },
-  {
-    label: 'a 503 HTML page',
-    fault: { status: 503, body: 'down', headers: { 'content-type': 'text/html' } },
-    code: 'upstream_error',
-  },
+  { label: 'a 503 HTML page', fault: htmlPage(503, 'down'), code: 'upstream_error' },
   {
     label: 'a 400 invalid_grant',
     fault: { status: 400, body: { error: 'invalid_grant' } },
@@ -42,11 +38,7 @@ const MALFORMED: { label: string; fault: Record<string, unknown>; code: string }
 ];
 
 describe('OAuth refresh against a misbehaving token endpoint', () => {
-  let sim: TypeformSimulator;
-  beforeAll(async () => {
-    sim = await startTypeformSimulator({ forms: 2 });
-  });
-  afterAll(() => sim.close());
+  const sim = simulatorForAll(() => startTypeformSimulator({ forms: 2 }));
   beforeEach(() => sim.faults.clear());
 
   const expiredConnector = (fetchImpl?: typeof fetch) =>
@@ -106,20 +98,10 @@ describe('OAuth refresh against a misbehaving token endpoint', () => {
 });
 
 describe('client-credentials tokens against a misbehaving token endpoint', () => {
-  let sim: SimulatorHandle;
-  beforeAll(async () => {
-    sim = await startPaypalTransaction({ size: 3 });
-  });
-  afterAll(() => sim.close());
+  const sim = simulatorForAll(() => startPaypalTransaction({ size: 3 }));
 
   it('turns a non-JSON 200 from the token endpoint into upstream_error', async () => {
-    sim.faults.add({
-      status: 200,
-      count: 1,
-      pathIncludes: '/oauth2/token',
-      body: '<html>oops</html>',
-      headers: { 'content-type': 'text/html' },
-    });
+    sim.faults.add({ ...htmlPage(200, '<html>oops</html>'), count: 1, pathIncludes: '/oauth2/token' });
     const connector = connectWith(paypalTransactionConnector, sim.credentials, sim.config, {
       baseUrl: sim.baseUrl,
       ...(sim.tokenUrl ? { tokenUrl: sim.tokenUrl } : {}),

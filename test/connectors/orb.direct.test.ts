@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { orbConnector } from '../../packages/connectors/src/kinds/orb/connector.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
 import { describeConnectorConformance } from './conformance.ts';
+import { echoedCredentials, retryAfterStorm } from './conformance-presets.ts';
 
 const plans = { entity: 'plans', action: 'list', params: {} };
 
@@ -11,15 +12,12 @@ describeConnectorConformance({
   definition: orbConnector,
   start: () => startOrb({ size: 250 }),
   invalid: [{ entity: 'customers', action: 'list', params: { limit: 1000 }, path: '/params/limit', only: true }],
-  storms: [
-    { label: '429 honouring Retry-After', fault: { status: 429, count: 3, retryAfterSeconds: 0 }, request: plans },
-  ],
+  storms: [retryAfterStorm(plans)],
   auth: { request: plans, secrets: () => ['wrong-key'] },
-  echo: {
-    request: plans,
-    secrets: (sim) => [String(sim.credentials.api_key)],
-    fault: (planted) => ({ status: 400, count: 1, body: { status: 400, title: 'Bad request', detail: planted } }),
-  },
+  echo: echoedCredentials(plans, ['api_key'], (planted) => ({
+    status: 400,
+    body: { status: 400, title: 'Bad request', detail: planted },
+  })),
   replication: {},
   resume: [{ entity: 'customers', pageSize: 100 }],
   specific: (h) => {

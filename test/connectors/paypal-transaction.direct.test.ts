@@ -1,14 +1,12 @@
 import { TokenCache } from '@conduit/connectors';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectWith } from '../../packages/connectors/src/core/connect.ts';
 import { paypalTransactionConnector } from '../../packages/connectors/src/kinds/paypal-transaction/connector.ts';
-import {
-  type PaypalSimulator,
-  startPaypalTransaction,
-  startPaypalTransactionSimulator,
-} from '../simulators/paypal-transaction/simulator.ts';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
+import { startPaypalTransaction, startPaypalTransactionSimulator } from '../simulators/paypal-transaction/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { collectPages, expectInvalid, keyOf } from './conformance-kit.ts';
+import { echoedCredentials, missingAction, misspeltEntity, retryAfterStorm } from './conformance-presets.ts';
 
 const { catalog } = paypalTransactionConnector;
 const DAY = 86_400_000;
@@ -22,33 +20,19 @@ describeConnectorConformance({
   start: () => startPaypalTransaction({ size: 30, maxResults: 10 }),
   settings: { retry: FAST_RETRY },
   derivedCovers: ['start_date', 'end_date', 'transaction_id', 'page_size', 'count', 'id'],
-  unsupported: [
-    { entity: 'payments', action: 'list', mentions: 'list_payments' },
-    { entity: 'show_product_details', action: 'list', mentions: 'get' },
-  ],
-  storms: [
-    {
-      label: '429 honouring Retry-After',
-      fault: { status: 429, count: 3, retryAfterSeconds: 0, pathIncludes: '/catalogs/' },
-      request: { entity: 'list_products', action: 'list', params: {} },
-    },
-  ],
+  unsupported: [misspeltEntity('payments', 'list_payments'), missingAction('show_product_details', 'list', 'get')],
+  storms: [retryAfterStorm({ entity: 'list_products', action: 'list', params: {} }, '/catalogs/')],
   auth: {
     request: balances,
     // A refused client secret, and a refused access token planted next to it.
     credentials: (sim) => [sim.badCredentials, { ...sim.badCredentials, access_token: planted }],
     secrets: (sim) => [String(sim.badCredentials.client_secret), planted],
   },
-  echo: {
-    request: { entity: 'list_products', action: 'list', params: {} },
-    secrets: (sim) => [String(sim.credentials.client_secret)],
-    fault: (planted) => ({
-      status: 400,
-      count: 1,
-      pathIncludes: '/catalogs/',
-      body: { name: 'INVALID_REQUEST', message: `bad request for ${planted}` },
-    }),
-  },
+  echo: echoedCredentials({ entity: 'list_products', action: 'list', params: {} }, ['client_secret'], (planted) => ({
+    status: 400,
+    pathIncludes: '/catalogs/',
+    body: { name: 'INVALID_REQUEST', message: `bad request for ${planted}` },
+  })),
   replication: {},
   resume: [
     // Windows that are RESULTSET_TOO_LARGE are split; the cut falls mid-run among them.
@@ -114,11 +98,7 @@ describeConnectorConformance({
 });
 
 describe('PayPal client-credentials tokens', () => {
-  let sim: PaypalSimulator;
-  beforeAll(async () => {
-    sim = await startPaypalTransactionSimulator({ size: 3 });
-  });
-  afterAll(() => sim.close());
+  const sim = simulatorForAll(() => startPaypalTransactionSimulator({ size: 3 }));
 
   it('caches the token across calls and fetches a new one after a 401', async () => {
     const cache = new TokenCache();

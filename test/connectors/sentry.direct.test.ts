@@ -5,6 +5,7 @@ import { sentryConnector } from '../../packages/connectors/src/kinds/sentry/conn
 import { startSentry } from '../simulators/sentry/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { failure } from './conformance-kit.ts';
+import { echoedCredentials, missingAction, misspeltEntity, retryAfterStorm } from './conformance-presets.ts';
 
 const projects = { entity: 'projects', action: 'list', params: {} };
 
@@ -14,19 +15,13 @@ describeConnectorConformance({
   start: () => startSentry({ size: 12 }),
   settings: { retry: FAST_RETRY },
   minDerivedCases: 12,
-  unsupported: [
-    { entity: 'issue', action: 'list', mentions: 'issues' },
-    { entity: 'releases', action: 'create', mentions: 'get' },
-  ],
-  storms: [
-    { label: '429 honouring Retry-After', fault: { status: 429, count: 3, retryAfterSeconds: 0 }, request: projects },
-  ],
+  unsupported: [misspeltEntity('issue', 'issues'), missingAction('releases', 'create', 'get')],
+  storms: [retryAfterStorm(projects)],
   auth: { request: projects },
-  echo: {
-    request: projects,
-    secrets: (sim) => [String(sim.credentials.auth_token)],
-    fault: (planted) => ({ status: 400, count: 1, body: { detail: `Invalid request for token ${planted}` } }),
-  },
+  echo: echoedCredentials(projects, ['auth_token'], (planted) => ({
+    status: 400,
+    body: { detail: `Invalid request for token ${planted}` },
+  })),
   replication: {},
   // releases: the first top-level entity other than projects, several pages from start_date.
   resume: [{ entity: 'releases', minPages: 3 }],

@@ -5,6 +5,7 @@ import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { startSnapchatMarketing, startSnapchatMarketingSimulator } from '../simulators/snapchat-marketing/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { collectPages, failure } from './conformance-kit.ts';
+import { echoedCredentials, missingAction, misspeltEntity, retryAfterStorm } from './conformance-presets.ts';
 
 const organizations = { entity: 'organizations', action: 'list', params: {} };
 const collect = async (pages: AsyncIterable<{ records: Record<string, unknown>[]; checkpoint: unknown }>) =>
@@ -16,16 +17,9 @@ describeConnectorConformance({
   // 250 objects per ad account: replication reads 200 per page, so every child entity spans two pages.
   start: () => startSnapchatMarketing({ size: 250 }),
   invalid: [{ entity: 'organizations', action: 'list', params: { limt: 5 }, path: '/params/limt', only: true }],
-  unsupported: [
-    { entity: 'campaign', action: 'list', mentions: 'campaigns' },
-    { entity: 'segments', action: 'delete', mentions: 'get' },
-  ],
+  unsupported: [misspeltEntity('campaign', 'campaigns'), missingAction('segments', 'delete', 'get')],
   storms: [
-    {
-      label: '429 honouring Retry-After',
-      fault: { status: 429, count: 3, retryAfterSeconds: 0, pathIncludes: '/v1/' },
-      request: organizations,
-    },
+    retryAfterStorm(organizations, '/v1/'),
     {
       label: '429 without Retry-After (as Snap sends them) by backoff',
       fault: { status: 429, count: 3, pathIncludes: '/v1/' },
@@ -34,16 +28,11 @@ describeConnectorConformance({
     },
   ],
   auth: { request: organizations },
-  echo: {
-    request: organizations,
-    secrets: (sim) => [String(sim.credentials.client_secret), String(sim.credentials.refresh_token)],
-    fault: (planted) => ({
-      status: 400,
-      count: 1,
-      pathIncludes: '/v1/',
-      body: { request_status: 'ERROR', debug_message: planted },
-    }),
-  },
+  echo: echoedCredentials(organizations, ['client_secret', 'refresh_token'], (planted) => ({
+    status: 400,
+    pathIncludes: '/v1/',
+    body: { request_status: 'ERROR', debug_message: planted },
+  })),
   replication: {},
   resume: [
     {

@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectWith } from '../../packages/connectors/src/core/connect.ts';
 import type { UpstreamError } from '../../packages/connectors/src/core/errors.ts';
 import { typeformConnector } from '../../packages/connectors/src/kinds/typeform/connector.ts';
-import { startTypeform, startTypeformSimulator, type TypeformSimulator } from '../simulators/typeform/simulator.ts';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
+import { startTypeform, startTypeformSimulator } from '../simulators/typeform/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { failure } from './conformance-kit.ts';
+import { echoedCredentials, missingAction, misspeltEntity, retryAfterStorm } from './conformance-presets.ts';
 
 const images = { entity: 'images', action: 'list', params: {} };
 
@@ -14,27 +16,13 @@ describeConnectorConformance({
   start: () => startTypeform({ size: 6 }),
   settings: { retry: FAST_RETRY },
   derivedCovers: ['missing form_id', 'bound page_size='],
-  unsupported: [
-    { entity: 'form', action: 'list', mentions: 'forms' },
-    { entity: 'images', action: 'delete', mentions: 'list' },
-  ],
-  storms: [
-    {
-      label: '429 honouring Retry-After',
-      fault: { status: 429, count: 3, retryAfterSeconds: 0 },
-      request: { entity: 'themes', action: 'list', params: {} },
-    },
-  ],
+  unsupported: [misspeltEntity('form', 'forms'), missingAction('images', 'delete', 'list')],
+  storms: [retryAfterStorm({ entity: 'themes', action: 'list', params: {} })],
   auth: { request: images },
-  echo: {
-    request: images,
-    secrets: (sim) => [String(sim.credentials.access_token)],
-    fault: (planted) => ({
-      status: 400,
-      count: 1,
-      body: { code: 'VALIDATION_ERROR', description: `bad request for ${planted}` },
-    }),
-  },
+  echo: echoedCredentials(images, ['access_token'], (planted) => ({
+    status: 400,
+    body: { code: 'VALIDATION_ERROR', description: `bad request for ${planted}` },
+  })),
   replication: {},
   resume: [
     {
@@ -77,11 +65,7 @@ describeConnectorConformance({
 });
 
 describe('Typeform OAuth', () => {
-  let sim: TypeformSimulator;
-  beforeAll(async () => {
-    sim = await startTypeformSimulator({ forms: 2 });
-  });
-  afterAll(() => sim.close());
+  const sim = simulatorForAll(() => startTypeformSimulator({ forms: 2 }));
 
   it('refreshes an expired access token and hands back the rotated refresh token', async () => {
     const rotated: Record<string, unknown>[] = [];

@@ -1,15 +1,13 @@
 import type { ReadPage } from '@conduit/connectors';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectWith } from '../../packages/connectors/src/core/connect.ts';
 import { ConnectorError, type UpstreamError } from '../../packages/connectors/src/core/errors.ts';
 import { zendeskTalkConnector } from '../../packages/connectors/src/kinds/zendesk-talk/connector.ts';
-import {
-  startZendeskTalk,
-  startZendeskTalkSimulator,
-  type ZendeskTalkSimulator,
-} from '../simulators/zendesk-talk/simulator.ts';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
+import { startZendeskTalk, startZendeskTalkSimulator } from '../simulators/zendesk-talk/simulator.ts';
 import { describeConnectorConformance, FAST_RETRY } from './conformance.ts';
 import { collectPages, keyOf } from './conformance-kit.ts';
+import { echoedCredentials, missingAction, misspeltEntity, retryAfterStorm } from './conformance-presets.ts';
 
 const { catalog } = zendeskTalkConnector;
 const addresses = { entity: 'addresses', action: 'list', params: {} };
@@ -26,23 +24,13 @@ describeConnectorConformance({
   start: () => startZendeskTalk({ size: 120 }),
   settings: { retry: FAST_RETRY },
   derivedCovers: ['phone_number_id', 'start_time'],
-  unsupported: [
-    { entity: 'phone_number', action: 'list', mentions: 'phone_numbers' },
-    { entity: 'calls', action: 'get', mentions: 'list' },
-  ],
-  storms: [
-    { label: '429 honouring Retry-After', fault: { status: 429, count: 3, retryAfterSeconds: 0 }, request: addresses },
-  ],
+  unsupported: [misspeltEntity('phone_number', 'phone_numbers'), missingAction('calls', 'get', 'list')],
+  storms: [retryAfterStorm(addresses)],
   auth: { request: addresses },
-  echo: {
-    request: addresses,
-    secrets: (sim) => [String(sim.credentials.api_token)],
-    fault: (planted) => ({
-      status: 400,
-      count: 1,
-      body: { error: 'InvalidValue', description: `bad token ${planted}` },
-    }),
-  },
+  echo: echoedCredentials(addresses, ['api_token'], (planted) => ({
+    status: 400,
+    body: { error: 'InvalidValue', description: `bad token ${planted}` },
+  })),
   replication: {},
   resume: [
     // From the beginning: about 2,400 legs, three export pages whose boundary records repeat upstream.
@@ -75,11 +63,7 @@ describeConnectorConformance({
 });
 
 describe('Zendesk Talk OAuth', () => {
-  let sim: ZendeskTalkSimulator;
-  beforeAll(async () => {
-    sim = await startZendeskTalkSimulator({ size: 4 });
-  });
-  afterAll(() => sim.close());
+  const sim = simulatorForAll(() => startZendeskTalkSimulator({ size: 4 }));
 
   it('refreshes an expired access token and hands back the rotated refresh token', async () => {
     sim.expireAccessToken();

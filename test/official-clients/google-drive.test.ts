@@ -1,6 +1,7 @@
 import { auth, drive, type drive_v3 } from '@googleapis/drive';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/google-drive/simulator.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
+import { startGoogleDriveSimulator } from '../simulators/google-drive/simulator.ts';
 
 /**
  * Google's official Drive client (@googleapis/drive, with google-auth-library's OAuth2 client) against our Drive
@@ -8,10 +9,9 @@ import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/go
  * downloads and reads the changes feed; errors arrive as the client's GaxiosError with the status.
  */
 describe('@googleapis/drive (official client) against the Drive simulator', () => {
-  let sim: DriveSimulator;
+  const sim = simulatorForAll(() => startGoogleDriveSimulator({ files: 30 }));
   let api: drive_v3.Drive;
-  beforeAll(async () => {
-    sim = await startGoogleDriveSimulator({ files: 30 });
+  beforeAll(() => {
     const oauth = new auth.OAuth2({
       clientId: sim.clientId,
       clientSecret: sim.clientSecret,
@@ -20,7 +20,6 @@ describe('@googleapis/drive (official client) against the Drive simulator', () =
     oauth.setCredentials({ access_token: sim.expiredAccessToken, refresh_token: sim.refreshToken });
     api = drive({ version: 'v3', auth: oauth, rootUrl: `${sim.url}/`, retry: false });
   });
-  afterAll(() => sim.close());
 
   it('refreshes the expired token, then pages through every file of My Drive with pageToken', async () => {
     const ids: string[] = [];

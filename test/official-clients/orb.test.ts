@@ -1,16 +1,15 @@
 import Orb from 'orb-billing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
+import { startOrbSimulator } from '../simulators/orb/simulator.ts';
 
 /** Orb's official TypeScript client (orb-billing) against our Orb simulator: the simulator must answer it as Orb does. */
 describe('orb-billing (official client) against the Orb simulator', () => {
-  let sim: OrbSimulator;
+  const sim = simulatorForAll(() => startOrbSimulator({ customers: 7 }));
   let orb: Orb;
-  beforeAll(async () => {
-    sim = await startOrbSimulator({ customers: 7 });
+  beforeAll(() => {
     orb = new Orb({ apiKey: sim.apiKey, baseURL: sim.url, maxRetries: 0 });
   });
-  afterAll(() => sim.close());
 
   it('lists every customer by following the cursor pages', async () => {
     const ids: string[] = [];

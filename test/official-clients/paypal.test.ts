@@ -1,7 +1,8 @@
 import { ApiError, Client, Environment, TransactionSearchController } from '@paypal/paypal-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
 import { DAY } from '../simulators/paypal-transaction/http.ts';
-import { type PaypalSimulator, startPaypalTransactionSimulator } from '../simulators/paypal-transaction/simulator.ts';
+import { startPaypalTransactionSimulator } from '../simulators/paypal-transaction/simulator.ts';
 
 const SANDBOX = 'https://api-m.sandbox.paypal.com';
 
@@ -12,7 +13,7 @@ const SANDBOX = 'https://api-m.sandbox.paypal.com';
  * is given a fetch that sends the sandbox host's requests to the simulator instead; nothing else is changed.
  */
 describe('@paypal/paypal-server-sdk (official client) against the PayPal simulator', () => {
-  let sim: PaypalSimulator;
+  const sim = simulatorForAll(() => startPaypalTransactionSimulator({ size: 40 }));
   const clientFor = (secret: string) =>
     new Client({
       environment: Environment.Sandbox,
@@ -29,10 +30,6 @@ describe('@paypal/paypal-server-sdk (official client) against the PayPal simulat
         },
       },
     });
-  beforeAll(async () => {
-    sim = await startPaypalTransactionSimulator({ size: 40 });
-  });
-  afterAll(() => sim.close());
 
   const windowOf = () => {
     const end = sim.data.anchor - DAY;

@@ -5,8 +5,9 @@ import {
   retrieveAnIssue,
   retrieveAProject,
 } from '@sentry/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SentrySimulator, startSentrySimulator } from '../simulators/sentry/simulator.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
+import { startSentrySimulator } from '../simulators/sentry/simulator.ts';
 
 /** The next-page cursor of a Sentry `Link` header, when it says there are results. */
 function nextCursor(response: Response): string | undefined {
@@ -20,14 +21,14 @@ function nextCursor(response: Response): string | undefined {
  * cursors, get, and the 404/401 answers the client surfaces as `error` with the response status.
  */
 describe('@sentry/api (official client) against the Sentry simulator', () => {
-  let sim: SentrySimulator;
+  const sim = simulatorForAll(() =>
+    startSentrySimulator({ projectsPerOrganization: 5, issuesPerProject: 9, pageSize: 2 }),
+  );
   let baseUrl: string;
   const auth = () => sim.token;
-  beforeAll(async () => {
-    sim = await startSentrySimulator({ projectsPerOrganization: 5, issuesPerProject: 9, pageSize: 2 });
+  beforeAll(() => {
     baseUrl = new URL(sim.url).origin;
   });
-  afterAll(() => sim.close());
 
   it("pages an organization's projects by the Link header's cursor", async () => {
     const slugs: string[] = [];

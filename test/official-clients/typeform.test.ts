@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTypeformSimulator, type TypeformSimulator } from '../simulators/typeform/simulator.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { simulatorForAll } from '../harness/simulator-for-all.ts';
+import { startTypeformSimulator } from '../simulators/typeform/simulator.ts';
 
 type Page<T> = { total_items: number; page_count: number; items: T[] };
 type ApiError = Error & { code: string };
@@ -28,13 +29,13 @@ const { createClient } = createRequire(import.meta.url)('@typeform/api-client') 
  * `Authorization: bearer <token>` (lower-case scheme): RFC 9110 makes the scheme case-insensitive, and so must we.
  */
 describe('@typeform/api-client (official client) against the Typeform simulator', () => {
-  let sim: TypeformSimulator;
+  const sim = simulatorForAll(() =>
+    startTypeformSimulator({ forms: 7, responsesPerForm: 6, firstFormResponses: 1500 }),
+  );
   let typeform: TypeformClient;
-  beforeAll(async () => {
-    sim = await startTypeformSimulator({ forms: 7, responsesPerForm: 6, firstFormResponses: 1500 });
+  beforeAll(() => {
     typeform = createClient({ token: sim.personalToken, apiBaseUrl: sim.url });
   });
-  afterAll(() => sim.close());
 
   it('lists forms page by page, and every form with page=auto', async () => {
     const first = await typeform.forms.list({ page: 1, pageSize: 4 });
