@@ -11,13 +11,18 @@ import {
 import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
 import { connectorChangesChannel, intervalMs } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
-import { readAhead } from './read-ahead.ts';
+import { pageGroups } from './page-groups.ts';
 
 /**
  * Late data: incremental runs re-read at least this far behind the cursor (writes are idempotent), more where the
  * catalog documents a longer vendor delay (ChangeCapture.lookbackMs, e.g. PayPal transactions: 3 hours).
  */
 export const LOOKBACK_MS = 60 * 60 * 1000;
+/**
+ * Upstream pages read ahead while the index is written, and written together: one bulk request, checkpoint and
+ * heartbeat per group instead of per page (bench:sync: per-page round trips held a run to ~0.4-0.7 of raw bulk).
+ */
+const WRITE_GROUPS = { maxRecords: 1000, maxAhead: 10 } as const;
 
 /**
  * Where an interrupted run resumes: which parent, the upstream position inside it, the cursor seen so far, and
@@ -40,7 +45,7 @@ export class SyncInterrupted extends Error {
 export interface SyncRunControl {
   /** The run's owner token (RunRef.owner): a later run with another token supersedes this one. */
   readonly owner: string;
-  /** Set on SIGTERM: the run stops after the page in flight is written and checkpointed. */
+  /** Set on SIGTERM: the run stops after the pages in flight are written and checkpointed. */
   readonly stopRequested: () => boolean;
   /** Called once the connector row is loaded (metrics label runs by kind). */
   readonly onStart?: (info: { kind: string }) => void;
@@ -95,6 +100,7 @@ export async function runEntitySync(
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
   let pages = 0;
+  let loggedAtPages = 0;
   log.info('sync run started', { since, full, resumed: resumed !== null, parents: parents.length });
 
   for (; checkpoint.parentIndex < parents.length; checkpoint.parentIndex++) {
@@ -105,16 +111,18 @@ export async function runEntitySync(
       ...(checkpoint.resume === undefined ? {} : { resume: checkpoint.resume }),
       ...(position === undefined ? {} : { position }),
     });
-    for await (const page of readAhead(pagesOf)) {
-      const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, page.records);
+    for await (const group of pageGroups(pagesOf, WRITE_GROUPS)) {
+      const records = group.length === 1 ? group[0]!.records : group.flatMap((page) => page.records);
+      const last = group[group.length - 1]!;
+      const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, records);
       // A changes feed names what left the upstream: remove it now (idempotent; a full pass would also catch it).
-      for (const key of page.removed ?? []) {
+      for (const key of group.flatMap((page) => page.removed ?? [])) {
         await deps.indexStore.deleteRecord(row.connector_type, entityName, connectorId, key, { refresh: false });
       }
-      checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, page.records, entity.sync.cursorField);
-      if (page.position !== undefined) checkpoint.position = page.position;
+      checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, records, entity.sync.cursorField);
+      for (const page of group) if (page.position !== undefined) checkpoint.position = page.position;
       checkpoint.indexed += batch.indexed;
-      checkpoint.resume = page.checkpoint ?? undefined;
+      checkpoint.resume = last.checkpoint ?? undefined;
       const saved = await deps.syncStates.saveCheckpoint(run, checkpoint, batch.indexed);
       if (saved === 'deleted') {
         // Deleted mid-run: remove what this run wrote after the API's delete, and stop.
@@ -126,9 +134,12 @@ export async function runEntitySync(
         log.warn('another run took over this entity; stopping');
         return { status: 'skipped', reason: 'superseded by a newer run' };
       }
-      pages++;
+      pages += group.length;
       await control.onPage?.({ pages, records: checkpoint.indexed, pageIndexed: batch.indexed });
-      if (pages % 20 === 0) log.info('sync progress', progress(pages, checkpoint.indexed, started));
+      if (pages >= loggedAtPages + 20) {
+        loggedAtPages = pages;
+        log.info('sync progress', progress(pages, checkpoint.indexed, started));
+      }
       if (control.stopRequested()) {
         await deps.syncStates.pauseRun(run);
         throw new SyncInterrupted('stopped after a checkpoint');
