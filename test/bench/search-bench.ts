@@ -4,7 +4,11 @@
  * (postgres-peer.ts), side by side per query kind at several concurrencies, over N Orb-shaped invoices.
  *
  * This process is the load generator and nothing else while measuring: the data is loaded first, then the API runs
- * as a child process (so its CPU is its own); ours and raw go through the same keep-alive HTTP client.
+ * as a child process (so its CPU is its own); ours and raw go through the same keep-alive HTTP client. Beside the
+ * latencies it prints each process's CPU per request (the API's from /proc, the engine's from its node stats,
+ * this generator's own; what each spends idle is subtracted), which says where a side's time goes on a shared
+ * machine better than latency does. The index's request cache is off, so neither side is answered from the
+ * other's cached aggregations.
  *
  *   BENCH_DOCS=1000000       documents (default 1,000,000); a rerun with the same N skips both loads
  *   BENCH_SECONDS=5          measured seconds per kind, side and concurrency (after BENCH_WARMUP_SECONDS=1)
