@@ -112,7 +112,7 @@ export async function runEntitySync(
       ...(position === undefined ? {} : { position }),
     });
     for await (const group of pageGroups(pagesOf, WRITE_GROUPS)) {
-      const records = group.length === 1 ? group[0]!.records : group.flatMap((page) => page.records);
+      const records = group.flatMap((page) => page.records);
       const last = group[group.length - 1]!;
       const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, records);
       // A changes feed names what left the upstream: remove it now (idempotent; a full pass would also catch it).
