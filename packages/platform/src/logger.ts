@@ -71,12 +71,33 @@ export function createLogger(
 }
 
 function wrap(logger: pino.Logger): Logger {
-  return {
-    debug: (message, fields) => (fields ? logger.debug(fields, message) : logger.debug(message)),
-    info: (message, fields) => (fields ? logger.info(fields, message) : logger.info(message)),
-    warn: (message, fields) => (fields ? logger.warn(fields, message) : logger.warn(message)),
-    error: (message, fields) => (fields ? logger.error(fields, message) : logger.error(message)),
-    // pino applies `formatters.bindings` to the root only, so a child's fields are redacted here.
-    child: (fields) => wrap(logger.child(redact(fields) as LogFields)),
+  return { ...lines(logger, () => logger), child: (fields) => lazyChild(logger, fields) };
+}
+
+/**
+ * A child whose pino logger is built on its first line. A request's logger gains fields twice (its id, then the
+ * client and organization) and most requests write one line, so building each intermediate child was wasted
+ * work on the search hot path. Fields of nested children merge (a later value for the same name wins).
+ * pino applies `formatters.bindings` to the root only, so a child's fields are redacted here.
+ */
+function lazyChild(parent: pino.Logger, fields: LogFields): Logger {
+  let built: pino.Logger | undefined;
+  const child = () => {
+    built ??= parent.child(redact(fields) as LogFields);
+    return built;
   };
+  return { ...lines(parent, child), child: (more) => lazyChild(parent, { ...fields, ...more }) };
+}
+
+/** The four levels; a line below the logger's level builds nothing. */
+function lines(levelOf: pino.Logger, target: () => pino.Logger): Omit<Logger, 'child'> {
+  const at =
+    (level: LogLevel) =>
+    (message: string, fields?: LogFields): void => {
+      if (!levelOf.isLevelEnabled(level)) return;
+      const logger = target();
+      if (fields) logger[level](fields, message);
+      else logger[level](message);
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
