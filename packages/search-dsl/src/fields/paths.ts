@@ -5,24 +5,30 @@ export function getPath(value: unknown, path: string): unknown {
   return getSegments(value, path.split('.'));
 }
 
-function getSegments(value: unknown, segments: readonly string[]): unknown {
-  if (segments.length === 0) return value;
+/** `getPath` over a path already split at its dots (split once when the same path is read from many records). */
+export function getSegments(value: unknown, segments: readonly string[], from = 0): unknown {
+  if (from === segments.length) return value;
   if (!isPlainObject(value)) return undefined;
-  for (let to = segments.length; to > 0; to--) {
-    const key = segments.slice(0, to).join('.');
+  // The last segment (most paths have only one): the key itself, with no longer keys to try first.
+  if (from === segments.length - 1) return Object.hasOwn(value, segments[from]!) ? value[segments[from]!] : undefined;
+  for (let to = segments.length; to > from; to--) {
+    const key = to === from + 1 ? segments[from]! : segments.slice(from, to).join('.');
     if (Object.hasOwn(value, key)) {
-      const found = getSegments(value[key], segments.slice(to));
+      const found = getSegments(value[key], segments, to);
       if (found !== undefined) return found;
     }
   }
   return undefined;
 }
 
-/** Sets `value` at a dotted path, creating objects on the way (never overwriting a whole value already set). */
-export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const segments = path.split('.');
+/**
+ * Sets `value` at a path split at its dots, creating objects on the way (never overwriting a whole value already
+ * set).
+ */
+export function setSegments(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
   let at: Record<string, unknown> = target;
-  for (const segment of segments.slice(0, -1)) {
+  for (let i = 0; i < segments.length - 1; i++) {
+    const segment = segments[i]!;
     const next = at[segment];
     if (next === undefined) {
       const created: Record<string, unknown> = {};

@@ -72,6 +72,14 @@ describe('projectSource', () => {
     expect(projectSource(source, ['address.city', 'address'])).toEqual({ address: { city: 'Oslo', zip: '1' } });
   });
 
+  it('finds a key that itself contains dots, and a nested path beside it', () => {
+    const dotted = { _key: 'a', _record: { 'dotted.key': 1, dotted: { other: 2 }, 'a.b': { c: 3 } } };
+    expect(projectSource(dotted, ['dotted.key', 'dotted.other', 'a.b.c'])).toEqual({
+      dotted: { key: 1, other: 2 },
+      a: { b: { c: 3 } },
+    });
+  });
+
   it('keeps nulls and leaves out missing paths', () => {
     expect(projectSource(source, ['meta', 'name', 'meta.x'])).toEqual({ meta: null });
   });

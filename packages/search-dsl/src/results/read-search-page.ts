@@ -5,7 +5,7 @@ import { encodeCursor, type SearchAfter } from '../cursor/cursor.ts';
 import { pointer, SearchQueryError } from '../errors.ts';
 import { toScaledDecimal } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
-import { getPath, setPath } from '../fields/paths.ts';
+import { getPath, getSegments, setSegments } from '../fields/paths.ts';
 import { isPlainObject, toInteger } from '../fields/values.ts';
 import { emptyAggregations, readAggregations } from './read-aggregations.ts';
 
@@ -44,14 +44,22 @@ const SearchResponse = z.object({
  * as the upstream sent them. A path without a value is left out.
  */
 export function projectSource(source: unknown, fields: readonly string[]): SearchRecord {
-  const record = isPlainObject(source) ? source[INTERNAL_FIELDS.record] : undefined;
-  const out: SearchRecord = {};
+  return projection(fields)(source);
+}
+
+/** `projectSource` for many hits: the paths are ordered and split once, not once per hit. */
+function projection(fields: readonly string[]): (source: unknown) => SearchRecord {
   // Shorter paths first, so a whole object wins over one of its sub-paths.
-  for (const field of [...fields].sort((a, b) => a.length - b.length)) {
-    const value = getPath(record, field);
-    if (value !== undefined) setPath(out, field, value);
-  }
-  return out;
+  const paths = [...fields].sort((a, b) => a.length - b.length).map((field) => field.split('.'));
+  return (source) => {
+    const record = isPlainObject(source) ? source[INTERNAL_FIELDS.record] : undefined;
+    const out: SearchRecord = {};
+    for (const segments of paths) {
+      const value = getSegments(record, segments);
+      if (value !== undefined) setSegments(out, segments, value);
+    }
+    return out;
+  };
 }
 
 type Hit = z.infer<typeof SearchResponse>['hits']['hits'][number];
@@ -83,9 +91,10 @@ export function readSearchPage(response: unknown, page: PageContext): SearchPage
   const shown = hits.slice(0, page.limit);
   const hasMore = hits.length > page.limit;
   const last = shown[shown.length - 1];
+  const project = projection(page.fields);
   if (hasMore && !last?.sort) throw new Error('search response hits carry no sort values');
   return {
-    data: shown.map((hit) => projectSource(hit._source, page.fields)),
+    data: shown.map((hit) => project(hit._source)),
     meta: {
       has_more: hasMore,
       cursor: hasMore && last?.sort ? encodeCursor(exactSortValues(last, page), page.binding, page.cursorKey) : null,
