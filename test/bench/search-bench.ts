@@ -1,7 +1,9 @@
 /**
  * `pnpm bench:search`: our search (POST /execute on the real API binary, in its own process) against the same
  * compiled body sent raw to OpenSearch, and against a Postgres peer holding the same records the way Nango does
- * (postgres-peer.ts), side by side per query kind at several concurrencies, over N Orb-shaped invoices.
+ * (postgres-peer.ts), side by side per query kind at several concurrencies, over N Orb-shaped invoices. A fourth
+ * side, hop, sends the raw body through a bare Node HTTP process (bare-hop.ts) that does nothing but pass it on:
+ * the floor under any Node API on this machine, so ours - hop is our own work and hop - raw is the extra hop's.
  *
  * This process is the load generator and nothing else while measuring: the data is loaded first, then the API runs
  * as a child process (so its CPU is its own); ours and raw go through the same keep-alive HTTP client. Beside the
@@ -22,11 +24,15 @@
  * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
  * PASS/MISS lines are informational.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { planSearch } from '@conduit/search-dsl';
 import type pg from 'pg';
-import { ApiProcess } from '../harness/api-process.ts';
+import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { KeepAliveClient } from './http-client.ts';
 import { invoiceRecord } from './invoice-records.ts';
@@ -62,8 +68,9 @@ const indexStore = deps.indexStore;
 const alias = indexStore.alias('Orb', 'invoices');
 const maxConcurrency = Math.max(...CONCURRENCIES);
 let api: ApiProcess | undefined;
+let hopProcess: ReturnType<typeof spawn> | undefined;
 let peer: pg.Pool | undefined;
-let idleCpu = { api: 0, engine: 0 };
+let idleCpu = { api: 0, hop: 0, engine: 0 };
 
 try {
   await deps.connectors.insert({
@@ -87,14 +94,23 @@ try {
     { RATE_LIMIT_PER_MINUTE: '100000000' },
     { logLevel: 'info', nodeFlags: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [] },
   );
+  hopProcess = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./bare-hop.ts', import.meta.url)), deps.env.OPENSEARCH_URL, String(maxConcurrency)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [hopLine] = (await once(createInterface({ input: hopProcess.stdout! }), 'line')) as [string];
   const token = await tokenFrom(api.url);
   const ours = new KeepAliveClient(api.url, maxConcurrency);
   const raw = new KeepAliveClient(deps.env.OPENSEARCH_URL, maxConcurrency);
+  const hop = new KeepAliveClient((JSON.parse(hopLine) as { url: string }).url, maxConcurrency);
   const kinds = queryKinds(DOCS, CONNECTOR_ID).filter((k) => !ONLY || ONLY.includes(k.name));
   const sides = kinds.map((kind) => prepare(kind, token));
-  for (const side of sides) await side.check(ours, raw);
+  for (const side of sides) await side.check(ours, raw, hop);
   idleCpu = await idleCpuRates();
-  console.log(`idle CPU: api ${ms(idleCpu.api)} ms/s, engine ${ms(idleCpu.engine)} ms/s (subtracted below)`);
+  console.log(
+    `idle CPU: api ${ms(idleCpu.api)} ms/s, hop ${ms(idleCpu.hop)} ms/s, engine ${ms(idleCpu.engine)} ms/s (subtracted below)`,
+  );
 
   const byConcurrency: { concurrency: number; rows: KindResult[] }[] = [];
   for (const concurrency of CONCURRENCIES) {
@@ -105,22 +121,26 @@ try {
         name: side.name,
         ours: await measure(`${side.name} ours`, concurrency, (i) => side.ours(ours, i)),
         raw: await measure(`${side.name} raw`, concurrency, (i) => side.raw(raw, i)),
+        hop: await measure(`${side.name} hop`, concurrency, (i) => side.raw(hop, i)),
         peer: peer ? await measure(`${side.name} peer`, concurrency, (i) => side.peer(peer!, i)) : undefined,
       };
       rows.push(result);
       const o = summarize(result.ours);
       const r = summarize(result.raw);
+      const h = summarize(result.hop);
       console.log(
-        `  ${side.name.padEnd(13)} ours p50 ${ms(o.p50)} ms ${Math.round(o.throughput)} req/s | raw p50 ${ms(r.p50)} ms ${Math.round(r.throughput)} req/s`,
+        `  ${side.name.padEnd(13)} ours p50 ${ms(o.p50)} ms ${Math.round(o.throughput)} req/s | raw p50 ${ms(r.p50)} ms ${Math.round(r.throughput)} req/s | hop p50 ${ms(h.p50)} ms`,
       );
     }
     byConcurrency.push({ concurrency, rows });
   }
   ours.close();
   raw.close();
+  hop.close();
   report(byConcurrency, kinds.length);
 } finally {
   await api?.stop();
+  hopProcess?.kill();
   await peer?.end();
   if (CLEAN) {
     const targets = await indexStore.client.indices.getAlias({ name: alias }, { ignore: [404] });
@@ -140,6 +160,7 @@ interface KindResult {
   name: string;
   ours: Measured;
   raw: Measured;
+  hop: Measured;
   peer: Measured | undefined;
 }
 
@@ -148,8 +169,8 @@ interface PreparedKind {
   ours(client: KeepAliveClient, i: number): Promise<void>;
   raw(client: KeepAliveClient, i: number): Promise<void>;
   peer(pool: pg.Pool, i: number): Promise<void>;
-  /** Our first page equals the raw one (same ids in the same order) for the first variant. */
-  check(ours: KeepAliveClient, raw: KeepAliveClient): Promise<void>;
+  /** Our first page equals the raw one and the hop's (same ids in the same order) for the first variant. */
+  check(ours: KeepAliveClient, raw: KeepAliveClient, hop: KeepAliveClient): Promise<void>;
 }
 
 function prepare(kind: QueryKind, token: string): PreparedKind {
@@ -189,12 +210,17 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
       const query = kind.variants[i % n]!.peer;
       await pool.query(query.text, query.values as unknown[]);
     },
-    async check(ours, raw) {
+    async check(ours, raw, hop) {
       const limit = kind.variants[0]!.params.limit;
       const ourIds = (await oursCall(ours, 0)).data.map((r) => r.id);
-      const rawIds = (await rawCall(raw, 0)).hits.hits.slice(0, limit).map((h) => h._source._key);
-      if (JSON.stringify(ourIds) !== JSON.stringify(rawIds))
-        throw new Error(`${kind.name}: ours ${ourIds.join(',')} differs from raw ${rawIds.join(',')}`);
+      for (const [side, client] of [
+        ['raw', raw],
+        ['hop', hop],
+      ] as const) {
+        const ids = (await rawCall(client, 0)).hits.hits.slice(0, limit).map((h) => h._source._key);
+        if (JSON.stringify(ourIds) !== JSON.stringify(ids))
+          throw new Error(`${kind.name}: ours ${ourIds.join(',')} differs from ${side} ${ids.join(',')}`);
+      }
     },
   };
 }
@@ -204,6 +230,7 @@ type Measured = Samples & { readonly cpuPerRequest: CpuPerRequest };
 
 interface CpuPerRequest {
   readonly api: number;
+  readonly hop: number;
   readonly engine: number;
   readonly generator: number;
 }
@@ -222,23 +249,28 @@ async function measure(label: string, concurrency: number, task: (i: number) => 
     ...samples,
     cpuPerRequest: {
       api: per(before.api, after.api, idleCpu.api),
+      hop: per(before.hop, after.hop, idleCpu.hop),
       engine: per(before.engine, after.engine, idleCpu.engine),
       generator: per(before.generator, after.generator),
     },
   };
 }
 
-/** CPU ms per second the API process and the engine use with no requests in flight. */
-async function idleCpuRates(): Promise<{ api: number; engine: number }> {
+/** CPU ms per second the API process, the hop and the engine use with no requests in flight. */
+async function idleCpuRates(): Promise<{ api: number; hop: number; engine: number }> {
   const before = await cpuNow();
   await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
   const after = await cpuNow();
   const rate = (from: number, to: number) => ((to - from) * 1000) / IDLE_SAMPLE_MS;
-  return { api: rate(before.api, after.api), engine: rate(before.engine, after.engine) };
+  return {
+    api: rate(before.api, after.api),
+    hop: rate(before.hop, after.hop),
+    engine: rate(before.engine, after.engine),
+  };
 }
 
-/** CPU ms used so far by the API process, the OpenSearch node and this load generator. */
-async function cpuNow(): Promise<{ api: number; engine: number; generator: number }> {
+/** CPU ms used so far by the API process, the hop, the OpenSearch node and this load generator. */
+async function cpuNow(): Promise<{ api: number; hop: number; engine: number; generator: number }> {
   const stats = await indexStore.client.nodes.stats({ node_id: '_local', metric: ['process'] });
   const nodes = Object.values(
     (stats.body as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> }).nodes,
@@ -246,6 +278,7 @@ async function cpuNow(): Promise<{ api: number; engine: number; generator: numbe
   const usage = process.cpuUsage();
   return {
     api: api?.cpuMs() ?? 0,
+    hop: hopProcess?.pid ? processCpuMs(hopProcess.pid) : 0,
     engine: nodes[0]?.process.cpu.total_in_millis ?? 0,
     generator: (usage.user + usage.system) / 1000,
   };
@@ -295,7 +328,9 @@ async function loadIndex(): Promise<void> {
       next += LOAD_BATCH;
       const records: Record<string, unknown>[] = [];
       for (let i = from; i < Math.min(from + LOAD_BATCH, DOCS); i++) records.push(invoiceRecord(i, DOCS));
-      written += (await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records)).indexed;
+      // Awaited first: `written += await ...` would read `written` before the await and lose the other workers' counts.
+      const { indexed } = await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records);
+      written += indexed;
     }
   };
   try {
@@ -324,12 +359,15 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
     `\n=== search: ${DOCS} Orb invoices, ${kindCount} query kinds, ${SECONDS} s per kind, side and concurrency ===`,
   );
   console.log('latencies in ms; ours = POST /execute through the API process, raw = the same body to OpenSearch,');
-  console.log('pg = the Postgres peer (jsonb + GIN/pg_trgm/full-text); d50 = ours p50 - raw p50\n');
+  console.log('hop = the raw body through a bare Node HTTP process (the floor under any Node API here),');
+  console.log('pg = the Postgres peer (jsonb + GIN/pg_trgm/full-text); d50 = ours p50 - raw p50;');
+  console.log('own50 = ours p50 - hop p50 (our own work, above what any extra hop costs)\n');
   const misses: string[] = [];
   for (const { concurrency, rows } of byConcurrency) {
     const line = (r: KindResult) => {
       const o = summarize(r.ours);
       const w = summarize(r.raw);
+      const h = summarize(r.hop);
       const p: Summary | undefined = r.peer ? summarize(r.peer) : undefined;
       if (concurrency === 1 && o.p50 - w.p50 > 1.0) misses.push(`c1 ${r.name}: ours - raw p50 ${ms(o.p50 - w.p50)} ms`);
       if (concurrency === maxConcurrency && o.p50 / w.p50 > 1.25)
@@ -346,10 +384,13 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
         ms(w.p95),
         ms(w.p99),
         String(Math.round(w.throughput)),
+        ms(h.p50),
+        String(Math.round(h.throughput)),
         p ? ms(p.p50) : '-',
         p ? ms(p.p99) : '-',
         p ? String(Math.round(p.throughput)) : '-',
         ms(o.p50 - w.p50),
+        ms(o.p50 - h.p50),
         fixed(o.p50 / w.p50),
         fixed(o.throughput / w.throughput),
         p ? fixed(p.p50 / w.p50) : '-',
@@ -369,10 +410,13 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
           'p95',
           'p99',
           'req/s',
+          'hop p50',
+          'req/s',
           'pg p50',
           'p99',
           'req/s',
           'd50',
+          'own50',
           'ours/raw p50',
           'ours/raw req/s',
           'pg/raw p50',
@@ -384,12 +428,14 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
     console.log(`CPU per request at concurrency ${concurrency} (ms; where a side's time goes on this machine)`);
     console.log(
       table(
-        ['query kind', 'ours: api', 'engine', 'generator', 'raw: engine', 'generator'],
+        ['query kind', 'ours: api', 'engine', 'generator', 'hop: node', 'engine', 'raw: engine', 'generator'],
         rows.map((r) => [
           r.name,
           ms(r.ours.cpuPerRequest.api),
           ms(r.ours.cpuPerRequest.engine),
           ms(r.ours.cpuPerRequest.generator),
+          ms(r.hop.cpuPerRequest.hop),
+          ms(r.hop.cpuPerRequest.engine),
           ms(r.raw.cpuPerRequest.engine),
           ms(r.raw.cpuPerRequest.generator),
         ]),

@@ -75,10 +75,7 @@ export class ApiProcess {
 
   /** CPU time (user + system) the process has used so far, in ms, from /proc (clock ticks of 10 ms). */
   cpuMs(): number {
-    const stat = readFileSync(`/proc/${this.#child.pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return processCpuMs(this.#child.pid!);
   }
 
   async stop(): Promise<void> {
@@ -87,4 +84,12 @@ export class ApiProcess {
     this.#child.kill('SIGTERM');
     await exited;
   }
+}
+
+/** CPU time (user + system) process `pid` has used so far, in ms, from /proc (clock ticks of 10 ms). */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
