@@ -10,7 +10,14 @@ export {
   type PageContext,
   type SearchBody,
 } from './compile/opensearch/compile-search.ts';
-export { type CursorBinding, decodeCursor, encodeCursor, hashQuery, type SearchAfter } from './cursor/cursor.ts';
+export {
+  type CursorBinding,
+  type CursorKey,
+  decodeCursor,
+  encodeCursor,
+  hashQuery,
+  type SearchAfter,
+} from './cursor/cursor.ts';
 export { isSearchQueryError, type SearchErrorCode, type SearchProblem, SearchQueryError } from './errors.ts';
 export {
   AGGREGATION_KEYS,

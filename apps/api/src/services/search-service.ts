@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { IndexStore, SearchAnswer } from '@conduit/platform';
@@ -23,6 +24,8 @@ export function createSearchService(
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
 ): SearchService {
+  // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
+  const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
   return {
     async search(row, entity, params) {
       // Read beside the query (DESIGN §5: meta.synced_at); a failure surfaces when awaited, never unhandled.
@@ -33,7 +36,7 @@ export function createSearchService(
         recordKey: entity.recordKey,
         connectorId: row.id,
         entity: `${row.connector_type}/${entity.name}`,
-        cursorKey,
+        cursorKey: key,
       });
       let response: SearchAnswer;
       try {

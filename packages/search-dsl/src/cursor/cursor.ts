@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { SearchQueryError } from '../errors.ts';
 
@@ -14,6 +14,12 @@ const Payload = z.strictObject({
 });
 
 export type SearchAfter = z.infer<typeof Payload>['a'];
+
+/**
+ * The HMAC key cursors are signed with. A KeyObject (node:crypto createSecretKey) is prepared once; raw bytes
+ * or a string are prepared again on every signature.
+ */
+export type CursorKey = string | Uint8Array | KeyObject;
 
 /** Stable hash of the parts of a query a cursor depends on (key order does not matter). */
 export function hashQuery(parts: unknown): string {
@@ -31,12 +37,12 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function sign(body: string, key: string | Uint8Array): Buffer {
+function sign(body: string, key: CursorKey): Buffer {
   return createHmac('sha256', key).update(body).digest();
 }
 
 /** An opaque, HMAC-SHA256-signed cursor holding the `search_after` values of the last returned hit. */
-export function encodeCursor(searchAfter: SearchAfter, binding: CursorBinding, key: string | Uint8Array): string {
+export function encodeCursor(searchAfter: SearchAfter, binding: CursorBinding, key: CursorKey): string {
   const body = Buffer.from(
     JSON.stringify({ v: 1, c: binding.connectorId, e: binding.entity, q: binding.queryHash, a: searchAfter }),
   ).toString('base64url');
@@ -52,7 +58,7 @@ export function encodeCursor(searchAfter: SearchAfter, binding: CursorBinding, k
 export function decodeCursor(
   cursor: string,
   binding: CursorBinding,
-  key: string | Uint8Array,
+  key: CursorKey,
   expectedLength: number,
 ): SearchAfter {
   const fail = (message: string): never => {

@@ -1,5 +1,5 @@
 import type { AggNode } from '../../ast/aggregations.ts';
-import { type CursorBinding, decodeCursor, hashQuery, type SearchAfter } from '../../cursor/cursor.ts';
+import { type CursorBinding, type CursorKey, decodeCursor, hashQuery, type SearchAfter } from '../../cursor/cursor.ts';
 import { exactField, type FieldRef, INTERNAL_FIELDS } from '../../fields/field-resolution.ts';
 import { SEARCH_LIMITS } from '../../limits.ts';
 import type { ValidatedSearch } from '../../validate/validate-search.ts';
@@ -24,7 +24,7 @@ export type CompileOptions = {
   readonly connectorId: string;
   readonly entity: string;
   /** Secret for signing cursors (HMAC-SHA256). */
-  readonly cursorKey: string | Uint8Array;
+  readonly cursorKey: CursorKey;
 };
 
 /** An OpenSearch `_search` body; independent of the index name. */
@@ -52,7 +52,7 @@ export type PageContext = {
   /** The aggregations asked for, to read their answers by name. */
   readonly aggregations: readonly AggNode[];
   readonly binding: CursorBinding;
-  readonly cursorKey: string | Uint8Array;
+  readonly cursorKey: CursorKey;
 };
 
 export type CompiledSearch = { readonly body: SearchBody; readonly page: PageContext };
@@ -65,14 +65,19 @@ export type CompiledSearch = { readonly body: SearchBody; readonly page: PageCon
  * @throws SearchQueryError `invalid_cursor` when the cursor is forged or belongs to another query.
  */
 export function compileSearch(search: ValidatedSearch, options: CompileOptions): CompiledSearch {
+  // Hashed when a cursor is read or written, not before: most searches do neither.
+  let queryHash: string | undefined;
   const binding: CursorBinding = {
     connectorId: options.connectorId,
     entity: options.entity,
-    queryHash: hashQuery({
-      filter: search.params.query.filter ?? null,
-      sort: search.params.query.sort ?? [],
-      fields: search.fields,
-    }),
+    get queryHash() {
+      queryHash ??= hashQuery({
+        filter: search.params.query.filter ?? null,
+        sort: search.params.query.sort ?? [],
+        fields: search.fields,
+      });
+      return queryHash;
+    },
   };
   const sort: QueryClause[] = [
     ...search.sort.map(({ field, direction }) => ({
