@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
-import { readEnv } from '@conduit/platform';
+// The narrow entry points: the package's index loads the OpenSearch, BullMQ and metrics clients (a second of start-up).
+import { readEnv } from '@conduit/platform/config';
 import { AdminCommands, AdminUsageError, requireId, requireRedirectUrl } from './admin-commands.ts';
 
 const USAGE = `usage: node apps/api/src/cli/admin.ts <command>
