@@ -38,19 +38,46 @@ export class SearchTransport {
     });
   }
 
-  /** `_search` on `index` (routed); any status comes back as is, a failed connection rejects. */
-  async search(index: string, routing: string, body: unknown): Promise<SearchAnswer> {
-    const response = await this.#pool.request({
-      method: 'POST',
-      path: `/${encodeURIComponent(index)}/_search?routing=${encodeURIComponent(routing)}&filter_path=${FILTER_PATH}`,
-      headers: {
-        'content-type': 'application/json',
-        ...(this.#authorization ? { authorization: this.#authorization } : {}),
-      },
-      body: JSON.stringify(body),
+  /**
+   * `_search` on `index` (routed); any status comes back as is, a failed connection rejects. Dispatched with a
+   * handler that collects the answer's chunks (undici's Dispatcher API): `request()` wraps each answer in a
+   * readable stream only to read it whole.
+   */
+  search(index: string, routing: string, body: unknown): Promise<SearchAnswer> {
+    return new Promise((resolve, reject) => {
+      let statusCode = 0;
+      const chunks: Buffer[] = [];
+      this.#pool.dispatch(
+        {
+          method: 'POST',
+          path: `/${encodeURIComponent(index)}/_search?routing=${encodeURIComponent(routing)}&filter_path=${FILTER_PATH}`,
+          headers: {
+            'content-type': 'application/json',
+            ...(this.#authorization ? { authorization: this.#authorization } : {}),
+          },
+          body: JSON.stringify(body),
+        },
+        {
+          // Required by the Dispatcher API; nothing to do before the request leaves.
+          onRequestStart: () => undefined,
+          onResponseStart: (_controller, status) => {
+            statusCode = status;
+          },
+          onResponseData: (_controller, chunk) => {
+            chunks.push(chunk);
+          },
+          onResponseEnd: () => {
+            try {
+              const text = Buffer.concat(chunks).toString('utf8');
+              resolve({ statusCode, body: text === '' ? {} : JSON.parse(text) });
+            } catch (error) {
+              reject(error);
+            }
+          },
+          onResponseError: (_controller, error) => reject(error),
+        },
+      );
     });
-    const text = await response.body.text();
-    return { statusCode: response.statusCode, body: text === '' ? {} : JSON.parse(text) };
   }
 
   async close(): Promise<void> {
