@@ -9,8 +9,6 @@ export function getPath(value: unknown, path: string): unknown {
 export function getSegments(value: unknown, segments: readonly string[], from = 0): unknown {
   if (from === segments.length) return value;
   if (!isPlainObject(value)) return undefined;
-  // The last segment (most paths have only one): the key itself, with no longer keys to try first.
-  if (from === segments.length - 1) return Object.hasOwn(value, segments[from]!) ? value[segments[from]!] : undefined;
   for (let to = segments.length; to > from; to--) {
     const key = to === from + 1 ? segments[from]! : segments.slice(from, to).join('.');
     if (Object.hasOwn(value, key)) {
