@@ -7,7 +7,7 @@
  *
  * This process is the load generator and nothing else while measuring: the data is loaded first, then the API runs
  * as a child process (so its CPU is its own); ours and raw go through the same keep-alive HTTP client. Beside the
- * latencies it prints each process's CPU per request (the API's from /proc, the engine's from its node stats,
+ * latencies it prints each process's CPU per request (the API's and the engine's from /proc,
  * this generator's own; what each spends idle is subtracted), which says where a side's time goes on a shared
  * machine better than latency does. The index's request cache is off, so neither side is answered from the
  * other's cached aggregations.
@@ -26,6 +26,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +72,8 @@ let api: ApiProcess | undefined;
 let hopProcess: ReturnType<typeof spawn> | undefined;
 let peer: pg.Pool | undefined;
 let idleCpu = { api: 0, hop: 0, engine: 0 };
+/** The OpenSearch node's process id when it runs on this machine (engineCpuMs), null when it does not. */
+let enginePid: number | null | undefined;
 
 try {
   await deps.connectors.insert({
@@ -271,17 +274,33 @@ async function idleCpuRates(): Promise<{ api: number; hop: number; engine: numbe
 
 /** CPU ms used so far by the API process, the hop, the OpenSearch node and this load generator. */
 async function cpuNow(): Promise<{ api: number; hop: number; engine: number; generator: number }> {
-  const stats = await indexStore.client.nodes.stats({ node_id: '_local', metric: ['process'] });
-  const nodes = Object.values(
-    (stats.body as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> }).nodes,
-  );
   const usage = process.cpuUsage();
   return {
     api: api?.cpuMs() ?? 0,
     hop: hopProcess?.pid ? processCpuMs(hopProcess.pid) : 0,
-    engine: nodes[0]?.process.cpu.total_in_millis ?? 0,
+    engine: await engineCpuMs(),
     generator: (usage.user + usage.system) / 1000,
   };
+}
+
+/**
+ * The OpenSearch node's CPU ms: from /proc when the node runs on this machine (exact to the clock tick), else from
+ * its node stats, which the node refreshes only once a second (`monitor.process.refresh_interval`): over a 5 s
+ * window that alone moved a cheap query's engine CPU per request by a third between runs.
+ */
+async function engineCpuMs(): Promise<number> {
+  if (enginePid === undefined) {
+    const info = await indexStore.client.nodes.info({ node_id: '_local', metric: ['process'] });
+    const nodes = Object.values((info.body as { nodes: Record<string, { process?: { id?: number } }> }).nodes);
+    const pid = nodes[0]?.process?.id;
+    enginePid = pid !== undefined && existsSync(`/proc/${pid}/stat`) ? pid : null;
+  }
+  if (enginePid !== null) return processCpuMs(enginePid);
+  const stats = await indexStore.client.nodes.stats({ node_id: '_local', metric: ['process'] });
+  const nodes = Object.values(
+    (stats.body as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> }).nodes,
+  );
+  return nodes[0]?.process.cpu.total_in_millis ?? 0;
 }
 
 async function tokenFrom(url: string): Promise<string> {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
+import { type ConsumeShared, RateLimitLeases } from './rate-limit-leases.ts';
 
 export interface RateLimitOptions {
   readonly redis: Redis;
@@ -56,11 +57,8 @@ redis.call('PEXPIRE', KEYS[1], 2 * windowMs)
 return {math.ceil(estimate + points), windowMs - elapsed}
 `;
 
-/**
- * Per-client sliding-window limit in Redis (rate-limiter-flexible), so every API instance shares it. Over the
- * limit: 429 with Retry-After (seconds until a request fits again). Runs after authentication.
- */
-export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> {
+/** The shared budget: SLIDING_WINDOW_SCRIPT in Redis through rate-limiter-flexible, all points or none. */
+export function redisBudget(options: RateLimitOptions): ConsumeShared {
   if (options.limit < 1 || options.windowSeconds < 1)
     throw new Error('rateLimit: limit and windowSeconds must be >= 1');
   const limiter = new RateLimiterRedis({
@@ -70,26 +68,41 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
     duration: options.windowSeconds,
     customIncrTtlLuaScript: SLIDING_WINDOW_SCRIPT,
   });
-  return async function rateLimitMiddleware(c, next) {
-    let result: RateLimiterRes;
-    let refused = false;
+  return async (clientId, points) => {
     try {
-      result = await limiter.consume(c.get('auth').clientId);
+      const result = await limiter.consume(clientId, points);
+      return { admitted: true, remaining: result.remainingPoints };
     } catch (rejection) {
       // The library rejects with a RateLimiterRes when over the limit, and with an Error when Redis fails.
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      result = rejection;
-      refused = true;
+      return { admitted: false, retryAfterMs: rejection.msBeforeNext };
     }
-    c.header('ratelimit-limit', String(options.limit));
-    c.header('ratelimit-remaining', String(result.remainingPoints));
-    if (refused) {
-      throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], secondsFrom(result));
-    }
-    await next();
   };
 }
 
-function secondsFrom(result: RateLimiterRes): number {
-  return Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+/**
+ * Per-client sliding-window limit shared by every API instance (redisBudget), spent through short leases
+ * (rate-limit-leases.ts) so most requests skip the Redis round trip. Over the limit: 429 with Retry-After (seconds
+ * until a request fits again). Runs after authentication.
+ */
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> {
+  const leases = new RateLimitLeases({ consume: redisBudget(options) });
+  const limit = String(options.limit);
+  return async function rateLimitMiddleware(c, next) {
+    const admission = await leases.admit(c.get('auth').clientId);
+    const remaining = String(admission.remaining);
+    // Set before the handler, the headers are among those its response is built with (see request-id.ts).
+    c.header('ratelimit-limit', limit);
+    c.header('ratelimit-remaining', remaining);
+    if (!admission.admitted) {
+      const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+      throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], seconds);
+    }
+    await next();
+    // A Response the handler built itself (a download, MCP) did not take the prepared headers.
+    if (!c.res.headers.has('ratelimit-limit')) {
+      c.header('ratelimit-limit', limit);
+      c.header('ratelimit-remaining', remaining);
+    }
+  };
 }
