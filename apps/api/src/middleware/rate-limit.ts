@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
+import { prepareHeaders } from './prepared-headers.ts';
 import { type ConsumeShared, RateLimitLeases } from './rate-limit-leases.ts';
 
 export interface RateLimitOptions {
@@ -90,19 +91,15 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
   const limit = String(options.limit);
   return async function rateLimitMiddleware(c, next) {
     const admission = await leases.admit(c.get('auth').clientId);
-    const remaining = String(admission.remaining);
-    // Set before the handler, the headers are among those its response is built with (see request-id.ts).
-    c.header('ratelimit-limit', limit);
-    c.header('ratelimit-remaining', remaining);
+    const onOwnResponse = prepareHeaders(c, {
+      'ratelimit-limit': limit,
+      'ratelimit-remaining': String(admission.remaining),
+    });
     if (!admission.admitted) {
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
       throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], seconds);
     }
     await next();
-    // A Response the handler built itself (a download, MCP) did not take the prepared headers.
-    if (!c.res.headers.has('ratelimit-limit')) {
-      c.header('ratelimit-limit', limit);
-      c.header('ratelimit-remaining', remaining);
-    }
+    onOwnResponse();
   };
 }
