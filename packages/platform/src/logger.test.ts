@@ -19,6 +19,18 @@ describe('createLogger', () => {
     expect(second).toMatchObject({ level: 'warn', message: 'plain' });
   });
 
+  it("gives a child's lines its fields and its parents', each name once, the line's own value first", () => {
+    const { logger, lines, parsed } = capture();
+    const request = logger.child({ request_id: 'r1', step: 'auth' }).child({ client_id: 'c1', step: 'search' });
+    request.info('request', { status: 200, step: 'answer' });
+    request.info('second');
+    expect(lines[0]!.match(/"step"/g)).toHaveLength(1);
+    expect(parsed()).toEqual([
+      expect.objectContaining({ service: 'test', request_id: 'r1', client_id: 'c1', status: 200, step: 'answer' }),
+      expect.objectContaining({ message: 'second', request_id: 'r1', client_id: 'c1', step: 'search' }),
+    ]);
+  });
+
   it('drops lines below its level', () => {
     const { logger, lines } = capture('warn');
     logger.debug('d');

@@ -71,33 +71,28 @@ export function createLogger(
 }
 
 function wrap(logger: pino.Logger): Logger {
-  return { ...lines(logger, () => logger), child: (fields) => lazyChild(logger, fields) };
+  return { ...lines(logger, undefined), child: (fields) => childOf(logger, fields) };
 }
 
 /**
- * A child whose pino logger is built on its first line. A request's logger gains fields twice (its id, then the
- * client and organization) and most requests write one line, so building each intermediate child was wasted
- * work on the search hot path. Fields of nested children merge (a later value for the same name wins).
- * pino applies `formatters.bindings` to the root only, so a child's fields are redacted here.
+ * A child is only its fields, merged into each of its lines, which the root writes (and redacts, with the rest of
+ * the line). A request's logger gains fields twice (its id, then the client and organization) and most requests
+ * write one line, so a pino child, whose bindings are serialized when it is built, would be built for one line.
+ * Fields of nested children merge; a line's own field wins over its logger's field of the same name.
  */
-function lazyChild(parent: pino.Logger, fields: LogFields): Logger {
-  let built: pino.Logger | undefined;
-  const child = () => {
-    built ??= parent.child(redact(fields) as LogFields);
-    return built;
-  };
-  return { ...lines(parent, child), child: (more) => lazyChild(parent, { ...fields, ...more }) };
+function childOf(root: pino.Logger, fields: LogFields): Logger {
+  return { ...lines(root, fields), child: (more) => childOf(root, { ...fields, ...more }) };
 }
 
 /** The four levels; a line below the logger's level builds nothing. */
-function lines(levelOf: pino.Logger, target: () => pino.Logger): Omit<Logger, 'child'> {
+function lines(root: pino.Logger, bound: LogFields | undefined): Omit<Logger, 'child'> {
   const at =
     (level: LogLevel) =>
     (message: string, fields?: LogFields): void => {
-      if (!levelOf.isLevelEnabled(level)) return;
-      const logger = target();
-      if (fields) logger[level](fields, message);
-      else logger[level](message);
+      if (!root.isLevelEnabled(level)) return;
+      const merged = bound && fields ? { ...bound, ...fields } : (bound ?? fields);
+      if (merged) root[level](merged, message);
+      else root[level](message);
     };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
