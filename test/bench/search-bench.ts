@@ -14,6 +14,7 @@
  *
  *   BENCH_DOCS=1000000       documents (default 1,000,000); a rerun with the same N skips both loads
  *   BENCH_SECONDS=5          measured seconds per kind, side and concurrency (after BENCH_WARMUP_SECONDS=1)
+ *   BENCH_ROUNDS=5           the measured seconds are taken in this many rounds, the sides interleaved
  *   BENCH_CONCURRENCY=1,8,32 concurrencies (requests in flight)
  *   BENCH_KINDS=eq id,...    only these query kinds
  *   BENCH_NAMESPACE=bench    index namespace (alias `<ns>_orb_invoices`); peer database `conduit_peer_<ns>`
@@ -44,6 +45,7 @@ import { fixed, ms, runConcurrent, type Samples, type Summary, summarize, table,
 const DOCS = Number(process.env.BENCH_DOCS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,8,32').split(',').map(Number);
 const ONLY = process.env.BENCH_KINDS?.split(',').map((k) => k.trim());
 const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'bench';
@@ -120,12 +122,18 @@ try {
     console.log(`\n--- concurrency ${concurrency} (load ${loadAverage()}) ---`);
     const rows: KindResult[] = [];
     for (const side of sides) {
+      const [oursResult, rawResult, hopResult, peerResult] = await measureInterleaved(side.name, concurrency, [
+        { label: 'ours', task: (i) => side.ours(ours, i) },
+        { label: 'raw', task: (i) => side.raw(raw, i) },
+        { label: 'hop', task: (i) => side.raw(hop, i) },
+        ...(peer ? [{ label: 'peer', task: (i: number) => side.peer(peer!, i) }] : []),
+      ]);
       const result: KindResult = {
         name: side.name,
-        ours: await measure(`${side.name} ours`, concurrency, (i) => side.ours(ours, i)),
-        raw: await measure(`${side.name} raw`, concurrency, (i) => side.raw(raw, i)),
-        hop: await measure(`${side.name} hop`, concurrency, (i) => side.raw(hop, i)),
-        peer: peer ? await measure(`${side.name} peer`, concurrency, (i) => side.peer(peer!, i)) : undefined,
+        ours: oursResult!,
+        raw: rawResult!,
+        hop: hopResult!,
+        peer: peerResult,
       };
       rows.push(result);
       const o = summarize(result.ours);
@@ -238,25 +246,54 @@ interface CpuPerRequest {
   readonly generator: number;
 }
 
-async function measure(label: string, concurrency: number, task: (i: number) => Promise<void>): Promise<Measured> {
-  await runConcurrent(task, { concurrency, durationMs: WARMUP_SECONDS * 1000 });
-  const before = await cpuNow();
-  const samples = await runConcurrent(task, { concurrency, durationMs: SECONDS * 1000 });
-  const after = await cpuNow();
-  if (samples.errors > 0) console.log(`  ${label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
-  // What each process spends while idle (timers, the engine's housekeeping) is not the requests' cost.
-  const idle = (rate: number) => (rate * samples.elapsedMs) / 1000;
-  const per = (from: number, to: number, idleRate = 0) =>
-    Math.max(0, to - from - idle(idleRate)) / Math.max(1, samples.latencies.length);
-  return {
-    ...samples,
-    cpuPerRequest: {
-      api: per(before.api, after.api, idleCpu.api),
-      hop: per(before.hop, after.hop, idleCpu.hop),
-      engine: per(before.engine, after.engine, idleCpu.engine),
-      generator: per(before.generator, after.generator),
-    },
-  };
+/**
+ * Measures the sides of one query kind in ROUNDS rounds, each side for SECONDS / ROUNDS per round, in an order
+ * that reverses every round (ours raw hop peer, peer hop ours raw... ). Run one after the other instead, the
+ * first side paid for whatever the machine was still settling (the engine's merges after a load, the API's JIT):
+ * at concurrency 1 the first kind measured ours at twice its later p50. Samples and CPU add up over the rounds.
+ */
+async function measureInterleaved(
+  kind: string,
+  concurrency: number,
+  sides: readonly { label: string; task: (i: number) => Promise<void> }[],
+): Promise<Measured[]> {
+  for (const side of sides) await runConcurrent(side.task, { concurrency, durationMs: WARMUP_SECONDS * 1000 });
+  const totals = sides.map(() => ({ latencies: [] as number[], errors: 0, elapsedMs: 0, cpu: zeroCpu() }));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = sides.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const before = await cpuNow();
+      const samples = await runConcurrent(sides[i]!.task, { concurrency, durationMs: (SECONDS * 1000) / ROUNDS });
+      const after = await cpuNow();
+      const total = totals[i]!;
+      total.latencies.push(...samples.latencies);
+      total.errors += samples.errors;
+      total.elapsedMs += samples.elapsedMs;
+      for (const name of ['api', 'hop', 'engine', 'generator'] as const) total.cpu[name] += after[name] - before[name];
+      if (samples.errors > 0)
+        console.log(`  ${kind} ${sides[i]!.label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
+    }
+  }
+  return totals.map(({ cpu, ...samples }) => {
+    // What each process spends while idle (timers, the engine's housekeeping) is not the requests' cost.
+    const idle = (rate: number) => (rate * samples.elapsedMs) / 1000;
+    const per = (spent: number, idleRate = 0) =>
+      Math.max(0, spent - idle(idleRate)) / Math.max(1, samples.latencies.length);
+    return {
+      ...samples,
+      cpuPerRequest: {
+        api: per(cpu.api, idleCpu.api),
+        hop: per(cpu.hop, idleCpu.hop),
+        engine: per(cpu.engine, idleCpu.engine),
+        generator: per(cpu.generator),
+      },
+    };
+  });
+}
+
+function zeroCpu(): { api: number; hop: number; engine: number; generator: number } {
+  return { api: 0, hop: 0, engine: 0, generator: 0 };
 }
 
 /** CPU ms per second the API process, the hop and the engine use with no requests in flight. */
