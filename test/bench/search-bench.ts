@@ -258,7 +258,12 @@ async function measureInterleaved(
   sides: readonly { label: string; task: (i: number) => Promise<void> }[],
 ): Promise<Measured[]> {
   for (const side of sides) await runConcurrent(side.task, { concurrency, durationMs: WARMUP_SECONDS * 1000 });
-  const totals = sides.map(() => ({ latencies: [] as number[], errors: 0, elapsedMs: 0, cpu: zeroCpu() }));
+  const totals = sides.map(() => ({
+    latencies: [] as number[],
+    errors: 0,
+    elapsedMs: 0,
+    cpu: { api: 0, hop: 0, engine: 0, generator: 0 },
+  }));
   for (let round = 0; round < ROUNDS; round++) {
     const order = sides.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
@@ -267,7 +272,8 @@ async function measureInterleaved(
       const samples = await runConcurrent(sides[i]!.task, { concurrency, durationMs: (SECONDS * 1000) / ROUNDS });
       const after = await cpuNow();
       const total = totals[i]!;
-      total.latencies.push(...samples.latencies);
+      // concat, not push(...): a long phase holds more samples than a call takes arguments.
+      total.latencies = total.latencies.concat(samples.latencies);
       total.errors += samples.errors;
       total.elapsedMs += samples.elapsedMs;
       for (const name of ['api', 'hop', 'engine', 'generator'] as const) total.cpu[name] += after[name] - before[name];
@@ -290,10 +296,6 @@ async function measureInterleaved(
       },
     };
   });
-}
-
-function zeroCpu(): { api: number; hop: number; engine: number; generator: number } {
-  return { api: 0, hop: 0, engine: 0, generator: 0 };
 }
 
 /** CPU ms per second the API process, the hop and the engine use with no requests in flight. */
