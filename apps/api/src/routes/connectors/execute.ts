@@ -2,6 +2,7 @@ import { CONNECTOR_DEFINITIONS, entityActions, entityOf } from '@conduit/connect
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
@@ -89,7 +90,10 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       if (value !== null) headers.set(name, value);
     }
     if (!headers.has('content-disposition')) headers.set('content-disposition', 'attachment');
-    return new Response(download.body, { status: download.status, headers });
+    return new Response(collectingAsItStreams(download.body, collectYoungGeneration), {
+      status: download.status,
+      headers,
+    });
   });
 
   app.all('/:connector_id/execute', () => {
