@@ -1,9 +1,11 @@
 /**
  * Node flags the API process runs with (the launcher, the deploy files and the tests' API process all use these).
- * - `--max-semi-space-size=16`: a young generation big enough that a search's objects die young. With 2 MB, the
- *   objects of the requests in flight outlived each scavenge and went to the old generation, whose collections
- *   then cost a third of the API's CPU per search at 32 in flight (issue 12: bench A/B side by side, 200k
- *   invoices, CPU per request 0.36 vs 0.50 ms on eq id, 1.95 vs 2.66 on a 100-record page).
+ * - `--max-semi-space-size=16`: a young generation big enough for the requests in flight. With 2 MB, the API spent
+ *   32-70% more CPU per search at 32 in flight, and no consistent difference at 1 (issue 12: two API processes
+ *   side by side in one bench run, 200k invoices, 13 query kinds; 0.50 vs 0.36 ms on eq id, 2.66 vs 1.95 on a
+ *   100-record page).
+ *   That pattern is what objects outliving scavenges and then needing old-generation collections looks like: with
+ *   one request in flight nothing survives a scavenge.
  * - `--expose-gc`: downloads ask for a young collection as they stream (download-body.ts). A young generation this
  *   size otherwise holds a download's spent socket buffers until V8's external-memory limit
  *   (test/e2e/download-streaming.test.ts).
