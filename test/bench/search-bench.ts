@@ -20,6 +20,8 @@
  *   BENCH_NAMESPACE=bench    index namespace (alias `<ns>_orb_invoices`); peer database `conduit_peer_<ns>`
  *   BENCH_PEER=0             skip the Postgres peer
  *   BENCH_PROFILE=dir        run the API with --cpu-prof, writing its profile into dir
+ *   BENCH_B_FLAGS='--flag'   A/B of Node flags: a second API process, with these flags after the API's own, is a
+ *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
  *   BENCH_CLEAN=1            delete the loaded index and the peer database at the end (kept otherwise)
  *
  * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
@@ -52,6 +54,7 @@ const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'bench';
 const PEER = process.env.BENCH_PEER !== '0';
 const PROFILE = process.env.BENCH_PROFILE;
 const CLEAN = process.env.BENCH_CLEAN === '1';
+const B_FLAGS = process.env.BENCH_B_FLAGS?.split(' ').filter(Boolean);
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
@@ -71,9 +74,10 @@ const indexStore = deps.indexStore;
 const alias = indexStore.alias('Orb', 'invoices');
 const maxConcurrency = Math.max(...CONCURRENCIES);
 let api: ApiProcess | undefined;
+let apiB: ApiProcess | undefined;
 let hopProcess: ReturnType<typeof spawn> | undefined;
 let peer: pg.Pool | undefined;
-let idleCpu = { api: 0, hop: 0, engine: 0 };
+let idleCpu = { api: 0, apiB: 0, hop: 0, engine: 0 };
 /** The OpenSearch node's process id when it runs on this machine (engineCpuMs), null when it does not. */
 let enginePid: number | null | undefined;
 
@@ -99,6 +103,12 @@ try {
     { RATE_LIMIT_PER_MINUTE: '100000000' },
     { logLevel: 'info', nodeFlags: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [] },
   );
+  if (B_FLAGS)
+    apiB = await ApiProcess.start(
+      deps.env,
+      { RATE_LIMIT_PER_MINUTE: '100000000' },
+      { logLevel: 'info', nodeFlags: B_FLAGS },
+    );
   hopProcess = spawn(
     process.execPath,
     [fileURLToPath(new URL('./bare-hop.ts', import.meta.url)), deps.env.OPENSEARCH_URL, String(maxConcurrency)],
@@ -107,6 +117,7 @@ try {
   const [hopLine] = (await once(createInterface({ input: hopProcess.stdout! }), 'line')) as [string];
   const token = await tokenFrom(api.url);
   const ours = new KeepAliveClient(api.url, maxConcurrency);
+  const oursB = apiB ? new KeepAliveClient(apiB.url, maxConcurrency) : undefined;
   const raw = new KeepAliveClient(deps.env.OPENSEARCH_URL, maxConcurrency);
   const hop = new KeepAliveClient((JSON.parse(hopLine) as { url: string }).url, maxConcurrency);
   const kinds = queryKinds(DOCS, CONNECTOR_ID).filter((k) => !ONLY || ONLY.includes(k.name));
@@ -114,7 +125,7 @@ try {
   for (const side of sides) await side.check(ours, raw, hop);
   idleCpu = await idleCpuRates();
   console.log(
-    `idle CPU: api ${ms(idleCpu.api)} ms/s, hop ${ms(idleCpu.hop)} ms/s, engine ${ms(idleCpu.engine)} ms/s (subtracted below)`,
+    `idle CPU: api ${ms(idleCpu.api)} ms/s${apiB ? `, api B ${ms(idleCpu.apiB)} ms/s` : ''}, hop ${ms(idleCpu.hop)} ms/s, engine ${ms(idleCpu.engine)} ms/s (subtracted below)`,
   );
 
   const byConcurrency: { concurrency: number; rows: KindResult[] }[] = [];
@@ -122,18 +133,20 @@ try {
     console.log(`\n--- concurrency ${concurrency} (load ${loadAverage()}) ---`);
     const rows: KindResult[] = [];
     for (const side of sides) {
-      const [oursResult, rawResult, hopResult, peerResult] = await measureInterleaved(side.name, concurrency, [
+      const measured = await measureInterleaved(side.name, concurrency, [
         { label: 'ours', task: (i) => side.ours(ours, i) },
         { label: 'raw', task: (i) => side.raw(raw, i) },
         { label: 'hop', task: (i) => side.raw(hop, i) },
+        ...(oursB ? [{ label: 'ours B', task: (i: number) => side.ours(oursB, i) }] : []),
         ...(peer ? [{ label: 'peer', task: (i: number) => side.peer(peer!, i) }] : []),
       ]);
       const result: KindResult = {
         name: side.name,
-        ours: oursResult!,
-        raw: rawResult!,
-        hop: hopResult!,
-        peer: peerResult,
+        ours: measured.get('ours')!,
+        raw: measured.get('raw')!,
+        hop: measured.get('hop')!,
+        oursB: measured.get('ours B'),
+        peer: measured.get('peer'),
       };
       rows.push(result);
       const o = summarize(result.ours);
@@ -146,11 +159,13 @@ try {
     byConcurrency.push({ concurrency, rows });
   }
   ours.close();
+  oursB?.close();
   raw.close();
   hop.close();
   report(byConcurrency, kinds.length);
 } finally {
   await api?.stop();
+  await apiB?.stop();
   hopProcess?.kill();
   await peer?.end();
   if (CLEAN) {
@@ -172,6 +187,7 @@ interface KindResult {
   ours: Measured;
   raw: Measured;
   hop: Measured;
+  oursB: Measured | undefined;
   peer: Measured | undefined;
 }
 
@@ -241,6 +257,7 @@ type Measured = Samples & { readonly cpuPerRequest: CpuPerRequest };
 
 interface CpuPerRequest {
   readonly api: number;
+  readonly apiB: number;
   readonly hop: number;
   readonly engine: number;
   readonly generator: number;
@@ -257,13 +274,13 @@ async function measureInterleaved(
   kind: string,
   concurrency: number,
   sides: readonly { label: string; task: (i: number) => Promise<void> }[],
-): Promise<Measured[]> {
+): Promise<Map<string, Measured>> {
   for (const side of sides) await runConcurrent(side.task, { concurrency, durationMs: WARMUP_SECONDS * 1000 });
   const totals = sides.map(() => ({
     latencies: [] as number[],
     errors: 0,
     elapsedMs: 0,
-    cpu: { api: 0, hop: 0, engine: 0, generator: 0 },
+    cpu: { api: 0, apiB: 0, hop: 0, engine: 0, generator: 0 },
   }));
   for (let round = 0; round < ROUNDS; round++) {
     const order = sides.map((_, i) => i);
@@ -277,12 +294,13 @@ async function measureInterleaved(
       total.latencies = total.latencies.concat(samples.latencies);
       total.errors += samples.errors;
       total.elapsedMs += samples.elapsedMs;
-      for (const name of ['api', 'hop', 'engine', 'generator'] as const) total.cpu[name] += after[name] - before[name];
+      for (const name of ['api', 'apiB', 'hop', 'engine', 'generator'] as const)
+        total.cpu[name] += after[name] - before[name];
       if (samples.errors > 0)
         console.log(`  ${kind} ${sides[i]!.label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
     }
   }
-  return totals.map(({ cpu, ...samples }) => {
+  const measured = totals.map(({ cpu, ...samples }): Measured => {
     // What each process spends while idle (timers, the engine's housekeeping) is not the requests' cost.
     const idle = (rate: number) => (rate * samples.elapsedMs) / 1000;
     const per = (spent: number, idleRate = 0) =>
@@ -291,32 +309,36 @@ async function measureInterleaved(
       ...samples,
       cpuPerRequest: {
         api: per(cpu.api, idleCpu.api),
+        apiB: per(cpu.apiB, idleCpu.apiB),
         hop: per(cpu.hop, idleCpu.hop),
         engine: per(cpu.engine, idleCpu.engine),
         generator: per(cpu.generator),
       },
     };
   });
+  return new Map(sides.map((side, i) => [side.label, measured[i]!]));
 }
 
 /** CPU ms per second the API process, the hop and the engine use with no requests in flight. */
-async function idleCpuRates(): Promise<{ api: number; hop: number; engine: number }> {
+async function idleCpuRates(): Promise<{ api: number; apiB: number; hop: number; engine: number }> {
   const before = await cpuNow();
   await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
   const after = await cpuNow();
   const rate = (from: number, to: number) => ((to - from) * 1000) / IDLE_SAMPLE_MS;
   return {
     api: rate(before.api, after.api),
+    apiB: rate(before.apiB, after.apiB),
     hop: rate(before.hop, after.hop),
     engine: rate(before.engine, after.engine),
   };
 }
 
-/** CPU ms used so far by the API process, the hop, the OpenSearch node and this load generator. */
-async function cpuNow(): Promise<{ api: number; hop: number; engine: number; generator: number }> {
+/** CPU ms used so far by the API process (and its B twin), the hop, the OpenSearch node and this load generator. */
+async function cpuNow(): Promise<{ api: number; apiB: number; hop: number; engine: number; generator: number }> {
   const usage = process.cpuUsage();
   return {
     api: api?.cpuMs() ?? 0,
+    apiB: apiB?.cpuMs() ?? 0,
     hop: hopProcess?.pid ? processCpuMs(hopProcess.pid) : 0,
     engine: await engineCpuMs(),
     generator: (usage.user + usage.system) / 1000,
@@ -500,6 +522,32 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
         ]),
       ),
     );
+    if (rows.some((r) => r.oursB)) {
+      console.log(
+        `A/B at concurrency ${concurrency}: ours B = a second API process with BENCH_B_FLAGS=${B_FLAGS?.join(' ')}`,
+      );
+      console.log(
+        table(
+          ['query kind', 'A p50', 'B p50', 'A req/s', 'B req/s', 'A api CPU', 'B api CPU', 'B/A CPU'],
+          rows.map((r) => {
+            const a = summarize(r.ours);
+            const b = summarize(r.oursB!);
+            const cpu = r.ours.cpuPerRequest.api;
+            const cpuB = r.oursB!.cpuPerRequest.apiB;
+            return [
+              r.name,
+              ms(a.p50),
+              ms(b.p50),
+              String(Math.round(a.throughput)),
+              String(Math.round(b.throughput)),
+              ms(cpu),
+              ms(cpuB),
+              fixed(cpuB / cpu),
+            ];
+          }),
+        ),
+      );
+    }
     console.log('');
   }
   console.log('targets, every query kind (informational):');
