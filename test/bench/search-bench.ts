@@ -98,17 +98,11 @@ try {
     await loadPeer(peer, CONNECTOR_ID, DOCS, (i) => invoiceRecord(i, DOCS));
   }
   // The in-process platform above only prepared the data; from here on it is idle.
-  api = await ApiProcess.start(
-    deps.env,
-    { RATE_LIMIT_PER_MINUTE: '100000000' },
-    { logLevel: 'info', nodeFlags: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [] },
-  );
-  if (B_FLAGS)
-    apiB = await ApiProcess.start(
-      deps.env,
-      { RATE_LIMIT_PER_MINUTE: '100000000' },
-      { logLevel: 'info', nodeFlags: B_FLAGS },
-    );
+  // A and B differ in their extra Node flags only.
+  const startApi = (nodeFlags: readonly string[]) =>
+    ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000' }, { logLevel: 'info', nodeFlags });
+  api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []);
+  if (B_FLAGS) apiB = await startApi(B_FLAGS);
   hopProcess = spawn(
     process.execPath,
     [fileURLToPath(new URL('./bare-hop.ts', import.meta.url)), deps.env.OPENSEARCH_URL, String(maxConcurrency)],
