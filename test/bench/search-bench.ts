@@ -22,6 +22,8 @@
  *   BENCH_PROFILE=dir        run the API with --cpu-prof, writing its profile into dir
  *   BENCH_B_FLAGS='--flag'   A/B of Node flags: a second API process, with these flags after the API's own, is a
  *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
+ *   BENCH_B_ENV='K=V ...'    A/B of settings: the second API process runs with these variables set (with or
+ *                            without BENCH_B_FLAGS), e.g. OPENSEARCH_SEARCH_REQUESTS=1000 (every search alone)
  *   BENCH_CLEAN=1            delete the loaded index and the peer database at the end (kept otherwise)
  *
  * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
@@ -55,6 +57,14 @@ const PEER = process.env.BENCH_PEER !== '0';
 const PROFILE = process.env.BENCH_PROFILE;
 const CLEAN = process.env.BENCH_CLEAN === '1';
 const B_FLAGS = process.env.BENCH_B_FLAGS?.split(' ').filter(Boolean);
+const B_ENV = process.env.BENCH_B_ENV
+  ? Object.fromEntries(
+      process.env.BENCH_B_ENV.split(' ')
+        .filter(Boolean)
+        .map((pair) => pair.split('=', 2)),
+    )
+  : undefined;
+const B_LABEL = [B_FLAGS?.join(' '), B_ENV && process.env.BENCH_B_ENV].filter(Boolean).join(' ');
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
@@ -98,11 +108,11 @@ try {
     await loadPeer(peer, CONNECTOR_ID, DOCS, (i) => invoiceRecord(i, DOCS));
   }
   // The in-process platform above only prepared the data; from here on it is idle.
-  // A and B differ in their extra Node flags only.
-  const startApi = (nodeFlags: readonly string[]) =>
-    ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000' }, { logLevel: 'info', nodeFlags });
+  // A and B differ in their extra Node flags and variables only.
+  const startApi = (nodeFlags: readonly string[], env: Record<string, string> = {}) =>
+    ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000', ...env }, { logLevel: 'info', nodeFlags });
   api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []);
-  if (B_FLAGS) apiB = await startApi(B_FLAGS);
+  if (B_FLAGS || B_ENV) apiB = await startApi(B_FLAGS ?? [], B_ENV);
   hopProcess = spawn(
     process.execPath,
     [fileURLToPath(new URL('./bare-hop.ts', import.meta.url)), deps.env.OPENSEARCH_URL, String(maxConcurrency)],
@@ -517,12 +527,21 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
       ),
     );
     if (rows.some((r) => r.oursB)) {
-      console.log(
-        `A/B at concurrency ${concurrency}: ours B = a second API process with BENCH_B_FLAGS=${B_FLAGS?.join(' ')}`,
-      );
+      console.log(`A/B at concurrency ${concurrency}: ours B = a second API process with ${B_LABEL}`);
       console.log(
         table(
-          ['query kind', 'A p50', 'B p50', 'A req/s', 'B req/s', 'A api CPU', 'B api CPU', 'B/A CPU'],
+          [
+            'query kind',
+            'A p50',
+            'B p50',
+            'A req/s',
+            'B req/s',
+            'A api CPU',
+            'B api CPU',
+            'B/A CPU',
+            'A engine CPU',
+            'B engine CPU',
+          ],
           rows.map((r) => {
             const a = summarize(r.ours);
             const b = summarize(r.oursB!);
@@ -537,6 +556,8 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
               ms(cpu),
               ms(cpuB),
               fixed(cpuB / cpu),
+              ms(r.ours.cpuPerRequest.engine),
+              ms(r.oursB!.cpuPerRequest.engine),
             ];
           }),
         ),

@@ -62,6 +62,11 @@ export const PlatformEnv = z.object({
   METRICS_TOKEN: z.string().min(1).optional(),
   /** The API's public address (OAuth callback, webhook_url); default http://127.0.0.1:{PORT}. */
   PUBLIC_BASE_URL: url.optional(),
+  /**
+   * Requests an API process keeps open to OpenSearch for searches; searches beyond them wait (10 ms at most) and
+   * leave together as one `_msearch`.
+   */
+  OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

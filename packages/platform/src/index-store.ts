@@ -40,11 +40,16 @@ export class IndexStore {
   readonly #ensured = new Map<string, Promise<string>>();
   readonly #transport: SearchTransport | undefined;
 
-  /** `options.searchUrl`: the node searches go to through their own pool (see SearchTransport). */
-  constructor(client: Client, namespace: string, options: { searchUrl?: string } = {}) {
+  /**
+   * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
+   * requests open at once (see SearchTransport).
+   */
+  constructor(client: Client, namespace: string, options: { searchUrl?: string; searchRequests?: number } = {}) {
     this.#client = client;
     this.#namespace = namespace;
-    this.#transport = options.searchUrl ? new SearchTransport(options.searchUrl) : undefined;
+    this.#transport = options.searchUrl
+      ? new SearchTransport(options.searchUrl, { requests: options.searchRequests })
+      : undefined;
   }
 
   /**

@@ -53,7 +53,10 @@ export async function connectPlatformServices(
   const opensearch = new Client({ node: env.OPENSEARCH_URL });
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
-  const indexStore = new IndexStore(opensearch, env.NAMESPACE, { searchUrl: env.OPENSEARCH_URL });
+  const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
+    searchUrl: env.OPENSEARCH_URL,
+    searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
+  });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
   const metrics = new PlatformMetrics(service, {

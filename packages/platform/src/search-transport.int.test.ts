@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchTransport } from './search-transport.ts';
@@ -8,10 +10,42 @@ const client = new Client({ node: url });
 const index = `t_transport_${randomBytes(4).toString('hex')}`;
 const transport = new SearchTransport(url);
 
+/**
+ * Passes every request on to the node and records its path, so a test sees what the transport sent; the first
+ * request's answer is held back `holdFirstMs`, as a slow search's would be.
+ */
+async function recordingProxy(holdFirstMs = 0): Promise<{ url: string; paths: string[]; server: Server }> {
+  const target = new URL(url);
+  const paths: string[] = [];
+  const server = createServer(async (incoming, outgoing) => {
+    paths.push(incoming.url ?? '');
+    if (paths.length === 1 && holdFirstMs > 0) await new Promise((resolve) => setTimeout(resolve, holdFirstMs));
+    const forwarded = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, server };
+}
+
+const hitsOf = (body: unknown) => (body as { hits: { hits?: { _source: unknown }[] } }).hits.hits ?? [];
+
 describe('SearchTransport', () => {
   beforeAll(async () => {
     await client.indices.create({ index, body: { settings: { number_of_shards: 1, number_of_replicas: 0 } } });
-    await client.index({ index, id: 'a', routing: 'r1', body: { name: 'first' }, refresh: true });
+    await client.index({ index, id: 'a', routing: 'r1', body: { name: 'first' } });
+    await client.index({ index, id: 'b', routing: 'r1', body: { name: 'second' }, refresh: true });
   });
   afterAll(async () => {
     await client.indices.delete({ index }).catch(() => undefined);
@@ -20,7 +54,7 @@ describe('SearchTransport', () => {
   });
 
   it('answers the status and the parsed body, without the per-hit fields it filters out', async () => {
-    const answer = await transport.search(index, 'r1', { query: { match_all: {} } });
+    const answer = await transport.search(index, 'r1', { query: { term: { _id: 'a' } } });
     expect(answer.statusCode).toBe(200);
     const body = answer.body as { hits: { hits: Record<string, unknown>[] }; _shards?: unknown };
     expect(body.hits.hits).toEqual([{ _source: { name: 'first' } }]);
@@ -37,17 +71,90 @@ describe('SearchTransport', () => {
 
   it('answers many searches at once, each with its own body', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => transport.search(index, 'r1', { size: i % 2, query: { match_all: {} } })),
+      Array.from({ length: 20 }, (_, i) => transport.search(index, 'r1', { size: i % 3, query: { match_all: {} } })),
     );
     // filter_path leaves an empty hits.hits out of the answer (search-service puts it back).
-    expect(answers.map((a) => (a.body as { hits: { hits?: unknown[] } }).hits.hits?.length ?? 0)).toEqual(
-      Array.from({ length: 20 }, (_, i) => i % 2),
-    );
+    expect(answers.map((a) => hitsOf(a.body).length)).toEqual(Array.from({ length: 20 }, (_, i) => i % 3));
+    expect(answers.every((a) => a.statusCode === 200)).toBe(true);
   });
 
-  it('rejects when the node cannot be reached', async () => {
-    const nowhere = new SearchTransport('http://127.0.0.1:1');
-    await expect(nowhere.search(index, 'r1', {})).rejects.toThrow();
+  it('sends the searches that wait for a request together as one _msearch, each keeping its own answer and status', async () => {
+    const proxy = await recordingProxy();
+    const oneRequest = new SearchTransport(proxy.url, { requests: 1 });
+    try {
+      const byName = (name: string) => ({ query: { term: { 'name.keyword': name } } });
+      const [alone, first, second, missing, none] = await Promise.all([
+        oneRequest.search(index, 'r1', byName('first')),
+        oneRequest.search(index, 'r1', byName('first')),
+        oneRequest.search(index, 'r1', byName('second')),
+        oneRequest.search(`${index}_missing`, 'r1', byName('first')),
+        oneRequest.search(index, 'r1', byName('third')),
+      ]);
+      // The first found the request free and went alone; the other four waited for it and left together.
+      expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([`/${index}/_search`, '/_msearch']);
+      expect(proxy.paths[1]).toContain('max_concurrent_searches=4');
+      expect(hitsOf(alone!.body)).toEqual([{ _source: { name: 'first' } }]);
+      expect(hitsOf(first!.body)).toEqual([{ _source: { name: 'first' } }]);
+      expect(hitsOf(second!.body)).toEqual([{ _source: { name: 'second' } }]);
+      expect([alone, first, second, none].map((a) => a!.statusCode)).toEqual([200, 200, 200, 200]);
+      expect(hitsOf(none!.body)).toEqual([]);
+      // A batched answer looks like a lone one: its status is the answer's, not a field of its body.
+      expect(Object.keys(first!.body as object).sort()).toEqual(Object.keys(alone!.body as object).sort());
+      expect(missing!.statusCode).toBe(404);
+      expect((missing!.body as { error: { type: string } }).error.type).toBe('index_not_found_exception');
+    } finally {
+      await oneRequest.close();
+      proxy.server.close();
+    }
+  });
+
+  it('answers each search of a batch the engine refuses whole (a body it cannot parse) on its own', async () => {
+    const proxy = await recordingProxy();
+    const oneRequest = new SearchTransport(proxy.url, { requests: 1 });
+    try {
+      const answers = await Promise.all([
+        oneRequest.search(index, 'r1', { query: { match_all: {} } }),
+        oneRequest.search(index, 'r1', { query: { term: { _id: 'b' } } }),
+        oneRequest.search(index, 'r1', { query: { no_such_query: {} } }),
+        oneRequest.search(index, 'r1', { query: { term: { _id: 'a' } } }),
+      ]);
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 400, 200]);
+      expect(hitsOf(answers[1]!.body)).toEqual([{ _source: { name: 'second' } }]);
+      expect(hitsOf(answers[3]!.body)).toEqual([{ _source: { name: 'first' } }]);
+      expect((answers[2]!.body as { error: { type: string } }).error.type).toBe('parsing_exception');
+      // The refused batch, then its three searches one by one.
+      expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([
+        `/${index}/_search`,
+        '/_msearch',
+        ...Array(3).fill(`/${index}/_search`),
+      ]);
+    } finally {
+      await oneRequest.close();
+      proxy.server.close();
+    }
+  });
+
+  it('sends a waiting search anyway once it has waited maxWaitMs for a slow search to come back', async () => {
+    const proxy = await recordingProxy(1000);
+    const oneRequest = new SearchTransport(proxy.url, { requests: 1, maxWaitMs: 20 });
+    try {
+      const slow = oneRequest.search(index, 'r1', { query: { term: { _id: 'a' } } });
+      const started = performance.now();
+      const quick = await oneRequest.search(index, 'r1', { query: { term: { _id: 'b' } } });
+      expect(performance.now() - started).toBeLessThan(800);
+      expect(hitsOf(quick.body)).toEqual([{ _source: { name: 'second' } }]);
+      expect(hitsOf((await slow).body)).toEqual([{ _source: { name: 'first' } }]);
+      expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([`/${index}/_search`, `/${index}/_search`]);
+    } finally {
+      await oneRequest.close();
+      proxy.server.close();
+    }
+  });
+
+  it('rejects when the node cannot be reached, alone or batched', async () => {
+    const nowhere = new SearchTransport('http://127.0.0.1:1', { requests: 1 });
+    const searches = Array.from({ length: 3 }, () => nowhere.search(index, 'r1', {}));
+    for (const search of searches) await expect(search).rejects.toThrow();
     await nowhere.close();
   });
 });
