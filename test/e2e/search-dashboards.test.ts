@@ -1,3 +1,5 @@
+import { buildApp, createApiRuntime } from '@conduit/api';
+import { createLogger } from '@conduit/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';
@@ -145,6 +147,55 @@ describe('search for dashboards, through the API', () => {
       value: sim.data.customers.filter((r) => Date.parse(r.created_at) >= Date.parse(START_DATE)).length,
       exact: true,
     });
+  });
+
+  it('answers searches that share one request to the engine each with its own page (a 400 stays with its search)', async () => {
+    // A second API instance keeping one request open to the engine: the searches that arrive while it is out wait
+    // and leave together as one _msearch.
+    const oneRequest = await createApiRuntime(
+      { ...platform.api.deps.env, OPENSEARCH_SEARCH_REQUESTS: 1 },
+      { baseUrls: {}, tokenUrls: {} },
+      { logger: createLogger({ level: 'error', write: () => undefined }) },
+    );
+    try {
+      const app = buildApp(oneRequest.deps);
+      const token = await platform.token();
+      const searchAtOnce = (params: unknown) =>
+        app.request(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ entity: 'invoices', action: 'search', params }),
+        });
+      const searches = [
+        ...['paid', 'issued', 'void', 'draft'].map((status) => ({
+          query: { filter: { eq: { status } } },
+          limit: 100,
+          fields: ['id', 'status'],
+        })),
+        { query: {}, aggregate: { h: { histogram: 'invoice_date', interval: 'hour' } }, limit: 0 },
+        { query: { filter: { neq: { status: 'void' } } }, aggregate: { revenue: { sum: 'total' } }, limit: 0 },
+        { query: { sort: [{ total: 'desc' }] }, limit: 5, fields: ['id', 'total'] },
+      ];
+      const together = await Promise.all(searches.map(searchAtOnce));
+      const page = async (response: Response) => {
+        const body = (await response.json()) as SearchAnswer & { meta: { took_ms?: unknown } };
+        return { status: response.status, body: { ...body, meta: { ...body.meta, took_ms: 'any' } } };
+      };
+      for (const [i, params] of searches.entries()) {
+        const alone = await search('invoices', params);
+        const expected = {
+          status: alone.status,
+          body: { ...alone.body, meta: { ...alone.body.meta, took_ms: 'any' } },
+        };
+        expect(await page(together[i]!)).toEqual(expected);
+      }
+      expect(together.map((r) => r.status)).toEqual([200, 200, 200, 200, 400, 200, 200]);
+      const paid = invoices.filter((r) => r.status === 'paid').map((r) => r.id);
+      const { body } = await page((await Promise.all(searches.map(searchAtOnce)))[0]!);
+      expect(body.data.map((r) => r.id).sort()).toEqual(paid.sort());
+    } finally {
+      await oneRequest.close();
+    }
   });
 
   const problem = async (params: unknown) => {
