@@ -64,7 +64,7 @@ const B_ENV = process.env.BENCH_B_ENV
         .map((pair) => pair.split('=', 2)),
     )
   : undefined;
-const B_LABEL = [B_FLAGS?.join(' '), B_ENV && process.env.BENCH_B_ENV].filter(Boolean).join(' ');
+const B_LABEL = [process.env.BENCH_B_FLAGS, process.env.BENCH_B_ENV].filter(Boolean).join(' ');
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
