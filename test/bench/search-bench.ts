@@ -24,6 +24,9 @@
  *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
  *   BENCH_B_ENV='K=V ...'    A/B of settings: the second API process runs with these variables set (with or
  *                            without BENCH_B_FLAGS), e.g. OPENSEARCH_SEARCH_REQUESTS=1000 (every search alone)
+ *   BENCH_B_CHECKOUT=dir     A/B of code: the second API process runs the API of another checkout (e.g.
+ *                            `git worktree add --detach ../before HEAD~1` then `pnpm install --offline` in it),
+ *                            with or without the two above
  *   BENCH_CLEAN=1            delete the loaded index and the peer database at the end (kept otherwise)
  *
  * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
@@ -64,7 +67,14 @@ const B_ENV = process.env.BENCH_B_ENV
         .map((pair) => pair.split('=', 2)),
     )
   : undefined;
-const B_LABEL = [process.env.BENCH_B_FLAGS, process.env.BENCH_B_ENV].filter(Boolean).join(' ');
+const B_CHECKOUT = process.env.BENCH_B_CHECKOUT;
+const B_LABEL = [
+  process.env.BENCH_B_FLAGS,
+  process.env.BENCH_B_ENV,
+  B_CHECKOUT ? `the API of ${B_CHECKOUT}` : undefined,
+]
+  .filter(Boolean)
+  .join(' ');
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
@@ -108,11 +118,15 @@ try {
     await loadPeer(peer, CONNECTOR_ID, DOCS, (i) => invoiceRecord(i, DOCS));
   }
   // The in-process platform above only prepared the data; from here on it is idle.
-  // A and B differ in their extra Node flags and variables only.
-  const startApi = (nodeFlags: readonly string[], env: Record<string, string> = {}) =>
-    ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000', ...env }, { logLevel: 'info', nodeFlags });
+  // A and B differ in their extra Node flags, variables and checkout only.
+  const startApi = (nodeFlags: readonly string[], env: Record<string, string> = {}, checkout?: string) =>
+    ApiProcess.start(
+      deps.env,
+      { RATE_LIMIT_PER_MINUTE: '100000000', ...env },
+      { logLevel: 'info', nodeFlags, checkout },
+    );
   api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []);
-  if (B_FLAGS || B_ENV) apiB = await startApi(B_FLAGS ?? [], B_ENV);
+  if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi(B_FLAGS ?? [], B_ENV, B_CHECKOUT);
   hopProcess = spawn(
     process.execPath,
     [fileURLToPath(new URL('./bare-hop.ts', import.meta.url)), deps.env.OPENSEARCH_URL, String(maxConcurrency)],

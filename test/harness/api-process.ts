@@ -1,12 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_NODE_FLAGS } from '@conduit/api';
 import type { PlatformEnv } from '@conduit/platform';
 import { freePort } from './free-port.ts';
 
-const API_MAIN = fileURLToPath(new URL('../../apps/api/src/main.ts', import.meta.url));
+const API_MAIN_IN_CHECKOUT = 'apps/api/src/main.ts';
+const API_MAIN = fileURLToPath(new URL(`../../${API_MAIN_IN_CHECKOUT}`, import.meta.url));
+
+export interface ApiStartOptions {
+  readonly nodeFlags?: readonly string[];
+  readonly logLevel?: string;
+  readonly startTimeoutMs?: number;
+  readonly checkout?: string;
+}
 
 /** The real API binary in its own process, so a test can measure its memory. */
 export class ApiProcess {
@@ -18,11 +27,14 @@ export class ApiProcess {
     this.url = url;
   }
 
-  /** `options.nodeFlags` are added to the API's own (e.g. --cpu-prof); `options.logLevel` defaults to warn. */
+  /**
+   * `options.nodeFlags` are added to the API's own (e.g. --cpu-prof); `options.logLevel` defaults to warn;
+   * `options.checkout` runs another checkout's API (the root of a worktree at another commit) instead of this one's.
+   */
   static async start(
     env: PlatformEnv,
     extra: Record<string, string>,
-    options: { nodeFlags?: readonly string[]; logLevel?: string; startTimeoutMs?: number } = {},
+    options: ApiStartOptions = {},
   ): Promise<ApiProcess> {
     // A port the system just handed out (not a random guess, which may be another service answering /healthz);
     // should someone take it before the API binds it, the API exits and we try again on another.
@@ -39,9 +51,10 @@ export class ApiProcess {
     port: number,
     env: PlatformEnv,
     extra: Record<string, string>,
-    options: { nodeFlags?: readonly string[]; logLevel?: string; startTimeoutMs?: number },
+    options: ApiStartOptions,
   ): Promise<ApiProcess | null> {
-    const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), API_MAIN], {
+    const main = options.checkout ? join(options.checkout, API_MAIN_IN_CHECKOUT) : API_MAIN;
+    const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), main], {
       env: {
         PATH: process.env.PATH,
         ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
