@@ -2,11 +2,12 @@ import type { PlatformMetrics } from '@conduit/platform';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { ApiEnv } from '../deps.ts';
+import { afterAnswer } from './after-answer.ts';
 
 /**
  * Request latency by route pattern (`/api/v1/integrations/connectors/:id/execute`, never the raw path, so the
  * label set stays bounded) and status. Cost per request: two clock reads, a scan of the few matched routes and
- * one histogram observation.
+ * one histogram observation, made after the answer is written.
  */
 export function observeRequests(metrics: PlatformMetrics): MiddlewareHandler<ApiEnv> {
   const histogram = metrics.httpDuration;
@@ -15,10 +16,9 @@ export function observeRequests(metrics: PlatformMetrics): MiddlewareHandler<Api
     try {
       await next();
     } finally {
-      histogram.observe(
-        { method: c.req.method, route: routePattern(c), status: String(c.res.status) },
-        (performance.now() - started) / 1000,
-      );
+      const seconds = (performance.now() - started) / 1000;
+      const labels = { method: c.req.method, route: routePattern(c), status: String(c.res.status) };
+      afterAnswer(() => histogram.observe(labels, seconds));
     }
   };
 }

@@ -30,9 +30,12 @@ describe('requestId', () => {
     expect(await response.text()).toBe('bytes');
   });
 
-  it('logs the request once, with its id and status', async () => {
+  it('logs the request once, with its id and status, after the answer', async () => {
     const lines: string[] = [];
-    await app(lines).request('/json', { headers: { 'x-request-id': 'trace-3' } });
+    const response = await app(lines).request('/json', { headers: { 'x-request-id': 'trace-3' } });
+    expect(response.status).toBe(200);
+    expect(lines).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(lines.map((line) => JSON.parse(line))).toEqual([
       expect.objectContaining({ message: 'request', request_id: 'trace-3', status: 200, path: '/json' }),
     ]);

@@ -2,11 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@conduit/platform';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
+import { afterAnswer } from './after-answer.ts';
 import { prepareHeaders } from './prepared-headers.ts';
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Every response carries X-Request-Id (the caller's, if well-formed) and every log line of the request has it. */
+/**
+ * Every response carries X-Request-Id (the caller's, if well-formed) and every log line of the request has it.
+ * The request's own line is written after the answer.
+ */
 export function requestId(logger: Logger): MiddlewareHandler<ApiEnv> {
   return async function requestIdMiddleware(c, next) {
     const incoming = c.req.header('x-request-id');
@@ -17,11 +21,13 @@ export function requestId(logger: Logger): MiddlewareHandler<ApiEnv> {
     const started = performance.now();
     await next();
     onOwnResponse();
-    c.get('logger').info('request', {
+    const line = {
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
       duration_ms: Math.round(performance.now() - started),
-    });
+    };
+    const requestLogger = c.get('logger');
+    afterAnswer(() => requestLogger.info('request', line));
   };
 }
