@@ -7,10 +7,10 @@ import { API_NODE_FLAGS } from '@conduit/api';
 import type { PlatformEnv } from '@conduit/platform';
 import { freePort } from './free-port.ts';
 
-const API_MAIN_IN_CHECKOUT = 'apps/api/src/main.ts';
-const API_MAIN = fileURLToPath(new URL(`../../${API_MAIN_IN_CHECKOUT}`, import.meta.url));
+const THIS_CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));
+const API_MAIN = 'apps/api/src/main.ts';
 
-export interface ApiStartOptions {
+interface ApiStartOptions {
   readonly nodeFlags?: readonly string[];
   readonly logLevel?: string;
   readonly startTimeoutMs?: number;
@@ -53,7 +53,7 @@ export class ApiProcess {
     extra: Record<string, string>,
     options: ApiStartOptions,
   ): Promise<ApiProcess | null> {
-    const main = options.checkout ? join(options.checkout, API_MAIN_IN_CHECKOUT) : API_MAIN;
+    const main = join(options.checkout ?? THIS_CHECKOUT, API_MAIN);
     const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), main], {
       env: {
         PATH: process.env.PATH,
