@@ -62,15 +62,16 @@ export class IndexStore {
         { index, routing, body: body as Record<string, unknown> },
         { ignore: [404] },
       );
-      return { statusCode: response.statusCode ?? 200, body: response.body };
+      return { statusCode: response.statusCode ?? 200, json: Buffer.from(JSON.stringify(response.body)) };
     }
     const answer = await this.#transport.search(index, routing, body);
     if (answer.statusCode >= 400 && answer.statusCode !== 404) {
-      const reason = (answer.body as { error?: { type?: string; reason?: string } }).error;
+      const error = parseError(answer.json);
+      const reason = (error as { error?: { type?: string; reason?: string } }).error;
       // The answer rides along: some errors are the query's to fix (search-dsl's searchProblemOf reads it).
       throw Object.assign(
         new Error(`search answered ${answer.statusCode}: ${reason?.type ?? ''} ${reason?.reason ?? ''}`.trim()),
-        { body: answer.body },
+        { body: error },
       );
     }
     return answer;
@@ -299,4 +300,14 @@ export class IndexStore {
 
 function isAlreadyExists(error: unknown): boolean {
   return JSON.stringify((error as { body?: unknown })?.body ?? '').includes('resource_already_exists_exception');
+}
+
+/** An engine error answer, parsed (one that is not JSON, such as a proxy's page, as its text). */
+function parseError(json: Buffer): unknown {
+  const text = json.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { error: { type: 'unreadable_answer', reason: text.slice(0, 200) } };
+  }
 }

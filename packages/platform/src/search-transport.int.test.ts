@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchTransport } from './search-transport.ts';
+import { type SearchAnswer, SearchTransport } from './search-transport.ts';
 
 const url = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
 const client = new Client({ node: url });
@@ -39,7 +39,9 @@ async function recordingProxy(holdFirstMs = 0): Promise<{ url: string; paths: st
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, server };
 }
 
-const hitsOf = (body: unknown) => (body as { hits: { hits?: { _source: unknown }[] } }).hits.hits ?? [];
+const bodyOf = (answer: SearchAnswer) => JSON.parse(answer.json.toString('utf8')) as Record<string, unknown>;
+const hitsOf = (answer: SearchAnswer) =>
+  (bodyOf(answer) as { hits: { hits?: { _source: unknown }[] } }).hits.hits ?? [];
 
 describe('SearchTransport', () => {
   beforeAll(async () => {
@@ -53,10 +55,10 @@ describe('SearchTransport', () => {
     await client.close();
   });
 
-  it('answers the status and the parsed body, without the per-hit fields it filters out', async () => {
+  it('answers the status and the answer as bytes, without the per-hit fields it filters out', async () => {
     const answer = await transport.search(index, 'r1', { query: { term: { _id: 'a' } } });
     expect(answer.statusCode).toBe(200);
-    const body = answer.body as { hits: { hits: Record<string, unknown>[] }; _shards?: unknown };
+    const body = bodyOf(answer) as { hits: { hits: Record<string, unknown>[] }; _shards?: unknown };
     expect(body.hits.hits).toEqual([{ _source: { name: 'first' } }]);
     expect(body._shards).toBeUndefined();
   });
@@ -64,7 +66,7 @@ describe('SearchTransport', () => {
   it('hands back an engine error as its status and body (a missing index is a 404)', async () => {
     const missing = await transport.search(`${index}_missing`, 'r1', { query: { match_all: {} } });
     expect(missing.statusCode).toBe(404);
-    expect((missing.body as { error: { type: string } }).error.type).toBe('index_not_found_exception');
+    expect((bodyOf(missing) as { error: { type: string } }).error.type).toBe('index_not_found_exception');
     const invalid = await transport.search(index, 'r1', { query: { no_such_query: {} } });
     expect(invalid.statusCode).toBe(400);
   });
@@ -74,7 +76,7 @@ describe('SearchTransport', () => {
       Array.from({ length: 20 }, (_, i) => transport.search(index, 'r1', { size: i % 3, query: { match_all: {} } })),
     );
     // filter_path leaves an empty hits.hits out of the answer (search-service puts it back).
-    expect(answers.map((a) => hitsOf(a.body).length)).toEqual(Array.from({ length: 20 }, (_, i) => i % 3));
+    expect(answers.map((a) => hitsOf(a).length)).toEqual(Array.from({ length: 20 }, (_, i) => i % 3));
     expect(answers.every((a) => a.statusCode === 200)).toBe(true);
   });
 
@@ -93,15 +95,17 @@ describe('SearchTransport', () => {
       // The first found the request free and went alone; the other four waited for it and left together.
       expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([`/${index}/_search`, '/_msearch']);
       expect(proxy.paths[1]).toContain('max_concurrent_searches=4');
-      expect(hitsOf(alone!.body)).toEqual([{ _source: { name: 'first' } }]);
-      expect(hitsOf(first!.body)).toEqual([{ _source: { name: 'first' } }]);
-      expect(hitsOf(second!.body)).toEqual([{ _source: { name: 'second' } }]);
+      expect(hitsOf(alone!)).toEqual([{ _source: { name: 'first' } }]);
+      expect(hitsOf(first!)).toEqual([{ _source: { name: 'first' } }]);
+      expect(hitsOf(second!)).toEqual([{ _source: { name: 'second' } }]);
       expect([alone, first, second, none].map((a) => a!.statusCode)).toEqual([200, 200, 200, 200]);
-      expect(hitsOf(none!.body)).toEqual([]);
-      // A batched answer looks like a lone one: its status is the answer's, not a field of its body.
-      expect(Object.keys(first!.body as object).sort()).toEqual(Object.keys(alone!.body as object).sort());
+      expect(hitsOf(none!)).toEqual([]);
+      // A batched answer is a slice of the _msearch answer: a lone one's members, and the status it was read from.
+      const { status, ...batched } = bodyOf(first!);
+      expect(status).toBe(200);
+      expect(Object.keys(batched).sort()).toEqual(Object.keys(bodyOf(alone!)).sort());
       expect(missing!.statusCode).toBe(404);
-      expect((missing!.body as { error: { type: string } }).error.type).toBe('index_not_found_exception');
+      expect((bodyOf(missing!) as { error: { type: string } }).error.type).toBe('index_not_found_exception');
     } finally {
       await oneRequest.close();
       proxy.server.close();
@@ -119,9 +123,9 @@ describe('SearchTransport', () => {
         oneRequest.search(index, 'r1', { query: { term: { _id: 'a' } } }),
       ]);
       expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 400, 200]);
-      expect(hitsOf(answers[1]!.body)).toEqual([{ _source: { name: 'second' } }]);
-      expect(hitsOf(answers[3]!.body)).toEqual([{ _source: { name: 'first' } }]);
-      expect((answers[2]!.body as { error: { type: string } }).error.type).toBe('parsing_exception');
+      expect(hitsOf(answers[1]!)).toEqual([{ _source: { name: 'second' } }]);
+      expect(hitsOf(answers[3]!)).toEqual([{ _source: { name: 'first' } }]);
+      expect((bodyOf(answers[2]!) as { error: { type: string } }).error.type).toBe('parsing_exception');
       // The refused batch, then its three searches one by one.
       expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([
         `/${index}/_search`,
@@ -142,8 +146,8 @@ describe('SearchTransport', () => {
       const started = performance.now();
       const quick = await oneRequest.search(index, 'r1', { query: { term: { _id: 'b' } } });
       expect(performance.now() - started).toBeLessThan(800);
-      expect(hitsOf(quick.body)).toEqual([{ _source: { name: 'second' } }]);
-      expect(hitsOf((await slow).body)).toEqual([{ _source: { name: 'first' } }]);
+      expect(hitsOf(quick)).toEqual([{ _source: { name: 'second' } }]);
+      expect(hitsOf(await slow)).toEqual([{ _source: { name: 'first' } }]);
       expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([`/${index}/_search`, `/${index}/_search`]);
     } finally {
       await oneRequest.close();

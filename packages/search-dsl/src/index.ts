@@ -52,6 +52,16 @@ export {
   SearchSortSchema,
 } from './params/search-params-schema.ts';
 export { type PlanSearchOptions, planSearch, type SearchPlan } from './plan-search.ts';
+export {
+  type JsonSpan,
+  keyEquals,
+  type MemberReader,
+  parseSpan,
+  skipWhitespace,
+  valueEnd,
+  walkArray,
+  walkObject,
+} from './results/json-spans.ts';
 export { emptyAggregations, readAggregations } from './results/read-aggregations.ts';
 export {
   emptySearchPage,
@@ -63,6 +73,7 @@ export {
   searchProblemOf,
 } from './results/read-search-page.ts';
 export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';
+export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
 export {
   type SortKey,
   type ValidatedSearch,

@@ -2,22 +2,29 @@ import { createSecretKey } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { IndexStore, SearchAnswer } from '@conduit/platform';
-import { emptySearchPage, planSearch, readSearchPage, type SearchPage, searchProblemOf } from '@conduit/search-dsl';
+import {
+  emptySearchPage,
+  isSearchQueryError,
+  planSearch,
+  searchPageBody,
+  searchPageJson,
+  searchProblemOf,
+} from '@conduit/search-dsl';
 import { ApiError } from '../problem.ts';
-
-/** DESIGN §5: `meta.synced_at` is the end of the entity's last completed pass (null before the first). */
-export type SearchResult = SearchPage & { readonly meta: SearchPage['meta'] & { readonly synced_at: string | null } };
 
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
 
 export interface SearchService {
-  search(row: ConnectorRow, entity: EntityCatalog, params: unknown): Promise<SearchResult>;
+  /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, DESIGN §5). */
+  search(row: ConnectorRow, entity: EntityCatalog, params: unknown): Promise<Buffer<ArrayBuffer>>;
 }
 
 /**
  * `search` over the synchronized copy: the query is compiled by search-dsl (validation errors are 400s with
- * paths), always filtered and routed by connector id. Never calls the upstream.
+ * paths), always filtered and routed by connector id. Never calls the upstream. The answer is written by
+ * search-dsl straight from the engine's bytes (`searchPageJson`), so records are never parsed here.
+ * `meta.synced_at` is the end of the entity's last completed pass (sync_states.last_success_at, null before).
  */
 export function createSearchService(
   indexStore: IndexStore,
@@ -51,22 +58,21 @@ export function createSearchService(
           new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`)
         );
       }
+      const extra = { synced_at: (await synced)?.toISOString() ?? null };
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
-      if (response.statusCode === 404) return withSyncedAt(emptySearchPage(plan.page), await synced);
-      return withSyncedAt(readSearchPage(withHits(response.body), plan.page), await synced);
+      if (response.statusCode === 404) return searchPageBody(emptySearchPage(plan.page), extra);
+      try {
+        return searchPageJson(response.json, plan.page, extra);
+      } catch (error) {
+        if (isSearchQueryError(error)) throw error;
+        throw new ApiError(
+          503,
+          'search_unavailable',
+          `the search index answered what cannot be read: ${describe(error)}`,
+        );
+      }
     },
   };
-}
-
-function withSyncedAt(page: SearchPage, synced: Date | null): SearchResult {
-  return { ...page, meta: { ...page.meta, synced_at: synced?.toISOString() ?? null } };
-}
-
-/** The engine leaves `hits` out of a filtered answer when nothing matched. */
-function withHits(body: unknown): unknown {
-  const answer = body as { hits?: { hits?: unknown[] } };
-  if (answer.hits?.hits) return answer;
-  return { ...answer, hits: { ...answer.hits, hits: [] } };
 }
 
 function describe(error: unknown): string {

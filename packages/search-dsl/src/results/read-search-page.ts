@@ -26,16 +26,21 @@ export type SearchPage = {
   };
 };
 
+/** The parts of an engine answer a page reads besides the records (here and in search-page-json.ts). */
+export const EngineTook = z.number().optional();
+export const EngineTotal = z.object({ value: z.number(), relation: z.enum(['eq', 'gte']) }).optional();
+export const EngineSortValues = z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).optional();
+
 const SearchResponse = z.object({
-  took: z.number().optional(),
+  took: EngineTook,
   hits: z.object({
-    total: z.object({ value: z.number(), relation: z.enum(['eq', 'gte']) }).optional(),
+    total: EngineTotal,
     hits: z.array(
       z.object({
         // Checked, not copied: a record's keys are the upstream's, and copying each would double the answer's
         // objects (a third of reading a ten-record page).
         _source: z.custom<Record<string, unknown>>(isPlainObject, 'must be an object').optional(),
-        sort: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+        sort: EngineSortValues,
       }),
     ),
   }),
@@ -64,18 +69,23 @@ function projection(fields: readonly string[]): (source: unknown) => SearchRecor
   };
 }
 
-type Hit = z.infer<typeof SearchResponse>['hits']['hits'][number];
-
-/** The hit's sort values, with int64 keys replaced by the exact decimal the record holds (a missing one keeps the engine's sentinel). */
-function exactSortValues(hit: Hit, page: PageContext): SearchAfter {
-  const values = [...(hit.sort ?? [])];
-  const record = hit._source?.[INTERNAL_FIELDS.record];
+/**
+ * The cursor after a hit: its sort values, with int64 keys replaced by the exact decimal its record holds (a
+ * missing one keeps the engine's sentinel).
+ */
+export function cursorAfter(sort: SearchAfter, record: unknown, page: PageContext): string {
+  const values = [...sort];
   for (const { index, path, type } of page.exactSortValues) {
     const value = getPath(record, path);
     const exact = type === 'integer' ? toInteger(value) : toScaledDecimal(value)?.toString();
     if (exact !== undefined) values[index] = exact;
   }
-  return values;
+  return encodeCursor(values, page.binding, page.cursorKey);
+}
+
+/** `meta.total`: the engine's count, or (when it sent none) the hits that came back. */
+export function totalOf(total: z.infer<typeof EngineTotal>, hits: number, hasMore: boolean): SearchTotal {
+  return total ? { value: total.value, exact: total.relation === 'eq' } : { value: hits, exact: !hasMore };
 }
 
 /**
@@ -88,7 +98,7 @@ function exactSortValues(hit: Hit, page: PageContext): SearchAfter {
  */
 export function readSearchPage(response: unknown, page: PageContext): SearchPage {
   if (isPlainObject(response) && response.error !== undefined) throw engineError(response, page);
-  const parsed = SearchResponse.parse(response);
+  const parsed = SearchResponse.parse(withHits(response));
   const hits = parsed.hits.hits;
   const shown = hits.slice(0, page.limit);
   const hasMore = hits.length > page.limit;
@@ -99,14 +109,19 @@ export function readSearchPage(response: unknown, page: PageContext): SearchPage
     data: shown.map((hit) => project(hit._source)),
     meta: {
       has_more: hasMore,
-      cursor: hasMore && last?.sort ? encodeCursor(exactSortValues(last, page), page.binding, page.cursorKey) : null,
+      cursor: hasMore && last?.sort ? cursorAfter(last.sort, last._source?.[INTERNAL_FIELDS.record], page) : null,
       took_ms: parsed.took ?? null,
-      total: parsed.hits.total
-        ? { value: parsed.hits.total.value, exact: parsed.hits.total.relation === 'eq' }
-        : { value: hits.length, exact: !hasMore },
+      total: totalOf(parsed.hits.total, hits.length, hasMore),
       ...(page.aggregations.length > 0 ? { aggregations: readAggregations(response, page.aggregations) } : {}),
     },
   };
+}
+
+/** The engine leaves `hits` out of a filtered answer when nothing matched. */
+function withHits(response: unknown): unknown {
+  const answer = response as { hits?: { hits?: unknown[] } };
+  if (!isPlainObject(answer) || answer.hits?.hits) return answer;
+  return { ...answer, hits: { ...answer.hits, hits: [] } };
 }
 
 /**

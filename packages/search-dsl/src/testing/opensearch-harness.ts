@@ -1,3 +1,4 @@
+import { deepStrictEqual } from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { FieldMap } from '@conduit/connectors';
 import { Client } from '@opensearch-project/opensearch';
@@ -5,8 +6,13 @@ import { indexDocumentId, toIndexDocument } from '../mapping/index-document.ts';
 import { buildIndexMapping } from '../mapping/index-mapping.ts';
 import { planSearch } from '../plan-search.ts';
 import { readSearchPage, type SearchPage } from '../results/read-search-page.ts';
+import { searchPageJson } from '../results/search-page-json.ts';
 
-/** Test-only helpers for `*.int.test.ts`: a client, a throw-away index per test file, and a search runner. */
+/**
+ * Test-only helpers for `*.int.test.ts`: a client, a throw-away index per test file, and a search runner. Every
+ * search the runner answers is also written from the engine's bytes (`searchPageJson`, the API's way) and must
+ * come out as the same page, or the same error: so each search test is a differential test of the two readers.
+ */
 export const OPENSEARCH_URL = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
 
 export type TestIndex = {
@@ -52,12 +58,32 @@ export async function createTestIndex(prefix: string, searchable: FieldMap, reco
     },
     async search(params, connectorId, entity = 'things') {
       const plan = planSearch(params, { searchable, recordKey, connectorId, entity, cursorKey: CURSOR_KEY });
-      const res = await client.search({ index, body: plan.body as Record<string, unknown> });
-      return readSearchPage(res.body, plan.page);
+      const answer = await fetch(`${OPENSEARCH_URL}/${index}/_search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(plan.body),
+      });
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      const parsed = attempt(() => readSearchPage(JSON.parse(bytes.toString('utf8')), plan.page));
+      const written = attempt(() => JSON.parse(searchPageJson(bytes, plan.page).toString('utf8')) as SearchPage);
+      if ('error' in parsed) {
+        deepStrictEqual(written, parsed, 'searchPageJson must fail as readSearchPage does');
+        throw parsed.error;
+      }
+      deepStrictEqual(written, { page: { data: parsed.page.data, meta: parsed.page.meta } }, 'searchPageJson');
+      return parsed.page;
     },
     async drop() {
       await client.indices.delete({ index, ignore_unavailable: true });
       await client.close();
     },
   };
+}
+
+function attempt(read: () => SearchPage): { page: SearchPage } | { error: unknown } {
+  try {
+    return { page: read() };
+  } catch (error) {
+    return { error };
+  }
 }

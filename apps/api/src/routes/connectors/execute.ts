@@ -66,7 +66,9 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     }
     const entity = entityOf(catalog, body.entity);
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
-      return c.json(await deps.search.search(cachedRow, entity, body.params ?? {}));
+      // Already JSON: search-dsl writes the page from the engine's bytes (searchPageJson).
+      const page = await deps.search.search(cachedRow, entity, body.params ?? {});
+      return c.body(page, 200, { 'content-type': 'application/json' });
     }
     const { row } = await loadConnector(c, deps);
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.
