@@ -54,8 +54,9 @@ interface WaitingSearch {
 
 /**
  * The search hot path's own connection to OpenSearch: one keep-alive undici pool, each body serialized once, the
- * answer handed on as bytes (an `_msearch` answer cut into each search's, without parsing it). The general client's per-request machinery (serializer, events, secure JSON
- * parsing of every response) was about a tenth of a search's CPU in the API; everything else keeps using it.
+ * answer handed on as bytes (an `_msearch` answer cut into each search's, without parsing it). The general
+ * client's per-request machinery (serializer, events, secure JSON parsing of every response) was about a tenth of
+ * a search's CPU in the API; everything else keeps using it.
  *
  * With a request to spare, a search goes alone as `_search`, at once: one search in flight waits for nothing.
  * Under load, the searches that arrive while every request is out leave together as one `_search`-per-line
