@@ -1,4 +1,5 @@
 import { buildApp, createApiRuntime } from '@conduit/api';
+import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { createLogger } from '@conduit/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
@@ -138,6 +139,25 @@ describe('search for dashboards, through the API', () => {
       largest: { value: largest },
       monthly,
     });
+  });
+
+  it('answers every record as the upstream holds it, with exactly its searchable fields, as application/json', async () => {
+    const searchable = Object.keys(entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')?.searchable ?? {});
+    const ids = invoices.slice(0, 20).map((invoice) => invoice.id);
+    const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'invoices',
+      action: 'search',
+      params: { query: { filter: { in: { id: ids } } }, limit: 50 },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const body = (await response.json()) as SearchAnswer;
+    // The records are copied from the engine's bytes (searchPageJson): the same values, none more, none fewer.
+    const expected = invoices
+      .filter((invoice) => ids.includes(invoice.id))
+      .map((invoice) => Object.fromEntries(searchable.filter((f) => f in invoice).map((f) => [f, invoice[f]])));
+    expect(body.data).toEqual(expect.arrayContaining(expected));
+    expect(body.data).toHaveLength(expected.length);
   });
 
   it('gives meta.total with every page', async () => {
