@@ -42,7 +42,7 @@ export class IndexStore {
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
-   * requests open at once (see SearchTransport).
+   * requests open at once (see SearchTransport); without it the store only writes (the worker, bulk tests).
    */
   constructor(client: Client, namespace: string, options: { searchUrl?: string; searchRequests?: number } = {}) {
     this.#client = client;
@@ -53,17 +53,11 @@ export class IndexStore {
   }
 
   /**
-   * `_search` on an index or alias, routed; 404 (no index yet) comes back as a status, other engine errors
-   * reject. Without a search URL it goes through the general client.
+   * `_search` on an index or alias, routed, through the search transport (`options.searchUrl`); 404 (no index
+   * yet) comes back as a status, other engine errors reject. A store built only to write cannot search.
    */
   async search(index: string, routing: string, body: unknown): Promise<SearchAnswer> {
-    if (!this.#transport) {
-      const response = await this.#client.search(
-        { index, routing, body: body as Record<string, unknown> },
-        { ignore: [404] },
-      );
-      return { statusCode: response.statusCode ?? 200, json: Buffer.from(JSON.stringify(response.body)) };
-    }
+    if (!this.#transport) throw new Error('this IndexStore was built without options.searchUrl, so it cannot search');
     const answer = await this.#transport.search(index, routing, body);
     if (answer.statusCode >= 400 && answer.statusCode !== 404) {
       const error = parseError(answer.json);
