@@ -9,7 +9,7 @@ import {
   type ReadPage,
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
-import { connectorChangesChannel, intervalMs } from '@conduit/platform';
+import { connectorChangesChannel, intervalMs, type Logger } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
 import { pageGroups } from './page-groups.ts';
 
@@ -124,12 +124,7 @@ export async function runEntitySync(
       checkpoint.indexed += batch.indexed;
       checkpoint.resume = last.checkpoint ?? undefined;
       const saved = await deps.syncStates.saveCheckpoint(run, checkpoint, batch.indexed);
-      if (saved === 'deleted') {
-        // Deleted mid-run: remove what this run wrote after the API's delete, and stop.
-        await deps.indexStore.deleteConnector(row.connector_type, [entityName], connectorId);
-        log.info('connector deleted during the run; its documents were removed');
-        return { status: 'skipped', reason: 'connector deleted' };
-      }
+      if (saved === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
       if (saved === 'superseded') {
         log.warn('another run took over this entity; stopping');
         return { status: 'skipped', reason: 'superseded by a newer run' };
@@ -158,6 +153,7 @@ export async function runEntitySync(
   const recordCount = await deps.indexStore.count(row.connector_type, entityName, connectorId);
   const cursor = feed ? (checkpoint.position ?? state.cursor) : (checkpoint.maxCursor ?? state.cursor);
   const finished = await deps.syncStates.finishRun(run, { cursor: cursor ?? null, recordCount, full: wasFull });
+  if (finished === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
   if (finished !== 'ok') return { status: 'skipped', reason: `not recorded: ${finished}` };
   // Search answers carry the end of the last completed pass (meta.synced_at), which the API instances remember.
   // The run is recorded either way: without the message they read it again within their cache's lifetime.
@@ -166,6 +162,21 @@ export async function runEntitySync(
     .catch((error: Error) => log.warn('could not announce the finished run', { error: error.message }));
   log.info('sync run finished', { ...progress(pages, checkpoint.indexed, started), record_count: recordCount });
   return { status: 'done', indexed: checkpoint.indexed };
+}
+
+/**
+ * The connector was deleted while this run wrote (its checkpoint or its end found no row): a batch that landed
+ * after the API's delete would stay in the index for good, so the run removes the entity's documents and stops.
+ */
+async function removeWritesOfDeleted(
+  deps: SyncDeps,
+  row: ConnectorRow,
+  entityName: string,
+  log: Logger,
+): Promise<SyncRunOutcome> {
+  await deps.indexStore.deleteConnector(row.connector_type, [entityName], row.id);
+  log.info('connector deleted during the run; its documents were removed');
+  return { status: 'skipped', reason: 'connector deleted' };
 }
 
 function startDateOf(row: ConnectorRow): string {
