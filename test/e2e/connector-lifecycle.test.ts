@@ -1,4 +1,5 @@
 import { connectorSchedulerId } from '@conduit/platform';
+import { runEntitySync } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -74,5 +75,27 @@ describe('connector lifecycle', () => {
         return (await indexStore.count('Orb', entity, id)) === 0 ? true : undefined;
       }, 10_000);
     }
+  });
+
+  it('a run that finds its connector deleted at its end removes what it wrote', async () => {
+    const created = (await (
+      await platform.call('POST', '/api/v1/integrations/connectors', body('deleted at the end'))
+    ).json()) as { connector_id: string };
+    const id = created.connector_id;
+    await waitForEntity(platform, id, 'plans', (s) => s.status === 'ready');
+    const deps = platform.worker!.deps;
+    const row = (await deps.connectors.findForSync(id))!;
+    // The plans fit in one write: the run's only checkpoint passes, then the row goes before the run records its
+    // end. Nothing else would ever remove these documents (the row, and with it DELETE, is gone).
+    const outcome = await runEntitySync(id, 'plans', deps, {
+      owner: 'lifecycle-test',
+      stopRequested: () => false,
+      onPage: async () => {
+        await deps.connectors.delete(row.organization_id, id);
+      },
+    });
+    expect(outcome).toEqual({ status: 'skipped', reason: 'connector deleted' });
+    await deps.indexStore.refresh('Orb', 'plans');
+    expect(await deps.indexStore.count('Orb', 'plans', id)).toBe(0);
   });
 });
