@@ -17,6 +17,14 @@ describe('connector lifecycle', () => {
     replication_config: sim.replicationConfig,
   });
 
+  /** Creates a connector and waits for `entity`'s first pass; returns its id. */
+  const createdAndReady = async (name: string, entity: string): Promise<string> => {
+    const created = await platform.call('POST', '/api/v1/integrations/connectors', body(name));
+    const id = ((await created.json()) as { connector_id: string }).connector_id;
+    await waitForEntity(platform, id, entity, (s) => s.status === 'ready');
+    return id;
+  };
+
   beforeAll(async () => {
     sim = await startOrb({ size: 20 });
     platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {} } });
@@ -53,11 +61,7 @@ describe('connector lifecycle', () => {
   });
 
   it('delete removes the connector, its indexed documents and its schedule', async () => {
-    const created = (await (
-      await platform.call('POST', '/api/v1/integrations/connectors', body('deleted'))
-    ).json()) as { connector_id: string };
-    const id = created.connector_id;
-    await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready');
+    const id = await createdAndReady('deleted', 'customers');
     const { indexStore, scheduler } = platform.api.deps;
     expect(await indexStore.count('Orb', 'customers', id)).toBeGreaterThan(0);
     expect(await scheduler.queue.getJobScheduler(connectorSchedulerId(id))).toBeTruthy();
@@ -78,11 +82,7 @@ describe('connector lifecycle', () => {
   });
 
   it('a run that finds its connector deleted at its end removes what it wrote', async () => {
-    const created = (await (
-      await platform.call('POST', '/api/v1/integrations/connectors', body('deleted at the end'))
-    ).json()) as { connector_id: string };
-    const id = created.connector_id;
-    await waitForEntity(platform, id, 'plans', (s) => s.status === 'ready');
+    const id = await createdAndReady('deleted at the end', 'plans');
     const deps = platform.worker!.deps;
     const row = (await deps.connectors.findForSync(id))!;
     // The plans fit in one write: the run's only checkpoint passes, then the row goes before the run records its
