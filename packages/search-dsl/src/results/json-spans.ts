@@ -87,7 +87,7 @@ export function keyEquals(bytes: Buffer, keyStart: number, keyEnd: number, name:
 
 /** The key at `[keyStart, keyEnd)` as a string. */
 export function keyText(bytes: Buffer, keyStart: number, keyEnd: number): string {
-  return JSON.parse(bytes.toString('utf8', keyStart, keyEnd));
+  return parseSpan(bytes, { start: keyStart, end: keyEnd }) as string;
 }
 
 /** Parses one span (a small part of the text: a total, sort values, one record). */

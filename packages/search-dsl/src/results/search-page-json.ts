@@ -24,7 +24,7 @@ type ExtraMeta = Readonly<Record<string, unknown>>;
 
 const OPEN_DATA = Buffer.from('{"data":[');
 const OPEN_META = Buffer.from('],"meta":');
-const OPEN_OBJECT = Buffer.from('{');
+const OPEN_RECORD = Buffer.from('{');
 const CLOSE = Buffer.from('}');
 const COMMA = Buffer.from(',');
 const EMPTY_RECORD = Buffer.from('{}');
@@ -178,7 +178,7 @@ function shows(answer: Buffer, keyStart: number, keyEnd: number, fields: CopiedF
 function recordParts(answer: Buffer, hit: Hit): Buffer[] {
   if (!hit.record) return [EMPTY_RECORD];
   if (!hit.kept) return [answer.subarray(hit.record.start, hit.record.end)];
-  const parts: Buffer[] = [OPEN_OBJECT];
+  const parts: Buffer[] = [OPEN_RECORD];
   for (let i = 0; i < hit.kept.length; i += 2) {
     if (i > 0) parts.push(COMMA);
     parts.push(answer.subarray(hit.kept[i], hit.kept[i + 1]));
