@@ -12,6 +12,8 @@ const Bucket = z.object({
   doc_count: z.number(),
 });
 const Buckets = z.object({ buckets: z.array(Bucket) });
+/** Built once: zod compiles an object schema on its first parse, so one built per call was compiled per search. */
+const Aggregations = z.object({ aggregations: z.record(z.string(), z.unknown()) });
 const Value = z.object({ value: z.number().nullable() });
 const Sums = z.object({ doc_count: z.number(), units: Value, fraction: Value });
 const Top = z.object({
@@ -28,7 +30,7 @@ type Raw = unknown;
  * stays below 2^53), numbers as numbers, dates as ISO instants; `null` when no matching record has a value.
  */
 export function readAggregations(response: unknown, nodes: readonly AggNode[]): Record<string, AggResult> {
-  const aggregations = z.object({ aggregations: z.record(z.string(), z.unknown()) }).parse(response).aggregations;
+  const { aggregations } = Aggregations.parse(response);
   return Object.fromEntries(
     nodes.map((node, i) => [node.name, visitAgg(node, reader(aggregations[aggregationKey(i)]))] as const),
   );
