@@ -5,11 +5,11 @@
  * side, hop, sends the raw body through a bare Node HTTP process (bare-hop.ts) that does nothing but pass it on:
  * the floor under any Node API on this machine, so ours - hop is our own work and hop - raw is the extra hop's.
  *
- * This process is the load generator and nothing else while measuring: the data is loaded first, then the API runs
- * as a child process (so its CPU is its own); ours and raw go through the same keep-alive HTTP client. Beside the
- * latencies it prints each process's CPU per request (the API's and the engine's from /proc,
- * this generator's own; what each spends idle is subtracted), which says where a side's time goes on a shared
- * machine better than latency does. The index's request cache is off, so neither side is answered from the
+ * This process is the load generator and nothing else while measuring: the data is loaded first, the machine is
+ * left to finish what the load left behind (settle.ts), then the API runs as a child process (so its CPU is its
+ * own); ours and raw go through the same keep-alive HTTP client. Beside the latencies it prints each process's CPU
+ * per request (the API's and the engine's from /proc, this generator's own; what each spends idle is subtracted),
+ * which says where a side's time goes on a shared machine better than latency does. The index's request cache is off, so neither side is answered from the
  * other's cached aggregations.
  *
  *   BENCH_DOCS=1000000       documents (default 1,000,000); a rerun with the same N skips both loads
@@ -47,6 +47,7 @@ import { KeepAliveClient } from './http-client.ts';
 import { invoiceRecord } from './invoice-records.ts';
 import { dropPeer, loadPeer, openPeer } from './postgres-peer.ts';
 import { type QueryKind, queryKinds } from './search-kinds.ts';
+import { settle } from './settle.ts';
 import { fixed, ms, runConcurrent, type Samples, type Summary, summarize, table, verdict } from './stats.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1_000_000);
@@ -116,7 +117,13 @@ try {
   if (PEER) {
     peer = await openPeer(deps.env.DATABASE_URL, PEER_DATABASE, maxConcurrency);
     await loadPeer(peer, CONNECTOR_ID, DOCS, (i) => invoiceRecord(i, DOCS));
+    // Written out now rather than by a checkpoint in the middle of the measurements.
+    await peer.query('checkpoint');
   }
+  const quiet = await settle();
+  console.log(
+    `${quiet.settled ? 'machine quiet' : 'machine still busy'} after ${(quiet.waitedMs / 1000).toFixed(0)} s (${fixed(quiet.busyCores)} cores busy)`,
+  );
   // The in-process platform above only prepared the data; from here on it is idle.
   // A and B differ in their extra Node flags, variables and checkout only.
   const startApi = (nodeFlags: readonly string[], env: Record<string, string> = {}, checkout?: string) =>
