@@ -9,8 +9,8 @@
  * left to finish what the load left behind (settle.ts), then the API runs as a child process (so its CPU is its
  * own); ours and raw go through the same keep-alive HTTP client. Beside the latencies it prints each process's CPU
  * per request (the API's and the engine's from /proc, this generator's own; what each spends idle is subtracted),
- * which says where a side's time goes on a shared machine better than latency does. The index's request cache is off, so neither side is answered from the
- * other's cached aggregations.
+ * which says where a side's time goes on a shared machine better than latency does. The index's request cache is
+ * off, so neither side is answered from the other's cached aggregations.
  *
  *   BENCH_DOCS=1000000       documents (default 1,000,000); a rerun with the same N skips both loads
  *   BENCH_SECONDS=5          measured seconds per kind, side and concurrency (after BENCH_WARMUP_SECONDS=1)
@@ -117,8 +117,6 @@ try {
   if (PEER) {
     peer = await openPeer(deps.env.DATABASE_URL, PEER_DATABASE, maxConcurrency);
     await loadPeer(peer, CONNECTOR_ID, DOCS, (i) => invoiceRecord(i, DOCS));
-    // Written out now rather than by a checkpoint in the middle of the measurements.
-    await peer.query('checkpoint');
   }
   const quiet = await settle();
   console.log(
