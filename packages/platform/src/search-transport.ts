@@ -66,12 +66,6 @@ interface WaitingSearch {
  * `bench:search` (1,000,000 invoices, 32 searches in flight, 6 query kinds, against an API sending each search
  * alone): 8–20% more searches answered per second, the API's CPU per search 0.65–0.91 of the other's on five kinds,
  * the engine's 0.92–0.97. At 8 in flight a search found a free request nearly always, and nothing changed.
- *
- * Four requests by default: the engine runs a node's searches on a fixed pool of int(cores × 3 / 2) + 1 threads
- * (OpenSearch's thread pool settings; 4 on 2 cores), so requests beyond it only queue inside the engine, each still
- * paying its own request on both sides. Side by side at 32 in flight (13 kinds, 1,000,000 invoices): 4 answered
- * more searches per second than 8 on 11 kinds (+2–21%), as many on one, 5% fewer on one; 2 against 4 was a draw
- * (7 kinds to 6). At 8 in flight, 4 against 8 was a draw too (7 to 6, each side within its run-to-run spread).
  */
 export class SearchTransport {
   readonly #pool: Pool;
@@ -91,7 +85,7 @@ export class SearchTransport {
       url.username || url.password
         ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
         : undefined;
-    this.#requests = options.requests ?? 4;
+    this.#requests = options.requests ?? 8;
     this.#connections = this.#requests * 4;
     this.#batch = options.batch ?? 32;
     this.#maxWaitMs = options.maxWaitMs ?? 10;
