@@ -48,7 +48,17 @@ import { invoiceRecord } from './invoice-records.ts';
 import { dropPeer, loadPeer, openPeer } from './postgres-peer.ts';
 import { type QueryKind, queryKinds } from './search-kinds.ts';
 import { settle } from './settle.ts';
-import { fixed, ms, runConcurrent, type Samples, type Summary, summarize, table, verdict } from './stats.ts';
+import {
+  fixed,
+  geometricMean,
+  ms,
+  runConcurrent,
+  type Samples,
+  type Summary,
+  summarize,
+  table,
+  verdict,
+} from './stats.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -581,6 +591,17 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
           }),
         ),
       );
+      const ratio = (pick: (r: KindResult) => [number, number]) =>
+        fixed(geometricMean(rows.map(pick).map(([a, b]) => b / a)));
+      console.log(
+        `B/A over all kinds (geometric mean): p50 ${ratio((r) => [summarize(r.ours).p50, summarize(r.oursB!).p50])}, ` +
+          `req/s ${ratio((r) => [summarize(r.ours).throughput, summarize(r.oursB!).throughput])}, ` +
+          `api CPU ${ratio((r) => [r.ours.cpuPerRequest.api, r.oursB!.cpuPerRequest.apiB])}`,
+      );
+      // How far apart two identical processes read: an A/A run (13 kinds at 32 in flight, 4 rounds of 3 s) gave
+      // req/s 0.82-1.12 per kind and 1.00 over all. And a change run as B read 1.05 over all, while its mirror (the
+      // same two settings, A and B swapped) read 1.02 for the other one: a few percent is not a difference.
+      console.log('  (A/A read req/s 0.82-1.12 per kind, 1.00 over all: confirm a few percent with the mirrored run)');
     }
     console.log('');
   }

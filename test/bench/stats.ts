@@ -81,6 +81,12 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** The geometric mean: the average of ratios, where 2.0 and 0.5 cancel out (NaN when there are none). */
+export function geometricMean(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  return Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
+}
+
 export function verdict(pass: boolean): string {
   return pass ? 'PASS' : 'MISS';
 }
