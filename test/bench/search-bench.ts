@@ -598,9 +598,8 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
           `req/s ${ratio((r) => [summarize(r.ours).throughput, summarize(r.oursB!).throughput])}, ` +
           `api CPU ${ratio((r) => [r.ours.cpuPerRequest.api, r.oursB!.cpuPerRequest.apiB])}`,
       );
-      // How far apart two identical processes read: an A/A run (13 kinds at 32 in flight, 4 rounds of 3 s) gave
-      // req/s 0.82-1.12 per kind and 1.00 over all. And a change run as B read 1.05 over all, while its mirror (the
-      // same two settings, A and B swapped) read 1.02 for the other one: a few percent is not a difference.
+      // The A/A figures below: 13 kinds at 32 in flight, 4 rounds of 3 s. A change run as B once read 1.05 over all
+      // while its mirror (the same two settings, A and B swapped) read 1.02 for the other one.
       console.log('  (A/A read req/s 0.82-1.12 per kind, 1.00 over all: confirm a few percent with the mirrored run)');
     }
     console.log('');
