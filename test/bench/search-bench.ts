@@ -557,6 +557,15 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
     );
     if (rows.some((r) => r.oursB)) {
       console.log(`A/B at concurrency ${concurrency}: ours B = a second API process with ${B_LABEL}`);
+      const pairs = rows.map((r) => ({
+        name: r.name,
+        a: summarize(r.ours),
+        b: summarize(r.oursB!),
+        cpu: r.ours.cpuPerRequest.api,
+        cpuB: r.oursB!.cpuPerRequest.apiB,
+        engine: r.ours.cpuPerRequest.engine,
+        engineB: r.oursB!.cpuPerRequest.engine,
+      }));
       console.log(
         table(
           [
@@ -571,32 +580,24 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
             'A engine CPU',
             'B engine CPU',
           ],
-          rows.map((r) => {
-            const a = summarize(r.ours);
-            const b = summarize(r.oursB!);
-            const cpu = r.ours.cpuPerRequest.api;
-            const cpuB = r.oursB!.cpuPerRequest.apiB;
-            return [
-              r.name,
-              ms(a.p50),
-              ms(b.p50),
-              String(Math.round(a.throughput)),
-              String(Math.round(b.throughput)),
-              ms(cpu),
-              ms(cpuB),
-              fixed(cpuB / cpu),
-              ms(r.ours.cpuPerRequest.engine),
-              ms(r.oursB!.cpuPerRequest.engine),
-            ];
-          }),
+          pairs.map(({ name, a, b, cpu, cpuB, engine, engineB }) => [
+            name,
+            ms(a.p50),
+            ms(b.p50),
+            String(Math.round(a.throughput)),
+            String(Math.round(b.throughput)),
+            ms(cpu),
+            ms(cpuB),
+            fixed(cpuB / cpu),
+            ms(engine),
+            ms(engineB),
+          ]),
         ),
       );
-      const ratio = (pick: (r: KindResult) => [number, number]) =>
-        fixed(geometricMean(rows.map(pick).map(([a, b]) => b / a)));
+      const overAll = (ratio: (pair: (typeof pairs)[number]) => number) => fixed(geometricMean(pairs.map(ratio)));
       console.log(
-        `B/A over all kinds (geometric mean): p50 ${ratio((r) => [summarize(r.ours).p50, summarize(r.oursB!).p50])}, ` +
-          `req/s ${ratio((r) => [summarize(r.ours).throughput, summarize(r.oursB!).throughput])}, ` +
-          `api CPU ${ratio((r) => [r.ours.cpuPerRequest.api, r.oursB!.cpuPerRequest.apiB])}`,
+        `B/A over all kinds (geometric mean): p50 ${overAll(({ a, b }) => b.p50 / a.p50)}, ` +
+          `req/s ${overAll(({ a, b }) => b.throughput / a.throughput)}, api CPU ${overAll(({ cpu, cpuB }) => cpuB / cpu)}`,
       );
       // The A/A figures below: 13 kinds at 32 in flight, 4 rounds of 3 s. A change run as B once read 1.05 over all
       // while its mirror (the same two settings, A and B swapped) read 1.02 for the other one.
