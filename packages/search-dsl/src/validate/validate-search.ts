@@ -17,6 +17,8 @@ export type ValidatedSearch = {
   readonly sort: readonly SortKey[];
   /** Projection paths (declared or inside objects); defaults to every searchable field. */
   readonly fields: readonly string[];
+  /** `fields` names every searchable field: the stored record (which holds nothing else) is shown whole. */
+  readonly wholeRecord: boolean;
   /** `params.aggregate`, in request order (empty when there is none). */
   readonly aggregations: readonly AggNode[];
   readonly limit: number;
@@ -73,6 +75,7 @@ export function validateSearch(params: SearchParams, { searchable }: ValidateOpt
     filter: flattenLogic(filter),
     sort: Object.freeze(sort),
     fields: Object.freeze(fields),
+    wholeRecord: Object.keys(searchable).every((name) => fields.includes(name)),
     aggregations: Object.freeze(aggregations),
     limit: params.limit,
     cursor: params.cursor,

@@ -10,14 +10,27 @@ const search = (input: unknown) => validateSearch(parseSearchParams(input), { se
 const clause = (filter: unknown) => compileFilter(search({ query: { filter } }).filter);
 
 describe('compileSearch (golden)', () => {
-  it('compiles the default search: connector filter, key order, limit + 1, every searchable field', () => {
+  it('compiles the default search: connector filter, key order, limit + 1, the whole record', () => {
     expect(compileSearch(search({ query: {}, limit: 10 }), OPTIONS).body).toEqual({
       size: 11,
       query: { bool: { filter: [{ term: { _connector_id: 'c1' } }] } },
       sort: [{ _key: { order: 'asc' } }],
-      _source: { includes: ['_key', ...Object.keys(TEST_SCHEMA).map((f) => `_record.${f}`)] },
+      _source: { includes: ['_key', '_record'] },
       track_total_hits: 10_000,
     });
+  });
+
+  it('asks for the whole record when the fields name every searchable field, in any order', () => {
+    const every = Object.keys(TEST_SCHEMA).reverse();
+    expect(compileSearch(search({ query: {}, fields: every }), OPTIONS).body._source.includes).toEqual([
+      '_key',
+      '_record',
+    ]);
+    const allButOne = every.slice(1);
+    expect(compileSearch(search({ query: {}, fields: allButOne }), OPTIONS).body._source.includes).toEqual([
+      '_key',
+      ...allButOne.map((f) => `_record.${f}`),
+    ]);
   });
 
   it('compiles aggregations under generated names; limit 0 fetches no hits', () => {

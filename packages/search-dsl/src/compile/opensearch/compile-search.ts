@@ -108,10 +108,14 @@ export function compileSearch(search: ValidatedSearch, options: CompileOptions):
     },
     sort,
     _source: {
-      includes: [
-        INTERNAL_FIELDS.key,
-        ...[...search.fields, ...exactSortValues.map((e) => e.path)].map((f) => `${INTERNAL_FIELDS.record}.${f}`),
-      ],
+      // The engine compiles its include patterns for every request: one per field cost it more than the rest of
+      // an id lookup (engine CPU per `eq id` 0.81 ms with 25 patterns, 0.48 with these 2, the same bytes back).
+      includes: search.wholeRecord
+        ? [INTERNAL_FIELDS.key, INTERNAL_FIELDS.record]
+        : [
+            INTERNAL_FIELDS.key,
+            ...[...search.fields, ...exactSortValues.map((e) => e.path)].map((f) => `${INTERNAL_FIELDS.record}.${f}`),
+          ],
     },
     track_total_hits: SEARCH_LIMITS.exactTotalUpTo,
     ...(searchAfter ? { search_after: searchAfter } : {}),
