@@ -24,6 +24,7 @@
  *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
  *   BENCH_B_ENV='K=V ...'    A/B of settings: the second API process runs with these variables set (with or
  *                            without BENCH_B_FLAGS), e.g. OPENSEARCH_SEARCH_REQUESTS=1000 (every search alone)
+ *                            or LOG_LEVEL=warn (no request lines; both APIs log at info otherwise)
  *   BENCH_B_CHECKOUT=dir     A/B of code: the second API process runs the API of another checkout (e.g.
  *                            `git worktree add --detach ../before HEAD~1` then `pnpm install --offline` in it),
  *                            with or without the two above
@@ -138,7 +139,7 @@ try {
     ApiProcess.start(
       deps.env,
       { RATE_LIMIT_PER_MINUTE: '100000000', ...env },
-      { logLevel: 'info', nodeFlags, checkout },
+      { logLevel: env.LOG_LEVEL ?? 'info', nodeFlags, checkout },
     );
   api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []);
   if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi(B_FLAGS ?? [], B_ENV, B_CHECKOUT);
