@@ -1,9 +1,10 @@
 /**
  * `pnpm bench:search`: our search (POST /execute on the real API binary, in its own process) against the same
- * compiled body sent raw to OpenSearch, and against a Postgres peer holding the same records the way Nango does
- * (postgres-peer.ts), side by side per query kind at several concurrencies, over N Orb-shaped invoices. A fourth
- * side, hop, sends the raw body through a bare Node HTTP process (bare-hop.ts) that does nothing but pass it on:
- * the floor under any Node API on this machine, so ours - hop is our own work and hop - raw is the extra hop's.
+ * request sent raw to OpenSearch (the compiled `_search` body, or the `_mget` a search by keys becomes), and
+ * against a Postgres peer holding the same records the way Nango does (postgres-peer.ts), side by side per query
+ * kind at several concurrencies, over N Orb-shaped invoices. A fourth side, hop, sends the raw request through a
+ * bare Node HTTP process (bare-hop.ts) that does nothing but pass it on: the floor under any Node API on this
+ * machine, so ours - hop is our own work and hop - raw is the extra hop's.
  *
  * This process is the load generator and nothing else while measuring: the data is loaded first, the machine is
  * left to finish what the load left behind (settle.ts), then the API runs as a child process (so its CPU is its
@@ -40,6 +41,7 @@ import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
+import { lookupRequest } from '@conduit/platform';
 import { planSearch } from '@conduit/search-dsl';
 import type pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
@@ -241,27 +243,35 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
   const oursBodies = kind.variants.map((v) =>
     JSON.stringify({ entity: 'invoices', action: 'search', params: v.params }),
   );
-  const rawBodies = kind.variants.map((v) =>
-    JSON.stringify(
-      planSearch(v.params, {
-        searchable: entity!.searchable ?? {},
-        recordKey: entity!.recordKey,
-        connectorId: CONNECTOR_ID,
-        entity: 'Orb/invoices',
-        cursorKey: 'bench-raw-cursor-key',
-      }).body,
-    ),
-  );
+  // Raw is what our API sends the engine: the compiled `_search`, or for a search by keys the `_mget` it becomes.
+  const rawRequests = kind.variants.map((v) => {
+    const plan = planSearch(v.params, {
+      searchable: entity!.searchable ?? {},
+      recordKey: entity!.recordKey,
+      connectorId: CONNECTOR_ID,
+      entity: 'Orb/invoices',
+      cursorKey: 'bench-raw-cursor-key',
+    });
+    return plan.lookup
+      ? lookupRequest(alias, CONNECTOR_ID, plan.lookup.ids, plan.body._source.includes)
+      : { path: searchPath, body: JSON.stringify(plan.body) };
+  });
   const n = kind.variants.length;
   const oursCall = async (client: KeepAliveClient, i: number) => {
     const response = await client.post(executePath, oursBodies[i % n]!, headers);
     if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${response.text.slice(0, 300)}`);
     return JSON.parse(response.text) as { data: { id: string }[] };
   };
+  /** The keys of the records raw found, in the engine's order. */
   const rawCall = async (client: KeepAliveClient, i: number) => {
-    const response = await client.post(searchPath, rawBodies[i % n]!);
-    if (response.status !== 200) throw new Error(`_search answered ${response.status}: ${response.text.slice(0, 300)}`);
-    return JSON.parse(response.text) as { hits: { hits: { _source: { _key: string } }[] } };
+    const { path, body } = rawRequests[i % n]!;
+    const response = await client.post(path, body);
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${response.text.slice(0, 300)}`);
+    const answer = JSON.parse(response.text) as {
+      hits?: { hits: { _source: { _key: string } }[] };
+      docs?: { _source: { _key: string } }[];
+    };
+    return (answer.hits?.hits ?? answer.docs ?? []).map((hit) => hit._source._key);
   };
   return {
     name: kind.name,
@@ -278,7 +288,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
         ['raw', raw],
         ['hop', hop],
       ] as const) {
-        const ids = (await rawCall(client, 0)).hits.hits.slice(0, limit).map((h) => h._source._key);
+        const ids = (await rawCall(client, 0)).slice(0, limit);
         if (JSON.stringify(ourIds) !== JSON.stringify(ids))
           throw new Error(`${kind.name}: ours ${ourIds.join(',')} differs from ${side} ${ids.join(',')}`);
       }

@@ -57,8 +57,7 @@ export class IndexStore {
    * yet) comes back as a status, other engine errors reject. A store built only to write cannot search.
    */
   async search(index: string, routing: string, body: unknown): Promise<SearchAnswer> {
-    if (!this.#transport) throw new Error('this IndexStore was built without options.searchUrl, so it cannot search');
-    const answer = await this.#transport.search(index, routing, body);
+    const answer = await this.#searchTransport().search(index, routing, body);
     if (answer.statusCode >= 400 && answer.statusCode !== 404) {
       const error = parseError(answer.json);
       const reason = (error as { error?: { type?: string; reason?: string } }).error;
@@ -69,6 +68,19 @@ export class IndexStore {
       );
     }
     return answer;
+  }
+
+  /**
+   * `_mget` of document ids on an index or alias, routed, through the search transport: the answer as it came,
+   * whatever its status (search-dsl's `lookupAnswerAsSearch` reads it, and says when a search must answer instead).
+   */
+  lookup(index: string, routing: string, ids: readonly string[], includes: readonly string[]): Promise<SearchAnswer> {
+    return this.#searchTransport().lookup(index, routing, ids, includes);
+  }
+
+  #searchTransport(): SearchTransport {
+    if (!this.#transport) throw new Error('this IndexStore was built without options.searchUrl, so it cannot search');
+    return this.#transport;
   }
 
   async close(): Promise<void> {

@@ -36,7 +36,7 @@ export {
   refreshRecord,
 } from './refresh-record.ts';
 export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
-export type { SearchAnswer } from './search-transport.ts';
+export { lookupRequest, type SearchAnswer } from './search-transport.ts';
 export {
   deriveSigningKey,
   type SigningKeys,

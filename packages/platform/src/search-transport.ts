@@ -18,6 +18,8 @@ const DROPPED_FIELDS = [
 const SEARCH_FILTER_PATH = DROPPED_FIELDS.map((field) => `-${field}`).join(',');
 /** The same per answer of an `_msearch`, and its own `took` (each answer has one). */
 const MSEARCH_FILTER_PATH = ['-took', ...DROPPED_FIELDS.map((field) => `-responses.${field}`)].join(',');
+/** A lookup's answer: what each document found holds, and why one could not be looked up. */
+const LOOKUP_FILTER_PATH = 'docs._source,docs.error,error';
 const TIMEOUT_MS = 30_000;
 
 export interface SearchAnswer {
@@ -103,6 +105,16 @@ export class SearchTransport {
       this.#waiting.push({ index, routing, body: JSON.stringify(body), resolve, reject });
       this.#sendWaiting();
     });
+  }
+
+  /**
+   * `_mget` of document `ids` on `index` (routed), from the last refreshed copy as a search reads it, with the
+   * source `includes`; the answer keeps each found document's `_source` and any error. A lookup is one cheap
+   * request: it leaves at once, never waiting for nor joining an `_msearch`.
+   */
+  lookup(index: string, routing: string, ids: readonly string[], includes: readonly string[]): Promise<SearchAnswer> {
+    const { path, body } = lookupRequest(index, routing, ids, includes);
+    return this.#post(path, 'application/json', body);
   }
 
   async close(): Promise<void> {
@@ -204,6 +216,21 @@ export class SearchTransport {
       );
     });
   }
+}
+
+/** The `_mget` request of a lookup (SearchTransport#lookup): also what bench:search sends the engine raw. */
+export function lookupRequest(
+  index: string,
+  routing: string,
+  ids: readonly string[],
+  includes: readonly string[],
+): { readonly path: string; readonly body: string } {
+  return {
+    path:
+      `/${encodeURIComponent(index)}/_mget?routing=${encodeURIComponent(routing)}&realtime=false` +
+      `&_source_includes=${includes.map(encodeURIComponent).join(',')}&filter_path=${LOOKUP_FILTER_PATH}`,
+    body: JSON.stringify({ ids }),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ export { flattenLogic } from './ast/flatten-logic.ts';
 export * from './ast/nodes.ts';
 export { compileAggregations } from './compile/opensearch/compile-aggregations.ts';
 export { compileFilter, type QueryClause } from './compile/opensearch/compile-filter.ts';
+export { compileLookup, type KeyLookup } from './compile/opensearch/compile-lookup.ts';
 export {
   type CompiledSearch,
   type CompileOptions,
@@ -62,6 +63,7 @@ export {
   walkArray,
   walkObject,
 } from './results/json-spans.ts';
+export { lookupAnswerAsSearch } from './results/lookup-answer.ts';
 export { emptyAggregations, readAggregations } from './results/read-aggregations.ts';
 export {
   emptySearchPage,

@@ -1,4 +1,5 @@
 import type { FieldMap } from '@conduit/connectors';
+import { compileLookup, type KeyLookup } from './compile/opensearch/compile-lookup.ts';
 import { type CompiledSearch, type CompileOptions, compileSearch } from './compile/opensearch/compile-search.ts';
 import { parseSearchParams } from './params/parse-search-params.ts';
 import { type ValidatedSearch, validateSearch } from './validate/validate-search.ts';
@@ -10,7 +11,11 @@ export type PlanSearchOptions = CompileOptions & {
   readonly recordKey: string;
 };
 
-export type SearchPlan = CompiledSearch & { readonly search: ValidatedSearch };
+export type SearchPlan = CompiledSearch & {
+  readonly search: ValidatedSearch;
+  /** When the search only asks for records by key: the engine's multi-get answers it (see compileLookup). */
+  readonly lookup: KeyLookup | undefined;
+};
 
 /**
  * All stages at once: parse → validate → compile. Send `body` to the entity's index, then
@@ -23,5 +28,5 @@ export type SearchPlan = CompiledSearch & { readonly search: ValidatedSearch };
  */
 export function planSearch(input: unknown, options: PlanSearchOptions): SearchPlan {
   const search = validateSearch(parseSearchParams(input), { searchable: options.searchable });
-  return { ...compileSearch(search, options), search };
+  return { ...compileSearch(search, options), search, lookup: compileLookup(search, options) };
 }

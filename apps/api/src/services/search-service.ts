@@ -3,8 +3,11 @@ import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { IndexStore, SearchAnswer } from '@conduit/platform';
 import {
+  type CompiledSearch,
   emptySearchPage,
   isSearchQueryError,
+  type KeyLookup,
+  lookupAnswerAsSearch,
   planSearch,
   searchPageBody,
   searchPageJson,
@@ -23,7 +26,8 @@ export interface SearchService {
 /**
  * `search` over the synchronized copy: the query is compiled by search-dsl (validation errors are 400s with
  * paths), always filtered and routed by connector id. Never calls the upstream. The answer is written by
- * search-dsl straight from the engine's bytes (`searchPageJson`), so records are never parsed here.
+ * search-dsl straight from the engine's bytes (`searchPageJson`), so records are never parsed here. A search by
+ * record keys is a multi-get of their documents instead (`plan.lookup`), with the same answer.
  * `meta.synced_at` is the end of the entity's last completed pass (sync_states.last_success_at, null before).
  */
 export function createSearchService(
@@ -45,9 +49,14 @@ export function createSearchService(
         entity: `${row.connector_type}/${entity.name}`,
         cursorKey: key,
       });
+      const index = indexStore.alias(row.connector_type, entity.name);
+      if (plan.lookup) {
+        const page = await lookUp(indexStore, index, row.id, plan.lookup, plan, synced);
+        if (page) return page;
+      }
       let response: SearchAnswer;
       try {
-        response = await indexStore.search(indexStore.alias(row.connector_type, entity.name), row.id, plan.body);
+        response = await indexStore.search(index, row.id, plan.body);
       } catch (error) {
         // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
         const body =
@@ -73,6 +82,37 @@ export function createSearchService(
       }
     },
   };
+}
+
+/**
+ * A search by keys, answered by the engine's multi-get (search-dsl's compileLookup): the page its `_search` would
+ * give. Undefined when the engine could not look the documents up (no index yet, an alias over two indices, or
+ * the engine failing): the search itself then answers, or says why it cannot.
+ */
+async function lookUp(
+  indexStore: IndexStore,
+  index: string,
+  connectorId: string,
+  lookup: KeyLookup,
+  plan: CompiledSearch,
+  synced: Promise<Date | null>,
+): Promise<Buffer<ArrayBuffer> | undefined> {
+  const started = performance.now();
+  let answer: SearchAnswer;
+  try {
+    answer = await indexStore.lookup(index, connectorId, lookup.ids, plan.body._source.includes);
+  } catch {
+    return undefined;
+  }
+  const asSearch =
+    answer.statusCode === 200 ? lookupAnswerAsSearch(answer.json, Math.round(performance.now() - started)) : undefined;
+  if (!asSearch) return undefined;
+  const extra = { synced_at: (await synced)?.toISOString() ?? null };
+  try {
+    return searchPageJson(asSearch, plan.page, extra);
+  } catch {
+    return undefined;
+  }
 }
 
 function describe(error: unknown): string {

@@ -1,0 +1,40 @@
+import { keyEquals, skipWhitespace, valueEnd, walkArray, walkObject } from './json-spans.ts';
+
+const COMMA = Buffer.from(',');
+
+/**
+ * An engine `_mget` answer (asked with `filter_path=docs._source,docs.error,error`, so each document found is
+ * `{"_source": …}` and one not found is left out) as the `_search` answer its lookup stands for: the same hits,
+ * in the order they were asked for, with an exact total. `tookMs` is what the lookup took, the engine giving no
+ * `took` of its own. Undefined when the engine could not look a document up (no index yet, an alias over two
+ * indices): the search itself answers those.
+ */
+export function lookupAnswerAsSearch(answer: Buffer, tookMs: number): Buffer | undefined {
+  const found: Buffer[] = [];
+  let failed = false;
+  walkObject(answer, skipWhitespace(answer, 0), (keyStart, keyEnd, start) => {
+    if (!keyEquals(answer, keyStart, keyEnd, 'docs')) {
+      failed = true;
+      return valueEnd(answer, start);
+    }
+    return walkArray(answer, start, (docStart) => {
+      const docEnd = walkObject(answer, docStart, (memberStart, memberEnd, valueStart) => {
+        if (!keyEquals(answer, memberStart, memberEnd, '_source')) failed = true;
+        return valueEnd(answer, valueStart);
+      });
+      found.push(answer.subarray(docStart, docEnd));
+      return docEnd;
+    });
+  });
+  if (failed) return undefined;
+  const hits: Buffer[] = [];
+  found.forEach((doc, i) => {
+    if (i > 0) hits.push(COMMA);
+    hits.push(doc);
+  });
+  return Buffer.concat([
+    Buffer.from(`{"took":${tookMs},"hits":{"total":{"value":${found.length},"relation":"eq"},"hits":[`),
+    ...hits,
+    Buffer.from(']}}'),
+  ]);
+}

@@ -1,0 +1,149 @@
+import { type EntityCatalog, t } from '@conduit/connectors';
+import type { IndexStore } from '@conduit/platform';
+import { planSearch, searchPageJson } from '@conduit/search-dsl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+// The search service and index store the API runs with, against the real engine; the entity is this test's own.
+let platform: TestPlatform;
+let store: IndexStore;
+// Cursors are signed with the API's key; none of these pages has a next one, so the plan's key does not matter.
+const CURSOR_KEY = 'k'.repeat(32);
+
+const things: EntityCatalog = {
+  name: 'things',
+  recordKey: 'id',
+  record: { id: t.string(), name: t.string(), count: t.integer() },
+  searchable: {
+    id: t.string(),
+    name: t.string(),
+    count: t.integer(),
+    address: { type: 'object', nullable: true, fields: { city: t.string() } },
+  },
+  actions: {},
+  sync: { mode: 'full_refresh' },
+};
+type ConnectorRow = Parameters<TestPlatform['api']['deps']['search']['search']>[0];
+const row = (id: string) => ({ id, connector_type: 'Kind' }) as ConnectorRow;
+const LONG_KEY = 'x'.repeat(8192);
+const KEYS = ['a', 'b', 'c', '\uFF5E', '\u{1F600}', 'É', LONG_KEY];
+
+/** The page the `_search` of the same params gives, as the service answers when it does not look up. */
+async function searchedPage(connectorId: string, params: Record<string, unknown>) {
+  const plan = planSearch(params, {
+    searchable: things.searchable!,
+    recordKey: 'id',
+    connectorId,
+    entity: 'Kind/things',
+    cursorKey: CURSOR_KEY,
+  });
+  const answer = await store.search(store.alias('Kind', 'things'), connectorId, plan.body);
+  return { plan, page: withoutTook(searchPageJson(answer.json, plan.page, { synced_at: null })) };
+}
+
+function withoutTook(body: Buffer) {
+  const page = JSON.parse(body.toString()) as { meta: Record<string, unknown> };
+  expect(page.meta.took_ms).toEqual(expect.any(Number));
+  delete page.meta.took_ms;
+  return page;
+}
+
+describe('search by record keys (a multi-get of their documents)', () => {
+  let lookups = 0;
+  let service: TestPlatform['api']['deps']['search'];
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ worker: false });
+    store = platform.api.deps.indexStore;
+    service = platform.api.deps.search;
+    const records = KEYS.map((id, i) => ({ id, name: `thing ${i}`, count: i, address: { city: `city ${i}` } }));
+    await store.writeBatch('Kind', things, 'conn-1', 'run-1', records);
+    // Another connector's records under the same keys: never found by conn-1's lookups.
+    await store.writeBatch(
+      'Kind',
+      things,
+      'conn-2',
+      'run-1',
+      records.map((r) => ({ ...r, name: 'other' })),
+    );
+    await store.refresh('Kind', 'things');
+    const lookup = store.lookup.bind(store);
+    store.lookup = (...args) => {
+      lookups++;
+      return lookup(...args);
+    };
+  });
+
+  afterAll(async () => {
+    await platform?.close();
+  });
+
+  it.each([
+    ['an eq found', { query: { filter: { eq: { id: 'b' } } }, limit: 10 }],
+    ['an eq not found', { query: { filter: { eq: { id: 'zz' } } }, limit: 10 }],
+    ['an in, duplicates and unknown keys among them', { query: { filter: { in: { id: ['c', 'zz', 'a', 'c'] } } } }],
+    [
+      'keys outside the basic plane, in byte order',
+      { query: { filter: { in: { id: ['\u{1F600}', '\uFF5E', 'É'] } } } },
+    ],
+    ['a key too long to match', { query: { filter: { in: { id: [LONG_KEY, 'a'] } } }, limit: 5 }],
+    ['some fields', { query: { filter: { in: { id: ['a', 'b'] } } }, fields: ['name', 'id'] }],
+    ['a field inside an object', { query: { filter: { in: { id: ['a', 'b'] } } }, fields: ['address.city'] }],
+    ['exactly a page of keys', { query: { filter: { in: { id: ['a', 'b'] } } }, limit: 2 }],
+  ])('answers %s with the page its _search gives', async (_, params) => {
+    const { plan, page } = await searchedPage('conn-1', params);
+    expect(plan.lookup).toBeDefined();
+    const before = lookups;
+    const answered = withoutTook(await service.search(row('conn-1'), things, params));
+    expect(lookups).toBe(before + 1);
+    expect(answered).toEqual(page);
+  });
+
+  it('finds what a search finds for the same keys, and only the connector own records', async () => {
+    const params = { query: { filter: { in: { id: KEYS } } }, limit: 100 };
+    const answered = withoutTook(await service.search(row('conn-1'), things, params));
+    expect((answered as unknown as { data: { name: string }[] }).data.map((r) => r.name)).not.toContain('other');
+    expect(answered).toEqual((await searchedPage('conn-1', params)).page);
+  });
+
+  it('reads the copy a search reads: a record written but not yet refreshed is found by neither', async () => {
+    const alias = store.alias('Kind', 'things');
+    await store.client.indices.putSettings({ index: alias, body: { index: { refresh_interval: '-1' } } });
+    try {
+      await store.writeBatch('Kind', things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], { refresh: false });
+      const params = { query: { filter: { in: { id: ['late', 'a'] } } } };
+      const before = withoutTook(await service.search(row('conn-1'), things, params));
+      expect(before).toEqual((await searchedPage('conn-1', params)).page);
+      expect((before as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a']);
+      await store.refresh('Kind', 'things');
+      const after = withoutTook(await service.search(row('conn-1'), things, params));
+      expect((after as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a', 'late']);
+    } finally {
+      await store.client.indices.putSettings({ index: alias, body: { index: { refresh_interval: '1s' } } });
+    }
+  });
+
+  it('answers an empty page before the first sync wrote an index', async () => {
+    const nothing = await service.search({ ...row('conn-1'), connector_type: 'Unsynced' }, things, {
+      query: { filter: { eq: { id: 'a' } } },
+    });
+    expect(JSON.parse(nothing.toString())).toEqual({
+      data: [],
+      meta: { has_more: false, cursor: null, took_ms: null, total: { value: 0, exact: true }, synced_at: null },
+    });
+  });
+
+  it('falls back to the search when the alias spans two indices (the engine cannot look up by id there)', async () => {
+    const alias = store.alias('Kind', 'things');
+    const second = `${alias}__second`;
+    await store.client.indices.create({ index: second });
+    await store.client.indices.updateAliases({ body: { actions: [{ add: { index: second, alias } }] } });
+    try {
+      const params = { query: { filter: { eq: { id: 'a' } } }, limit: 10 };
+      const answered = withoutTook(await service.search(row('conn-1'), things, params));
+      expect((answered as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a']);
+    } finally {
+      await store.client.indices.delete({ index: second });
+    }
+  });
+});
