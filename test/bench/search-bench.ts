@@ -483,8 +483,9 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
   console.log(
     `\n=== search: ${DOCS} Orb invoices, ${kindCount} query kinds, ${SECONDS} s per kind, side and concurrency ===`,
   );
-  console.log('latencies in ms; ours = POST /execute through the API process, raw = the same body to OpenSearch,');
-  console.log('hop = the raw body through a bare Node HTTP process (the floor under any Node API here),');
+  console.log('latencies in ms; ours = POST /execute through the API process, raw = the same request to OpenSearch');
+  console.log('(the compiled _search, or the _mget a search by keys becomes), hop = the raw request through a bare');
+  console.log('Node HTTP process (the floor under any Node API here),');
   console.log('pg = the Postgres peer (jsonb + GIN/pg_trgm/full-text); d50 = ours p50 - raw p50;');
   console.log('own50 = ours p50 - hop p50 (our own work, above what any extra hop costs)\n');
   const misses: string[] = [];
