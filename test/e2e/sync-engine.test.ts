@@ -107,6 +107,14 @@ describe('replication engine', () => {
     });
     expect(search.status).toBe(503);
     expect(((await search.json()) as { code: string }).code).toBe('search_unavailable');
+    // A search by id is a lookup (`_mget`), which fails the same way.
+    const byId = await platform.call('POST', `/api/v1/integrations/connectors/${id}/execute`, {
+      entity: 'customers',
+      action: 'search',
+      params: { query: { filter: { eq: { id: 'cus_1' } } } },
+    });
+    expect(byId.status).toBe(503);
+    expect(((await byId.json()) as { code: string }).code).toBe('search_unavailable');
     const live = await platform.call('POST', `/api/v1/integrations/connectors/${id}/execute`, {
       entity: 'customers',
       action: 'list',

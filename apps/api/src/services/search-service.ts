@@ -86,8 +86,9 @@ export function createSearchService(
 
 /**
  * A search by keys, answered by the engine's multi-get (search-dsl's compileLookup): the page its `_search` would
- * give. Undefined when the engine could not look the documents up (no index yet, an alias over two indices, or
- * the engine failing): the search itself then answers, or says why it cannot.
+ * give. Undefined when the engine answered that it could not look the documents up (no index yet, an alias over
+ * two indices): the search itself then answers. An engine that does not answer at all is a 503 at once, as for a
+ * search, rather than a second wait for the search.
  */
 async function lookUp(
   indexStore: IndexStore,
@@ -101,8 +102,8 @@ async function lookUp(
   let answer: SearchAnswer;
   try {
     answer = await indexStore.lookup(index, connectorId, lookup.ids, plan.body._source.includes);
-  } catch {
-    return undefined;
+  } catch (error) {
+    throw new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`);
   }
   const asSearch =
     answer.statusCode === 200 ? lookupAnswerAsSearch(answer.json, Math.round(performance.now() - started)) : undefined;
