@@ -1,5 +1,6 @@
+import { createApiRuntime } from '@conduit/api';
 import { type EntityCatalog, t } from '@conduit/connectors';
-import type { IndexStore } from '@conduit/platform';
+import { createLogger, type IndexStore } from '@conduit/platform';
 import { planSearch, searchPageJson } from '@conduit/search-dsl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -48,6 +49,18 @@ function withoutTook(body: Buffer) {
   return page;
 }
 
+/** Searches by keys, each answered by a lookup. */
+const LOOKUPS: [string, Record<string, unknown>][] = [
+  ['an eq found', { query: { filter: { eq: { id: 'b' } } }, limit: 10 }],
+  ['an eq not found', { query: { filter: { eq: { id: 'zz' } } }, limit: 10 }],
+  ['an in, duplicates and unknown keys among them', { query: { filter: { in: { id: ['c', 'zz', 'a', 'c'] } } } }],
+  ['keys outside the basic plane, in byte order', { query: { filter: { in: { id: ['\u{1F600}', '\uFF5E', 'É'] } } } }],
+  ['a key too long to match', { query: { filter: { in: { id: [LONG_KEY, 'a'] } } }, limit: 5 }],
+  ['some fields', { query: { filter: { in: { id: ['a', 'b'] } } }, fields: ['name', 'id'] }],
+  ['a field inside an object', { query: { filter: { in: { id: ['a', 'b'] } } }, fields: ['address.city'] }],
+  ['exactly a page of keys', { query: { filter: { in: { id: ['a', 'b'] } } }, limit: 2 }],
+];
+
 describe('search by record keys (a multi-get of their documents)', () => {
   let lookups = 0;
   let service: TestPlatform['api']['deps']['search'];
@@ -78,25 +91,39 @@ describe('search by record keys (a multi-get of their documents)', () => {
     await platform?.close();
   });
 
-  it.each([
-    ['an eq found', { query: { filter: { eq: { id: 'b' } } }, limit: 10 }],
-    ['an eq not found', { query: { filter: { eq: { id: 'zz' } } }, limit: 10 }],
-    ['an in, duplicates and unknown keys among them', { query: { filter: { in: { id: ['c', 'zz', 'a', 'c'] } } } }],
-    [
-      'keys outside the basic plane, in byte order',
-      { query: { filter: { in: { id: ['\u{1F600}', '\uFF5E', 'É'] } } } },
-    ],
-    ['a key too long to match', { query: { filter: { in: { id: [LONG_KEY, 'a'] } } }, limit: 5 }],
-    ['some fields', { query: { filter: { in: { id: ['a', 'b'] } } }, fields: ['name', 'id'] }],
-    ['a field inside an object', { query: { filter: { in: { id: ['a', 'b'] } } }, fields: ['address.city'] }],
-    ['exactly a page of keys', { query: { filter: { in: { id: ['a', 'b'] } } }, limit: 2 }],
-  ])('answers %s with the page its _search gives', async (_, params) => {
+  it.each(LOOKUPS)('answers %s with the page its _search gives', async (_, params) => {
     const { plan, page } = await searchedPage('conn-1', params);
     expect(plan.lookup).toBeDefined();
     const before = lookups;
     const answered = withoutTook(await service.search(row('conn-1'), things, params));
     expect(lookups).toBe(before + 1);
     expect(answered).toEqual(page);
+  });
+
+  it('answers lookups that went to the engine together each with the page its _search gives', async () => {
+    // An API keeping one lookup request open to the engine: the lookups that arrive while it is out wait and
+    // leave together as one _mget of all their documents.
+    const oneRequest = await createApiRuntime(
+      { ...platform.api.deps.env, OPENSEARCH_SEARCH_REQUESTS: 1 },
+      { baseUrls: {}, tokenUrls: {} },
+      { logger: createLogger({ level: 'error', write: () => undefined }) },
+    );
+    try {
+      const asked = [
+        ...LOOKUPS.map(([, params]) => ({ connector: 'conn-1', params })),
+        ...LOOKUPS.map(([, params]) => ({ connector: 'conn-2', params })),
+      ];
+      const together = await Promise.all(
+        asked.map(async ({ connector, params }) =>
+          withoutTook(await oneRequest.deps.search.search(row(connector), things, params)),
+        ),
+      );
+      for (const [i, { connector, params }] of asked.entries()) {
+        expect(together[i]).toEqual((await searchedPage(connector, params)).page);
+      }
+    } finally {
+      await oneRequest.close();
+    }
   });
 
   it('finds what a search finds for the same keys, and only the connector own records', async () => {

@@ -155,10 +155,44 @@ describe('SearchTransport', () => {
     }
   });
 
+  it('sends the lookups that wait for a request together as one _mget, each keeping its own documents', async () => {
+    const proxy = await recordingProxy();
+    const oneRequest = new SearchTransport(proxy.url, { requests: 1 });
+    try {
+      const lookUp = (ids: string[], on = index) => oneRequest.lookup(on, 'r1', ids, ['name']);
+      const [alone, both, missingDoc, reversed, missingIndex] = await Promise.all([
+        lookUp(['a']),
+        lookUp(['a', 'b']),
+        lookUp(['nope']),
+        lookUp(['b', 'nope', 'a']),
+        lookUp(['a'], `${index}_missing`),
+      ]);
+      // The first found the request free and went alone; the other four waited for it and left together.
+      expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([`/${index}/_mget`, '/_mget']);
+      expect(proxy.paths[1]).toContain('realtime=false');
+      const sources = (answer: SearchAnswer | undefined) =>
+        (bodyOf(answer!).docs as { _source?: unknown }[]).flatMap((doc) => (doc._source ? [doc._source] : []));
+      expect(sources(alone)).toEqual([{ name: 'first' }]);
+      expect(sources(both)).toEqual([{ name: 'first' }, { name: 'second' }]);
+      expect(sources(missingDoc)).toEqual([]);
+      expect(sources(reversed)).toEqual([{ name: 'second' }, { name: 'first' }]);
+      expect(bodyOf(reversed!).docs).toHaveLength(3);
+      // A document of an index that does not exist is an error of that lookup's alone.
+      expect(missingIndex!.statusCode).toBe(200);
+      expect(bodyOf(missingIndex!).docs).toEqual([
+        { error: expect.objectContaining({ type: 'index_not_found_exception' }) },
+      ]);
+    } finally {
+      await oneRequest.close();
+      proxy.server.close();
+    }
+  });
+
   it('rejects when the node cannot be reached, alone or batched', async () => {
     const nowhere = new SearchTransport('http://127.0.0.1:1', { requests: 1 });
     const searches = Array.from({ length: 3 }, () => nowhere.search(index, 'r1', {}));
-    for (const search of searches) await expect(search).rejects.toThrow();
+    const lookups = Array.from({ length: 3 }, () => nowhere.lookup(index, 'r1', ['a'], ['name']));
+    await Promise.all([...searches, ...lookups].map((sent) => expect(sent).rejects.toThrow()));
     await nowhere.close();
   });
 });

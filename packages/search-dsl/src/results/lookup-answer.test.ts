@@ -16,6 +16,14 @@ describe('lookupAnswerAsSearch', () => {
     });
   });
 
+  it('reads the answer of lookups that went together, where a document not found is {"found":false}', () => {
+    const b = { _key: 'b', _record: { id: 'b' } };
+    expect(asSearch({ docs: [{ found: false }, { found: true, _source: b }, { found: false }] }, 1)).toEqual({
+      took: 1,
+      hits: { total: { value: 1, relation: 'eq' }, hits: [{ found: true, _source: b }] },
+    });
+  });
+
   it('answers no hits when nothing was found (the filtered answer is an empty object)', () => {
     expect(asSearch({})).toEqual({ took: 3, hits: { total: { value: 0, relation: 'eq' }, hits: [] } });
   });

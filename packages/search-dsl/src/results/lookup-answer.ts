@@ -4,9 +4,10 @@ const COMMA = Buffer.from(',');
 
 /**
  * An engine `_mget` answer (asked with `filter_path=docs._source,docs.error,error`, so each document found is
- * `{"_source": …}` and one not found is left out) as the `_search` answer its lookup stands for: the same hits,
- * in the order they were asked for, with an exact total. `tookMs` is what the lookup took, the engine giving no
- * `took` of its own. Undefined when the engine could not look a document up (no index yet, an alias over two
+ * `{"_source": …}` and one not found is left out, or with `docs.found` as well when lookups went together, so each
+ * is `{"found":true,"_source": …}` or `{"found":false}`) as the `_search` answer its lookup stands for: the same
+ * hits, in the order they were asked for, with an exact total. `tookMs` is what the lookup took, the engine giving
+ * no `took` of its own. Undefined when the engine could not look a document up (no index yet, an alias over two
  * indices): the search itself answers those.
  */
 export function lookupAnswerAsSearch(answer: Buffer, tookMs: number): Buffer | undefined {
@@ -18,11 +19,13 @@ export function lookupAnswerAsSearch(answer: Buffer, tookMs: number): Buffer | u
       return valueEnd(answer, start);
     }
     return walkArray(answer, start, (docStart) => {
+      let source = false;
       const docEnd = walkObject(answer, docStart, (memberStart, memberEnd, valueStart) => {
-        if (!keyEquals(answer, memberStart, memberEnd, '_source')) failed = true;
+        if (keyEquals(answer, memberStart, memberEnd, '_source')) source = true;
+        else if (!keyEquals(answer, memberStart, memberEnd, 'found')) failed = true;
         return valueEnd(answer, valueStart);
       });
-      found.push(answer.subarray(docStart, docEnd));
+      if (source) found.push(answer.subarray(docStart, docEnd));
       return docEnd;
     });
   });
