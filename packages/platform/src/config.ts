@@ -63,8 +63,8 @@ export const PlatformEnv = z.object({
   /** The API's public address (OAuth callback, webhook_url); default http://127.0.0.1:{PORT}. */
   PUBLIC_BASE_URL: url.optional(),
   /**
-   * Requests an API process keeps open to OpenSearch for searches; searches beyond them wait (10 ms at most) and
-   * leave together as one `_msearch`.
+   * Requests an API process keeps open to OpenSearch for searches, and as many for searches by record keys;
+   * searches beyond them wait (10 ms at most) and leave together as one `_msearch` (by keys, one `_mget`).
    */
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */

@@ -85,7 +85,7 @@ interface WaitingLookup extends Waiting {
  * Lookups (`_mget` of documents by id) do the same with requests of their own: alone at once with one to spare,
  * and under load the lookups that waited leave as one `_mget` of all their documents, cut into each one's. Side by
  * side in `bench:search` (1,000,000 invoices, 32 in flight, each way round as A and B): `eq id` 4,064 against
- * 3,379–3,426 searches a second, `in 10 ids` 1,499–1,582 against 1,403–1,444; the API's CPU per search 0.83–0.87
+ * 3,379–3,426 searches a second, `in 10 ids` 1,499–1,582 against 1,403–1,444; the API's CPU per search 0.81–0.89
  * of the other's, the engine's 0.72–0.92. At 8 in flight, nothing changed.
  */
 export class SearchTransport {
