@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type ApiRuntime, buildApp, createApiRuntime, rateLimit } from '@conduit/api';
+import { type ApiRuntime, buildApp, rateLimit } from '@conduit/api';
 
-import { connectorChangesChannel, createLogger, hashClientSecret } from '@conduit/platform';
+import { connectorChangesChannel, hashClientSecret } from '@conduit/platform';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,13 +22,7 @@ describe('connector cache across two API instances', () => {
   beforeAll(async () => {
     platform = await startTestPlatform({ worker: false });
     // A second API instance on the same database, Redis and namespace, as a scaled-out deployment runs them.
-    second = await createApiRuntime(
-      platform.api.deps.env,
-      { baseUrls: {}, tokenUrls: {} },
-      {
-        logger: createLogger({ level: 'error', write: () => undefined }),
-      },
-    );
+    second = await platform.secondApi();
     secondApp = buildApp(second.deps);
     token = await platform.token();
   });

@@ -1,6 +1,5 @@
-import { buildApp, createApiRuntime } from '@conduit/api';
+import { buildApp } from '@conduit/api';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
-import { createLogger } from '@conduit/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';
@@ -172,11 +171,7 @@ describe('search for dashboards, through the API', () => {
   it('answers searches that share one request to the engine each with its own page (a 400 stays with its search)', async () => {
     // A second API instance keeping one request open to the engine: the searches that arrive while it is out wait
     // and leave together as one _msearch.
-    const oneRequest = await createApiRuntime(
-      { ...platform.api.deps.env, OPENSEARCH_SEARCH_REQUESTS: 1 },
-      { baseUrls: {}, tokenUrls: {} },
-      { logger: createLogger({ level: 'error', write: () => undefined }) },
-    );
+    const oneRequest = await platform.secondApi({ OPENSEARCH_SEARCH_REQUESTS: 1 });
     try {
       const app = buildApp(oneRequest.deps);
       const token = await platform.token();

@@ -1,6 +1,5 @@
-import { createApiRuntime } from '@conduit/api';
 import { type EntityCatalog, t } from '@conduit/connectors';
-import { createLogger, type IndexStore } from '@conduit/platform';
+import type { IndexStore } from '@conduit/platform';
 import { planSearch, searchPageJson } from '@conduit/search-dsl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -103,11 +102,7 @@ describe('search by record keys (a multi-get of their documents)', () => {
   it('answers lookups that went to the engine together each with the page its _search gives', async () => {
     // An API keeping one lookup request open to the engine: the lookups that arrive while it is out wait and
     // leave together as one _mget of all their documents.
-    const oneRequest = await createApiRuntime(
-      { ...platform.api.deps.env, OPENSEARCH_SEARCH_REQUESTS: 1 },
-      { baseUrls: {}, tokenUrls: {} },
-      { logger: createLogger({ level: 'error', write: () => undefined }) },
-    );
+    const oneRequest = await platform.secondApi({ OPENSEARCH_SEARCH_REQUESTS: 1 });
     try {
       const asked = [
         ...LOOKUPS.map(([, params]) => ({ connector: 'conn-1', params })),

@@ -22,6 +22,11 @@ export interface TestPlatform {
   token(): Promise<string>;
   /** fetch against the API with a bearer token. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /**
+   * Another API instance on the same database, Redis and namespace, as a scaled-out deployment runs them, with
+   * `env` changed (e.g. OPENSEARCH_SEARCH_REQUESTS); it logs nothing, and the caller closes it.
+   */
+  secondApi(env?: Partial<ApiRuntime['deps']['env']>): Promise<ApiRuntime>;
   close(): Promise<void>;
 }
 
@@ -106,6 +111,11 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
           ...headers,
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    },
+    secondApi(changed = {}) {
+      return createApiRuntime({ ...api.deps.env, ...changed }, overrides, {
+        logger: createLogger({ level: 'error', write: () => undefined }),
       });
     },
     async close() {
