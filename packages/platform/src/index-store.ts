@@ -42,7 +42,8 @@ export class IndexStore {
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
-   * search requests open at once, and as many lookups (see SearchTransport); without it the store only writes (the worker, bulk tests).
+   * search requests open at once, and as many lookups (see SearchTransport); without it the store only writes
+   * (the worker, bulk tests).
    */
   constructor(client: Client, namespace: string, options: { searchUrl?: string; searchRequests?: number } = {}) {
     this.#client = client;

@@ -8,6 +8,7 @@ export interface WaitingBatchesOptions {
    * `overflow` requests more, so a few slow requests holding every one delay a quick one by this much at most.
    */
   readonly maxWaitMs: number;
+  /** Requests beyond `requests` for what has waited `maxWaitMs`. */
   readonly overflow: number;
 }
 
