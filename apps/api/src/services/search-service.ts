@@ -62,10 +62,7 @@ export function createSearchService(
         const body =
           (error as { body?: unknown; meta?: { body?: unknown } }).body ??
           (error as { meta?: { body?: unknown } }).meta?.body;
-        throw (
-          searchProblemOf(body, plan.page) ??
-          new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`)
-        );
+        throw searchProblemOf(body, plan.page) ?? searchUnavailable('cannot answer', error);
       }
       const extra = { synced_at: (await synced)?.toISOString() ?? null };
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
@@ -74,11 +71,7 @@ export function createSearchService(
         return searchPageJson(response.json, plan.page, extra);
       } catch (error) {
         if (isSearchQueryError(error)) throw error;
-        throw new ApiError(
-          503,
-          'search_unavailable',
-          `the search index answered what cannot be read: ${describe(error)}`,
-        );
+        throw searchUnavailable('answered what cannot be read', error);
       }
     },
   };
@@ -103,7 +96,7 @@ async function lookUp(
   try {
     answer = await indexStore.lookup(index, connectorId, lookup.ids, plan.body._source.includes);
   } catch (error) {
-    throw new ApiError(503, 'search_unavailable', `the search index cannot answer: ${describe(error)}`);
+    throw searchUnavailable('cannot answer', error);
   }
   const asSearch =
     answer.statusCode === 200 ? lookupAnswerAsSearch(answer.json, Math.round(performance.now() - started)) : undefined;
@@ -116,6 +109,8 @@ async function lookUp(
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
+/** A 503 for an engine that did not answer, or answered what cannot be read; the cause is cut to 200 characters. */
+function searchUnavailable(what: string, error: unknown): ApiError {
+  const cause = error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
+  return new ApiError(503, 'search_unavailable', `the search index ${what}: ${cause}`);
 }
