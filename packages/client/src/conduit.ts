@@ -27,6 +27,7 @@ const connectorPath = (id: string, suffix = '') => `${CONNECTORS}/${encodeURICom
 /**
  * The Conduit API, typed from the connector catalog.
  *
+ * @example
  * ```ts
  * const conduit = new Conduit({ baseUrl, clientId, clientSecret });
  * const orb = conduit.connector(id, 'Orb');

@@ -17,6 +17,12 @@ const INSTRUCTIONS =
 /**
  * An MCP server over the Conduit API. Tools are derived from the connector catalog; every call goes through the
  * public API with the caller's own token, so authorization, validation and errors are the API's.
+ *
+ * @example
+ * ```ts
+ * const server = createConduitMcpServer({ conduit: { baseUrl, clientId, clientSecret } });
+ * await server.connect(new StdioServerTransport());
+ * ```
  */
 export function createConduitMcpServer(options: ConduitMcpOptions): Server {
   const conduit = options.conduit instanceof Conduit ? options.conduit : new Conduit(options.conduit);
