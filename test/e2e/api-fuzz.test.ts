@@ -7,7 +7,7 @@ import { closeInOrder, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 
 /** Cases per property; FUZZ_RUNS raises it for longer runs. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 
 const entityName = fc.oneof(fc.constantFrom('customers', 'subscriptions', 'plans', 'invoices'), fc.string());
 const actionName = fc.oneof(fc.constantFrom(...ACTIONS), fc.string());

@@ -11,10 +11,10 @@ import { TEST_SCHEMA } from './testing/test-schema.ts';
  * return exactly what the reference evaluator returns, in the same order, with no repeats or gaps, the same
  * `meta.total`, and (for queries with random `aggregate`) the same aggregations.
  * Every case indexes its records under a fresh connector id in one shared index, so earlier cases' records
- * also check that the connector filter isolates them. The CI run is short (8 cases, a few seconds); `SEARCH_DIFF_RUNS=2000` runs more.
+ * also check that the connector filter isolates them. The default run is 200 cases; `SEARCH_DIFF_RUNS=2000` runs more.
  * A shrunk counterexample that ever fails goes to regressions.int.test.ts.
  */
-const RUNS = Number(process.env.SEARCH_DIFF_RUNS ?? 8);
+const RUNS = Number(process.env.SEARCH_DIFF_RUNS ?? 200);
 let ix: TestIndex;
 
 beforeAll(async () => {

@@ -17,7 +17,6 @@ describe('pageGroups', () => {
       }
     }
     const seen: number[] = [];
-    const started = performance.now();
     for await (const group of pageGroups(pages(), { maxRecords: 1, maxAhead: 1 })) {
       for (const p of group) {
         events.push(`write ${p.n} start`);
@@ -27,10 +26,10 @@ describe('pageGroups', () => {
       }
     }
     expect(seen).toEqual([1, 2, 3]);
-    // Page 2 is being read while page 1 is written.
+    // Each next page is being read while the one before is written (sequential reading would start it after):
+    // the overlap is in the order of events, whatever the machine's load.
     expect(events.indexOf('read 2 start')).toBeLessThan(events.indexOf('write 1 end'));
-    // Sequential would take 6 x 20 ms; overlapped about 4 x 20 ms.
-    expect(performance.now() - started).toBeLessThan(115);
+    expect(events.indexOf('read 3 start')).toBeLessThan(events.indexOf('write 2 end'));
   });
 
   it('groups the pages read while the previous group was written, up to maxRecords', async () => {
