@@ -1,10 +1,32 @@
 import { defineConfig } from 'vitest/config';
+import { FileDurations } from './test/reporters/file-durations.ts';
 
+/**
+ * Three projects, all run by `vitest run` (`./dev test`); `--project unit` (or integration, e2e) runs one:
+ * - unit: pure code beside its source, no service;
+ * - integration: a package against the real Postgres, Redis or OpenSearch (`*.int.test.ts`);
+ * - e2e: the platform as a whole, through its HTTP API, against the upstream simulators (`test/`).
+ */
 export default defineConfig({
   test: {
-    include: ['apps/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    reporters: ['default', new FileDurations()],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['apps/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['apps/*/src/**/*.int.test.ts', 'packages/*/src/**/*.int.test.ts'] },
+      },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'] } },
+    ],
   },
 });
