@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchAllRows, waitForEntity } from '../harness/connector-status.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { GoogleAdsData } from '../simulators/google-ads/data.ts';
+import { campaignDayKeys, segmentParts } from '../simulators/google-ads/rows.ts';
 import { SIMULATORS } from '../simulators/index.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import type { PaypalData } from '../simulators/paypal-transaction/data.ts';
@@ -42,25 +43,36 @@ function flat(key: string, field: string): Change {
   };
 }
 
-/** Google Ads rows (`<resourceName>|date=<YYYY-MM-DD>`): more clicks on one day, and one day's row gone. */
+/**
+ * Google Ads campaign rows (`<resourceName>|adNetworkType=<n>|date=<YYYY-MM-DD>|hour=<h>`): more clicks on one
+ * day (spread over its hours and networks), and one day gone with all its rows.
+ */
 const adsRows: Change = (data, editedKey, deletedKey) => {
   const { stats } = data as GoogleAdsData;
   const dayOf = (key: string) => {
-    const [resourceName, date] = key.split('|date=') as [string, string];
+    const [resourceName, date] = [key.split('|')[0]!, /\|date=([^|]+)/.exec(key)![1]!];
     const days = stats.get(resourceName)!;
-    return { days, index: days.findIndex((s) => s.date === date) };
+    return { resourceName, days, index: days.findIndex((s) => s.date === date) };
   };
   const edited = dayOf(editedKey);
-  const clicks = edited.days[edited.index]!.clicks + 1000;
   // Same segments.date, new metrics: what a late conversion or invalid-click correction does to a past day.
-  edited.days[edited.index] = { ...edited.days[edited.index]!, clicks };
+  const day = { ...edited.days[edited.index]!, clicks: edited.days[edited.index]!.clicks + 6000 };
+  edited.days[edited.index] = day;
   const deleted = dayOf(deletedKey);
   deleted.days.splice(deleted.index, 1);
-  return { path: 'metrics.clicks', value: String(clicks) };
+  const parts = segmentParts(day, true, true);
+  const part = parts[campaignDayKeys(edited.resourceName, day).indexOf(editedKey)]!;
+  return { path: 'metrics.clicks', value: String(part.stat.clicks) };
 };
 
-/** The connector's _row_key is not in the search copy: rebuilt from the campaign and the day. */
-const adsRowKey = (r: Row) => `${String(at(r, 'campaign.resource_name'))}|date=${String(at(r, 'segments.date'))}`;
+/** The connector's _row_key is not in the search copy: rebuilt from the campaign and its segments. */
+const adsRowKey = (r: Row) =>
+  `${String(at(r, 'campaign.resource_name'))}|adNetworkType=${String(at(r, 'segments.ad_network_type'))}` +
+  `|date=${String(at(r, 'segments.date'))}|hour=${String(at(r, 'segments.hour'))}`;
+
+/** Two rows of different campaign-days: removing one day's rows leaves the other's. */
+const adsApart = (a: string, b: string) =>
+  a.replace(/\|hour=.*|\|adNetworkType=[^|]*/g, '') !== b.replace(/\|hour=.*|\|adNetworkType=[^|]*/g, '');
 
 /** PayPal transactions: a status change that leaves transaction_updated_date where it was. */
 const paypalStatus: Change = (data, editedId) => {
@@ -82,6 +94,8 @@ const CASES: readonly {
   keyOf: (record: Row) => string;
   deletes: boolean;
   change: Change;
+  /** Whether the change can delete one record and keep the other (default: any two records). */
+  apart?: (edited: string, deleted: string) => boolean;
 }[] = [
   // Sentry issues: resolving an issue does not move lastSeen; deleted issues are no longer listed.
   { kind: 'Sentry', entity: 'issues', keyOf: (r) => String(r.id), deletes: true, change: flat('id', 'title') },
@@ -89,7 +103,7 @@ const CASES: readonly {
   { kind: 'Incident-Io', entity: 'incidents', keyOf: (r) => String(r.id), deletes: true, change: flat('id', 'name') },
   // Google Ads campaign-days (changeCapture dailyRows: seesEdits false): metrics of a past segments.date change
   // (conversion window) and a removed row vanishes, neither visible to a read from the segments.date cursor.
-  { kind: 'Google-Ads', entity: 'campaigns', keyOf: adsRowKey, deletes: true, change: adsRows },
+  { kind: 'Google-Ads', entity: 'campaigns', keyOf: adsRowKey, deletes: true, change: adsRows, apart: adsApart },
   // PayPal transactions (changeCapture seesEdits false): start_date/end_date filter on the initiation date, so a
   // later status change needs the full pass. No deletion case: transactions are never deleted, a refund or
   // reversal is a transaction of its own (catalog changeCapture source:
@@ -138,12 +152,14 @@ describe.each(CASES)('$kind $entity: edits and deletions reach search after a fu
 
   it('after a full pass', async () => {
     const first = await waitForEntity(platform, id, c.entity, (s) => s.status === 'ready' && !s.running, 90_000);
-    const inCopy = [...new Set(sim.expectedKeys(c.entity))];
-    expect(inCopy.length).toBeGreaterThan(2);
+    const keys = [...new Set(sim.expectedKeys(c.entity))];
+    expect(keys.length).toBeGreaterThan(2);
+    const edited = keys[0]!;
+    const deleted = keys.find((k) => k !== edited && (c.apart?.(edited, k) ?? true))!;
     // Both records are in the copy before the upstream change, so neither assertion below can pass vacuously.
     const before = new Set((await searchAllRows(platform, id, c.entity)).map(c.keyOf));
-    expect(before.has(inCopy[0]!) && before.has(inCopy[1]!)).toBe(true);
-    const change = c.change(sim.data, inCopy[0]!, inCopy[1]!);
+    expect(before.has(edited) && before.has(deleted)).toBe(true);
+    const change = c.change(sim.data, edited, deleted);
 
     const sync = await platform.call('POST', `/api/v1/integrations/connectors/${id}/sync`, {
       entity: c.entity,
@@ -153,8 +169,8 @@ describe.each(CASES)('$kind $entity: edits and deletions reach search after a fu
     await waitForEntity(platform, id, c.entity, (s) => s.last_success_at !== first.last_success_at && !s.running);
     const rows = await searchAllRows(platform, id, c.entity);
     const byKey = new Map(rows.map((r) => [c.keyOf(r), r]));
-    if (c.deletes) expect(byKey.has(inCopy[1]!)).toBe(false);
-    expect(byKey.has(inCopy[0]!)).toBe(true);
-    if (change) expect(String(at(byKey.get(inCopy[0]!)!, change.path))).toBe(change.value);
+    if (c.deletes) expect(byKey.has(deleted)).toBe(false);
+    expect(byKey.has(edited)).toBe(true);
+    if (change) expect(String(at(byKey.get(edited)!, change.path))).toBe(change.value);
   }, 120_000);
 });

@@ -47,6 +47,67 @@ function sum(stats: readonly DayStat[], date: string): DayStat {
   };
 }
 
+const SEGMENTS = new Set(['segments.date', 'segments.hour', 'segments.ad_network_type']);
+/** The networks a day's traffic is split over when `segments.ad_network_type` is selected (AdNetworkType enum). */
+const NETWORKS = ['SEARCH', 'CONTENT'] as const;
+
+/**
+ * The record key (the connector's `_row_key`) of each row a replicated day of a campaign becomes: the resource
+ * name, then every segment in alphabetical order of its JSON name.
+ */
+export function campaignDayKeys(resourceName: string, stat: DayStat): string[] {
+  return segmentParts(stat, true, true).map(
+    ({ segments }) =>
+      `${resourceName}|adNetworkType=${String(segments.adNetworkType)}|date=${stat.date}|hour=${String(segments.hour)}`,
+  );
+}
+
+/**
+ * Selecting `segments.hour` or `segments.ad_network_type` splits a row per hour of the day and per network, as the
+ * API does (https://developers.google.com/google-ads/api/fields/v20/segments): here a day's activity falls in three
+ * hours (which ones depends on the date) on each of two networks, and the parts add up to the day exactly.
+ */
+export function segmentParts(
+  stat: DayStat,
+  byHour: boolean,
+  byNetwork: boolean,
+): { stat: DayStat; segments: Record<string, unknown> }[] {
+  const day = Number(stat.date.slice(8, 10)) || 0;
+  const hours = byHour ? [day % 8, 8 + (day % 7), 15 + (day % 9)] : [undefined];
+  const networks = byNetwork ? NETWORKS : [undefined];
+  const count = hours.length * networks.length;
+  const parts: { stat: DayStat; segments: Record<string, unknown> }[] = [];
+  let index = 0;
+  for (const hour of hours) {
+    for (const network of networks) {
+      parts.push({
+        stat: share(stat, index++, count),
+        segments: {
+          ...(hour === undefined ? {} : { hour }),
+          ...(network === undefined ? {} : { adNetworkType: network }),
+        },
+      });
+    }
+  }
+  return parts;
+}
+
+/** Part `index` of `count` of a day's counters: integers split with the remainder on the first parts, cents too. */
+function share(stat: DayStat, index: number, count: number): DayStat {
+  if (count === 1) return stat;
+  const split = (total: number) => Math.floor(total / count) + (index < total % count ? 1 : 0);
+  const splitCents = (total: number) => split(Math.round(total * 100)) / 100;
+  return {
+    date: stat.date,
+    clicks: split(stat.clicks),
+    impressions: split(stat.impressions),
+    costMicros: split(stat.costMicros),
+    interactions: split(stat.interactions),
+    conversions: splitCents(stat.conversions),
+    conversionsValue: splitCents(stat.conversionsValue),
+  };
+}
+
 /** Metrics in the REST JSON shape: int64 counters as strings, doubles as numbers. */
 function metricsOf(s: DayStat): Record<string, unknown> {
   return {
@@ -155,8 +216,8 @@ export function runQuery(data: GoogleAdsData, cid: string, query: GaqlQuery): Re
         `'${field}' cannot be selected with resource '${query.resource}'.`,
       );
     }
-    if (prefix === 'segments' && field !== 'segments.date') {
-      throw new GaqlError('UNRECOGNIZED_FIELD', `The simulator supports only segments.date, not '${field}'.`);
+    if (prefix === 'segments' && !SEGMENTS.has(field)) {
+      throw new GaqlError('UNRECOGNIZED_FIELD', `The simulator supports ${[...SEGMENTS].join(', ')}, not '${field}'.`);
     }
   }
   const dateConditions = query.conditions.filter((c) => c.field === 'segments.date');
@@ -166,14 +227,21 @@ export function runQuery(data: GoogleAdsData, cid: string, query: GaqlQuery): Re
     throw new GaqlError('DATE_RANGE_REQUIRED', 'segments.date in the SELECT clause requires a date filter in WHERE.');
   }
   const dayOk = (s: DayStat) => dateConditions.every((c) => satisfies(s.date, c));
+  const byHour = query.fields.includes('segments.hour');
+  const byNetwork = query.fields.includes('segments.ad_network_type');
   const full: Record<string, unknown>[] = [];
   for (const context of spec.rows(data, cid)) {
     const days = spec.statsOf ? spec.statsOf(context, data).filter(dayOk) : [];
-    if (byDate) {
-      for (const s of days) full.push({ ...context, metrics: metricsOf(s), segments: { date: s.date } });
-    } else if (spec.statsOf) {
-      full.push({ ...context, metrics: metricsOf(sum(days, '')) });
-    } else full.push({ ...context });
+    if (!spec.statsOf) {
+      full.push({ ...context });
+      continue;
+    }
+    for (const stat of byDate ? days : [sum(days, '')]) {
+      for (const part of segmentParts(stat, byHour, byNetwork)) {
+        const segments = { ...(byDate ? { date: stat.date } : {}), ...part.segments };
+        full.push({ ...context, metrics: metricsOf(part.stat), ...(Object.keys(segments).length ? { segments } : {}) });
+      }
+    }
   }
   let rows = full.filter((row) => others.every((c) => satisfies(valueAt(row, c.field), c)));
   if (query.orderBy.length > 0) {

@@ -3,6 +3,7 @@ import { kindOptions, type SimulatorHandle, type SimulatorOptions } from '../kit
 import { listen, type RunningServer } from '../kit/server.ts';
 import { API_VERSION, createGoogleAdsApp, type GoogleAdsSimulator, type GoogleAdsSimulatorOptions } from './app.ts';
 import { generateGoogleAdsData } from './data.ts';
+import { campaignDayKeys } from './rows.ts';
 
 export async function startGoogleAdsSimulator(options: GoogleAdsSimulatorOptions = {}): Promise<GoogleAdsSimulator> {
   const state: Omit<GoogleAdsSimulator, keyof RunningServer> = {
@@ -95,7 +96,12 @@ export async function startGoogleAds(options: SimulatorOptions = {}): Promise<Go
             return [...days].map((d) => `${customer.resourceName}|date=${d}`);
           });
         case 'campaigns':
-          return data.campaigns.flatMap((c) => since(c.resourceName));
+          // Campaign rows are also segmented by hour and network: several records per campaign and day.
+          return data.campaigns.flatMap((c) =>
+            (data.stats.get(c.resourceName) ?? [])
+              .filter((s) => s.date >= day)
+              .flatMap((s) => campaignDayKeys(c.resourceName, s)),
+          );
         case 'ad_groups':
           return data.adGroups.flatMap((g) => since(g.resourceName));
         case 'ad_group_ads':

@@ -4660,6 +4660,8 @@ export interface GoogleAdsCampaignsSearchFields {
     'metrics.average_cpc'?: number | null;
     'metrics.average_cpm'?: number | null;
     'segments.date'?: DateTimeValue | null;
+    'segments.hour'?: IntegerValue | null;
+    'segments.ad_network_type'?: string | null;
   };
   range: {
     'campaign.id'?: IntegerValue;
@@ -4685,6 +4687,8 @@ export interface GoogleAdsCampaignsSearchFields {
     'metrics.average_cpc'?: number;
     'metrics.average_cpm'?: number;
     'segments.date'?: DateTimeValue;
+    'segments.hour'?: IntegerValue;
+    'segments.ad_network_type'?: string;
   };
   like: {
     'campaign.name'?: string;
@@ -4696,6 +4700,7 @@ export interface GoogleAdsCampaignsSearchFields {
     'campaign.campaign_budget'?: string;
     'campaign.serving_status'?: string;
     'campaign.resource_name'?: string;
+    'segments.ad_network_type'?: string;
   };
   text: {
     'campaign.name'?: string;
@@ -4707,6 +4712,7 @@ export interface GoogleAdsCampaignsSearchFields {
     'campaign.campaign_budget'?: string;
     'campaign.serving_status'?: string;
     'campaign.resource_name'?: string;
+    'segments.ad_network_type'?: string;
   };
   contains: { [field: string]: never };
   any: { [field: string]: never };
@@ -4737,7 +4743,9 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.conversions_value'
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
-    | 'segments.date';
+    | 'segments.date'
+    | 'segments.hour'
+    | 'segments.ad_network_type';
   count_by:
     | 'campaign.id'
     | 'campaign.name'
@@ -4765,7 +4773,9 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.conversions_value'
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
-    | 'segments.date';
+    | 'segments.date'
+    | 'segments.hour'
+    | 'segments.ad_network_type';
   sum:
     | 'campaign.id'
     | 'campaign_budget.amount_micros'
@@ -4777,7 +4787,8 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.conversions'
     | 'metrics.conversions_value'
     | 'metrics.average_cpc'
-    | 'metrics.average_cpm';
+    | 'metrics.average_cpm'
+    | 'segments.hour';
   metric:
     | 'campaign.id'
     | 'campaign.start_date'
@@ -4792,7 +4803,8 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.conversions_value'
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
-    | 'segments.date';
+    | 'segments.date'
+    | 'segments.hour';
   histogram: 'campaign.start_date' | 'campaign.end_date' | 'segments.date';
   fields:
     | 'campaign.id'
@@ -4822,7 +4834,9 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'metrics.conversions_value'
     | 'metrics.average_cpc'
     | 'metrics.average_cpm'
-    | 'segments.date';
+    | 'segments.date'
+    | 'segments.hour'
+    | 'segments.ad_network_type';
 }
 
 /** Google-Ads ad_groups: one record (document 2). */

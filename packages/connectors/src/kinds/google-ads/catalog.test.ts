@@ -48,9 +48,10 @@ describe('Google Ads catalog', () => {
     expect(fields['campaign_budget.amount_micros']?.type).toBe('integer');
     expect(fields['segments.date']?.type).toBe('datetime');
     expect(fields['campaign.status']).toMatchObject({ type: 'string', enum: ['ENABLED', 'PAUSED', 'REMOVED'] });
-    // Document 2's 30 less segments.hour and segments.ad_network_type, never fetched (see catalog.ts).
-    expect(Object.keys(fields)).toHaveLength(28);
-    expect(fields['segments.hour']).toBeUndefined();
+    // All 30 of document 2's, the two extra segments included: campaign rows are per day, hour and network.
+    expect(Object.keys(fields)).toHaveLength(30);
+    expect(fields['segments.hour']?.type).toBe('integer');
+    expect(fields['segments.ad_network_type']?.type).toBe('string');
     expect(Object.keys(entities.accounts?.searchable ?? {})).toHaveLength(21);
     expect(Object.keys(entities.ad_groups?.searchable ?? {})).toHaveLength(22);
     expect(Object.keys(entities.ad_group_ads?.searchable ?? {})).toHaveLength(18);

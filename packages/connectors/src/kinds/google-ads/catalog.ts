@@ -348,12 +348,10 @@ const campaigns: EntityCatalog = {
     'metrics.average_cpc': t.number(),
     'metrics.average_cpm': t.number(),
     'segments.date': t.datetime(),
-    // Document 2 also lists segments.hour and segments.ad_network_type here. They are deliberately NOT searchable
-    // (issue 17 item 5): replication reads one row per campaign and day, and selecting them would split every
-    // campaign-day into up to 24 hours x N network types (GAQL segments multiply rows), so a campaigns record
-    // would stop being a campaign-day, its metrics would be per hour and network, and the report (and upstream
-    // quota) would grow ~24-100 fold for two filters. Declared but never fetched, they matched nothing. Hourly or
-    // per-network figures stay available live: `list` with a caller's `query` selecting those segments.
+    // Replicated rows are per campaign, day, hour (0-23) and network (SEARCH, CONTENT, YOUTUBE, ...), so these two
+    // filter and group them: https://developers.google.com/google-ads/api/fields/v20/segments
+    'segments.hour': t.integer(),
+    'segments.ad_network_type': t.string(),
   }),
   actions: { list: listParams, update: campaignUpdateParams },
   sync: byDate,

@@ -12,6 +12,8 @@ export interface EntityQuery {
   readonly fields: readonly string[];
   /** Replicated by day windows on segments.date (incremental), or whole (full refresh). */
   readonly byDate: boolean;
+  /** Segments replicated beside segments.date: each splits a day's row further (one row per value). */
+  readonly segments?: readonly string[];
 }
 
 const customer = [
@@ -119,7 +121,14 @@ const label = ['label.id', 'label.name', 'label.resource_name'];
 
 export const ENTITY_QUERIES: Readonly<Record<string, EntityQuery>> = {
   accounts: { resource: 'customer', main: 'customer', fields: customer, byDate: true },
-  campaigns: { resource: 'campaign', main: 'campaign', fields: campaign, byDate: true },
+  // One record per campaign, day, hour and network, both segments searchable.
+  campaigns: {
+    resource: 'campaign',
+    main: 'campaign',
+    fields: campaign,
+    byDate: true,
+    segments: ['segments.hour', 'segments.ad_network_type'],
+  },
   ad_groups: { resource: 'ad_group', main: 'adGroup', fields: adGroup, byDate: true },
   ad_group_ads: { resource: 'ad_group_ad', main: 'adGroupAd', fields: adGroupAd, byDate: true },
   campaign_labels: {
@@ -160,7 +169,7 @@ export function listQuery(spec: EntityQuery): string {
 /** Replication: one day window (inclusive dates, YYYY-MM-DD) of a date-segmented entity, oldest day first. */
 export function windowQuery(spec: EntityQuery, from: string, to: string): string {
   return (
-    `SELECT ${[...spec.fields, 'segments.date'].join(', ')} FROM ${spec.resource} ` +
+    `SELECT ${[...spec.fields, 'segments.date', ...(spec.segments ?? [])].join(', ')} FROM ${spec.resource} ` +
     `WHERE segments.date BETWEEN '${from}' AND '${to}' ORDER BY segments.date`
   );
 }
