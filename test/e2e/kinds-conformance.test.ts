@@ -1,4 +1,4 @@
-import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
+import { envSuffix, findConnectorDefinition, literalDottedFields } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchAllIds, waitForEntity } from '../harness/connector-status.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -108,4 +108,27 @@ describe.each(Object.entries(SIMULATORS))('%s through the HTTP API', (connectorT
       }
     }
   }, 180_000);
+
+  it('keeps every field of a search result under the name the catalog gives it (literal dotted keys flat)', async () => {
+    for (const entity of Object.values(catalog.entities).filter((e) => e.searchable && e.sync)) {
+      await waitForEntity(platform, connectorId, entity.name, (st) => st.status === 'ready' || st.status === 'failed');
+      const literal = new Set(literalDottedFields(entity));
+      const names = new Set(
+        Object.keys(entity.searchable!).map((field) => (literal.has(field) ? field : field.split('.')[0]!)),
+      );
+      const response = await execute({ entity: entity.name, action: 'search', params: { query: {}, limit: 20 } });
+      expect(response.status, entity.name).toBe(200);
+      const { data } = (await response.json()) as { data: Record<string, unknown>[] };
+      for (const record of data) {
+        for (const key of Object.keys(record)) expect(names.has(key), `${entity.name}: ${key}`).toBe(true);
+      }
+      // Not vacuous: where the catalog has literal dotted keys, the records show them under that name.
+      for (const field of literal) {
+        expect(
+          data.some((record) => Object.hasOwn(record, field)),
+          `${entity.name}: ${field}`,
+        ).toBe(true);
+      }
+    }
+  });
 });

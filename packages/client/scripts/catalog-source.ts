@@ -4,6 +4,7 @@ import {
   type FieldMap,
   type FieldSpec,
   type KindCatalog,
+  literalDottedFields,
   type ScalarType,
 } from '@conduit/connectors';
 import { type LeafOperator, type ScopeCapabilities, searchCapabilities } from '@conduit/search-dsl';
@@ -52,7 +53,11 @@ export async function buildCatalogSource(): Promise<string> {
       if (entity.searchable) {
         search = `${base}SearchFields`;
         out.push(...searchFieldsTypes(search, searchCapabilities(entity.searchable)));
-        const topLevel = [...new Set(Object.keys(entity.searchable).map((path) => path.split('.')[0]!))];
+        // A literal dotted key (Sentry's `event.type`) is a field of its own; other dotted paths are in objects.
+        const literal = new Set(literalDottedFields(entity));
+        const topLevel = [
+          ...new Set(Object.keys(entity.searchable).map((path) => (literal.has(path) ? path : path.split('.')[0]!))),
+        ];
         const picked = topLevel.filter((name) => Object.hasOwn(entity.record, name));
         searchRecord = `Partial<Pick<${base}Record, ${union(picked)}>>`;
       }

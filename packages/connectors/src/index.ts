@@ -9,6 +9,7 @@ export {
   entityOf,
   hours,
   type KindCatalog,
+  literalDottedFields,
   needsFullPasses,
   type SyncSpec,
 } from './core/catalog.ts';

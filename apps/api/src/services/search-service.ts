@@ -1,5 +1,5 @@
 import { createSecretKey } from 'node:crypto';
-import type { EntityCatalog } from '@conduit/connectors';
+import { type EntityCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { IndexStore, SearchAnswer } from '@conduit/platform';
 import {
@@ -37,6 +37,16 @@ export function createSearchService(
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
+  // Per entity of the catalog (which never changes while the process runs), not per search.
+  const literalFields = new WeakMap<EntityCatalog, ReadonlySet<string>>();
+  const literalFieldsOf = (entity: EntityCatalog) => {
+    let fields = literalFields.get(entity);
+    if (!fields) {
+      fields = new Set(literalDottedFields(entity));
+      literalFields.set(entity, fields);
+    }
+    return fields;
+  };
   return {
     async search(row, entity, params) {
       // Read beside the query (DESIGN §5: meta.synced_at); a failure surfaces when awaited, never unhandled.
@@ -48,6 +58,7 @@ export function createSearchService(
         connectorId: row.id,
         entity: `${row.connector_type}/${entity.name}`,
         cursorKey: key,
+        literalFields: literalFieldsOf(entity),
       });
       const index = indexStore.alias(row.connector_type, entity.name);
       if (plan.lookup) {

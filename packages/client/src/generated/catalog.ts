@@ -9648,6 +9648,7 @@ export interface ConnectorKinds {
             | 'projectID'
             | 'sdk'
             | 'dist'
+            | 'event.type'
             | 'size'
             | 'tags'
             | 'entries'

@@ -215,6 +215,16 @@ export function needsFullPasses(entity: EntityCatalog): boolean {
   return !(capture?.seesEdits && capture.seesDeletions);
 }
 
+/**
+ * Searchable fields whose dotted name is one literal key of the record (Sentry events' `event.type`) rather than
+ * a path into an object: results keep them under that name.
+ */
+export function literalDottedFields(entity: EntityCatalog): string[] {
+  return Object.keys(entity.searchable ?? {}).filter(
+    (name) => name.includes('.') && Object.hasOwn(entity.record, name),
+  );
+}
+
 export function entityActions(entity: EntityCatalog): ActionName[] {
   const live = Object.keys(entity.actions) as LiveActionName[];
   return entity.searchable ? [...live, 'search'] : live;

@@ -80,6 +80,14 @@ describe('projectSource', () => {
     });
   });
 
+  it('keeps a literal dotted key flat under its name, beside nested paths', () => {
+    const event = { _key: 'e', _record: { 'event.type': 'error', 'address.city': 'Oslo' } };
+    expect(projectSource(event, ['event.type', 'address.city'], new Set(['event.type']))).toEqual({
+      'event.type': 'error',
+      address: { city: 'Oslo' },
+    });
+  });
+
   it('keeps nulls and leaves out missing paths', () => {
     expect(projectSource(source, ['meta', 'name', 'meta.x'])).toEqual({ meta: null });
   });

@@ -48,22 +48,31 @@ const SearchResponse = z.object({
 
 /**
  * Projects a hit's `_source` to the result record: only `fields`, at their dotted paths, with the values exactly
- * as the upstream sent them. A path without a value is left out.
+ * as the upstream sent them; a field in `literal` stays one key under its dotted name, as the upstream names it.
+ * A path without a value is left out.
  */
-export function projectSource(source: unknown, fields: readonly string[]): SearchRecord {
-  return projection(fields)(source);
+export function projectSource(
+  source: unknown,
+  fields: readonly string[],
+  literal: ReadonlySet<string> = new Set(),
+): SearchRecord {
+  return projection(fields, literal)(source);
 }
 
 /** `projectSource` for many hits: the paths are ordered and split once, not once per hit. */
-function projection(fields: readonly string[]): (source: unknown) => SearchRecord {
+function projection(fields: readonly string[], literal: ReadonlySet<string>): (source: unknown) => SearchRecord {
   // Shorter paths first, so a whole object wins over one of its sub-paths.
-  const paths = [...fields].sort((a, b) => a.length - b.length).map((field) => field.split('.'));
+  const paths = [...fields]
+    .sort((a, b) => a.length - b.length)
+    .map((field) => ({ field, segments: field.split('.'), flat: literal.has(field) }));
   return (source) => {
     const record = isPlainObject(source) ? source[INTERNAL_FIELDS.record] : undefined;
     const out: SearchRecord = {};
-    for (const segments of paths) {
+    for (const { field, segments, flat } of paths) {
       const value = getSegments(record, segments);
-      if (value !== undefined) setSegments(out, segments, value);
+      if (value === undefined) continue;
+      if (flat) out[field] ??= value;
+      else setSegments(out, segments, value);
     }
     return out;
   };
@@ -103,7 +112,7 @@ export function readSearchPage(response: unknown, page: PageContext): SearchPage
   const shown = hits.slice(0, page.limit);
   const hasMore = hits.length > page.limit;
   const last = shown[shown.length - 1];
-  const project = projection(page.fields);
+  const project = projection(page.fields, page.literalFields);
   if (hasMore && !last?.sort) throw new Error('search response hits carry no sort values');
   return {
     data: shown.map((hit) => project(hit._source)),

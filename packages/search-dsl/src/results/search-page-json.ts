@@ -74,7 +74,7 @@ export function searchPageJson(answer: Buffer, page: PageContext, extra: ExtraMe
   return Buffer.concat(parts);
 }
 
-/** The fields a page shows, when its records can be copied: not for a dotted field, nor for aggregations. */
+/** The fields a page shows, when its records can be copied: not for a dotted path, nor for aggregations. */
 interface CopiedFields {
   readonly names: ReadonlySet<string>;
   /** A sort key that is not a field: the engine sends it too, so each key is checked against the names. */
@@ -82,7 +82,9 @@ interface CopiedFields {
 }
 
 function copiedFields(page: PageContext): CopiedFields | undefined {
-  if (page.aggregations.length > 0 || page.fields.some((field) => field.includes('.'))) return undefined;
+  // `_record` holds each field under its own name, so a literal dotted key is copied as it is; a path is not.
+  const nested = (field: string) => field.includes('.') && !page.literalFields.has(field);
+  if (page.aggregations.length > 0 || page.fields.some(nested)) return undefined;
   const names = new Set(page.fields);
   return { names, sortOnly: page.exactSortValues.some(({ path }) => !names.has(path)) };
 }

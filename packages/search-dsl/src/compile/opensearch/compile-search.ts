@@ -20,11 +20,18 @@ function missingLast(field: FieldRef, direction: 'asc' | 'desc'): string | numbe
   return '_last';
 }
 
+const NO_LITERAL_FIELDS: ReadonlySet<string> = new Set();
+
 export type CompileOptions = {
   readonly connectorId: string;
   readonly entity: string;
   /** Secret for signing cursors (HMAC-SHA256). */
   readonly cursorKey: CursorKey;
+  /**
+   * Dotted searchable fields that are one literal key of the upstream record (Sentry's `event.type`), not a path
+   * into an object: results keep them flat under that name.
+   */
+  readonly literalFields?: ReadonlySet<string>;
 };
 
 /** An OpenSearch `_search` body; independent of the index name. */
@@ -49,6 +56,8 @@ export type PageContext = {
     readonly type: 'integer' | 'decimal';
   }[];
   readonly fields: readonly string[];
+  /** Fields shown under their dotted name as one key (CompileOptions.literalFields). */
+  readonly literalFields: ReadonlySet<string>;
   /** The aggregations asked for, to read their answers by name. */
   readonly aggregations: readonly AggNode[];
   readonly binding: CursorBinding;
@@ -127,6 +136,7 @@ export function compileSearch(search: ValidatedSearch, options: CompileOptions):
       limit: search.limit,
       exactSortValues,
       fields: search.fields,
+      literalFields: options.literalFields ?? NO_LITERAL_FIELDS,
       aggregations: search.aggregations,
       binding,
       cursorKey: options.cursorKey,
