@@ -48,7 +48,7 @@ describe('Google Ads catalog', () => {
     expect(fields['campaign_budget.amount_micros']?.type).toBe('integer');
     expect(fields['segments.date']?.type).toBe('datetime');
     expect(fields['campaign.status']).toMatchObject({ type: 'string', enum: ['ENABLED', 'PAUSED', 'REMOVED'] });
-    // All 30 of document 2's, the two extra segments included: campaign rows are per day, hour and network.
+    // All 30 of the specification's, the two extra segments included: campaign rows are per day, hour and network.
     expect(Object.keys(fields)).toHaveLength(30);
     expect(fields['segments.hour']?.type).toBe('integer');
     expect(fields['segments.ad_network_type']?.type).toBe('string');
