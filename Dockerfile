@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for both apps (issue 17 item 9): the API and the sync worker differ only in their command, see
+# One image for both apps: the API and the sync worker differ only in their command, see
 # infra/compose.yaml. Node 24 runs the TypeScript sources directly (type stripping), as ./dev start does.
 FROM node:24-bookworm-slim AS build
 RUN corepack enable

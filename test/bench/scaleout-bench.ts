@@ -1,5 +1,5 @@
 /**
- * pnpm bench:scaleout (issue 17 item 8): sync throughput of 1 worker process vs 2 on the same Postgres, Redis and
+ * pnpm bench:scaleout: sync throughput of 1 worker process vs 2 on the same Postgres, Redis and
  * OpenSearch, for a sync of many connectors. The upstream (Orb simulator with per-request latency) runs in its
  * own process. Each round: a fresh platform (own database and namespace), N connectors created with no worker
  * running, then W workers start and the clock runs until every entity of every connector has synced.

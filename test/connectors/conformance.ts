@@ -65,7 +65,7 @@ export function describeConnectorConformance<H extends SimulatorHandle, C, K>(o:
       expect(['json', 'stream']).toContain((await byName.execute(example)).type);
     });
 
-    it('lists an example for every entity × live action of document 2', () => {
+    it('lists an example for every entity × live action of the specification', () => {
       for (const entity of entities) {
         for (const action of Object.keys(entity.actions)) {
           expect(
@@ -76,7 +76,7 @@ export function describeConnectorConformance<H extends SimulatorHandle, C, K>(o:
       }
     });
 
-    it('answers every example call with data, and lists with the Meta of document 2', async () => {
+    it('answers every example call with data, and lists with the Meta of the specification', async () => {
       for (const example of sim.examples) {
         const label = `${example.entity} ${example.action}`;
         const entity = catalog.entities[example.entity]!;

@@ -60,7 +60,7 @@ describeConnectorConformance({
     pathIncludes: '/drive/v3/',
     body: { error: { code: 400, message: `bad request for ${planted}` } },
   })),
-  replication: { notApplicable: 'document 2 lists no searchable entity (files replication is checked below)' },
+  replication: { notApplicable: 'the specification lists no searchable entity (files replication is checked below)' },
   resume: { notApplicable: 'nothing is replicated, and the 30 files fit in one read page' },
   specific: (h) => {
     const json = async (entity: string, action: string, params: Record<string, unknown> = {}) =>

@@ -14,7 +14,7 @@ function htmlPage(status: number, body: string) {
   return { status, body, headers: { 'content-type': 'text/html' } };
 }
 
-/** Token-endpoint answers that are not a token response, and what each must become (issue 17 item 2). */
+/** Token-endpoint answers that are not a token response, and what each must become. */
 const MALFORMED: { label: string; fault: Record<string, unknown>; code: string }[] = [
   { label: 'a 200 HTML page', fault: htmlPage(200, '<html>maintenance</html>'), code: 'upstream_error' },
   {

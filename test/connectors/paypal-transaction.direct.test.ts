@@ -45,7 +45,7 @@ describeConnectorConformance({
     const sim = () => h.sim();
     const paypal = () => h.connector();
 
-    it('maps transactions with top-level copies and document 2 names', async () => {
+    it("maps transactions with top-level copies and the specification's names", async () => {
       const example = sim().examples.find((e) => e.entity === 'transactions')!;
       const body = await json('transactions', 'list', example.params);
       const [record] = body.data as Record<string, Record<string, unknown>>[];

@@ -7,7 +7,7 @@ import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/go
 const START = '2024-01-01T00:00:00Z';
 
 /**
- * Drive files become searchable (issue 11 item 6): replicated from start_date, kept current through the changes
+ * Drive files become searchable: replicated from start_date, kept current through the changes
  * feed, searchable with every operator; writes through execute are in the copy when execute answers.
  */
 describe('Google Drive files search', () => {

@@ -9,7 +9,7 @@ import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulato
 
 /**
  * Search as a dashboard uses it, through HTTP against the real services and an Orb simulator: amounts compare as
- * money (issue 17 item 11), totals and aggregations equal the simulator's data after start_date (issue 14).
+ * money, totals and aggregations equal the simulator's data after start_date.
  */
 const START_DATE = '2024-01-01T00:00:00Z';
 

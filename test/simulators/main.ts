@@ -9,7 +9,7 @@ import { SIMULATORS } from './index.ts';
  * Starts every upstream simulator on fixed local ports and prints the environment that points the platform
  * at them (the start command's local profile), plus the credentials each one accepts.
  *
- * Everything a demo connector holds is stable from one run to the next (issue 17 item 7): the ports (so base URLs
+ * Everything a demo connector holds is stable from one run to the next: the ports (so base URLs
  * do not move), the seeded data and credentials, and the refresh tokens the simulators rotate, which are signed
  * with a secret kept in SIMULATOR_STATE_DIR (default .data/) so that a later run honours them.
  */

@@ -1,7 +1,7 @@
 /**
  * Node flags the API process runs with (the launcher, the deploy files and the tests' API process all use these).
  * - `--max-semi-space-size=16`: a young generation big enough for the requests in flight. With 2 MB, the API spent
- *   32-70% more CPU per search at 32 in flight, and no consistent difference at 1 (issue 12: two API processes
+ *   32-70% more CPU per search at 32 in flight, and no consistent difference at 1 (two API processes
  *   side by side in one bench run, 200k invoices, 13 query kinds; 0.50 vs 0.36 ms on eq id, 2.66 vs 1.95 on a
  *   100-record page).
  *   Where it went, by `--trace-gc` (eq id and in 10 ids at 32 in flight, one run each): 656 scavenges pausing

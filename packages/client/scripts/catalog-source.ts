@@ -13,7 +13,7 @@ import { z } from 'zod';
 
 /**
  * The TypeScript source of src/generated/catalog.ts (unformatted). Search field maps follow the validator's rules
- * (packages/search-dsl/src/validate/validate-filter.ts, field-resolution.ts; DESIGN §4):
+ * (packages/search-dsl/src/validate/validate-filter.ts, field-resolution.ts; docs/search.md):
  * - eq/neq/in: scalars (string, datetime, integer, number, boolean, decimal) and paths inside untyped objects;
  * - gt/gte/lt/lte: the same except booleans; like: strings and untyped paths; fuzzy/keyword: strings;
  * - contains: arrays of scalars (the item's value type); any: arrays of objects with declared fields (a nested
@@ -39,7 +39,7 @@ export async function buildCatalogSource(): Promise<string> {
     const kindPaging: string[] = [];
     for (const [entityName, entity] of Object.entries(catalog.entities)) {
       const base = `${kindName}${pascal(entityName)}`;
-      out.push(`/** ${catalog.connectorType} ${entityName}: one record (document 2). */`);
+      out.push(`/** ${catalog.connectorType} ${entityName}: one record. */`);
       out.push(`export type ${base}Record = ${recordBody(entity.record)};`, '');
       const actionEntries: string[] = [];
       for (const [action, schema] of Object.entries(entity.actions)) {
@@ -92,7 +92,7 @@ export async function buildCatalogSource(): Promise<string> {
     ...kinds,
     '}',
     '',
-    '/** Canonical connector_type values (DESIGN §1). */',
+    '/** Canonical connector_type values (docs/api.md). */',
     `export const CONNECTOR_TYPES = ${JSON.stringify(CONNECTOR_DEFINITIONS.map((d) => d.catalog.connectorType))} as const;`,
     '',
     '/** How `listAll` pages a list: a token from `meta` passed back as a param, or page numbers up to a total. */',

@@ -4,7 +4,7 @@ export interface FieldProblem {
   message: string;
 }
 
-/** RFC 9457 problem details as the API answers them (DESIGN §3). */
+/** RFC 9457 problem details as the API answers them (docs/api.md). */
 export interface ProblemDetails {
   type: string;
   title: string;

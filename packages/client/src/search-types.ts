@@ -1,5 +1,5 @@
 /**
- * The search language (DESIGN §4) typed per entity. Each searchable entity has a generated `…SearchFields` map
+ * The search language (docs/search.md) typed per entity. Each searchable entity has a generated `…SearchFields` map
  * (src/generated/catalog.ts) saying which field paths each operator takes and with which value type; `Filter`
  * turns it into the shape of `query.filter`, so a misspelt field, an operator that does not apply to a field
  * (`gt` on a boolean, `fuzzy` on a number) or a value of the wrong type does not compile.
@@ -56,7 +56,7 @@ export interface SearchQuery<S extends SearchFields> {
   sort?: readonly SortEntry<S>[];
 }
 
-/** One aggregation over the records that match the filter (DESIGN §4, `params.aggregate`). */
+/** One aggregation over the records that match the filter (docs/search.md, `params.aggregate`). */
 export type Aggregation<S extends SearchFields> =
   | { count_by: S['count_by']; size?: number }
   | { sum: S['sum'] }

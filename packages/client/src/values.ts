@@ -1,5 +1,5 @@
 /**
- * Value types of search filters (DESIGN §4). The server converts and checks them again; these only catch, at
+ * Value types of search filters (docs/search.md). The server converts and checks them again; these only catch, at
  * compile time, what it would reject anyway.
  */
 

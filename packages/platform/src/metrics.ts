@@ -19,7 +19,7 @@ export interface MetricsSources {
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'waiting-children'] as const;
 
 /**
- * The Prometheus metrics of one process (DESIGN §8), in its own registry so an API and a worker in one test
+ * The Prometheus metrics of one process (docs/operations.md), in its own registry so an API and a worker in one test
  * process stay apart. Counters are bumped on the hot path (a label lookup and an add); queue depth and lag are
  * read from Redis and Postgres only when scraped.
  */

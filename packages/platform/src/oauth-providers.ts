@@ -137,7 +137,7 @@ type EnvSource = Readonly<Record<string, string | undefined>>;
 
 /**
  * Resolves providers against an environment: `OAUTH_CLIENT_ID_<KIND>` / `OAUTH_CLIENT_SECRET_<KIND>` (required),
- * `OAUTH_AUTHORIZE_URL_<KIND>` and `CONNECTOR_TOKEN_URL_<KIND>` (overrides, DESIGN §2), KIND in upper snake case.
+ * `OAUTH_AUTHORIZE_URL_<KIND>` and `CONNECTOR_TOKEN_URL_<KIND>` (overrides, docs/operations.md), KIND in upper snake case.
  *
  * @example oauthProviders(process.env).lookup('Typeform')
  */
@@ -188,7 +188,7 @@ function resolve(connectorType: string, spec: OAuthProviderSpec, env: EnvSource)
 
 /**
  * Fills `{name}` placeholders of a provider URL from the connector config; only validated subdomains go in
- * (DESIGN §6). Returns the missing or invalid variable names instead when it cannot.
+ * (docs/api.md). Returns the missing or invalid variable names instead when it cannot.
  */
 export function expandProviderUrl(
   template: string,

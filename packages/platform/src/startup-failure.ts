@@ -2,7 +2,7 @@ import { type PlatformEnv, readEnv } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 
 /**
- * What a process that cannot start says before it exits (issue 17 item 7): one readable line on stderr, written
+ * What a process that cannot start says before it exits: one readable line on stderr, written
  * synchronously (an asynchronous logger may not flush before exit), naming the cause behind wrappers and
  * AggregateErrors (a refused connection to "localhost" is an AggregateError with an empty message).
  */

@@ -1,4 +1,4 @@
-/** Hard limits of the search language (DESIGN.md §4). The API reports them in its OpenAPI description. */
+/** Hard limits of the search language (docs/search.md). The API reports them in its OpenAPI description. */
 export const SEARCH_LIMITS = Object.freeze({
   /** Page size bounds and default (`limit: 0` answers totals and aggregations only). */
   minLimit: 0,

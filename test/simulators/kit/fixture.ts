@@ -24,9 +24,9 @@ export interface SimulatorHandle extends RunningServer {
   readonly config: Record<string, unknown>;
   readonly replicationConfig: Record<string, unknown>;
   readonly faults: FaultInjector;
-  /** One successful call per entity × live action that document 2 lists (downloads included). */
+  /** One successful call per entity × live action that the specification lists (downloads included). */
   readonly examples: readonly ExampleCall[];
-  /** The vendor's signed webhooks, for the kinds that send them (DESIGN §7). */
+  /** The vendor's signed webhooks, for the kinds that send them (docs/api.md). */
   readonly webhooks?: SimulatedWebhooks;
   /** Keys of the records replication must index for `entity` given `replicationConfig` (document ids). */
   expectedKeys(entity: string): string[];

@@ -17,7 +17,7 @@ export type VendorSigner = (input: {
 /** What one simulated upstream change was, and the webhook that announces it. */
 export interface WebhookChange {
   readonly entity: string;
-  /** The record key (document 2's id field) of the changed record. */
+  /** The record key (the specification's id field) of the changed record. */
   readonly key: string;
   /** For an edit: a searchable field that changed and its new value. Absent for a removal. */
   readonly field?: string;

@@ -117,7 +117,7 @@ export function generateSentryData(options: SentryDataOptions = {}): SentryData 
         ...Object.fromEntries(
           FLAG_NAMES.map((name) => [name, name === 'hasAccess' || name === 'isMember' ? true : random() < 0.3]),
         ),
-        // Fields only GET /projects/{org}/{project}/ adds (document 2: "projects record (get) adds").
+        // Fields only GET /projects/{org}/{project}/ adds (the specification: "projects record (get) adds").
         team: { id: '1', slug: 'backend', name: 'Backend' },
         teams: [{ id: '1', slug: 'backend', name: 'Backend' }],
         latestRelease: null,

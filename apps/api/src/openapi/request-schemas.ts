@@ -9,7 +9,7 @@ const pascal = (connectorType: string) => connectorType.replaceAll(/[^A-Za-z0-9]
 const SearchParams = SearchParamsSchema.meta({
   id: 'SearchParams',
   description:
-    'Search over the synchronized copy (DESIGN §4): query.filter, query.sort, limit (0 = totals and aggregations only), cursor, fields, aggregate',
+    'Search over the synchronized copy (docs/search.md): query.filter, query.sort, limit (0 = totals and aggregations only), cursor, fields, aggregate',
 });
 
 /** Kinds with required configuration variables (telephony: subdomain) require `config`; for the others it is optional. */

@@ -12,7 +12,7 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', impo
 const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
-/** GET /console: the web console's static assets (DESIGN §8); it calls the public API with a bearer token. */
+/** GET /console: the web console's static assets (docs/operations.md); it calls the public API with a bearer token. */
 export function consoleRoutes(root = CONSOLE_DIST): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get('/console', (c) => c.redirect('/console/', 301));

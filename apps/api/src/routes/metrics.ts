@@ -17,7 +17,7 @@ export const metricsRoute = createRoute({
   },
 });
 
-/** GET /metrics: Prometheus text; open unless METRICS_TOKEN is set (DESIGN §8). */
+/** GET /metrics: Prometheus text; open unless METRICS_TOKEN is set (docs/operations.md). */
 export function metricsRoutes(deps: Pick<ApiDeps, 'env' | 'metrics'>): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
   mountRoute(app, metricsRoute, async (c) => {

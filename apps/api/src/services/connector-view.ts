@@ -11,7 +11,7 @@ export interface EntityStatusView {
   error: string | null;
 }
 
-/** DESIGN §7: where the upstream sends webhooks, and whether a secret is set (the secret is never shown). */
+/** Where the upstream sends webhooks (docs/api.md), and whether a secret is set (the secret is never shown). */
 export function webhookView(row: ConnectorRow, baseUrl: string) {
   if (!webhookSchemeFor(row.connector_type)) return { webhook_url: null, webhooks: 'unsupported' as const };
   return {
@@ -20,7 +20,7 @@ export function webhookView(row: ConnectorRow, baseUrl: string) {
   };
 }
 
-/** The public shape of a connector (DESIGN §5, §7): never its credentials nor its webhook secret. */
+/** The public shape of a connector (docs/architecture.md): never its credentials nor its webhook secret. */
 export function connectorView(
   row: ConnectorRow,
   catalog: KindCatalog,

@@ -51,7 +51,7 @@ function buildParams(
   if (clauses.length === 1) query.filter = clauses[0];
   if (clauses.length > 1) query.filter = { and: clauses };
   if (sort.field) query.sort = [{ [sort.field]: sort.dir }];
-  // Dashboards (DESIGN §4): counts per value of a field over the records that match the filter.
+  // Dashboards (docs/search.md): counts per value of a field over the records that match the filter.
   const aggregate = countBy ? { aggregate: { [`by_${countBy}`]: { count_by: countBy, size: 20 } } } : {};
   return { query, limit, ...aggregate };
 }

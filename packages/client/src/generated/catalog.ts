@@ -25,7 +25,7 @@ export interface ZendeskTalkConfig {
   subdomain: string;
 }
 
-/** Zendesk-Talk phone_numbers: one record (document 2). */
+/** Zendesk-Talk phone_numbers: one record. */
 export type ZendeskTalkPhoneNumbersRecord = {
   id: number | null;
   brand_id: number | null;
@@ -238,7 +238,7 @@ export interface ZendeskTalkPhoneNumbersSearchFields {
     | `categorised_greetings_with_sub_settings.${string}`;
 }
 
-/** Zendesk-Talk addresses: one record (document 2). */
+/** Zendesk-Talk addresses: one record. */
 export type ZendeskTalkAddressesRecord = {
   id: number | null;
   city: string | null;
@@ -312,7 +312,7 @@ export interface ZendeskTalkAddressesSearchFields {
   fields: 'id' | 'city' | 'country_code' | 'name' | 'provider_reference' | 'province' | 'state' | 'street' | 'zip';
 }
 
-/** Zendesk-Talk greetings: one record (document 2). */
+/** Zendesk-Talk greetings: one record. */
 export type ZendeskTalkGreetingsRecord = {
   id: string | null;
   active: boolean | null;
@@ -416,7 +416,7 @@ export interface ZendeskTalkGreetingsSearchFields {
     | 'phone_number_ids';
 }
 
-/** Zendesk-Talk greeting_categories: one record (document 2). */
+/** Zendesk-Talk greeting_categories: one record. */
 export type ZendeskTalkGreetingCategoriesRecord = {
   id: number | null;
   name: string | null;
@@ -455,7 +455,7 @@ export interface ZendeskTalkGreetingCategoriesSearchFields {
   fields: 'id' | 'name';
 }
 
-/** Zendesk-Talk ivrs: one record (document 2). */
+/** Zendesk-Talk ivrs: one record. */
 export type ZendeskTalkIvrsRecord = {
   id: number | null;
   name: string | null;
@@ -497,7 +497,7 @@ export interface ZendeskTalkIvrsSearchFields {
   fields: 'id' | 'name' | 'phone_number_ids' | 'phone_number_names' | 'menus';
 }
 
-/** Zendesk-Talk agents_activity: one record (document 2). */
+/** Zendesk-Talk agents_activity: one record. */
 export type ZendeskTalkAgentsActivityRecord = {
   agent_id: number | null;
   available_time: number | null;
@@ -732,7 +732,7 @@ export interface ZendeskTalkAgentsActivitySearchFields {
     | 'via';
 }
 
-/** Zendesk-Talk agents_overview: one record (document 2). */
+/** Zendesk-Talk agents_overview: one record. */
 export type ZendeskTalkAgentsOverviewRecord = {
   average_calls_accepted: number | null;
   average_calls_denied: number | null;
@@ -939,7 +939,7 @@ export interface ZendeskTalkAgentsOverviewSearchFields {
     | 'total_started_transfers';
 }
 
-/** Zendesk-Talk account_overview: one record (document 2). */
+/** Zendesk-Talk account_overview: one record. */
 export type ZendeskTalkAccountOverviewRecord = {
   current_timestamp: number | null;
   average_call_duration: number | null;
@@ -1146,7 +1146,7 @@ export interface ZendeskTalkAccountOverviewSearchFields {
     | 'total_wrap_up_time';
 }
 
-/** Zendesk-Talk current_queue_activity: one record (document 2). */
+/** Zendesk-Talk current_queue_activity: one record. */
 export type ZendeskTalkCurrentQueueActivityRecord = {
   current_timestamp: number | null;
   agents_online: number | null;
@@ -1225,7 +1225,7 @@ export interface ZendeskTalkCurrentQueueActivitySearchFields {
     | 'longest_wait_time';
 }
 
-/** Zendesk-Talk calls: one record (document 2). */
+/** Zendesk-Talk calls: one record. */
 export type ZendeskTalkCallsRecord = {
   id: number | null;
   agent_id: number | null;
@@ -1544,7 +1544,7 @@ export interface ZendeskTalkCallsSearchFields {
     | 'wrap_up_time';
 }
 
-/** Zendesk-Talk call_legs: one record (document 2). */
+/** Zendesk-Talk call_legs: one record. */
 export type ZendeskTalkCallLegsRecord = {
   id: number | null;
   agent_id: number | null;
@@ -1779,7 +1779,7 @@ export interface PaypalTransactionReplicationConfig {
 
 export type PaypalTransactionConfig = Record<string, never>;
 
-/** Paypal-Transaction balances: one record (document 2). */
+/** Paypal-Transaction balances: one record. */
 export type PaypalTransactionBalancesRecord = {
   balances: Array<{
     primary: boolean;
@@ -1881,7 +1881,7 @@ export interface PaypalTransactionBalancesSearchFieldsBalancesItem {
     | 'withheld_balance.value';
 }
 
-/** Paypal-Transaction transactions: one record (document 2). */
+/** Paypal-Transaction transactions: one record. */
 export type PaypalTransactionTransactionsRecord = {
   transaction_info: {
     provider_account_id: string;
@@ -2491,7 +2491,7 @@ export interface PaypalTransactionTransactionsSearchFieldsIncentiveInfoIncentive
     | 'incentive_amount.value';
 }
 
-/** Paypal-Transaction list_payments: one record (document 2). */
+/** Paypal-Transaction list_payments: one record. */
 export type PaypalTransactionListPaymentsRecord = {
   id: string;
   intent: string;
@@ -2563,7 +2563,7 @@ export interface PaypalTransactionListPaymentsSearchFields {
     | `payer.${string}`;
 }
 
-/** Paypal-Transaction list_disputes: one record (document 2). */
+/** Paypal-Transaction list_disputes: one record. */
 export type PaypalTransactionListDisputesRecord = {
   dispute_id: string;
   create_time: string;
@@ -2688,7 +2688,7 @@ export interface PaypalTransactionListDisputesSearchFields {
     | `dispute_amount.${string}`;
 }
 
-/** Paypal-Transaction list_products: one record (document 2). */
+/** Paypal-Transaction list_products: one record. */
 export type PaypalTransactionListProductsRecord = {
   id: string;
   name: string;
@@ -2735,7 +2735,7 @@ export interface PaypalTransactionListProductsSearchFields {
   fields: 'id' | 'name' | 'description' | 'create_time' | 'links';
 }
 
-/** Paypal-Transaction show_product_details: one record (document 2). */
+/** Paypal-Transaction show_product_details: one record. */
 export type PaypalTransactionShowProductDetailsRecord = {
   id: string;
   name: string;
@@ -2823,7 +2823,7 @@ export interface PaypalTransactionShowProductDetailsSearchFields {
     | 'links';
 }
 
-/** Paypal-Transaction search_invoices: one record (document 2). */
+/** Paypal-Transaction search_invoices: one record. */
 export type PaypalTransactionSearchInvoicesRecord = {
   id: string;
   status: string;
@@ -2960,7 +2960,7 @@ export interface TypeformReplicationConfig {
 
 export type TypeformConfig = Record<string, never>;
 
-/** Typeform forms: one record (document 2). */
+/** Typeform forms: one record. */
 export type TypeformFormsRecord = {
   id: string;
   type: string | null;
@@ -3055,7 +3055,7 @@ export interface TypeformFormsSearchFields {
     | `_links.${string}`;
 }
 
-/** Typeform responses: one record (document 2). */
+/** Typeform responses: one record. */
 export type TypeformResponsesRecord = {
   response_id: string;
   response_type: string | null;
@@ -3151,7 +3151,7 @@ export interface TypeformResponsesSearchFields {
     | `calculated.${string}`;
 }
 
-/** Typeform webhooks: one record (document 2). */
+/** Typeform webhooks: one record. */
 export type TypeformWebhooksRecord = {
   id: string;
   form_id: string | null;
@@ -3208,7 +3208,7 @@ export interface TypeformWebhooksSearchFields {
   fields: 'id' | 'form_id' | 'tag' | 'url' | 'created_at' | 'updated_at' | 'enabled' | 'verify_ssl';
 }
 
-/** Typeform workspaces: one record (document 2). */
+/** Typeform workspaces: one record. */
 export type TypeformWorkspacesRecord = {
   id: string;
   name: string | null;
@@ -3263,7 +3263,7 @@ export interface TypeformWorkspacesSearchFields {
   fields: 'id' | 'name' | 'account_id' | 'default' | 'shared' | 'forms' | 'self' | `forms.${string}` | `self.${string}`;
 }
 
-/** Typeform images: one record (document 2). */
+/** Typeform images: one record. */
 export type TypeformImagesRecord = {
   id: string;
   file_name: string | null;
@@ -3322,7 +3322,7 @@ export interface TypeformImagesSearchFields {
   fields: 'id' | 'file_name' | 'src' | 'media_type' | 'avg_color' | 'width' | 'height' | 'has_alpha';
 }
 
-/** Typeform themes: one record (document 2). */
+/** Typeform themes: one record. */
 export type TypeformThemesRecord = {
   id: string;
   name: string | null;
@@ -3446,7 +3446,7 @@ export interface SentryConfig {
   organization_slug?: string;
 }
 
-/** Sentry projects: one record (document 2). */
+/** Sentry projects: one record. */
 export type SentryProjectsRecord = {
   id: string;
   name: string | null;
@@ -3677,7 +3677,7 @@ export interface SentryProjectsSearchFields {
     | `organization.${string}`;
 }
 
-/** Sentry issues: one record (document 2). */
+/** Sentry issues: one record. */
 export type SentryIssuesRecord = {
   id: string;
   title: string | null;
@@ -3920,7 +3920,7 @@ export interface SentryIssuesSearchFields {
     | `subscriptionDetails.${string}`;
 }
 
-/** Sentry events: one record (document 2). */
+/** Sentry events: one record. */
 export type SentryEventsRecord = {
   id: string;
   eventID: string | null;
@@ -4143,7 +4143,7 @@ export interface SentryEventsSearchFields {
     | `_meta.${string}`;
 }
 
-/** Sentry releases: one record (document 2). */
+/** Sentry releases: one record. */
 export type SentryReleasesRecord = {
   id: number;
   version: string | null;
@@ -4323,7 +4323,7 @@ export interface SentryReleasesSearchFields {
     | `currentProjectMeta.${string}`;
 }
 
-/** Sentry project_detail: one record (document 2). */
+/** Sentry project_detail: one record. */
 export type SentryProjectDetailRecord = {
   id: string;
   name: string | null;
@@ -4434,7 +4434,7 @@ export interface GoogleAdsConfig {
   customer_ids?: [string, ...string[]];
 }
 
-/** Google-Ads accounts: one record (document 2). */
+/** Google-Ads accounts: one record. */
 export type GoogleAdsAccountsRecord = {
   _row_key: string;
   customer: Record<string, unknown>;
@@ -4589,7 +4589,7 @@ export interface GoogleAdsAccountsSearchFields {
     | 'segments.date';
 }
 
-/** Google-Ads campaigns: one record (document 2). */
+/** Google-Ads campaigns: one record. */
 export type GoogleAdsCampaignsRecord = {
   _row_key: string;
   campaign: Record<string, unknown>;
@@ -4839,7 +4839,7 @@ export interface GoogleAdsCampaignsSearchFields {
     | 'segments.ad_network_type';
 }
 
-/** Google-Ads ad_groups: one record (document 2). */
+/** Google-Ads ad_groups: one record. */
 export type GoogleAdsAdGroupsRecord = {
   _row_key: string;
   campaign: Record<string, unknown>;
@@ -5049,7 +5049,7 @@ export interface GoogleAdsAdGroupsSearchFields {
     | 'segments.date';
 }
 
-/** Google-Ads ad_group_ads: one record (document 2). */
+/** Google-Ads ad_group_ads: one record. */
 export type GoogleAdsAdGroupAdsRecord = {
   _row_key: string;
   adGroup: Record<string, unknown>;
@@ -5185,7 +5185,7 @@ export interface GoogleAdsAdGroupAdsSearchFields {
     | 'ad_group_ad.labels';
 }
 
-/** Google-Ads campaign_labels: one record (document 2). */
+/** Google-Ads campaign_labels: one record. */
 export type GoogleAdsCampaignLabelsRecord = {
   campaign: Record<string, unknown>;
   campaignLabel: Record<string, unknown>;
@@ -5256,7 +5256,7 @@ export interface GoogleAdsCampaignLabelsSearchFields {
   fields: 'campaign.id' | 'campaign_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
 }
 
-/** Google-Ads ad_group_labels: one record (document 2). */
+/** Google-Ads ad_group_labels: one record. */
 export type GoogleAdsAdGroupLabelsRecord = {
   adGroup: Record<string, unknown>;
   adGroupLabel: Record<string, unknown>;
@@ -5327,7 +5327,7 @@ export interface GoogleAdsAdGroupLabelsSearchFields {
   fields: 'ad_group.id' | 'ad_group_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
 }
 
-/** Google-Ads ad_group_ad_labels: one record (document 2). */
+/** Google-Ads ad_group_ad_labels: one record. */
 export type GoogleAdsAdGroupAdLabelsRecord = {
   adGroupAd: Record<string, unknown>;
   adGroupAdLabel: Record<string, unknown>;
@@ -5376,7 +5376,7 @@ export interface GoogleAdsAdGroupAdLabelsSearchFields {
   fields: 'ad_group_ad.ad.id' | 'ad_group_ad_label.resource_name' | 'label.id' | 'label.name' | 'label.resource_name';
 }
 
-/** Google-Ads labels: one record (document 2). */
+/** Google-Ads labels: one record. */
 export type GoogleAdsLabelsRecord = {
   label: Record<string, unknown>;
 };
@@ -5418,7 +5418,7 @@ export interface GoogleAdsLabelsCreateParams {
   ];
 }
 
-/** Google-Ads accessible_customers: one record (document 2). */
+/** Google-Ads accessible_customers: one record. */
 export type GoogleAdsAccessibleCustomersRecord = {
   resourceNames: unknown[];
 };
@@ -5438,7 +5438,7 @@ export interface IncidentIoReplicationConfig {
 
 export type IncidentIoConfig = Record<string, never>;
 
-/** Incident-Io incidents: one record (document 2). */
+/** Incident-Io incidents: one record. */
 export type IncidentIoIncidentsRecord = {
   id: string;
   name: string | null;
@@ -5637,7 +5637,7 @@ export interface IncidentIoIncidentsSearchFields {
     | `incident_type.${string}`;
 }
 
-/** Incident-Io alerts: one record (document 2). */
+/** Incident-Io alerts: one record. */
 export type IncidentIoAlertsRecord = {
   id: string;
   title: string | null;
@@ -5745,7 +5745,7 @@ export interface IncidentIoAlertsSearchFields {
     | 'attributes';
 }
 
-/** Incident-Io escalations: one record (document 2). */
+/** Incident-Io escalations: one record. */
 export type IncidentIoEscalationsRecord = {
   id: string;
   title: string | null;
@@ -5827,7 +5827,7 @@ export interface IncidentIoEscalationsSearchFields {
     | `priority.${string}`;
 }
 
-/** Incident-Io users: one record (document 2). */
+/** Incident-Io users: one record. */
 export type IncidentIoUsersRecord = {
   id: string;
   name: string | null;
@@ -5889,7 +5889,7 @@ export interface IncidentIoUsersSearchFields {
   fields: 'id' | 'name' | 'email' | 'role' | 'chat_user_id' | 'base_role' | 'custom_roles' | `base_role.${string}`;
 }
 
-/** Incident-Io incident_updates: one record (document 2). */
+/** Incident-Io incident_updates: one record. */
 export type IncidentIoIncidentUpdatesRecord = {
   id: string;
   incident_id: string | null;
@@ -5957,7 +5957,7 @@ export interface IncidentIoIncidentUpdatesSearchFields {
     | `updater.${string}`;
 }
 
-/** Incident-Io incident_roles: one record (document 2). */
+/** Incident-Io incident_roles: one record. */
 export type IncidentIoIncidentRolesRecord = {
   id: string;
   name: string | null;
@@ -6051,7 +6051,7 @@ export interface IncidentIoIncidentRolesSearchFields {
     | 'required';
 }
 
-/** Incident-Io incident_statuses: one record (document 2). */
+/** Incident-Io incident_statuses: one record. */
 export type IncidentIoIncidentStatusesRecord = {
   id: string;
   name: string | null;
@@ -6109,7 +6109,7 @@ export interface IncidentIoIncidentStatusesSearchFields {
   fields: 'id' | 'name' | 'description' | 'category' | 'created_at' | 'updated_at' | 'rank';
 }
 
-/** Incident-Io incident_timestamps: one record (document 2). */
+/** Incident-Io incident_timestamps: one record. */
 export type IncidentIoIncidentTimestampsRecord = {
   id: string;
   name: string | null;
@@ -6151,7 +6151,7 @@ export interface IncidentIoIncidentTimestampsSearchFields {
   fields: 'id' | 'name' | 'rank';
 }
 
-/** Incident-Io severities: one record (document 2). */
+/** Incident-Io severities: one record. */
 export type IncidentIoSeveritiesRecord = {
   id: string;
   name: string | null;
@@ -6204,7 +6204,7 @@ export interface IncidentIoSeveritiesSearchFields {
   fields: 'id' | 'name' | 'description' | 'rank' | 'created_at' | 'updated_at';
 }
 
-/** Incident-Io custom_fields: one record (document 2). */
+/** Incident-Io custom_fields: one record. */
 export type IncidentIoCustomFieldsRecord = {
   id: string;
   name: string | null;
@@ -6264,7 +6264,7 @@ export interface IncidentIoCustomFieldsSearchFields {
   fields: 'id' | 'name' | 'description' | 'field_type' | 'catalog_type_id' | 'created_at' | 'updated_at';
 }
 
-/** Incident-Io catalog_types: one record (document 2). */
+/** Incident-Io catalog_types: one record. */
 export type IncidentIoCatalogTypesRecord = {
   id: string;
   name: string | null;
@@ -6406,7 +6406,7 @@ export interface IncidentIoCatalogTypesSearchFields {
     | `schema.${string}`;
 }
 
-/** Incident-Io schedules: one record (document 2). */
+/** Incident-Io schedules: one record. */
 export type IncidentIoSchedulesRecord = {
   id: string;
   name: string | null;
@@ -6501,7 +6501,7 @@ export interface OrbReplicationConfig {
 
 export type OrbConfig = Record<string, never>;
 
-/** Orb customers: one record (document 2). */
+/** Orb customers: one record. */
 export type OrbCustomersRecord = {
   id: string;
   external_customer_id: string | null;
@@ -6612,7 +6612,7 @@ export interface OrbCustomersSearchFields {
     | `billing_address.${string}`;
 }
 
-/** Orb subscriptions: one record (document 2). */
+/** Orb subscriptions: one record. */
 export type OrbSubscriptionsRecord = {
   id: string;
   created_at: string | null;
@@ -6679,7 +6679,7 @@ export interface OrbSubscriptionsSearchFields {
   fields: 'id' | 'created_at' | 'start_date' | 'end_date' | 'status';
 }
 
-/** Orb plans: one record (document 2). */
+/** Orb plans: one record. */
 export type OrbPlansRecord = {
   id: string;
   created_at: string | null;
@@ -6746,7 +6746,7 @@ export interface OrbPlansSearchFields {
   fields: 'id' | 'created_at' | 'name' | 'description' | 'prices' | 'product' | `product.${string}`;
 }
 
-/** Orb invoices: one record (document 2). */
+/** Orb invoices: one record. */
 export type OrbInvoicesRecord = {
   id: string;
   created_at: string | null;
@@ -6917,7 +6917,7 @@ export interface SnapchatMarketingReplicationConfig {
 
 export type SnapchatMarketingConfig = Record<string, never>;
 
-/** Snapchat-Marketing organizations: one record (document 2). */
+/** Snapchat-Marketing organizations: one record. */
 export type SnapchatMarketingOrganizationsRecord = {
   id: string;
   name: string;
@@ -7113,7 +7113,7 @@ export interface SnapchatMarketingOrganizationsSearchFields {
     | `configuration_settings.${string}`;
 }
 
-/** Snapchat-Marketing adaccounts: one record (document 2). */
+/** Snapchat-Marketing adaccounts: one record. */
 export type SnapchatMarketingAdaccountsRecord = {
   id: string;
   name: string;
@@ -7259,7 +7259,7 @@ export interface SnapchatMarketingAdaccountsSearchFields {
     | `regulations.${string}`;
 }
 
-/** Snapchat-Marketing campaigns: one record (document 2). */
+/** Snapchat-Marketing campaigns: one record. */
 export type SnapchatMarketingCampaignsRecord = {
   id: string;
   name: string;
@@ -7373,7 +7373,7 @@ export interface SnapchatMarketingCampaignsSearchFields {
     | 'delivery_status';
 }
 
-/** Snapchat-Marketing adsquads: one record (document 2). */
+/** Snapchat-Marketing adsquads: one record. */
 export type SnapchatMarketingAdsquadsRecord = {
   id: string;
   name: string;
@@ -7608,7 +7608,7 @@ export interface SnapchatMarketingAdsquadsSearchFields {
     | `event_sources.${string}`;
 }
 
-/** Snapchat-Marketing ads: one record (document 2). */
+/** Snapchat-Marketing ads: one record. */
 export type SnapchatMarketingAdsRecord = {
   id: string;
   name: string;
@@ -7726,7 +7726,7 @@ export interface SnapchatMarketingAdsSearchFields {
     | 'delivery_status';
 }
 
-/** Snapchat-Marketing creatives: one record (document 2). */
+/** Snapchat-Marketing creatives: one record. */
 export type SnapchatMarketingCreativesRecord = {
   id: string;
   name: string;
@@ -7908,7 +7908,7 @@ export interface SnapchatMarketingCreativesSearchFields {
     | `web_view_properties.${string}`;
 }
 
-/** Snapchat-Marketing media: one record (document 2). */
+/** Snapchat-Marketing media: one record. */
 export type SnapchatMarketingMediaRecord = {
   id: string;
   name: string;
@@ -8059,7 +8059,7 @@ export interface SnapchatMarketingMediaSearchFields {
     | `video_metadata.${string}`;
 }
 
-/** Snapchat-Marketing segments: one record (document 2). */
+/** Snapchat-Marketing segments: one record. */
 export type SnapchatMarketingSegmentsRecord = {
   id: string;
   name: string;
@@ -8104,7 +8104,7 @@ export interface GoogleDriveReplicationConfig {
 
 export type GoogleDriveConfig = Record<string, never>;
 
-/** Google-Drive files: one record (document 2). */
+/** Google-Drive files: one record. */
 export type GoogleDriveFilesRecord = {
   kind: string | null;
   id: string;
@@ -8604,7 +8604,7 @@ export interface GoogleDriveFilesSearchFieldsOwnersItem {
   fields: 'kind' | 'displayName' | 'photoLink' | 'emailAddress' | 'permissionId' | 'me';
 }
 
-/** Google-Drive files_upload: one record (document 2). */
+/** Google-Drive files_upload: one record. */
 export type GoogleDriveFilesUploadRecord = {
   kind: string | null;
   id: string;
@@ -8688,7 +8688,7 @@ export interface GoogleDriveFilesUploadCreateParams {
   supportsAllDrives?: boolean;
 }
 
-/** Google-Drive files_export: one record (document 2). */
+/** Google-Drive files_export: one record. */
 export type GoogleDriveFilesExportRecord = Record<string, never>;
 
 export interface GoogleDriveFilesExportDownloadParams {
@@ -8697,7 +8697,7 @@ export interface GoogleDriveFilesExportDownloadParams {
   range_header?: string;
 }
 
-/** Google-Drive drives: one record (document 2). */
+/** Google-Drive drives: one record. */
 export type GoogleDriveDrivesRecord = {
   kind: string | null;
   id: string;
@@ -8725,7 +8725,7 @@ export interface GoogleDriveDrivesGetParams {
   useDomainAdminAccess?: boolean;
 }
 
-/** Google-Drive permissions: one record (document 2). */
+/** Google-Drive permissions: one record. */
 export type GoogleDrivePermissionsRecord = {
   kind: string | null;
   id: string;
@@ -8759,7 +8759,7 @@ export interface GoogleDrivePermissionsGetParams {
   useDomainAdminAccess?: boolean;
 }
 
-/** Google-Drive comments: one record (document 2). */
+/** Google-Drive comments: one record. */
 export type GoogleDriveCommentsRecord = {
   kind: string | null;
   id: string;
@@ -8804,7 +8804,7 @@ export interface GoogleDriveCommentsGetParams {
   fields?: string;
 }
 
-/** Google-Drive replies: one record (document 2). */
+/** Google-Drive replies: one record. */
 export type GoogleDriveRepliesRecord = {
   kind: string | null;
   id: string;
@@ -8834,7 +8834,7 @@ export interface GoogleDriveRepliesGetParams {
   fields?: string;
 }
 
-/** Google-Drive revisions: one record (document 2). */
+/** Google-Drive revisions: one record. */
 export type GoogleDriveRevisionsRecord = {
   kind: string | null;
   id: string;
@@ -8866,7 +8866,7 @@ export interface GoogleDriveRevisionsGetParams {
   fields?: string;
 }
 
-/** Google-Drive changes: one record (document 2). */
+/** Google-Drive changes: one record. */
 export type GoogleDriveChangesRecord = {
   kind: string | null;
   changeType: string | null;
@@ -8891,7 +8891,7 @@ export interface GoogleDriveChangesListParams {
   fields?: string;
 }
 
-/** Google-Drive changes_start_page_token: one record (document 2). */
+/** Google-Drive changes_start_page_token: one record. */
 export type GoogleDriveChangesStartPageTokenRecord = {
   kind: string | null;
   startPageToken: string;
@@ -8902,7 +8902,7 @@ export interface GoogleDriveChangesStartPageTokenGetParams {
   supportsAllDrives?: boolean;
 }
 
-/** Google-Drive about: one record (document 2). */
+/** Google-Drive about: one record. */
 export type GoogleDriveAboutRecord = {
   kind: string | null;
   user: Record<string, unknown> | null;
@@ -10559,7 +10559,7 @@ export interface ConnectorKinds {
   };
 }
 
-/** Canonical connector_type values (DESIGN §1). */
+/** Canonical connector_type values (docs/api.md). */
 export const CONNECTOR_TYPES = [
   'Zendesk-Talk',
   'Paypal-Transaction',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** An ISO 8601 date-time with an offset or Z, e.g. 2024-01-01T00:00:00Z. */
 export const isoDateTime = z.iso.datetime({ offset: true });
 
-/** The start_date rule of every kind that document 1 leaves "not shown" (DESIGN §1): an ISO 8601 date-time. */
+/** The start_date rule of every kind whose specification leaves it open: an ISO 8601 date-time. */
 export const startDateReplicationConfig = z.strictObject({ start_date: isoDateTime });
 
 export const noConfig = z.strictObject({});
@@ -11,5 +11,5 @@ export const noConfig = z.strictObject({});
 /** A string id that goes into an upstream URL path (escaped there too). */
 export const pathId = z.string().min(1).max(512);
 
-/** DESIGN §6: an account subdomain (Zendesk): lowercase letters, digits and hyphens; never a host or path. */
+/** An account subdomain (Zendesk): lowercase letters, digits and hyphens; never a host or path. */
 export const SUBDOMAIN_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -15,7 +15,7 @@ function problems(params: unknown) {
   throw new Error('expected a ConnectorError');
 }
 
-describe('parameter problems (issue 17 item 3)', () => {
+describe('parameter problems', () => {
   it('says which type a parameter of the wrong type wants, instead of "is required"', () => {
     expect(problems({ phone_number_id: 'abc' })).toEqual([
       { path: '/params/phone_number_id', message: 'expected a number, got a string' },

@@ -11,7 +11,7 @@ import { zendeskTalkConnector } from './zendesk-talk/connector.ts';
 
 type AnyDefinition = ConnectorDefinition<never, never>;
 
-/** Every connector kind the platform runs, by canonical connector_type (DESIGN §1). */
+/** Every connector kind the platform runs, by canonical connector_type (docs/api.md). */
 export const CONNECTOR_DEFINITIONS: readonly AnyDefinition[] = [
   zendeskTalkConnector,
   paypalTransactionConnector,
@@ -26,7 +26,7 @@ export const CONNECTOR_DEFINITIONS: readonly AnyDefinition[] = [
 
 const byLowerName = new Map(CONNECTOR_DEFINITIONS.map((d) => [d.catalog.connectorType.toLowerCase(), d]));
 
-/** connector_type is matched case-insensitively (DESIGN §1). */
+/** connector_type is matched case-insensitively (docs/api.md). */
 export function findConnectorDefinition(connectorType: string): AnyDefinition | undefined {
   return byLowerName.get(connectorType.toLowerCase());
 }

@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Change capture (issue 11): when an entity last finished a full pass, and whether one was asked for
- * (POST .../sync {"mode": "full"}). Credentials the upstream rejected (issue 17): the connector says so until
+ * Change capture: when an entity last finished a full pass, and whether one was asked for
+ * (POST .../sync {"mode": "full"}). Credentials the upstream rejected: the connector says so until
  * they are replaced.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

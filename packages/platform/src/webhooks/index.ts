@@ -15,7 +15,7 @@ const SCHEMES: readonly WebhookScheme[] = [
   zendeskWebhooks,
 ];
 
-/** The kind's webhook scheme (DESIGN §7), or undefined for kinds without webhooks. */
+/** The kind's webhook scheme (docs/api.md), or undefined for kinds without webhooks. */
 export function webhookSchemeFor(connectorType: string): WebhookScheme | undefined {
   const wanted = connectorType.toLowerCase();
   return SCHEMES.find((s) => s.connectorType.toLowerCase() === wanted);

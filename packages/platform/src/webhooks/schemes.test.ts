@@ -181,7 +181,7 @@ describe.each(vendors)('$kind webhook scheme', (vendor) => {
 });
 
 describe('webhook schemes', () => {
-  it('exist for exactly the five kinds of DESIGN §7', () => {
+  it('exist for exactly the five kinds that sign their webhooks (docs/api.md)', () => {
     for (const kind of ['Orb', 'typeform', 'SENTRY', 'Incident-Io', 'Zendesk-Talk'])
       expect(webhookSchemeFor(kind)).toBeDefined();
     for (const kind of ['Paypal-Transaction', 'Google-Ads', 'Snapchat-Marketing', 'Google-Drive']) {

@@ -10,7 +10,7 @@ const OPTIONS = { searchable: TEST_SCHEMA, recordKey: 'id', connectorId: 'c' };
 const test = (filter: unknown, record: Record<string, unknown>) =>
   matches(validateSearch(parseSearchParams({ query: { filter } }), { searchable: TEST_SCHEMA }).filter, record);
 
-describe('reference semantics (DESIGN.md §4)', () => {
+describe('reference semantics (docs/search.md)', () => {
   const nul = { id: 'n', amount: null };
   const missing = { id: 'm' };
 

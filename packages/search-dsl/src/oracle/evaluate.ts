@@ -4,7 +4,7 @@ import { compare, elements, fieldValues, type OracleValue, queryValue } from './
 import { fuzzyMatch, keywordMatch, likeMatch } from './text.ts';
 
 /**
- * Reference semantics of DESIGN.md §4 over an upstream record (tests only), independent of the compiler (see
+ * Reference semantics of docs/search.md over an upstream record (tests only), independent of the compiler (see
  * oracle-values.ts). Two-valued: a comparison with a missing, null or ill-typed value is false; `neq` and `not`
  * are plain negations. `scope` is the array path when `obj` is an element under `any`.
  */

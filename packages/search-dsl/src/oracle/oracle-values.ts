@@ -4,7 +4,7 @@ import type { FieldRef } from '../fields/field-resolution.ts';
 /**
  * The reference evaluator's own reading of upstream records (tests only). It shares nothing with the compiler,
  * the index document builder or their value helpers but the AST types: every coercion here is written again from
- * DESIGN.md §4 and the README's semantics, so that a bug in the production code shows up as a difference in the
+ * docs/search.md and the README's semantics, so that a bug in the production code shows up as a difference in the
  * differential test instead of being repeated on both sides.
  *
  * Values are typed: strings, numbers (doubles), booleans, `bigint` for integers, `{ micros }` for decimals (the

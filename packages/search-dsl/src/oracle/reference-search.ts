@@ -42,7 +42,7 @@ function project(record: Record<string, unknown>, fields: readonly string[]): Re
 
 /**
  * The reference answer to a validated search over in-memory upstream records of one connector (test oracle): the
- * records that match, in the total order of DESIGN.md §4 (sort keys with missing values last either way, then the
+ * records that match, in the total order of docs/search.md (sort keys with missing values last either way, then the
  * record key), projected to `fields`. Page it with `referencePage`.
  */
 export function referenceSearch(

@@ -46,7 +46,7 @@ export const SearchFilterSchema = z
       return z.array(SearchFilterSchema).min(1, 'or takes a non-empty list').optional();
     },
   })
-  .meta({ id: 'SearchFilter', description: 'A search condition (DESIGN.md §4).' });
+  .meta({ id: 'SearchFilter', description: 'A search condition (docs/search.md).' });
 
 export type SearchFilter = z.infer<typeof SearchFilterSchema>;
 export type Operator = keyof SearchFilter;
@@ -79,7 +79,7 @@ const metric = <K extends Metric>(key: K) =>
   });
 
 /**
- * One named aggregation over the records that match the filter (DESIGN.md §4, dashboards). Exactly one kind:
+ * One named aggregation over the records that match the filter (docs/search.md, dashboards). Exactly one kind:
  * `count_by` (top values with counts), `sum`/`avg`/`min`/`max` (one value), `histogram` (UTC buckets of a date).
  */
 export const SearchAggregationSchema = z

@@ -17,14 +17,14 @@ export const UpdateConnectorBody = z
   .strictObject({
     name: name.optional(),
     credentials: z.record(z.string(), z.unknown()).optional(),
-    /** DESIGN §7: sets the webhook secret (encrypted, never shown again); null removes it. */
+    /** Sets the webhook secret (docs/api.md) (encrypted, never shown again); null removes it. */
     webhook_secret: z.string().min(8).max(512).nullable().optional(),
   })
   .refine((b) => b.name !== undefined || b.credentials !== undefined || b.webhook_secret !== undefined, {
     message: 'give name, credentials or webhook_secret',
   });
 
-/** DESIGN §5: `mode` defaults to the entity's own rhythm (incremental, with its periodic full passes). */
+/** `mode` (docs/api.md) defaults to the entity's own rhythm (incremental, with its periodic full passes). */
 export const SyncBody = z.strictObject({
   entity: z.string().min(1).optional(),
   mode: z.enum(['incremental', 'full'], { error: "must be 'incremental' or 'full'" }).optional(),

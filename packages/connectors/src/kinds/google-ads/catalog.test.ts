@@ -11,7 +11,7 @@ const campaign = `customers/${cid}/campaigns/42`;
 const adGroup = `customers/${cid}/adGroups/7`;
 const label = `customers/${cid}/labels/9`;
 
-/** The entities document 2 names searchable: all of the issue's but accessible_customers and labels. */
+/** The entities the specification names searchable: all of the issue's but accessible_customers and labels. */
 const SEARCHABLE = [
   'accounts',
   'ad_group_ad_labels',
@@ -28,7 +28,7 @@ describe('Google Ads catalog', () => {
     for (const entity of Object.values(entities)) expect(entity.actions.list, entity.name).toBeDefined();
   });
 
-  it('makes exactly the entities document 2 names searchable, each with a sync spec', () => {
+  it('makes exactly the entities the specification names searchable, each with a sync spec', () => {
     const searchable = Object.values(entities)
       .filter((e) => e.searchable)
       .map((e) => e.name)

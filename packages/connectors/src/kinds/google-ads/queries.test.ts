@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { googleAdsCatalog } from './catalog.ts';
 import { ENTITY_QUERIES, windowQuery } from './queries.ts';
 
-/** Document 2's neutral names of two vendor fields (see catalog.ts). */
+/** The specification's neutral names of two vendor fields (see catalog.ts). */
 const VENDOR_NAME: Readonly<Record<string, string>> = {
   'customer.remarketing_setting.provider_global_site_tag': 'customer.remarketing_setting.google_global_site_tag',
   'campaign.network_settings.target_provider_search': 'campaign.network_settings.target_google_search',
@@ -17,7 +17,7 @@ function selected(entity: string): Set<string> {
 }
 
 describe('Google Ads replication queries', () => {
-  it('select every searchable field, so no filter silently matches nothing (issue 17 item 5)', () => {
+  it('select every searchable field, so no filter silently matches nothing', () => {
     for (const entity of Object.values(googleAdsCatalog.entities)) {
       if (!entity.searchable) continue;
       const fields = selected(entity.name);

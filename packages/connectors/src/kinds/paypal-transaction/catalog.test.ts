@@ -18,7 +18,7 @@ const HOUR = 3600_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 describe('PayPal catalog', () => {
-  it('has the seven entities of document 2, all searchable, with plain (non-null) types', () => {
+  it('has the seven entities of the specification, all searchable, with plain (non-null) types', () => {
     expect(Object.keys(entities).sort()).toEqual(
       [
         'balances',

@@ -7,7 +7,7 @@ const { entities } = zendeskTalkCatalog;
 const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Zendesk Talk catalog', () => {
-  it('has the entities of document 2, all listable and searchable, every field nullable', () => {
+  it('has the entities of the specification, all listable and searchable, every field nullable', () => {
     expect(Object.keys(entities).sort()).toEqual(
       [
         'account_overview',
@@ -43,7 +43,7 @@ describe('Zendesk Talk catalog', () => {
     expect(entities.phone_numbers?.sync).toEqual({ mode: 'full_refresh' });
   });
 
-  it('declares the searchable fields of document 2', () => {
+  it('declares the searchable fields of the specification', () => {
     expect(entities.phone_numbers?.searchable?.brand_id).toBeUndefined();
     expect(Object.keys(entities.phone_numbers?.searchable ?? {})).toHaveLength(30);
     expect(Object.keys(entities.agents_activity?.searchable ?? {})).toHaveLength(26);

@@ -7,7 +7,7 @@ export type QueryClause = { readonly [key: string]: unknown };
 
 /**
  * Stage 3: the typed AST as an OpenSearch query. Every leaf is two-valued (a missing or null value simply does
- * not match), so `not` is `must_not` and `neq` matches nulls, as DESIGN.md §4 asks.
+ * not match), so `not` is `must_not` and `neq` matches nulls, as docs/search.md asks.
  */
 export function compileFilter(node: Node): QueryClause {
   return visitNode(node, compiler);
