@@ -158,7 +158,12 @@ describe('the local profile survives restarts (issue 17 item 7)', () => {
     expect(worker.code).toBe(1);
     expect(worker.stderr).toMatch(/^worker could not start: connect ECONNREFUSED 127\.0\.0\.1:\d+$/m);
 
-    const launcher = await run('infra/local/start.ts', { PROFILE: 'production' });
+    // Production keys, so that the start goes as far as the database (missing keys stop it earlier).
+    const launcher = await run('infra/local/start.ts', {
+      PROFILE: 'production',
+      ENCRYPTION_KEY: 'k'.repeat(32),
+      TOKEN_SIGNING_KEY: 's'.repeat(32),
+    });
     expect(launcher.code).toBe(1);
     // Whichever of API and worker fails first, the launcher repeats its reason, not just "exited (1)".
     expect(launcher.stderr).toMatch(

@@ -2,12 +2,20 @@ import { z } from 'zod';
 
 const url = z.string().url();
 
+// Public, so anyone can sign with them: accepted only in the local profile (see productionKeyProblems).
+const LOCAL_ENCRYPTION_KEY = 'local-development-encryption-key-change-me';
+const LOCAL_TOKEN_SIGNING_KEY = 'local-development-token-signing-key-change-me';
+/** Shortest secret accepted outside the local profile: 256 bits, the HMAC-SHA256 and AES-256 key size. */
+const PRODUCTION_KEY_BYTES = 32;
+
 /**
  * The configuration contract (DESIGN §2). Every variable has a working local default; a variable set in the
  * environment always wins. Parsed once in each app's main.ts and passed down.
  */
 export const PlatformEnv = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** `local` (simulators, development keys allowed) or `production` (keys must be set; so must NODE_ENV=production). */
+  PROFILE: z.enum(['local', 'production']).default('local'),
   DATABASE_URL: url.default('postgres://postgres@127.0.0.1:5432/conduit'),
   REDIS_URL: url.default('redis://127.0.0.1:6379/0'),
   OPENSEARCH_URL: url.default('http://127.0.0.1:9200'),
@@ -17,11 +25,11 @@ export const PlatformEnv = z.object({
     .string()
     .regex(/^[a-z0-9_]+$/)
     .default('conduit'),
-  ENCRYPTION_KEY: z.string().min(16).default('local-development-encryption-key-change-me'),
+  ENCRYPTION_KEY: z.string().min(16).default(LOCAL_ENCRYPTION_KEY),
   /** Former keys, still accepted for decryption during a key rotation (comma-separated). */
   ENCRYPTION_KEY_PREVIOUS: z.string().default(''),
   /** Root secret of the signing keys (HKDF per purpose: bearer tokens, OAuth states, search cursors). */
-  TOKEN_SIGNING_KEY: z.string().min(16).default('local-development-token-signing-key-change-me'),
+  TOKEN_SIGNING_KEY: z.string().min(16).default(LOCAL_TOKEN_SIGNING_KEY),
   /** Optional secrets of their own per purpose, to rotate one kind of signed value without the others. */
   ACCESS_TOKEN_SIGNING_KEY: z.string().min(16).optional(),
   OAUTH_STATE_SIGNING_KEY: z.string().min(16).optional(),
@@ -76,9 +84,43 @@ export type PlatformEnv = z.infer<typeof PlatformEnv>;
 /** Parses the environment or exits with a readable list of what is wrong. */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): PlatformEnv {
   const result = PlatformEnv.safeParse(source);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-  throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  const problems = result.success
+    ? productionKeyProblems(result.data)
+    : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  if (result.success && problems.length === 0) return result.data;
+  throw new Error(`invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+}
+
+/** Outside the local profile: PROFILE=production or NODE_ENV=production (the Dockerfile sets the latter). */
+function isProductionProfile(env: Pick<PlatformEnv, 'PROFILE' | 'NODE_ENV'>): boolean {
+  return env.PROFILE === 'production' || env.NODE_ENV === 'production';
+}
+
+/**
+ * What is wrong with the keys for a production start, one line per variable (empty: nothing). A missing key falls
+ * back to a public default, with which anyone could sign a token for any organization or read stored
+ * credentials; a short one can be guessed. The local profile keeps its defaults so `./dev start` works offline.
+ */
+export function productionKeyProblems(env: PlatformEnv): string[] {
+  if (!isProductionProfile(env)) return [];
+  const keys: [string, string | undefined, string][] = [
+    ['ENCRYPTION_KEY', env.ENCRYPTION_KEY, LOCAL_ENCRYPTION_KEY],
+    ['TOKEN_SIGNING_KEY', env.TOKEN_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+    ['ACCESS_TOKEN_SIGNING_KEY', env.ACCESS_TOKEN_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+    ['OAUTH_STATE_SIGNING_KEY', env.OAUTH_STATE_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+    ['SEARCH_CURSOR_SIGNING_KEY', env.SEARCH_CURSOR_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+  ];
+  const problems: string[] = [];
+  for (const [name, value, localDefault] of keys) {
+    const optional = name !== 'ENCRYPTION_KEY' && name !== 'TOKEN_SIGNING_KEY';
+    if (value === undefined && optional) continue;
+    if (value === undefined || value === localDefault) {
+      problems.push(`${name}: must be set outside the local profile (the local default is public)`);
+    } else if (Buffer.byteLength(value, 'utf8') < PRODUCTION_KEY_BYTES) {
+      problems.push(`${name}: must be at least ${PRODUCTION_KEY_BYTES} bytes outside the local profile`);
+    }
+  }
+  return problems;
 }
 
 /** CONNECTOR_BASE_URL_<KIND> and CONNECTOR_TOKEN_URL_<KIND> overrides, keyed by env suffix (ORB, ZENDESK_TALK). */
