@@ -70,7 +70,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   app.route('/api/v1/integrations/connectors', webhookRoutes(deps));
 
   const connectors = new OpenAPIHono<ApiEnv>();
-  connectors.use('*', authenticate(deps.tokens));
+  connectors.use('*', authenticate(deps.tokens, deps.clientAccess));
   connectors.use(
     '*',
     rateLimit({
@@ -88,7 +88,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({ apiFetch: async (request) => app.fetch(request) });
-  app.use('/mcp', authenticate(deps.tokens), bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }));
+  app.use('/mcp', authenticate(deps.tokens, deps.clientAccess), bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }));
   app.all('/mcp', (c) => mcp(c.req.raw));
 
   // The document of exactly what is mounted above, generated from the route definitions once, on first request.

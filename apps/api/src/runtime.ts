@@ -13,6 +13,7 @@ import {
 } from '@conduit/platform';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
+import { ClientAccessCache } from './services/client-access.ts';
 import { ConnectorCache } from './services/connector-cache.ts';
 import { createSearchService } from './services/search-service.ts';
 
@@ -31,6 +32,7 @@ export async function createApiRuntime(
   const services = await connectPlatformServices(env, overrides, logger, 'api');
   const clients = new ClientsRepository(services.db);
   await bootstrapClient(env, clients, logger);
+  const clientAccess = await ClientAccessCache.start(clients, services.redis, { namespace: env.NAMESPACE, logger });
   const connectorCache = await ConnectorCache.start(services.connectors, services.redis, {
     namespace: env.NAMESPACE,
     logger,
@@ -45,6 +47,7 @@ export async function createApiRuntime(
     connectorCache,
     syncStates: services.syncStates,
     clients,
+    clientAccess,
     cipher: services.cipher,
     tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),
     hosted: services.hosted,
@@ -77,6 +80,7 @@ export async function createApiRuntime(
     deps: { ...deps, oauth: oauthDepsFrom(deps, { source: options.envSource ?? process.env }) },
     close: async () => {
       await connectorCache.close();
+      await clientAccess.close();
       await services.close();
     },
   };
