@@ -66,8 +66,15 @@ export const PlatformEnv = z.object({
     .default('1m'),
   /** The worker's own /metrics port (0: any free port). */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Address the worker's /metrics binds: loopback unless a scraper on another host needs it (e.g. `0.0.0.0`). */
+  WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** When set, GET /metrics (API and worker) requires `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(1).optional(),
+  /**
+   * Browser origins allowed to call POST /mcp besides the API's own (comma-separated, e.g.
+   * `https://agent.example.com`); a request with another Origin header is refused with 403.
+   */
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
   /** The API's public address (OAuth callback, webhook_url); default http://127.0.0.1:{PORT}. */
   PUBLIC_BASE_URL: url.optional(),
   /**
@@ -75,6 +82,11 @@ export const PlatformEnv = z.object({
    * searches beyond them wait (10 ms at most) and leave together as one `_msearch` (by keys, one `_mget`).
    */
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
+  /**
+   * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
+   * address and per connector; beyond it, 429 with Retry-After.
+   */
+  WEBHOOK_REFUSED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
