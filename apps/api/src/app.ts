@@ -37,7 +37,8 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   app.use('*', requestId(deps.logger));
   app.onError((error, c) => {
     const response = problemResponse(c, error);
-    if (response.status >= 500) c.get('logger')?.error('unhandled error', { error });
+    // A caller that went away gets no answer; what its request stopped is not an error of ours.
+    if (response.status >= 500 && !c.req.raw.signal.aborted) c.get('logger')?.error('unhandled error', { error });
     return response;
   });
   app.notFound((c) =>

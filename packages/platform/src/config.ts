@@ -87,6 +87,17 @@ export const PlatformEnv = z.object({
    * address and per connector; beyond it, 429 with Retry-After.
    */
   WEBHOOK_REFUSED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  /**
+   * Costly searches (search-dsl cost of 20 units or more, docs/search-cost.md) an API process sends at once, each
+   * alone; more wait in turn per organization, so they never hold every engine thread that cheap searches need.
+   */
+  OPENSEARCH_COSTLY_SEARCHES: z.coerce.number().int().min(1).max(256).default(2),
+  /** Searches (and lookups) one organization may have waiting for the engine per API process; beyond it, 429. */
+  SEARCH_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Costly searches one organization may have waiting per API process; beyond it, 429. */
+  SEARCH_COSTLY_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(4),
+  /** The engine's time limit on a search (its `timeout`; the task is cancelled at twice this), in ms. */
+  SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

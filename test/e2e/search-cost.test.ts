@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { entityOf, findConnectorDefinition } from '@conduit/connectors';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invoiceRecord } from '../bench/invoice-records.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+
+/** Invoices whose memo is long: a `like` the 3-gram index cannot narrow checks every character of every memo. */
+const DOCS = 3000;
+const MEMO_CHARS = 12_000;
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz ';
+
+function longMemo(i: number): string {
+  let seed = i + 1;
+  let memo = '';
+  for (let k = 0; k < MEMO_CHARS; k++) {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    memo += LETTERS[seed % LETTERS.length];
+  }
+  return memo;
+}
+
+/** Within the budget (one scanning `like`, 16 wildcards: 82 units), and slow on long memos. */
+const SCAN = { like: { memo: '%q%z%x%j%q%z%x%j%q%z%x%j%q%z%x%' } };
+const FUZZY = {
+  fuzzy: {
+    memo: Array.from({ length: 25 }, (_, i) => 'abcdefghijklmnopqrstuvwxy'.slice(i % 20, (i % 20) + 5)).join(' '),
+  },
+};
+
+describe('search cost: a budget before the engine, and the engine bounded after it', () => {
+  let platform: TestPlatform;
+  const connectorId = randomUUID();
+  const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
+  const search = (filter: unknown, init: RequestInit = {}, headers: Record<string, string> = {}) =>
+    fetch(`${platform.url}/api/v1/integrations/connectors/${connectorId}/execute`, {
+      method: 'POST',
+      ...init,
+      headers: { 'content-type': 'application/json', ...headers, ...(init.headers as Record<string, string>) },
+      body: JSON.stringify({ entity: 'invoices', action: 'search', params: { query: { filter }, limit: 5 } }),
+    });
+  /** The engine's search tasks started for the API request `requestId` (it goes as X-Opaque-Id). */
+  const engineTasks = async (requestId: string) => {
+    const { body } = await platform.api.deps.indexStore.client.tasks.list({ actions: '*search*', detailed: true });
+    const nodes = (
+      body as {
+        nodes?: Record<string, { tasks: Record<string, { headers?: Record<string, string>; cancelled?: boolean }> }>;
+      }
+    ).nodes;
+    return Object.values(nodes ?? {}).flatMap((node) =>
+      Object.values(node.tasks).filter((task) => task.headers?.['X-Opaque-Id'] === requestId),
+    );
+  };
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    const { deps } = platform.api;
+    await deps.connectors.insert({
+      id: connectorId,
+      organization_id: platform.organizationId,
+      connector_type: 'Orb',
+      customer_name: 'cost',
+      name: 'cost',
+      credentials_ciphertext: deps.cipher.encrypt({ api_key: 'k' }),
+      config: '{}',
+      replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
+    });
+    await deps.indexStore.ensureIndex('Orb', entity);
+    for (let from = 0; from < DOCS; from += 500) {
+      const records = Array.from({ length: Math.min(500, DOCS - from) }, (_, k) => ({
+        ...invoiceRecord(from + k, DOCS),
+        memo: longMemo(from + k),
+      }));
+      await deps.indexStore.writeBatch('Orb', entity, connectorId, 'load', records);
+    }
+    await deps.indexStore.refresh('Orb', 'invoices');
+    authorization = `Bearer ${await platform.token()}`;
+  }, 180_000);
+  afterAll(() => platform?.close());
+  let authorization = '';
+
+  it('refuses an or of 200 like patterns of 256 characters with 400 query_too_costly, naming the parts and the limit', async () => {
+    const patterns = Array.from({ length: 200 }, (_, i) => ({ like: { memo: `${i}`.padEnd(256, 'k') } }));
+    const answer = await search({ or: patterns }, { headers: { authorization } });
+    expect(answer.status).toBe(400);
+    const problem = (await answer.json()) as {
+      code: string;
+      detail: string;
+      errors: { path: string; message: string }[];
+    };
+    expect(problem.code).toBe('query_too_costly');
+    expect(problem.errors[0]).toEqual({
+      path: '/params/query/filter/or/0/like/memo',
+      message: 'the search costs 2000 units, over the budget of 100; this part costs 10 (256 literal characters)',
+    });
+    expect(problem.detail).toContain('docs/search-cost.md');
+  });
+
+  it('refuses a like with too many wildcards, naming it and the limit', async () => {
+    const answer = await search(
+      { and: [{ eq: { status: 'paid' } }, { like: { memo: '%a'.repeat(20) } }] },
+      {
+        headers: { authorization },
+      },
+    );
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({
+      code: 'query_too_costly',
+      errors: [
+        {
+          path: '/params/query/filter/and/1/like/memo',
+          message: 'a like pattern has at most 16 wildcards (% and _); this one has 20',
+        },
+      ],
+    });
+  });
+
+  it('answers the costliest search the budget allows', async () => {
+    for (const filter of [SCAN, FUZZY]) {
+      const started = performance.now();
+      const answer = await search(filter, { headers: { authorization } });
+      expect(answer.status, await answer.clone().text()).toBe(200);
+      console.log(`${JSON.stringify(filter).slice(0, 40)}: ${Math.round(performance.now() - started)} ms`);
+    }
+  });
+
+  it('cancels the engine task of a search whose caller went away', async () => {
+    const requestId = `abandoned-${randomUUID()}`;
+    const caller = new AbortController();
+    const abandoned = search(
+      SCAN,
+      { signal: caller.signal, headers: { authorization } },
+      { 'x-request-id': requestId },
+    );
+    abandoned.catch(() => undefined);
+    // The engine is working on it, named by the request id (X-Opaque-Id).
+    await eventually(async () => ((await engineTasks(requestId)).length > 0 ? true : undefined), 10_000, 10);
+    caller.abort();
+    const abortedAt = performance.now();
+    // The engine marks the task cancelled (the connection closed), then it ends at its next cancellation check.
+    let sawCancelled = false;
+    await eventually(
+      async () => {
+        const tasks = await engineTasks(requestId);
+        if (tasks.some((task) => task.cancelled === true)) sawCancelled = true;
+        return tasks.length === 0 ? true : undefined;
+      },
+      2_000,
+      10,
+    );
+    console.log(`engine task gone ${Math.round(performance.now() - abortedAt)} ms after the caller went away`);
+    expect(sawCancelled).toBe(true);
+    // Nothing of it is left running: no search task of this API request at all.
+    expect(await engineTasks(requestId)).toEqual([]);
+  });
+});
