@@ -1,26 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoiceRecord } from '../bench/invoice-records.ts';
+import { longMemoConnector, SCANNING_LIKE } from '../harness/long-memo-invoices.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
-/** Invoices whose memo is long: a `like` the 3-gram index cannot narrow checks every character of every memo. */
 const DOCS = 3000;
 const MEMO_CHARS = 12_000;
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz ';
-
-function longMemo(i: number): string {
-  let seed = i + 1;
-  let memo = '';
-  for (let k = 0; k < MEMO_CHARS; k++) {
-    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-    memo += LETTERS[seed % LETTERS.length];
-  }
-  return memo;
-}
-
-/** Within the budget (one scanning `like`, 16 wildcards: 82 units), and slow on long memos. */
-const SCAN = { like: { memo: '%q%z%x%j%q%z%x%j%q%z%x%j%q%z%x%' } };
+const SCAN = SCANNING_LIKE;
 const FUZZY = {
   fuzzy: {
     memo: Array.from({ length: 25 }, (_, i) => 'abcdefghijklmnopqrstuvwxy'.slice(i % 20, (i % 20) + 5)).join(' '),
@@ -29,8 +14,7 @@ const FUZZY = {
 
 describe('search cost: a budget before the engine, and the engine bounded after it', () => {
   let platform: TestPlatform;
-  const connectorId = randomUUID();
-  const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
+  let connectorId = '';
   const search = (filter: unknown, init: RequestInit = {}, headers: Record<string, string> = {}) =>
     fetch(`${platform.url}/api/v1/integrations/connectors/${connectorId}/execute`, {
       method: 'POST',
@@ -53,26 +37,7 @@ describe('search cost: a budget before the engine, and the engine bounded after 
 
   beforeAll(async () => {
     platform = await startTestPlatform({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-    const { deps } = platform.api;
-    await deps.connectors.insert({
-      id: connectorId,
-      organization_id: platform.organizationId,
-      connector_type: 'Orb',
-      customer_name: 'cost',
-      name: 'cost',
-      credentials_ciphertext: deps.cipher.encrypt({ api_key: 'k' }),
-      config: '{}',
-      replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
-    });
-    await deps.indexStore.ensureIndex('Orb', entity);
-    for (let from = 0; from < DOCS; from += 500) {
-      const records = Array.from({ length: Math.min(500, DOCS - from) }, (_, k) => ({
-        ...invoiceRecord(from + k, DOCS),
-        memo: longMemo(from + k),
-      }));
-      await deps.indexStore.writeBatch('Orb', entity, connectorId, 'load', records);
-    }
-    await deps.indexStore.refresh('Orb', 'invoices');
+    connectorId = await longMemoConnector(platform.api.deps, platform.organizationId, DOCS, MEMO_CHARS);
     authorization = `Bearer ${await platform.token()}`;
   }, 180_000);
   afterAll(() => platform?.close());

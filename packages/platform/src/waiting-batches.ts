@@ -24,15 +24,18 @@ export interface TenantItem {
  * item in flight waits for nothing; under load, the items that arrive while every request is out leave together
  * when one comes back. `send` takes one or more items and settles each of them itself: it must not reject.
  *
- * The waiting line is one queue per tenant, served in turn (one item of each tenant that waits, then the next
- * round), so a tenant with many items waiting delays another's by at most one of its own per round; each tenant's
- * queue is bounded (`perTenantWaiting`), so one tenant cannot grow the line without limit.
+ * The waiting line is one queue per tenant. The next item is always of the tenant with the fewest items in flight
+ * (ties: in turn, the tenant served last goes to the back), so a tenant with many items out or waiting never
+ * delays another's by more than one of its own; each tenant's queue is bounded (`perTenantWaiting`), so one
+ * tenant cannot grow the line without limit.
  */
 export class WaitingBatches<T extends TenantItem> {
   readonly #send: (items: T[]) => Promise<void>;
   readonly #options: WaitingBatchesOptions;
   /** Tenants in serving order: a tenant just served moves to the back. */
   readonly #queues = new Map<string, T[]>();
+  /** Items of each tenant sent and not yet settled. */
+  readonly #outByTenant = new Map<string, number>();
   #waiting = 0;
   #inFlight = 0;
   #waitLimit: NodeJS.Timeout | undefined;
@@ -79,8 +82,14 @@ export class WaitingBatches<T extends TenantItem> {
     const limit = waitedTooLong ? requests + overflow : requests;
     while (this.#inFlight < limit && this.#waiting > 0) {
       this.#inFlight++;
-      void this.#send(this.#take(batch)).finally(() => {
+      const items = this.#take(batch);
+      void this.#send(items).finally(() => {
         this.#inFlight--;
+        for (const { tenant } of items) {
+          const out = (this.#outByTenant.get(tenant) ?? 1) - 1;
+          if (out > 0) this.#outByTenant.set(tenant, out);
+          else this.#outByTenant.delete(tenant);
+        }
         this.#sendWaiting();
       });
     }
@@ -95,18 +104,25 @@ export class WaitingBatches<T extends TenantItem> {
     }
   }
 
-  /** Up to `max` items, one per tenant in turn. */
+  /** Up to `max` items, each of the tenant with the fewest out at that point. */
   #take(max: number): T[] {
     const taken: T[] = [];
     while (taken.length < max && this.#waiting > 0) {
-      for (const tenant of [...this.#queues.keys()]) {
-        if (taken.length >= max) break;
-        const queue = this.#queues.get(tenant)!;
-        taken.push(queue.shift()!);
-        this.#waiting--;
-        this.#queues.delete(tenant);
-        if (queue.length > 0) this.#queues.set(tenant, queue);
+      let next: string | undefined;
+      let fewest = Number.POSITIVE_INFINITY;
+      for (const tenant of this.#queues.keys()) {
+        const out = this.#outByTenant.get(tenant) ?? 0;
+        if (out < fewest) {
+          fewest = out;
+          next = tenant;
+        }
       }
+      const queue = this.#queues.get(next!)!;
+      taken.push(queue.shift()!);
+      this.#waiting--;
+      this.#outByTenant.set(next!, fewest + 1);
+      this.#queues.delete(next!);
+      if (queue.length > 0) this.#queues.set(next!, queue);
     }
     return taken;
   }
