@@ -53,6 +53,8 @@ export const PlatformEnv = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Entity runs of one connector that may run at once, so one tenant cannot starve others. */
   CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Entity runs of one organization at once across all workers; default WORKER_CONCURRENCY - 1 (at least 1). */
+  ORGANIZATION_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   /** Requests per API client per minute (shared by every API instance through Redis). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   /** Upstream call timeout of live actions, in milliseconds. */
