@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { buildApp } from '@conduit/api';
 import { hashClientSecret } from '@conduit/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longMemoConnector, SCANNING_LIKE } from '../harness/long-memo-invoices.ts';
@@ -96,5 +97,36 @@ describe('search engine slots shared fairly between organizations', () => {
     expect(cheapB.at).toBeLessThan(servedA[0]!.at);
     // B's costly search took the first costly slot that freed: before the last three of A's backlog.
     expect(costlyB.at).toBeLessThan(servedA[3]!.at);
+  });
+
+  it("caps one organization's costly searches across API instances, not per instance", async () => {
+    const tokenA = await platform.token();
+    const second = await platform.secondApi();
+    try {
+      const secondApp = buildApp(second.deps);
+      const body = JSON.stringify({
+        entity: 'invoices',
+        action: 'search',
+        params: { query: { filter: SCANNING_LIKE }, limit: 5 },
+      });
+      const path = `/api/v1/integrations/connectors/${connectorA}/execute`;
+      const headers = { authorization: `Bearer ${tokenA}`, 'content-type': 'application/json' };
+      // Ten to each instance at once: each alone would take six (two running, four waiting).
+      const statuses = await Promise.all([
+        ...Array.from({ length: 10 }, () => search(connectorA, tokenA, SCANNING_LIKE).then((a) => a.status)),
+        ...Array.from({ length: 10 }, async () => {
+          const response = await secondApp.request(path, { method: 'POST', headers, body });
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ]);
+      const served = statuses.filter((s) => s === 200).length;
+      const refused = statuses.filter((s) => s === 429).length;
+      expect(served + refused).toBe(20);
+      // SEARCH_COSTLY_PER_ORGANIZATION (6) for the organization, whichever instance took them.
+      expect(served).toBe(6);
+    } finally {
+      await second.close();
+    }
   });
 });

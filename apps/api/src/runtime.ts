@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
 import { ClientAccessCache } from './services/client-access.ts';
 import { ConnectorCache } from './services/connector-cache.ts';
+import { CostlySearchSlots } from './services/costly-search-slots.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {
@@ -53,12 +54,22 @@ export async function createApiRuntime(
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,
-    search: createSearchService(services.indexStore, keys.searchCursor, (connectorId, entity) =>
-      connectorCache.syncedAt(
-        connectorId,
-        entity,
-        async () => (await services.syncStates.get(connectorId, entity))?.last_success_at ?? null,
-      ),
+    search: createSearchService(
+      services.indexStore,
+      keys.searchCursor,
+      (connectorId, entity) =>
+        connectorCache.syncedAt(
+          connectorId,
+          entity,
+          async () => (await services.syncStates.get(connectorId, entity))?.last_success_at ?? null,
+        ),
+      new CostlySearchSlots({
+        redis: services.redis,
+        namespace: env.NAMESPACE,
+        limit: env.SEARCH_COSTLY_PER_ORGANIZATION,
+        // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
+        staleMs: 2 * env.SEARCH_TIMEOUT_MS + 1000,
+      }),
     ),
     webhookQueue: services.webhookQueue,
     redis: services.redis,

@@ -94,6 +94,11 @@ export const PlatformEnv = z.object({
    * alone; more wait in turn per organization, so they never hold every engine thread that cheap searches need.
    */
   OPENSEARCH_COSTLY_SEARCHES: z.coerce.number().int().min(1).max(256).default(2),
+  /**
+   * Costly searches one organization may have running or waiting across every API instance (Redis); beyond it,
+   * 429. Scaling the API out does not scale one tenant's share of the engine.
+   */
+  SEARCH_COSTLY_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(6),
   /** Searches (and lookups) one organization may have waiting for the engine per API process; beyond it, 429. */
   SEARCH_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000).default(64),
   /** Costly searches one organization may have waiting per API process; beyond it, 429. */

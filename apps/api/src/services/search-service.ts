@@ -14,6 +14,7 @@ import {
   searchProblemOf,
 } from '@conduit/search-dsl';
 import { ApiError } from '../problem.ts';
+import type { CostlySearchSlots } from './costly-search-slots.ts';
 
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
@@ -52,6 +53,7 @@ export function createSearchService(
   indexStore: IndexStore,
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
+  costlySlots?: CostlySearchSlots,
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
@@ -72,11 +74,16 @@ export function createSearchService(
         const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);
         if (page) return page;
       }
+      const costly = plan.cost >= COSTLY_FROM;
+      const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
+      if (costly && costlySlots && !giveBack) {
+        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', [], 1);
+      }
       let response: SearchAnswer;
       try {
         response = await indexStore.search(index, row.id, plan.body, {
           tenant: row.organization_id,
-          costly: plan.cost >= COSTLY_FROM,
+          costly,
           ...(context.signal ? { signal: context.signal } : {}),
           ...(context.requestId ? { opaqueId: context.requestId } : {}),
         });
@@ -87,6 +94,9 @@ export function createSearchService(
           (error as { body?: unknown; meta?: { body?: unknown } }).body ??
           (error as { meta?: { body?: unknown } }).meta?.body;
         throw searchProblemOf(body, plan.page) ?? searchUnavailable('cannot answer', error);
+      } finally {
+        // Given back without waiting: Redis being slow must not delay the answer (a lost slot goes stale).
+        giveBack?.().catch(() => undefined);
       }
       const extra = { synced_at: (await synced)?.toISOString() ?? null };
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
