@@ -41,21 +41,29 @@ export class CostlySearchSlots {
     this.#staleMs = staleMs;
   }
 
-  /** A slot for `organizationId` (give it back with the returned function), or undefined when all are taken. */
+  /**
+   * A slot for `organizationId` (give it back with the returned function), or undefined when all are taken. Fails
+   * open: with Redis unreachable the search goes on, bounded by its API instance's own lane.
+   */
   async take(organizationId: string): Promise<(() => Promise<void>) | undefined> {
     const key = `${this.#prefix}:${organizationId}`;
     const holder = randomUUID();
     const now = Date.now();
-    const taken = await this.#redis.eval(
-      TAKE,
-      1,
-      key,
-      String(now),
-      String(now - this.#staleMs),
-      holder,
-      String(this.#limit),
-      String(2 * this.#staleMs),
-    );
+    let taken: unknown;
+    try {
+      taken = await this.#redis.eval(
+        TAKE,
+        1,
+        key,
+        String(now),
+        String(now - this.#staleMs),
+        holder,
+        String(this.#limit),
+        String(2 * this.#staleMs),
+      );
+    } catch {
+      return async () => undefined;
+    }
     if (taken !== 1) return undefined;
     return async () => {
       await this.#redis.zrem(key, holder);
