@@ -35,8 +35,9 @@ export const webhookRoute = createRoute({
 });
 
 /**
- * POST /api/v1/integrations/connectors/{id}/webhooks (DESIGN §7): public, authenticated only by the vendor's
- * signature over the raw body, checked with the connector's webhook secret before the body is parsed.
+ * POST /api/v1/integrations/connectors/{id}/webhooks (README "Webhooks from the upstream", docs/security.md):
+ * public, authenticated only by the vendor's signature over the raw body, checked with the connector's webhook
+ * secret before the body is parsed.
  * 404 for an unknown connector and for a kind without webhooks alike (the answer names nothing, so it tells no
  * one which connectors exist or what kind they are); 401 `invalid_signature` for a missing, wrong or stale
  * signature (and when no secret is configured: nothing can be verified); 413 over 1 MiB (the /api/* body limit);
