@@ -105,6 +105,8 @@ export const PlatformEnv = z.object({
   SEARCH_COSTLY_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(4),
   /** The engine's time limit on a search (its `timeout`; the task is cancelled at twice this), in ms. */
   SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** Webhook events of one organization a worker processes at once; default half of WEBHOOK_CONCURRENCY. */
+  WEBHOOK_ORGANIZATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
