@@ -16,9 +16,27 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const profile = process.env.PROFILE ?? 'local';
 const children: ChildProcess[] = [];
 
-function startNode(name: string, script: string, env: NodeJS.ProcessEnv, flags: readonly string[] = []): ChildProcess {
+/**
+ * Starts a child whose output the launcher repeats, line by line, prefixed with its name. `handshake`: its first
+ * stdout line is for the launcher alone (the simulators' credentials) and is never repeated into the log.
+ */
+function startNode(
+  name: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  flags: readonly string[] = [],
+  handshake?: (line: string) => void,
+): ChildProcess {
   const child = spawn(process.execPath, [...flags, join(root, script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  createInterface({ input: child.stdout! }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
+  let awaitingHandshake = handshake !== undefined;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (awaitingHandshake) {
+      awaitingHandshake = false;
+      handshake?.(line);
+      return;
+    }
+    process.stdout.write(`[${name}] ${line}\n`);
+  });
   // The last lines it wrote to stderr: what a child that dies at start-up said about why.
   const said: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => {
@@ -45,8 +63,10 @@ function startNode(name: string, script: string, env: NodeJS.ProcessEnv, flags: 
 
 let profileEnv: Record<string, string> = {};
 if (profile === 'local') {
-  const simulators = startNode('simulators', 'test/simulators/main.ts', process.env);
-  const [first] = (await once(createInterface({ input: simulators.stdout! }), 'line')) as [string];
+  // The simulators' first line carries every demo credential: it goes to .data/simulators.json, never to the log.
+  const first = await new Promise<string>((resolve) => {
+    startNode('simulators', 'test/simulators/main.ts', process.env, [], resolve);
+  });
   const started = JSON.parse(first) as { env: Record<string, string>; credentials: unknown };
   profileEnv = {
     ...started.env,
@@ -55,7 +75,7 @@ if (profile === 'local') {
     BOOTSTRAP_CLIENT_SECRET: 'demo-secret-change-me',
     SYNC_INTERVAL: '10m',
   };
-  writeFileSync(join(root, '.data/simulators.json'), `${JSON.stringify(started, null, 2)}\n`);
+  writeFileSync(join(root, '.data/simulators.json'), `${JSON.stringify(started, null, 2)}\n`, { mode: 0o600 });
   process.stdout.write(`[start] simulators up; their credentials are in .data/simulators.json\n`);
 }
 // Explicit environment wins over the profile's defaults.

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { type ApiRuntime, buildApp } from '@conduit/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 const ADMIN = fileURLToPath(new URL('../../apps/api/src/cli/admin.ts', import.meta.url));
 
@@ -16,11 +17,15 @@ interface Run {
 let databaseUrl = '';
 
 async function admin(...args: string[]): Promise<Run> {
+  return adminWith({}, ...args);
+}
+
+async function adminWith(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [ADMIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl }, timeout: 30_000 },
+      { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -139,6 +144,9 @@ describe('admin CLI: organizations, clients and secrets for a real deployment', 
       [['list-connectors', org, '--org', org], /does not take --org/],
       [['create-org', 'bad id!'], /invalid organization id/],
       [['rotate-secret', clientId, '--bogus'], /bogus/],
+      [['revoke-tokens', `missing-${suffix}`], /unknown client/],
+      [['delete-client', `missing-${suffix}`], /unknown client/],
+      [['delete-client', clientId, 'extra'], /unexpected argument/],
     ];
     const runs = await Promise.all(cases.map(([args]) => admin(...args)));
     cases.forEach(([args, message], i) => {
@@ -146,5 +154,87 @@ describe('admin CLI: organizations, clients and secrets for a real deployment', 
       expect(runs[i]?.stderr, args.join(' ')).toMatch(message);
     });
     expect(await platform.api.deps.clients.find(orphan)).toBeUndefined();
+  });
+
+  describe('tokens die with their client, on every API instance within 5 s', () => {
+    const revocable = `cli-revocable-${suffix}`;
+    let second: ApiRuntime;
+    let secondApp: ReturnType<typeof buildApp>;
+    /** The answer of each instance to a bearer call (a random connector: 404 while the token is good). */
+    const statuses = async (token: string) => {
+      const path = `/api/v1/integrations/connectors/${randomUUID()}`;
+      const headers = { authorization: `Bearer ${token}` };
+      const first = await fetch(`${platform.url}${path}`, { headers });
+      const other = await secondApp.request(path, { headers });
+      return [first.status, other.status];
+    };
+    const tokenOf = async (secret: string) => {
+      const response = await tokenFor(revocable, secret);
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { access_token: string }).access_token;
+    };
+    /** Milliseconds from now until both instances refuse `token` (fails past 5 s). */
+    const untilRefusedEverywhere = async (token: string) => {
+      const started = Date.now();
+      await eventually(async () => ((await statuses(token)).every((s) => s === 401) ? true : undefined), 5_000, 50);
+      return Date.now() - started;
+    };
+    /** The platform's own Redis and namespace: the instances hear of the revocation at once. */
+    const announced = () => ({ REDIS_URL: platform.api.deps.env.REDIS_URL, NAMESPACE: platform.namespace });
+
+    beforeAll(async () => {
+      second = await platform.secondApi();
+      secondApp = buildApp(second.deps);
+    });
+    afterAll(async () => {
+      await second?.close();
+    });
+
+    it('rotate-secret: the tokens issued before are refused by both instances, even unannounced', async () => {
+      const created = json<{ client_secret: string }>(await admin('create-client', revocable, '--org', org));
+      const before = await tokenOf(created.client_secret);
+      // Both instances have seen the token as good (and remember the client).
+      expect(await statuses(before)).toEqual([404, 404]);
+      // No REDIS_URL/NAMESPACE of this platform: the instances miss the announcement and find out on their own.
+      const secret = json<{ client_secret: string }>(await admin('rotate-secret', revocable)).client_secret;
+      const elapsed = await untilRefusedEverywhere(before);
+      expect(elapsed).toBeLessThan(5_000);
+      expect(await statuses(await tokenOf(secret))).toEqual([404, 404]);
+    });
+
+    it('revoke-tokens: refused at once on both instances; the secret still obtains new tokens', async () => {
+      const secret = json<{ client_secret: string }>(await admin('rotate-secret', revocable)).client_secret;
+      const old = await tokenOf(secret);
+      expect(await statuses(old)).toEqual([404, 404]);
+      expect(json(await adminWith(announced(), 'revoke-tokens', revocable))).toEqual({
+        client_id: revocable,
+        tokens_revoked: true,
+      });
+      expect(await untilRefusedEverywhere(old)).toBeLessThan(1_000);
+      const response = await fetch(`${platform.url}/api/v1/integrations/connectors/${randomUUID()}`, {
+        headers: { authorization: `Bearer ${old}` },
+      });
+      expect(((await response.json()) as { detail: string }).detail).toContain('revoked');
+      expect(await statuses(await tokenOf(secret))).toEqual([404, 404]);
+    });
+
+    it('delete-client: its tokens stop creating connectors on both instances, and it gets no new one', async () => {
+      const secret = json<{ client_secret: string }>(await admin('rotate-secret', revocable)).client_secret;
+      const token = await tokenOf(secret);
+      expect(await statuses(token)).toEqual([404, 404]);
+      expect(json(await adminWith(announced(), 'delete-client', revocable))).toEqual({
+        client_id: revocable,
+        deleted: true,
+      });
+      expect(await untilRefusedEverywhere(token)).toBeLessThan(1_000);
+      const create = await fetch(`${platform.url}/api/v1/integrations/connectors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ connector_type: 'Orb', customer_name: 'x', name: 'x', credentials: { api_key: 'k' } }),
+      });
+      expect(create.status).toBe(401);
+      expect((await tokenFor(revocable, secret)).status).toBe(401);
+      expect(await platform.api.deps.clients.find(revocable)).toBeUndefined();
+    });
   });
 });

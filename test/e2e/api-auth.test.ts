@@ -84,6 +84,7 @@ describe('authorization matrix', () => {
     const raw = await new AccessTokens(platform.api.deps.env.TOKEN_SIGNING_KEY, 600).issue({
       clientId: platform.clientId,
       organizationIds: [platform.organizationId],
+      generation: 1,
     });
     expect((await get({ authorization: `Bearer ${raw}` })).status).toBe(401);
   });
@@ -92,8 +93,38 @@ describe('authorization matrix', () => {
     const forged = await new AccessTokens('another-signing-key-entirely', 600).issue({
       clientId: platform.clientId,
       organizationIds: [platform.organizationId],
+      generation: 1,
     });
     expect((await get({ authorization: `Bearer ${forged}` })).status).toBe(401);
+  });
+
+  it('answers 401 for a well-signed token whose client does not exist, or of another generation', async () => {
+    const tokens = platform.api.deps.tokens;
+    const ghost = await tokens.issue({
+      clientId: 'no-such-client',
+      organizationIds: [platform.organizationId],
+      generation: 1,
+    });
+    const ghostAnswer = await get({ authorization: `Bearer ${ghost}` });
+    expect(ghostAnswer.status).toBe(401);
+    expect(((await ghostAnswer.json()) as { detail: string }).detail).toContain('revoked');
+    const future = await tokens.issue({
+      clientId: platform.clientId,
+      organizationIds: [platform.organizationId],
+      generation: 2,
+    });
+    expect((await get({ authorization: `Bearer ${future}` })).status).toBe(401);
+  });
+
+  it('answers 403 for a well-signed token naming an organization the client was never granted', async () => {
+    const token = await platform.api.deps.tokens.issue({
+      clientId: platform.clientId,
+      organizationIds: ['org-not-granted'],
+      generation: 1,
+    });
+    const response = await get({ authorization: `Bearer ${token}` });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { code: string }).code).toBe('forbidden');
   });
 
   it('answers 404, never 403, for a connector of another organization', async () => {

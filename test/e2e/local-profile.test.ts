@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectWith } from '../../packages/connectors/src/core/connect.ts';
+import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 import { freePort } from '../harness/free-port.ts';
 import { testServices } from '../harness/services.ts';
 
@@ -158,11 +159,65 @@ describe('the local profile survives restarts (issue 17 item 7)', () => {
     expect(worker.code).toBe(1);
     expect(worker.stderr).toMatch(/^worker could not start: connect ECONNREFUSED 127\.0\.0\.1:\d+$/m);
 
-    const launcher = await run('infra/local/start.ts', { PROFILE: 'production' });
+    // Production keys, so that the start goes as far as the database (missing keys stop it earlier).
+    const launcher = await run('infra/local/start.ts', {
+      PROFILE: 'production',
+      ENCRYPTION_KEY: 'k'.repeat(32),
+      TOKEN_SIGNING_KEY: 's'.repeat(32),
+    });
     expect(launcher.code).toBe(1);
     // Whichever of API and worker fails first, the launcher repeats its reason, not just "exited (1)".
     expect(launcher.stderr).toMatch(
       /\[start\] (worker|api) exited \(1\):\n\s+(worker|api) could not start: connect ECONNREFUSED/,
     );
   });
+
+  it('the launcher never repeats a simulator credential or the bootstrap secret into its log', async () => {
+    const services = await testServices();
+    const databaseUrl = withDatabaseName(services.databaseUrl, `conduit_test_launcher_${process.pid}`);
+    // The launcher writes .data/simulators.json: keep a developer's own file as it was.
+    const written = join(ROOT, '.data/simulators.json');
+    const kept = existsSync(written) ? readFileSync(written) : undefined;
+    const child = spawn(process.execPath, [join(ROOT, 'infra/local/start.ts')], {
+      env: {
+        PATH: process.env.PATH,
+        PORT: String(await freePort()),
+        WORKER_METRICS_PORT: '0',
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: services.redisUrl,
+        OPENSEARCH_URL: services.opensearchUrl,
+        NAMESPACE: `t_launcher_log_${process.pid}`,
+        SIMULATOR_BASE_PORT: String(await freeRange(9)),
+        SIMULATOR_STATE_DIR: stateDir,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.push(child);
+    let output = '';
+    const bothUp = new Promise<void>((resolve) => {
+      const seen = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('api listening') && output.includes('worker started')) resolve();
+      };
+      child.stdout!.on('data', seen);
+      child.stderr!.on('data', seen);
+    });
+    try {
+      await Promise.race([bothUp, once(child, 'exit').then(() => Promise.reject(new Error(output)))]);
+      await stopProcess(child);
+      const started = JSON.parse(readFileSync(written, 'utf8')) as Started;
+      const secrets = new Set<string>(['demo-secret-change-me']);
+      for (const { credentials } of Object.values(started.credentials)) {
+        for (const value of Object.values(credentials))
+          if (typeof value === 'string' && value.length >= 8) secrets.add(value);
+      }
+      expect(secrets.size).toBeGreaterThan(5);
+      for (const secret of secrets) expect(output, 'a credential in the launcher log').not.toContain(secret);
+      expect(output).toContain('their credentials are in .data/simulators.json');
+    } finally {
+      await stopProcess(child);
+      if (kept) writeFileSync(written, kept);
+      await dropDatabase(databaseUrl);
+    }
+  }, 120_000);
 });

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = 'root-signing-secret-for-this-test-0001';
 const env = (extra: Record<string, string> = {}) => PlatformEnv.parse({ TOKEN_SIGNING_KEY: ROOT, ...extra });
 const BINDING = { connectorId: 'c1', entity: 'things', queryHash: hashQuery({ filter: null }) };
-const CLAIMS = { clientId: 'client-a', organizationIds: ['org-a'] };
+const CLAIMS = { clientId: 'client-a', organizationIds: ['org-a'], generation: 1 };
 const STATE = {
   organization_id: 'org-a',
   client_id: 'client-a',

@@ -233,7 +233,8 @@ describe('webhook route contract', () => {
     expect(patched.status).toBe(400);
     const response = await fetch(url(paypal.connectorId), { method: 'POST', body: '{"id":"WH-1"}' });
     expect(response.status).toBe(404);
-    expect(((await response.json()) as { code: string }).code).toBe('webhooks_unsupported');
+    // The same answer as an unknown connector: the route does not say what kind a connector is.
+    expect(((await response.json()) as { code: string }).code).toBe('connector_not_found');
   });
 
   it('PATCH checks the secret (8-512 chars; incident.io: whsec_ + base64) and null turns webhooks off', async () => {

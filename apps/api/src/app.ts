@@ -1,11 +1,14 @@
 import { mcpHttpHandler } from '@conduit/mcp';
+import { publicBaseUrl } from '@conduit/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
+import { securityHeaders } from './middleware/security-headers.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { catalogRoutes } from './routes/catalog.ts';
@@ -28,11 +31,14 @@ const EXECUTE_LIMIT = 7 * ONE_MIB;
 export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
   registerSecurity(app);
+  const baseUrl = publicBaseUrl(deps.env);
+  app.use('*', securityHeaders({ publicBaseUrl: baseUrl }));
   app.use('*', observeRequests(deps.metrics));
   app.use('*', requestId(deps.logger));
   app.onError((error, c) => {
     const response = problemResponse(c, error);
-    if (response.status >= 500) c.get('logger')?.error('unhandled error', { error });
+    // A caller that went away gets no answer; what its request stopped is not an error of ours.
+    if (response.status >= 500 && !c.req.raw.signal.aborted) c.get('logger')?.error('unhandled error', { error });
     return response;
   });
   app.notFound((c) =>
@@ -70,7 +76,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   app.route('/api/v1/integrations/connectors', webhookRoutes(deps));
 
   const connectors = new OpenAPIHono<ApiEnv>();
-  connectors.use('*', authenticate(deps.tokens));
+  connectors.use('*', authenticate(deps.tokens, deps.clientAccess));
   connectors.use(
     '*',
     rateLimit({
@@ -88,7 +94,12 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({ apiFetch: async (request) => app.fetch(request) });
-  app.use('/mcp', authenticate(deps.tokens), bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }));
+  app.use(
+    '/mcp',
+    mcpOrigin({ allowed: parseAllowedOrigins(deps.env.MCP_ALLOWED_ORIGINS), publicBaseUrl: baseUrl }),
+    authenticate(deps.tokens, deps.clientAccess),
+    bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }),
+  );
   app.all('/mcp', (c) => mcp(c.req.raw));
 
   // The document of exactly what is mounted above, generated from the route definitions once, on first request.

@@ -1,6 +1,7 @@
 import type { ClientsRepository } from '@conduit/db';
 import type { OAuthDeps } from '@conduit/oauth-consent';
 import type { AccessTokens, Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
+import type { ClientAccessCache } from './services/client-access.ts';
 import type { ConnectorCache } from './services/connector-cache.ts';
 import type { SearchService } from './services/search-service.ts';
 
@@ -24,6 +25,8 @@ export interface ApiDeps
   /** Connector rows for the search hot path; PATCH and DELETE must invalidate (see ConnectorCache). */
   readonly connectorCache: ConnectorCache;
   readonly clients: ClientsRepository;
+  /** The current token generation and grants of each client (revocation); see ClientAccessCache. */
+  readonly clientAccess: ClientAccessCache;
   readonly tokens: AccessTokens;
   readonly search: SearchService;
   /** The OAuth consent flow's settings (providers from OAUTH_* variables, state store, callback URL). */

@@ -10,6 +10,7 @@ const CODES_BY_STATUS: Readonly<Record<number, readonly ErrorCode[]>> = {
     'invalid_params',
     'invalid_filter',
     'invalid_cursor',
+    'query_too_costly',
     'unsupported_action',
     'unsupported_mode',
   ],

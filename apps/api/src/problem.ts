@@ -59,6 +59,7 @@ export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_params: 400,
   invalid_filter: 400,
   invalid_cursor: 400,
+  query_too_costly: 400,
   unsupported_action: 400,
   unsupported_mode: 400,
   payload_too_large: 413,
@@ -90,13 +91,18 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
   if (isSearchDslError(error)) {
     // search-dsl points into the search params; the request body holds them under /params.
     const errors = error.errors.map((e) => ({ ...e, path: `/params${e.path}` }));
-    const detail = `${error.code === 'invalid_cursor' ? 'Invalid cursor' : 'Invalid search'}: ${errors
-      .map((e) => `${e.path}: ${e.message}`)
-      .join('; ')}`;
+    const detail = `${DETAIL_OF_SEARCH_CODE[error.code]}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`;
     return { problem: problemOf(STATUS_OF_CODE[error.code], error.code, detail, errors) };
   }
   return { problem: problemOf(500, 'internal_error', 'an unexpected error occurred; it has been logged') };
 }
+
+const DETAIL_OF_SEARCH_CODE: Readonly<Record<SearchErrorCode, string>> = {
+  invalid_filter: 'Invalid search',
+  invalid_params: 'Invalid search',
+  invalid_cursor: 'Invalid cursor',
+  query_too_costly: 'Search too costly (see docs/search-cost.md)',
+};
 
 function isClientError(status: number | null): boolean {
   return status !== null && status >= 400 && status < 500 && status !== 429;
@@ -110,7 +116,10 @@ function isSearchDslError(
     error instanceof Error &&
     typeof e.code === 'string' &&
     Array.isArray(e.errors) &&
-    (e.code === 'invalid_filter' || e.code === 'invalid_cursor' || e.code === 'invalid_params')
+    (e.code === 'invalid_filter' ||
+      e.code === 'invalid_cursor' ||
+      e.code === 'invalid_params' ||
+      e.code === 'query_too_costly')
   );
 }
 

@@ -13,7 +13,9 @@ import {
 } from '@conduit/platform';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
+import { ClientAccessCache } from './services/client-access.ts';
 import { ConnectorCache } from './services/connector-cache.ts';
+import { CostlySearchSlots } from './services/costly-search-slots.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {
@@ -31,6 +33,7 @@ export async function createApiRuntime(
   const services = await connectPlatformServices(env, overrides, logger, 'api');
   const clients = new ClientsRepository(services.db);
   await bootstrapClient(env, clients, logger);
+  const clientAccess = await ClientAccessCache.start(clients, services.redis, { namespace: env.NAMESPACE, logger });
   const connectorCache = await ConnectorCache.start(services.connectors, services.redis, {
     namespace: env.NAMESPACE,
     logger,
@@ -45,17 +48,28 @@ export async function createApiRuntime(
     connectorCache,
     syncStates: services.syncStates,
     clients,
+    clientAccess,
     cipher: services.cipher,
     tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,
-    search: createSearchService(services.indexStore, keys.searchCursor, (connectorId, entity) =>
-      connectorCache.syncedAt(
-        connectorId,
-        entity,
-        async () => (await services.syncStates.get(connectorId, entity))?.last_success_at ?? null,
-      ),
+    search: createSearchService(
+      services.indexStore,
+      keys.searchCursor,
+      (connectorId, entity) =>
+        connectorCache.syncedAt(
+          connectorId,
+          entity,
+          async () => (await services.syncStates.get(connectorId, entity))?.last_success_at ?? null,
+        ),
+      new CostlySearchSlots({
+        redis: services.redis,
+        namespace: env.NAMESPACE,
+        limit: env.SEARCH_COSTLY_PER_ORGANIZATION,
+        // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
+        staleMs: 2 * env.SEARCH_TIMEOUT_MS + 1000,
+      }),
     ),
     webhookQueue: services.webhookQueue,
     redis: services.redis,
@@ -77,6 +91,7 @@ export async function createApiRuntime(
     deps: { ...deps, oauth: oauthDepsFrom(deps, { source: options.envSource ?? process.env }) },
     close: async () => {
       await connectorCache.close();
+      await clientAccess.close();
       await services.close();
     },
   };

@@ -5,6 +5,8 @@ import { type Logger, metricsAuthorized, type PlatformMetrics } from '@conduit/p
 export interface MetricsServer {
   /** The port actually bound (WORKER_METRICS_PORT=0 picks a free one), or null when it could not bind. */
   readonly port: number | null;
+  /** The address bound: WORKER_METRICS_HOST, loopback by default (metrics tell about every tenant's syncs). */
+  readonly host: string;
   close(): Promise<void>;
 }
 
@@ -14,7 +16,7 @@ export interface MetricsServer {
  */
 export async function startMetricsServer(
   metrics: PlatformMetrics,
-  options: { port: number; token: string | undefined; logger: Logger },
+  options: { port: number; host: string; token: string | undefined; logger: Logger },
 ): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -34,16 +36,17 @@ export async function startMetricsServer(
       },
     );
   });
-  const port = await listen(server, options.port).catch((error: unknown) => {
+  const port = await listen(server, options.host, options.port).catch((error: unknown) => {
     options.logger.error('worker metrics port unavailable; continuing without /metrics', {
       port: options.port,
       error: String(error),
     });
     return null;
   });
-  if (port !== null) options.logger.info('worker metrics listening', { port });
+  if (port !== null) options.logger.info('worker metrics listening', { host: options.host, port });
   return {
     port,
+    host: options.host,
     close: () =>
       new Promise<void>((resolve) => {
         if (port === null) return resolve();
@@ -53,10 +56,10 @@ export async function startMetricsServer(
   };
 }
 
-function listen(server: Server, port: number): Promise<number> {
+function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '0.0.0.0', () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });

@@ -40,6 +40,7 @@ export async function createWorkerRuntime(
   const sync = startSyncWorker(deps);
   const metricsServer = await startMetricsServer(services.metrics, {
     port: env.WORKER_METRICS_PORT,
+    host: env.WORKER_METRICS_HOST,
     token: env.METRICS_TOKEN,
     logger,
   });

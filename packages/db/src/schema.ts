@@ -16,6 +16,8 @@ export interface ApiClientsTable {
   secret_hash: string;
   name: string;
   allowed_redirect_urls: Json<string[]>;
+  /** Bearer tokens carry the generation they were issued under; an older one is refused (revocation). */
+  token_generation: ColumnType<number | string, never, number>;
   created_at: CreatedAt;
 }
 

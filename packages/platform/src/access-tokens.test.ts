@@ -9,11 +9,11 @@ describe('AccessTokens.verify', () => {
   it('answers a remembered token with its claims, then expired once its exp passes', async () => {
     vi.useFakeTimers({ now: Date.parse('2026-01-01T00:00:00Z'), toFake: ['Date'] });
     const tokens = new AccessTokens('a-signing-key-long-enough-for-hs256', 60);
-    const token = await tokens.issue({ clientId: 'c1', organizationIds: ['o1'] });
-    expect(await tokens.verify(token)).toEqual({ clientId: 'c1', organizationIds: ['o1'] });
-    expect(await tokens.verify(token)).toEqual({ clientId: 'c1', organizationIds: ['o1'] });
+    const token = await tokens.issue({ clientId: 'c1', organizationIds: ['o1'], generation: 3 });
+    expect(await tokens.verify(token)).toEqual({ clientId: 'c1', organizationIds: ['o1'], generation: 3 });
+    expect(await tokens.verify(token)).toEqual({ clientId: 'c1', organizationIds: ['o1'], generation: 3 });
     vi.setSystemTime(Date.parse('2026-01-01T00:00:59Z'));
-    expect(await tokens.verify(token)).toEqual({ clientId: 'c1', organizationIds: ['o1'] });
+    expect(await tokens.verify(token)).toEqual({ clientId: 'c1', organizationIds: ['o1'], generation: 3 });
     vi.setSystemTime(Date.parse('2026-01-01T00:01:00Z'));
     expect(await tokens.verify(token)).toBe('expired');
     expect(await tokens.verify(token)).toBe('expired');
@@ -21,7 +21,7 @@ describe('AccessTokens.verify', () => {
 
   it('does not let a remembered token vouch for a tampered copy or another key', async () => {
     const tokens = new AccessTokens('a-signing-key-long-enough-for-hs256', 600);
-    const token = await tokens.issue({ clientId: 'c1', organizationIds: ['o1'] });
+    const token = await tokens.issue({ clientId: 'c1', organizationIds: ['o1'], generation: 3 });
     expect(await tokens.verify(token)).not.toBe('invalid');
     const [header, payload, signature] = token.split('.') as [string, string, string];
     const widened = Buffer.from(

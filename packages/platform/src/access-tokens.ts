@@ -3,6 +3,8 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 export interface AccessTokenClaims {
   readonly clientId: string;
   readonly organizationIds: readonly string[];
+  /** The client's token generation when issued; the API refuses the token once the client's has moved on. */
+  readonly generation: number;
 }
 
 const ISSUER = 'conduit';
@@ -32,7 +34,7 @@ export class AccessTokens {
   }
 
   async issue(claims: AccessTokenClaims): Promise<string> {
-    return new SignJWT({ orgs: [...claims.organizationIds] })
+    return new SignJWT({ orgs: [...claims.organizationIds], gen: claims.generation })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.clientId)
       .setIssuer(ISSUER)
@@ -70,12 +72,15 @@ export class AccessTokens {
         audience: AUDIENCE,
         algorithms: ['HS256'],
       });
-      const orgs = payload.orgs;
+      const { orgs, gen } = payload;
       if (typeof payload.sub !== 'string' || !Array.isArray(orgs) || !orgs.every((o) => typeof o === 'string'))
         return 'invalid';
-      // issue() always sets exp; a token without one is not ours.
-      if (typeof payload.exp !== 'number') return 'invalid';
-      return { claims: { clientId: payload.sub, organizationIds: orgs }, expiresAtMs: payload.exp * 1000 };
+      // issue() always sets exp and gen; a token without them is not ours (or predates revocation).
+      if (typeof payload.exp !== 'number' || !Number.isSafeInteger(gen)) return 'invalid';
+      return {
+        claims: { clientId: payload.sub, organizationIds: orgs, generation: gen as number },
+        expiresAtMs: payload.exp * 1000,
+      };
     } catch (error) {
       return error instanceof joseErrors.JWTExpired ? 'expired' : 'invalid';
     }

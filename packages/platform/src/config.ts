@@ -2,12 +2,20 @@ import { z } from 'zod';
 
 const url = z.string().url();
 
+// Public, so anyone can sign with them: accepted only in the local profile (see productionKeyProblems).
+const LOCAL_ENCRYPTION_KEY = 'local-development-encryption-key-change-me';
+const LOCAL_TOKEN_SIGNING_KEY = 'local-development-token-signing-key-change-me';
+/** Shortest secret accepted outside the local profile: 256 bits, the HMAC-SHA256 and AES-256 key size. */
+const PRODUCTION_KEY_BYTES = 32;
+
 /**
  * The configuration contract (DESIGN §2). Every variable has a working local default; a variable set in the
  * environment always wins. Parsed once in each app's main.ts and passed down.
  */
 export const PlatformEnv = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** `local` (simulators, development keys allowed) or `production` (keys must be set; so must NODE_ENV=production). */
+  PROFILE: z.enum(['local', 'production']).default('local'),
   DATABASE_URL: url.default('postgres://postgres@127.0.0.1:5432/conduit'),
   REDIS_URL: url.default('redis://127.0.0.1:6379/0'),
   OPENSEARCH_URL: url.default('http://127.0.0.1:9200'),
@@ -17,11 +25,11 @@ export const PlatformEnv = z.object({
     .string()
     .regex(/^[a-z0-9_]+$/)
     .default('conduit'),
-  ENCRYPTION_KEY: z.string().min(16).default('local-development-encryption-key-change-me'),
+  ENCRYPTION_KEY: z.string().min(16).default(LOCAL_ENCRYPTION_KEY),
   /** Former keys, still accepted for decryption during a key rotation (comma-separated). */
   ENCRYPTION_KEY_PREVIOUS: z.string().default(''),
   /** Root secret of the signing keys (HKDF per purpose: bearer tokens, OAuth states, search cursors). */
-  TOKEN_SIGNING_KEY: z.string().min(16).default('local-development-token-signing-key-change-me'),
+  TOKEN_SIGNING_KEY: z.string().min(16).default(LOCAL_TOKEN_SIGNING_KEY),
   /** Optional secrets of their own per purpose, to rotate one kind of signed value without the others. */
   ACCESS_TOKEN_SIGNING_KEY: z.string().min(16).optional(),
   OAUTH_STATE_SIGNING_KEY: z.string().min(16).optional(),
@@ -45,6 +53,8 @@ export const PlatformEnv = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Entity runs of one connector that may run at once, so one tenant cannot starve others. */
   CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Entity runs of one organization at once across all workers; default WORKER_CONCURRENCY - 1 (at least 1). */
+  ORGANIZATION_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   /** Requests per API client per minute (shared by every API instance through Redis). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   /** Upstream call timeout of live actions, in milliseconds. */
@@ -58,8 +68,15 @@ export const PlatformEnv = z.object({
     .default('1m'),
   /** The worker's own /metrics port (0: any free port). */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Address the worker's /metrics binds: loopback unless a scraper on another host needs it (e.g. `0.0.0.0`). */
+  WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** When set, GET /metrics (API and worker) requires `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(1).optional(),
+  /**
+   * Browser origins allowed to call POST /mcp besides the API's own (comma-separated, e.g.
+   * `https://agent.example.com`); a request with another Origin header is refused with 403.
+   */
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
   /** The API's public address (OAuth callback, webhook_url); default http://127.0.0.1:{PORT}. */
   PUBLIC_BASE_URL: url.optional(),
   /**
@@ -67,6 +84,29 @@ export const PlatformEnv = z.object({
    * searches beyond them wait (10 ms at most) and leave together as one `_msearch` (by keys, one `_mget`).
    */
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
+  /**
+   * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
+   * address and per connector; beyond it, 429 with Retry-After.
+   */
+  WEBHOOK_REFUSED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  /**
+   * Costly searches (search-dsl cost of 20 units or more, docs/search-cost.md) an API process sends at once, each
+   * alone; more wait in turn per organization, so they never hold every engine thread that cheap searches need.
+   */
+  OPENSEARCH_COSTLY_SEARCHES: z.coerce.number().int().min(1).max(256).default(2),
+  /**
+   * Costly searches one organization may have running or waiting across every API instance (Redis); beyond it,
+   * 429. Scaling the API out does not scale one tenant's share of the engine.
+   */
+  SEARCH_COSTLY_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(6),
+  /** Searches (and lookups) one organization may have waiting for the engine per API process; beyond it, 429. */
+  SEARCH_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Costly searches one organization may have waiting per API process; beyond it, 429. */
+  SEARCH_COSTLY_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(4),
+  /** The engine's time limit on a search (its `timeout`; the task is cancelled at twice this), in ms. */
+  SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** Webhook events of one organization a worker processes at once; default half of WEBHOOK_CONCURRENCY. */
+  WEBHOOK_ORGANIZATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -76,9 +116,43 @@ export type PlatformEnv = z.infer<typeof PlatformEnv>;
 /** Parses the environment or exits with a readable list of what is wrong. */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): PlatformEnv {
   const result = PlatformEnv.safeParse(source);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-  throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  const problems = result.success
+    ? productionKeyProblems(result.data)
+    : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  if (result.success && problems.length === 0) return result.data;
+  throw new Error(`invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+}
+
+/** Outside the local profile: PROFILE=production or NODE_ENV=production (the Dockerfile sets the latter). */
+function isProductionProfile(env: Pick<PlatformEnv, 'PROFILE' | 'NODE_ENV'>): boolean {
+  return env.PROFILE === 'production' || env.NODE_ENV === 'production';
+}
+
+/**
+ * What is wrong with the keys for a production start, one line per variable (empty: nothing). A missing key falls
+ * back to a public default, with which anyone could sign a token for any organization or read stored
+ * credentials; a short one can be guessed. The local profile keeps its defaults so `./dev start` works offline.
+ */
+export function productionKeyProblems(env: PlatformEnv): string[] {
+  if (!isProductionProfile(env)) return [];
+  const keys: [string, string | undefined, string][] = [
+    ['ENCRYPTION_KEY', env.ENCRYPTION_KEY, LOCAL_ENCRYPTION_KEY],
+    ['TOKEN_SIGNING_KEY', env.TOKEN_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+    ['ACCESS_TOKEN_SIGNING_KEY', env.ACCESS_TOKEN_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+    ['OAUTH_STATE_SIGNING_KEY', env.OAUTH_STATE_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+    ['SEARCH_CURSOR_SIGNING_KEY', env.SEARCH_CURSOR_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
+  ];
+  const problems: string[] = [];
+  for (const [name, value, localDefault] of keys) {
+    const optional = name !== 'ENCRYPTION_KEY' && name !== 'TOKEN_SIGNING_KEY';
+    if (value === undefined && optional) continue;
+    if (value === undefined || value === localDefault) {
+      problems.push(`${name}: must be set outside the local profile (the local default is public)`);
+    } else if (Buffer.byteLength(value, 'utf8') < PRODUCTION_KEY_BYTES) {
+      problems.push(`${name}: must be at least ${PRODUCTION_KEY_BYTES} bytes outside the local profile`);
+    }
+  }
+  return problems;
 }
 
 /** CONNECTOR_BASE_URL_<KIND> and CONNECTOR_TOKEN_URL_<KIND> overrides, keyed by env suffix (ORB, ZENDESK_TALK). */

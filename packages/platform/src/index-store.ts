@@ -3,7 +3,13 @@ import type { EntityCatalog } from '@conduit/connectors';
 import { buildIndexMapping, indexDocumentId, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
-import { type SearchAnswer, SearchTransport } from './search-transport.ts';
+import {
+  type SearchAnswer,
+  type SearchRequestOptions,
+  SearchTransport,
+  type SearchTransportOptions,
+  timedOut,
+} from './search-transport.ts';
 
 const CONNECTOR_ID_FIELD = '_connector_id';
 const DELETE_PAGE = 1000;
@@ -45,20 +51,33 @@ export class IndexStore {
    * search requests open at once, and as many lookups (see SearchTransport); without it the store only writes
    * (the worker, bulk tests).
    */
-  constructor(client: Client, namespace: string, options: { searchUrl?: string; searchRequests?: number } = {}) {
+  constructor(
+    client: Client,
+    namespace: string,
+    options: { searchUrl?: string; searchRequests?: number; transport?: SearchTransportOptions } = {},
+  ) {
     this.#client = client;
     this.#namespace = namespace;
     this.#transport = options.searchUrl
-      ? new SearchTransport(options.searchUrl, { requests: options.searchRequests })
+      ? new SearchTransport(options.searchUrl, { ...options.transport, requests: options.searchRequests })
       : undefined;
   }
 
   /**
    * `_search` on an index or alias, routed, through the search transport (`options.searchUrl`); 404 (no index
-   * yet) comes back as a status, other engine errors reject. A store built only to write cannot search.
+   * yet) comes back as a status, other engine errors reject, and so does an answer the engine cut at its timeout
+   * (`timedOut` set on the error). A store built only to write cannot search.
    */
-  async search(index: string, routing: string, body: unknown): Promise<SearchAnswer> {
-    const answer = await this.#searchTransport().search(index, routing, body);
+  async search(
+    index: string,
+    routing: string,
+    body: unknown,
+    options: SearchRequestOptions = {},
+  ): Promise<SearchAnswer> {
+    const answer = await this.#searchTransport().search(index, routing, body, options);
+    if (answer.statusCode === 200 && timedOut(answer.json)) {
+      throw Object.assign(new Error('the search ran over the engine time limit'), { timedOut: true });
+    }
     if (answer.statusCode >= 400 && answer.statusCode !== 404) {
       const error = parseError(answer.json);
       const reason = (error as { error?: { type?: string; reason?: string } }).error;
@@ -75,8 +94,14 @@ export class IndexStore {
    * `_mget` of document ids on an index or alias, routed, through the search transport: the answer as it came,
    * whatever its status (search-dsl's `lookupAnswerAsSearch` reads it, and says when a search must answer instead).
    */
-  lookup(index: string, routing: string, ids: readonly string[], includes: readonly string[]): Promise<SearchAnswer> {
-    return this.#searchTransport().lookup(index, routing, ids, includes);
+  lookup(
+    index: string,
+    routing: string,
+    ids: readonly string[],
+    includes: readonly string[],
+    tenant?: string,
+  ): Promise<SearchAnswer> {
+    return this.#searchTransport().lookup(index, routing, ids, includes, tenant);
   }
 
   #searchTransport(): SearchTransport {

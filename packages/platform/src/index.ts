@@ -36,7 +36,13 @@ export {
   refreshRecord,
 } from './refresh-record.ts';
 export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
-export { lookupRequest, type SearchAnswer } from './search-transport.ts';
+export {
+  lookupRequest,
+  SearchAbandonedError,
+  type SearchAnswer,
+  SearchQueueFullError,
+  type SearchRequestOptions,
+} from './search-transport.ts';
 export {
   deriveSigningKey,
   type SigningKeys,

@@ -56,6 +56,12 @@ export async function connectPlatformServices(
   const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
     searchUrl: env.OPENSEARCH_URL,
     searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
+    transport: {
+      costlyRequests: env.OPENSEARCH_COSTLY_SEARCHES,
+      perTenantWaiting: env.SEARCH_QUEUE_PER_ORGANIZATION,
+      perTenantCostlyWaiting: env.SEARCH_COSTLY_QUEUE_PER_ORGANIZATION,
+      timeoutMs: env.SEARCH_TIMEOUT_MS,
+    },
   });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);

@@ -3,13 +3,12 @@ import { Pool } from 'undici';
 import { WaitingBatches } from './waiting-batches.ts';
 
 /**
- * What a search answer needs is `took`, `hits.hits[]._source`/`sort` (and whatever else a body asks for, such as
- * aggregations or hits.total): the per-hit index name, id, score and routing, and the shard summary, are dropped
- * by the engine, so we neither receive nor parse them.
+ * What a search answer needs is `took`, `timed_out`, `hits.hits[]._source`/`sort` (and whatever else a body asks
+ * for, such as aggregations or hits.total): the per-hit index name, id, score and routing, and the shard summary,
+ * are dropped by the engine, so we neither receive nor parse them.
  */
 const DROPPED_FIELDS = [
   '_shards',
-  'timed_out',
   'hits.max_score',
   'hits.hits._index',
   'hits.hits._id',
@@ -34,6 +33,39 @@ const DOCS_OPEN = Buffer.from('{"docs":[');
 const DOCS_CLOSE = Buffer.from(']}');
 const COMMA = Buffer.from(',');
 
+/** A search the waiting line could not take: its tenant already has as many waiting as it may (429 upstream of here). */
+export class SearchQueueFullError extends Error {
+  override readonly name = 'SearchQueueFullError';
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
+    super('too many searches of this organization are waiting for the search engine');
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** A search whose caller went away (its signal aborted): taken out of the line, or cancelled in the engine. */
+export class SearchAbandonedError extends Error {
+  override readonly name = 'SearchAbandonedError';
+  constructor() {
+    super('the caller went away before the search was answered');
+  }
+}
+
+/** How one search is sent. */
+export interface SearchRequestOptions {
+  /** Whose search it is (the organization): the waiting line is shared fairly between tenants. */
+  readonly tenant?: string;
+  /**
+   * A costly search (search-dsl's cost over the transport's threshold): it leaves alone, in a lane of its own with
+   * at most `costlyRequests` at once, so costly searches never hold every request the engine has for cheap ones.
+   */
+  readonly costly?: boolean;
+  /** The caller went away: still waiting, the search leaves the line; sent alone, it is cancelled in the engine. */
+  readonly signal?: AbortSignal;
+  /** Sent as X-Opaque-Id, so the engine's tasks (`GET _tasks`) and slow log name the request (its request id). */
+  readonly opaqueId?: string;
+}
+
 export interface SearchTransportOptions {
   /**
    * Searches to the engine at once (each a `_search`, or an `_msearch` of the searches that waited), and as many
@@ -48,9 +80,22 @@ export interface SearchTransportOptions {
    * slow aggregations holding every request delay a quick search by this much at most.
    */
   readonly maxWaitMs?: number;
+  /** Costly searches at once (each alone); more wait, in turn per tenant. */
+  readonly costlyRequests?: number;
+  /** Searches (or lookups) one tenant may have waiting in each line; beyond it, SearchQueueFullError. */
+  readonly perTenantWaiting?: number;
+  /** Costly searches one tenant may have waiting; beyond it, SearchQueueFullError. */
+  readonly perTenantCostlyWaiting?: number;
+  /**
+   * The engine's own bound on a search, in ms: `timeout` in its body (the engine stops collecting and says
+   * `timed_out`), and twice as long `cancel_after_time_interval` (the engine cancels its task).
+   * https://opensearch.org/docs/latest/api-reference/search/#url-parameters
+   */
+  readonly timeoutMs?: number;
 }
 
 interface Waiting {
+  readonly tenant: string;
   readonly index: string;
   readonly routing: string;
   readonly resolve: (answer: SearchAnswer) => void;
@@ -60,6 +105,8 @@ interface Waiting {
 interface WaitingSearch extends Waiting {
   /** The body as JSON, serialized as the search arrived. */
   readonly body: string;
+  readonly signal: AbortSignal | undefined;
+  readonly opaqueId: string | undefined;
 }
 
 interface WaitingLookup extends Waiting {
@@ -92,7 +139,11 @@ export class SearchTransport {
   readonly #pool: Pool;
   readonly #authorization: string | undefined;
   readonly #searches: WaitingBatches<WaitingSearch>;
+  readonly #costly: WaitingBatches<WaitingSearch>;
   readonly #lookups: WaitingBatches<WaitingLookup>;
+  /** `timeout` and `cancel_after_time_interval` of every search (see SearchTransportOptions.timeoutMs). */
+  readonly #timeout: string;
+  readonly #cancelAfter: string;
 
   constructor(nodeUrl: string, options: SearchTransportOptions = {}) {
     const url = new URL(nodeUrl);
@@ -106,22 +157,53 @@ export class SearchTransport {
       batch: options.batch ?? 32,
       maxWaitMs: options.maxWaitMs ?? 10,
       overflow: requests * 3,
+      perTenantWaiting: options.perTenantWaiting ?? 64,
     };
+    const costly = {
+      requests: options.costlyRequests ?? 2,
+      batch: 1,
+      maxWaitMs: 1000,
+      overflow: 0,
+      perTenantWaiting: options.perTenantCostlyWaiting ?? 4,
+    };
+    const timeoutMs = options.timeoutMs ?? 5000;
+    this.#timeout = `${timeoutMs}ms`;
+    this.#cancelAfter = `${2 * timeoutMs}ms`;
     this.#searches = new WaitingBatches((searches) => this.#search(searches), batches);
+    this.#costly = new WaitingBatches(([search]) => this.#searchOne(search!), costly);
     this.#lookups = new WaitingBatches((lookups) => this.#lookUp(lookups), batches);
     this.#pool = new Pool(url.origin, {
-      // Every request the two may have out at once, overflow included, so undici never queues our requests.
-      connections: 2 * (batches.requests + batches.overflow),
+      // Every request the three may have out at once, overflow included, so undici never queues our requests.
+      connections: 2 * (batches.requests + batches.overflow) + costly.requests,
       headersTimeout: TIMEOUT_MS,
       bodyTimeout: TIMEOUT_MS,
       keepAliveTimeout: 30_000,
     });
   }
 
-  /** `_search` on `index` (routed); any status comes back as is, a failed connection rejects. */
-  search(index: string, routing: string, body: unknown): Promise<SearchAnswer> {
+  /**
+   * `_search` on `index` (routed), bounded by the engine's timeout; any status comes back as is, a failed
+   * connection rejects. Rejects with SearchQueueFullError when the tenant has too many waiting, and with
+   * SearchAbandonedError when `options.signal` aborts first.
+   */
+  search(index: string, routing: string, body: unknown, options: SearchRequestOptions = {}): Promise<SearchAnswer> {
+    const { tenant = '', costly = false, signal, opaqueId } = options;
+    const line = costly ? this.#costly : this.#searches;
     return new Promise((resolve, reject) => {
-      this.#searches.add({ index, routing, body: JSON.stringify(body), resolve, reject });
+      if (signal?.aborted) return reject(new SearchAbandonedError());
+      const bounded = withTimeout(body, this.#timeout);
+      const search: WaitingSearch = { tenant, index, routing, body: bounded, signal, opaqueId, resolve, reject };
+      if (!line.add(search)) {
+        // Roughly how long until one of its own has left: the line's length over the requests that drain it.
+        return reject(new SearchQueueFullError(costly ? 2 : 1));
+      }
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (line.remove(search)) reject(new SearchAbandonedError());
+        },
+        { once: true },
+      );
     });
   }
 
@@ -131,15 +213,24 @@ export class SearchTransport {
    * `"found": true` when it went with others) and each that could not be looked up as its `error`; any status
    * comes back as is, a failed connection rejects.
    */
-  lookup(index: string, routing: string, ids: readonly string[], includes: readonly string[]): Promise<SearchAnswer> {
+  lookup(
+    index: string,
+    routing: string,
+    ids: readonly string[],
+    includes: readonly string[],
+    tenant = '',
+  ): Promise<SearchAnswer> {
     return new Promise((resolve, reject) => {
-      this.#lookups.add({ index, routing, ids, includes, resolve, reject });
+      if (!this.#lookups.add({ tenant, index, routing, ids, includes, resolve, reject })) {
+        reject(new SearchQueueFullError(1));
+      }
     });
   }
 
   async close(): Promise<void> {
     // What still waits leaves now; the pool closes once every answer is in.
     this.#searches.flush();
+    this.#costly.flush();
     this.#lookups.flush();
     await this.#pool.close();
   }
@@ -148,13 +239,19 @@ export class SearchTransport {
     return searches.length === 1 ? this.#searchOne(searches[0]!) : this.#searchMany(searches);
   }
 
+  /**
+   * One search alone. When its caller goes away, the request is aborted: the engine cancels a search whose HTTP
+   * connection closed (OpenSearch's RestCancellableNodeClient), so an abandoned search stops using it.
+   */
   async #searchOne(search: WaitingSearch): Promise<void> {
     try {
       const { index, routing } = search;
-      const path = `/${encodeURIComponent(index)}/_search?routing=${encodeURIComponent(routing)}&filter_path=${SEARCH_FILTER_PATH}`;
-      search.resolve(await this.#post(path, 'application/json', search.body));
+      const path =
+        `/${encodeURIComponent(index)}/_search?routing=${encodeURIComponent(routing)}` +
+        `&cancel_after_time_interval=${this.#cancelAfter}&filter_path=${SEARCH_FILTER_PATH}`;
+      search.resolve(await this.#post(path, 'application/json', search.body, search.signal, search.opaqueId));
     } catch (error) {
-      search.reject(error);
+      search.reject(search.signal?.aborted ? new SearchAbandonedError() : error);
     }
   }
 
@@ -163,7 +260,9 @@ export class SearchTransport {
     for (const { index, routing, body } of searches) lines += `${JSON.stringify({ index, routing })}\n${body}\n`;
     let answers: SearchAnswer[];
     try {
-      const path = `/_msearch?max_concurrent_searches=${searches.length}&filter_path=${MSEARCH_FILTER_PATH}`;
+      const path =
+        `/_msearch?max_concurrent_searches=${searches.length}` +
+        `&cancel_after_time_interval=${this.#cancelAfter}&filter_path=${MSEARCH_FILTER_PATH}`;
       const { statusCode, json } = await this.#post(path, 'application/x-ndjson', lines);
       if (statusCode === 400) {
         // The engine refuses a whole `_msearch` when one body does not parse: sent alone, each gets its own answer.
@@ -231,11 +330,27 @@ export class SearchTransport {
     });
   }
 
-  /** POSTs `body` and collects the answer (undici's Dispatcher API: `request()` would wrap it in a stream). */
-  #post(path: string, contentType: string, body: string): Promise<SearchAnswer> {
+  /**
+   * POSTs `body` and collects the answer (undici's Dispatcher API: `request()` would wrap it in a stream). An
+   * aborted `signal` aborts the request, closing its connection.
+   */
+  #post(
+    path: string,
+    contentType: string,
+    body: string,
+    signal?: AbortSignal,
+    opaqueId?: string,
+  ): Promise<SearchAnswer> {
     return new Promise((resolve, reject) => {
       let statusCode = 0;
       const chunks: Buffer[] = [];
+      let stopListening: () => void = () => undefined;
+      const settle =
+        <A>(done: (value: A) => void) =>
+        (value: A) => {
+          stopListening();
+          done(value);
+        };
       this.#pool.dispatch(
         {
           method: 'POST',
@@ -243,24 +358,43 @@ export class SearchTransport {
           headers: {
             'content-type': contentType,
             ...(this.#authorization ? { authorization: this.#authorization } : {}),
+            ...(opaqueId ? { 'x-opaque-id': opaqueId } : {}),
           },
           body,
         },
         {
-          // Required by the Dispatcher API; nothing to do before the request leaves.
-          onRequestStart: () => undefined,
+          onRequestStart: (controller) => {
+            if (!signal) return;
+            const abort = () => controller.abort(new SearchAbandonedError());
+            if (signal.aborted) return abort();
+            signal.addEventListener('abort', abort, { once: true });
+            stopListening = () => signal.removeEventListener('abort', abort);
+          },
           onResponseStart: (_controller, status) => {
             statusCode = status;
           },
           onResponseData: (_controller, chunk) => {
             chunks.push(chunk);
           },
-          onResponseEnd: () => resolve({ statusCode, json: chunks.length === 0 ? NO_ANSWER : Buffer.concat(chunks) }),
-          onResponseError: (_controller, error) => reject(error),
+          onResponseEnd: () =>
+            settle(resolve)({ statusCode, json: chunks.length === 0 ? NO_ANSWER : Buffer.concat(chunks) }),
+          onResponseError: (_controller, error) => settle(reject)(error),
         },
       );
     });
   }
+}
+
+/** `body` (a search body object) as JSON with the engine's `timeout` added, unless it sets its own. */
+function withTimeout(body: unknown, timeout: string): string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || 'timeout' in body)
+    return JSON.stringify(body);
+  return JSON.stringify({ timeout, ...body });
+}
+
+/** Whether an engine answer says it stopped at its `timeout` (partial results); `timed_out` comes first after `took`. */
+export function timedOut(json: Buffer): boolean {
+  return json.subarray(0, 64).includes('"timed_out":true');
 }
 
 /** The `_mget` request of a lookup (SearchTransport#lookup): also what bench:search sends the engine raw. */

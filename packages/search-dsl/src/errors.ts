@@ -1,9 +1,10 @@
 import { toPointer } from '@conduit/connectors';
 /**
  * `invalid_filter`: the query or the aggregations (fields, types, operators); `invalid_params`: the other params
- * (`limit`, `cursor`'s shape, `fields`, unknown params); `invalid_cursor`: a forged or foreign cursor.
+ * (`limit`, `cursor`'s shape, `fields`, unknown params); `invalid_cursor`: a forged or foreign cursor;
+ * `query_too_costly`: a valid search over the cost budget (validate/search-cost.ts), naming the costly parts.
  */
-export type SearchErrorCode = 'invalid_filter' | 'invalid_params' | 'invalid_cursor';
+export type SearchErrorCode = 'invalid_filter' | 'invalid_params' | 'invalid_cursor' | 'query_too_costly';
 
 /**
  * One problem of a search request; `path` is a JSON pointer into the search params, e.g.
@@ -24,7 +25,7 @@ export class SearchQueryError extends Error {
 
   constructor(code: SearchErrorCode, errors: readonly SearchProblem[]) {
     super(
-      `${code === 'invalid_cursor' ? 'Invalid cursor' : 'Invalid search query'}: ${errors
+      `${code === 'invalid_cursor' ? 'Invalid cursor' : code === 'query_too_costly' ? 'Search too costly' : 'Invalid search query'}: ${errors
         .map((e) => `${e.path || '/'}: ${e.message}`)
         .join('; ')}`,
     );

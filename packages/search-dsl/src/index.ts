@@ -76,6 +76,7 @@ export {
 } from './results/read-search-page.ts';
 export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';
 export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
+export { type CostPart, overBudget, SEARCH_BUDGET, type SearchCost, searchCost } from './validate/search-cost.ts';
 export {
   type SortKey,
   type ValidatedSearch,

@@ -1,7 +1,9 @@
 import type { FieldMap } from '@conduit/connectors';
 import { compileLookup, type KeyLookup } from './compile/opensearch/compile-lookup.ts';
 import { type CompiledSearch, type CompileOptions, compileSearch } from './compile/opensearch/compile-search.ts';
+import { SearchQueryError } from './errors.ts';
 import { parseSearchParams } from './params/parse-search-params.ts';
+import { overBudget, searchCost } from './validate/search-cost.ts';
 import { type ValidatedSearch, validateSearch } from './validate/validate-search.ts';
 
 export type PlanSearchOptions = CompileOptions & {
@@ -13,6 +15,8 @@ export type PlanSearchOptions = CompileOptions & {
 
 export type SearchPlan = CompiledSearch & {
   readonly search: ValidatedSearch;
+  /** What the search costs the engine, in budget units (validate/search-cost.ts): the transport sends costly ones alone. */
+  readonly cost: number;
   /** When the search only asks for records by key: the engine's multi-get answers it (see compileLookup). */
   readonly lookup: KeyLookup | undefined;
 };
@@ -21,12 +25,17 @@ export type SearchPlan = CompiledSearch & {
  * All stages at once: parse → validate → compile. Send `body` to the entity's index, then
  * `readSearchPage(response.body, plan.page)`.
  *
- * @throws SearchQueryError (`invalid_filter` or `invalid_cursor`) listing every problem with its JSON pointer.
+ * @throws SearchQueryError (`invalid_filter`, `invalid_cursor`, or `query_too_costly` over the cost budget) listing
+ * every problem with its JSON pointer.
  * @example
  * const plan = planSearch(params, { searchable, recordKey: 'id', connectorId, entity: 'customers', cursorKey });
  * const page = readSearchPage((await client.search({ index, body: plan.body })).body, plan.page);
  */
 export function planSearch(input: unknown, options: PlanSearchOptions): SearchPlan {
   const search = validateSearch(parseSearchParams(input), { searchable: options.searchable });
-  return { ...compileSearch(search, options), search, lookup: compileLookup(search, options) };
+  // Before compiling: a search over budget never reaches the engine.
+  const cost = searchCost(search.params);
+  const problems = overBudget(cost);
+  if (problems.length > 0) throw new SearchQueryError('query_too_costly', problems);
+  return { ...compileSearch(search, options), search, cost: cost.total, lookup: compileLookup(search, options) };
 }

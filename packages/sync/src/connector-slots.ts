@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 
 /**
- * A per-connector cap on concurrent entity runs, so one tenant cannot take every worker slot.
+ * A cap on concurrent entity runs per key, shared by every worker through Redis: per connector, and per
+ * organization (another prefix), so one tenant cannot take every worker slot.
  * Slots are members of a sorted set scored by their last heartbeat; a slot of a crashed worker
  * expires after `staleMs` without a heartbeat.
  */

@@ -18,7 +18,15 @@ export interface SyncWorker {
  */
 export function startSyncWorker(deps: SyncDeps): SyncWorker {
   const { env, logger, redis } = deps;
-  const slots = new ConnectorSlots(redis, env.NAMESPACE, env.CONNECTOR_CONCURRENCY);
+  const slots = {
+    connector: new ConnectorSlots(redis, env.NAMESPACE, env.CONNECTOR_CONCURRENCY),
+    // Unset: all but one of a worker's slots, so another organization always finds one.
+    organization: new ConnectorSlots(
+      redis,
+      `${env.NAMESPACE}:organization`,
+      env.ORGANIZATION_SYNC_CONCURRENCY ?? Math.max(1, env.WORKER_CONCURRENCY - 1),
+    ),
+  };
   let stopping = false;
   const workerConnection = redis.duplicate();
   workerConnection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));

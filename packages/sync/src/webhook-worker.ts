@@ -2,7 +2,7 @@ import { WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/platform';
 import { Worker } from 'bullmq';
 import type { SyncDeps } from './deps.ts';
 import { GroupedIndexWrites } from './grouped-index-writes.ts';
-import { processWebhookEvent } from './processors/webhook-event.ts';
+import { OrganizationShares, processWebhookEvent } from './processors/webhook-event.ts';
 
 export interface WebhookWorker {
   readonly worker: Worker;
@@ -19,11 +19,15 @@ export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
   const connection = redis.duplicate();
   const writes = new GroupedIndexWrites(deps);
   const writeRecord = writes.write.bind(writes);
+  // Unset: half of the worker's slots, so another organization always finds some.
+  const shares = new OrganizationShares(
+    env.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.max(1, Math.floor(env.WEBHOOK_CONCURRENCY / 2)),
+  );
   connection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const worker = new Worker(
     webhookQueueName(env.NAMESPACE),
     async (job, token) => {
-      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps, writeRecord);
+      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps, writeRecord, shares);
       throw new Error(`unknown job ${job.name}`);
     },
     { connection, concurrency: env.WEBHOOK_CONCURRENCY },

@@ -19,6 +19,30 @@ export interface Fault {
 export class FaultInjector {
   readonly #faults: Fault[] = [];
   readonly requests: { method: string; path: string; query: string; at: number }[] = [];
+  /** While set, every request waits here (after being logged) until `release()`. */
+  #gate: { promise: Promise<void>; open: () => void } | undefined;
+  #held = 0;
+
+  /** Holds every request from now on until `release()`, so a test controls when the upstream answers. */
+  hold(): void {
+    if (this.#gate) return;
+    let open: () => void = () => undefined;
+    const promise = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    this.#gate = { promise, open };
+  }
+
+  /** Lets every held request (and the ones after) through. */
+  release(): void {
+    this.#gate?.open();
+    this.#gate = undefined;
+  }
+
+  /** Requests waiting at the hold now. */
+  get held(): number {
+    return this.#held;
+  }
 
   add(fault: Fault): void {
     this.#faults.push({ ...fault });
@@ -40,6 +64,11 @@ export class FaultInjector {
       if (fault) {
         fault.count--;
         return respond(c, fault, defaultBody);
+      }
+      if (this.#gate) {
+        this.#held++;
+        await this.#gate.promise;
+        this.#held--;
       }
       await next();
     };

@@ -86,6 +86,22 @@ export class AdminCommands {
     return { client_id: clientId, client_secret: secret };
   }
 
+  /** Every token issued so far is refused; the secret keeps working for new ones. */
+  async revokeTokens(clientId: string) {
+    if (!(await new ClientsRepository(this.#db).revokeTokens(clientId))) {
+      throw new AdminUsageError(`unknown client '${clientId}'`);
+    }
+    return { client_id: clientId, tokens_revoked: true };
+  }
+
+  /** The client, its grants and (with them) its tokens; connectors belong to organizations and stay. */
+  async deleteClient(clientId: string) {
+    if (!(await new ClientsRepository(this.#db).deleteClient(clientId))) {
+      throw new AdminUsageError(`unknown client '${clientId}'`);
+    }
+    return { client_id: clientId, deleted: true };
+  }
+
   async grant(clientId: string, organizationId: string) {
     const clients = new ClientsRepository(this.#db);
     if (!(await clients.find(clientId))) throw new AdminUsageError(`unknown client '${clientId}'`);

@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
 // The narrow entry points: the package's index loads the OpenSearch, BullMQ and metrics clients (a second of start-up).
 import { readEnv } from '@conduit/platform/config';
+import { Redis } from 'ioredis';
+import { clientAccessChannel } from '../services/client-access.ts';
 import { AdminCommands, AdminUsageError, requireId, requireRedirectUrl } from './admin-commands.ts';
 
 const USAGE = `usage: node apps/api/src/cli/admin.ts <command>
@@ -9,7 +11,10 @@ const USAGE = `usage: node apps/api/src/cli/admin.ts <command>
   create-org <id> [name]                       create an organization (idempotent)
   create-client <client_id> --org <id> [--org <id2>] [--redirect-url <url>]...
                                                create an API client; prints its secret ONCE
-  rotate-secret <client_id>                    issue a new client secret (the old one stops working); printed ONCE
+  rotate-secret <client_id>                    issue a new client secret (the old one stops working); printed ONCE;
+                                               the tokens issued before are refused within seconds
+  revoke-tokens <client_id>                    refuse every token issued so far (the secret keeps working)
+  delete-client <client_id>                    remove a client, its grants and its tokens (connectors stay)
   grant <client_id> <org>                      let a client act for another organization
   list-connectors <org>                        connectors of an organization (never their credentials)
 
@@ -26,6 +31,8 @@ const ALLOWED_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'create-org': [],
   'create-client': ['org', 'redirect-url'],
   'rotate-secret': [],
+  'revoke-tokens': [],
+  'delete-client': [],
   grant: [],
   'list-connectors': [],
 };
@@ -78,8 +85,22 @@ async function main(argv: readonly string[]): Promise<number> {
         break;
       }
       case 'rotate-secret': {
-        print(await admin.rotateSecret(requireId(args[0], 'client_id')));
+        const clientId = requireId(args[0], 'client_id');
+        print(await admin.rotateSecret(clientId));
         process.stderr.write('store client_secret now: it will not be shown again; the old secret no longer works\n');
+        await announceRevocation(env, clientId);
+        break;
+      }
+      case 'revoke-tokens': {
+        const clientId = requireId(args[0], 'client_id');
+        print(await admin.revokeTokens(clientId));
+        await announceRevocation(env, clientId);
+        break;
+      }
+      case 'delete-client': {
+        const clientId = requireId(args[0], 'client_id');
+        print(await admin.deleteClient(clientId));
+        await announceRevocation(env, clientId);
         break;
       }
       case 'grant':
@@ -92,6 +113,25 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } finally {
     await db.destroy();
+  }
+}
+
+/**
+ * Tells every API instance to forget what it remembers of the client, so its old tokens are refused at once.
+ * Best effort: an instance that misses it reads the client again within seconds anyway (ClientAccessCache's TTL).
+ */
+async function announceRevocation(env: { REDIS_URL: string; NAMESPACE: string }, clientId: string): Promise<void> {
+  const redis = new Redis(env.REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.publish(clientAccessChannel(env.NAMESPACE), clientId);
+  } catch (error) {
+    process.stderr.write(
+      `admin: could not notify the API instances (${(error as Error).message}); they refuse the old tokens within seconds anyway\n`,
+    );
+  } finally {
+    redis.disconnect();
   }
 }
 

@@ -64,6 +64,7 @@ export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): Ope
     const accessToken = await deps.tokens.issue({
       clientId: client.client_id,
       organizationIds: client.organization_ids,
+      generation: client.token_generation,
     });
     c.header('cache-control', 'no-store');
     return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds });

@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { type EntityCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
-import type { IndexStore, SearchAnswer } from '@conduit/platform';
+import { type IndexStore, SearchAbandonedError, type SearchAnswer, SearchQueueFullError } from '@conduit/platform';
 import {
   type CompiledSearch,
   emptySearchPage,
@@ -14,13 +14,32 @@ import {
   searchProblemOf,
 } from '@conduit/search-dsl';
 import { ApiError } from '../problem.ts';
+import type { CostlySearchSlots } from './costly-search-slots.ts';
 
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
 
+/** The request a search serves: its caller may go away (`signal`), and its id names the engine's task. */
+export interface SearchContext {
+  readonly signal?: AbortSignal;
+  readonly requestId?: string;
+}
+
+/**
+ * From this cost (search-dsl units, docs/search-cost.md) a search is costly: it goes alone, in the transport's
+ * lane for costly searches, where it can be cancelled in the engine when its caller goes away. Every `like` the
+ * 3-gram index cannot narrow is (50 units and more), and so is a query near the budget.
+ */
+const COSTLY_FROM = 20;
+
 export interface SearchService {
   /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, DESIGN §5). */
-  search(row: ConnectorRow, entity: EntityCatalog, params: unknown): Promise<Buffer<ArrayBuffer>>;
+  search(
+    row: ConnectorRow,
+    entity: EntityCatalog,
+    params: unknown,
+    context?: SearchContext,
+  ): Promise<Buffer<ArrayBuffer>>;
 }
 
 /**
@@ -34,6 +53,7 @@ export function createSearchService(
   indexStore: IndexStore,
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
+  costlySlots?: CostlySearchSlots,
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
@@ -48,7 +68,7 @@ export function createSearchService(
     return fields;
   };
   return {
-    async search(row, entity, params) {
+    async search(row, entity, params, context = {}) {
       // Read beside the query (DESIGN §5: meta.synced_at); a failure surfaces when awaited, never unhandled.
       const synced = syncedAt(row.id, entity.name);
       synced.catch(() => undefined);
@@ -62,18 +82,32 @@ export function createSearchService(
       });
       const index = indexStore.alias(row.connector_type, entity.name);
       if (plan.lookup) {
-        const page = await lookUp(indexStore, index, row.id, plan.lookup, plan, synced);
+        const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);
         if (page) return page;
+      }
+      const costly = plan.cost >= COSTLY_FROM;
+      const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
+      if (costly && costlySlots && !giveBack) {
+        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', [], 1);
       }
       let response: SearchAnswer;
       try {
-        response = await indexStore.search(index, row.id, plan.body);
+        response = await indexStore.search(index, row.id, plan.body, {
+          tenant: row.organization_id,
+          costly,
+          ...(context.signal ? { signal: context.signal } : {}),
+          ...(context.requestId ? { opaqueId: context.requestId } : {}),
+        });
       } catch (error) {
+        throwIfShared(error);
         // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
         const body =
           (error as { body?: unknown; meta?: { body?: unknown } }).body ??
           (error as { meta?: { body?: unknown } }).meta?.body;
         throw searchProblemOf(body, plan.page) ?? searchUnavailable('cannot answer', error);
+      } finally {
+        // Given back without waiting: Redis being slow must not delay the answer (a lost slot goes stale).
+        giveBack?.().catch(() => undefined);
       }
       const extra = { synced_at: (await synced)?.toISOString() ?? null };
       // No index yet: the first sync has not written anything, so there is nothing to find so far.
@@ -97,7 +131,7 @@ export function createSearchService(
 async function lookUp(
   indexStore: IndexStore,
   index: string,
-  connectorId: string,
+  row: ConnectorRow,
   lookup: KeyLookup,
   plan: CompiledSearch,
   synced: Promise<Date | null>,
@@ -105,8 +139,9 @@ async function lookUp(
   const started = performance.now();
   let answer: SearchAnswer;
   try {
-    answer = await indexStore.lookup(index, connectorId, lookup.ids, plan.body._source.includes);
+    answer = await indexStore.lookup(index, row.id, lookup.ids, plan.body._source.includes, row.organization_id);
   } catch (error) {
+    throwIfShared(error);
     throw searchUnavailable('cannot answer', error);
   }
   const asSearch =
@@ -117,6 +152,20 @@ async function lookUp(
     return searchPageJson(asSearch, plan.page, extra);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The engine's slots are shared between organizations: one with too many searches waiting is told to come back
+ * (429); a search cut at the engine's time limit, or whose caller went away, is no answer.
+ */
+function throwIfShared(error: unknown): void {
+  if (error instanceof SearchQueueFullError) {
+    throw new ApiError(429, 'rate_limited', error.message, [], error.retryAfterSeconds);
+  }
+  if (error instanceof SearchAbandonedError) throw new ApiError(503, 'search_unavailable', error.message);
+  if ((error as { timedOut?: unknown }).timedOut === true) {
+    throw new ApiError(503, 'search_unavailable', 'the search ran over the search engine time limit');
   }
 }
 

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'invalid_params'
   | 'invalid_filter'
   | 'invalid_cursor'
+  | 'query_too_costly'
   | 'unsupported_action'
   | 'unsupported_mode'
   | 'upstream_error'

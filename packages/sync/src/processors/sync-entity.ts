@@ -19,13 +19,21 @@ export async function processSyncEntity(
   job: Job,
   token: string | undefined,
   deps: SyncDeps,
-  slots: ConnectorSlots,
+  slots: { readonly connector: ConnectorSlots; readonly organization: ConnectorSlots },
   stopRequested: () => boolean,
 ): Promise<SyncRunOutcome> {
   const { connectorId, entity, mode } = SyncEntityJob.parse(job.data);
   const holder = job.id ?? `${connectorId}:${entity}`;
   const run = { connectorId, entity, owner: randomUUID() };
-  if (!(await slots.tryAcquire(connectorId, holder))) {
+  if (!(await slots.connector.tryAcquire(connectorId, holder))) {
+    await job.moveToDelayed(Date.now() + SLOT_RETRY_MS, token);
+    throw new DelayedError();
+  }
+  // One organization's runs take at most ORGANIZATION_SYNC_CONCURRENCY worker slots: the others wait their turn
+  // rather than every other tenant waiting behind them. A connector already deleted runs (and ends) unslotted.
+  const organizationId = (await deps.connectors.findForSync(connectorId))?.organization_id;
+  if (organizationId && !(await slots.organization.tryAcquire(organizationId, holder))) {
+    await slots.connector.release(connectorId, holder);
     await job.moveToDelayed(Date.now() + SLOT_RETRY_MS, token);
     throw new DelayedError();
   }
@@ -41,7 +49,8 @@ export async function processSyncEntity(
       },
       onPage: async (progress) => {
         deps.metrics.recordsIndexed.inc({ kind, entity }, progress.pageIndexed);
-        await slots.heartbeat(connectorId, holder);
+        await slots.connector.heartbeat(connectorId, holder);
+        if (organizationId) await slots.organization.heartbeat(organizationId, holder);
       },
     });
     count(outcome.status);
@@ -85,6 +94,7 @@ export async function processSyncEntity(
     }
     throw error;
   } finally {
-    await slots.release(connectorId, holder);
+    await slots.connector.release(connectorId, holder);
+    if (organizationId) await slots.organization.release(organizationId, holder);
   }
 }

@@ -58,11 +58,62 @@ export async function processWebhookEvent(
   token: string | undefined,
   deps: SyncDeps,
   writeRecord?: RecordWriter,
+  shares?: OrganizationShares,
 ): Promise<{ outcomes: RefreshRecordOutcome[] } | { skipped: string }> {
   const event = WebhookEventJob.parse(job.data);
   const started = performance.now();
   const row = await findRow(deps, event.connectorId);
   if (!row) return { skipped: 'connector deleted' };
+  // Over its organization's share of this worker's slots: back to the queue for a moment, the others go first.
+  const done = shares?.enter(row.organization_id);
+  if (shares && !done) {
+    await job.moveToDelayed(Date.now() + SHARE_RETRY_MS, token);
+    throw new DelayedError();
+  }
+  try {
+    return await processEvent(job, token, deps, row, event, started, writeRecord);
+  } finally {
+    done?.();
+  }
+}
+
+/** An event whose organization is over its share waits this long before it is tried again. */
+const SHARE_RETRY_MS = 100;
+
+/**
+ * Events of one organization a worker processes at once (per process, no Redis round trip on this latency-bound
+ * path): a tenant whose upstream answers slowly, or who sends a flood, leaves the other slots to the others.
+ */
+export class OrganizationShares {
+  readonly #limit: number;
+  readonly #running = new Map<string, number>();
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Takes a share (give it back with the returned function), or undefined when the organization is at its limit. */
+  enter(organizationId: string): (() => void) | undefined {
+    const running = this.#running.get(organizationId) ?? 0;
+    if (running >= this.#limit) return undefined;
+    this.#running.set(organizationId, running + 1);
+    return () => {
+      const left = (this.#running.get(organizationId) ?? 1) - 1;
+      if (left > 0) this.#running.set(organizationId, left);
+      else this.#running.delete(organizationId);
+    };
+  }
+}
+
+async function processEvent(
+  job: Job,
+  token: string | undefined,
+  deps: SyncDeps,
+  row: ConnectorRow,
+  event: WebhookEventJob,
+  started: number,
+  writeRecord: RecordWriter | undefined,
+): Promise<{ outcomes: RefreshRecordOutcome[] }> {
   const log = deps.logger.child({ connector_id: row.id, event_id: event.eventId, type: event.type });
   // Timing counters for the "processed" line (what bench:freshness reads): where an event's time goes.
   const timing = { read_ms: 0, write_ms: 0 };

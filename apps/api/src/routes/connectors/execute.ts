@@ -67,7 +67,10 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     const entity = entityOf(catalog, body.entity);
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
       // Already JSON: search-dsl writes the page from the engine's bytes (searchPageJson).
-      const page = await deps.search.search(cachedRow, entity, body.params ?? {});
+      const page = await deps.search.search(cachedRow, entity, body.params ?? {}, {
+        signal: c.req.raw.signal,
+        requestId: c.get('requestId'),
+      });
       return c.body(page, 200, { 'content-type': 'application/json' });
     }
     const { row } = await loadConnector(c, deps);

@@ -1,11 +1,14 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { type ParsedWebhook, WebhookPayloadError, webhookSchemeFor } from '@conduit/platform';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { jsonResponse, mountRoute, problems } from '../../openapi/route-kit.ts';
 import { WebhookAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
+import { type Refusal, RefusedWebhooks } from '../../services/refused-webhooks.ts';
 import { ConnectorIdParams } from './schemas.ts';
 
 const CONNECTOR_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -25,26 +28,64 @@ export const webhookRoute = createRoute({
       content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
     },
   },
-  responses: { 202: jsonResponse(WebhookAcceptedSchema, 'queued (or a duplicate)'), ...problems(400, 401, 404, 413) },
+  responses: {
+    202: jsonResponse(WebhookAcceptedSchema, 'queued (or a duplicate)'),
+    ...problems(400, 401, 404, 413, 429),
+  },
 });
 
 /**
- * POST /api/v1/integrations/connectors/{id}/webhooks (DESIGN §7): public, authenticated only by the vendor's
- * signature over the raw body, checked with the connector's webhook secret before the body is parsed.
- * 404 unknown connector or kind without webhooks; 401 `invalid_signature` for a missing, wrong or stale
+ * POST /api/v1/integrations/connectors/{id}/webhooks (README "Webhooks from the upstream", docs/security.md):
+ * public, authenticated only by the vendor's signature over the raw body, checked with the connector's webhook
+ * secret before the body is parsed.
+ * 404 for an unknown connector and for a kind without webhooks alike (the answer names nothing, so it tells no
+ * one which connectors exist or what kind they are); 401 `invalid_signature` for a missing, wrong or stale
  * signature (and when no secret is configured: nothing can be verified); 413 over 1 MiB (the /api/* body limit);
- * 202 once queued, deduplicated by the event id. A refused call stores nothing.
+ * 202 once queued, deduplicated by the event id. A refused call stores nothing; refused calls are limited per
+ * address and per connector (429 with Retry-After) and logged by sample (RefusedWebhooks).
  */
 export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
+  const refused = new RefusedWebhooks({
+    redis: deps.redis,
+    namespace: deps.env.NAMESPACE,
+    limit: deps.env.WEBHOOK_REFUSED_PER_MINUTE,
+  });
+  /** Counts the refusal, logs a sample of them, and throws the answer (429 once over a limit). */
+  const refuse = async (
+    c: Context<ApiEnv>,
+    address: string,
+    connectorId: string | undefined,
+    reason: string,
+    answer: ApiError,
+  ): Promise<never> => {
+    const refusal: Refusal = await refused.record(address, connectorId);
+    if (refusal.log) {
+      c.get('logger').warn('webhook refused', {
+        ...(connectorId ? { connector_id: connectorId } : {}),
+        address,
+        reason,
+        refused_in_window: refusal.count,
+      });
+    }
+    if (refusal.retryAfterSeconds !== undefined) {
+      throw new ApiError(429, 'rate_limited', 'too many refused webhook calls', [], refusal.retryAfterSeconds);
+    }
+    throw answer;
+  };
   mountRoute(app, webhookRoute, async (c) => {
+    const address = remoteAddress(c);
+    const blocked = await refused.addressBlocked(address);
+    if (blocked !== undefined) {
+      throw new ApiError(429, 'rate_limited', 'too many refused webhook calls', [], blocked);
+    }
     const id = c.req.param('connector_id') ?? '';
     const row = CONNECTOR_ID.test(id) ? await deps.connectors.findForSync(id) : undefined;
-    if (!row || !findConnectorDefinition(row.connector_type)) {
-      throw new ApiError(404, 'connector_not_found', `no connector ${id}`);
+    const scheme = row && findConnectorDefinition(row.connector_type) ? webhookSchemeFor(row.connector_type) : null;
+    if (!row || !scheme) {
+      const notFound = new ApiError(404, 'connector_not_found', 'no webhook endpoint at this address');
+      return refuse(c, address, undefined, row ? 'kind without webhooks' : 'unknown connector', notFound);
     }
-    const scheme = webhookSchemeFor(row.connector_type);
-    if (!scheme) throw new ApiError(404, 'webhooks_unsupported', `${row.connector_type} sends no webhooks`);
     const body = Buffer.from(await c.req.arrayBuffer());
     const secret = row.webhook_secret_ciphertext
       ? (deps.cipher.decrypt(row.webhook_secret_ciphertext) as { secret: string }).secret
@@ -53,8 +94,8 @@ export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       ? scheme.verify({ headers: (name) => c.req.header(name), body }, secret, Date.now())
       : { ok: false as const, reason: 'no webhook secret is configured for this connector' };
     if (!verification.ok) {
-      c.get('logger').warn('webhook refused', { connector_id: row.id, reason: verification.reason });
-      throw new ApiError(401, 'invalid_signature', 'the webhook signature is missing, wrong or stale');
+      const invalid = new ApiError(401, 'invalid_signature', 'the webhook signature is missing, wrong or stale');
+      return refuse(c, address, row.id, verification.reason, invalid);
     }
     const event = parseEvent(body, (payload) =>
       scheme.parse({ headers: (name) => c.req.header(name), body }, payload, row.config),
@@ -69,6 +110,19 @@ export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     return c.json({ event_id: event.eventId, status: outcome }, 202);
   });
   return app;
+}
+
+/**
+ * The TCP peer's address. Never X-Forwarded-For: a caller could then pick a fresh address per call. Behind a
+ * proxy every call shares the proxy's address; the per-connector limit still holds. In-process requests (tests
+ * through app.request) have no socket.
+ */
+function remoteAddress(c: Context<ApiEnv>): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 function parseEvent(body: Buffer, parse: (payload: unknown) => ParsedWebhook): ParsedWebhook {

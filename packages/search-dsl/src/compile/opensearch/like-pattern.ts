@@ -13,6 +13,36 @@ function escapeLiteral(c: string): string {
   return c === '*' || c === '?' || c === '\\' ? `\\${c}` : c;
 }
 
+/** What a `like` pattern costs the engine depends on (see validate/search-cost.ts). */
+export interface LikeShape {
+  /** `%` and `_` after the substring rule (a pattern without either is `%text%`). */
+  readonly wildcards: number;
+  /** Literal characters in all. */
+  readonly literals: number;
+  /** The longest run of literal characters, counting the start or end of the value as one where the pattern is anchored there. */
+  readonly longestLiteralRun: number;
+}
+
+export function likeShape(pattern: string): LikeShape {
+  const tokens = likeTokens(pattern);
+  let wildcards = 0;
+  let literals = 0;
+  let run = tokens[0]?.kind === 'char' ? 1 : 0;
+  let longest = 0;
+  for (const token of tokens) {
+    if (token.kind === 'char') {
+      literals++;
+      run++;
+    } else {
+      wildcards++;
+      longest = Math.max(longest, run);
+      run = 0;
+    }
+  }
+  if (tokens.at(-1)?.kind === 'char') run++;
+  return { wildcards, literals, longestLiteralRun: Math.max(longest, run) };
+}
+
 type LikeToken = { readonly kind: 'any' } | { readonly kind: 'one' } | { readonly kind: 'char'; readonly char: string };
 
 /** The pattern as tokens (code points), with the substring rule applied. */

@@ -1,0 +1,74 @@
+import type { Redis } from 'ioredis';
+
+/** Counting windows of refused calls, in milliseconds. */
+const WINDOW_MS = 60_000;
+
+export interface RefusedWebhooksOptions {
+  readonly redis: Redis;
+  readonly namespace: string;
+  /** Refused calls per window, per caller address and per connector, before the route answers 429. */
+  readonly limit: number;
+}
+
+/** What to do with a refusal: the count in this window, whether to log it (a sample), and how long to back off. */
+export interface Refusal {
+  readonly count: number;
+  readonly log: boolean;
+  readonly retryAfterSeconds: number | undefined;
+}
+
+/**
+ * Refused calls on the public upstream-webhook route (no bearer token: anyone can call it), counted in Redis per
+ * caller address and per connector, so every API instance shares the count. An address over its limit is refused
+ * before any work (no database read, no signature check, no log line). A connector over its limit still has each
+ * call's signature checked, so the vendor's genuine deliveries keep flowing while someone sends forgeries; the
+ * forgeries get 429 with Retry-After instead of 401. Logging is sampled: the first refusal of a window, then one in
+ * a hundred, each line saying how many there were.
+ */
+export class RefusedWebhooks {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #limit: number;
+
+  constructor(options: RefusedWebhooksOptions) {
+    if (options.limit < 1) throw new Error('RefusedWebhooks: limit must be >= 1');
+    this.#redis = options.redis;
+    this.#prefix = `${options.namespace}:webhooks:refused`;
+    this.#limit = options.limit;
+  }
+
+  /** Seconds until `address` may call again, or undefined when it is under its limit. */
+  async addressBlocked(address: string): Promise<number | undefined> {
+    const key = this.#key('address', address);
+    const [count, ttlMs] = await Promise.all([this.#redis.get(key), this.#redis.pttl(key)]);
+    return Number(count ?? 0) >= this.#limit ? retryAfter(ttlMs) : undefined;
+  }
+
+  /** Counts a refused call from `address` (and to `connectorId`, when it exists). */
+  async record(address: string, connectorId: string | undefined): Promise<Refusal> {
+    const keys = [this.#key('address', address), ...(connectorId ? [this.#key('connector', connectorId)] : [])];
+    const pipeline = this.#redis.multi();
+    for (const key of keys) {
+      // A new window starts at 0 with its expiry; INCR keeps the expiry of an existing one.
+      pipeline.set(key, '0', 'PX', WINDOW_MS, 'NX').incr(key).pttl(key);
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const counts = keys.map((_, i) => Number(results[i * 3 + 1]?.[1] ?? 0));
+    const ttls = keys.map((_, i) => Number(results[i * 3 + 2]?.[1] ?? WINDOW_MS));
+    const count = Math.max(...counts);
+    const over = counts.findIndex((c) => c > this.#limit);
+    return {
+      count,
+      log: count === 1 || count % 100 === 0,
+      retryAfterSeconds: over === -1 ? undefined : retryAfter(ttls[over] ?? WINDOW_MS),
+    };
+  }
+
+  #key(kind: 'address' | 'connector', id: string): string {
+    return `${this.#prefix}:${kind}:${id}`;
+  }
+}
+
+function retryAfter(ttlMs: number): number {
+  return Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : WINDOW_MS) / 1000));
+}

@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
+import { hashClientSecret } from '@conduit/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForEntity } from '../harness/connector-status.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
+import { startOrb } from '../simulators/orb/simulator.ts';
+import { startTypeform } from '../simulators/typeform/simulator.ts';
+
+/**
+ * Worker slots shared between organizations: A's runs are held at its upstream (every Orb request waits until the
+ * test releases it) and take at most ORGANIZATION_SYNC_CONCURRENCY slots, so B's connector syncs meanwhile.
+ */
+describe('sync worker slots shared fairly between organizations', () => {
+  let orb: SimulatorHandle;
+  let typeform: SimulatorHandle;
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    [orb, typeform] = await Promise.all([startOrb({ size: 5 }), startTypeform({ size: 3 })]);
+    const baseUrls: Record<string, string> = {};
+    const tokenUrls: Record<string, string> = {};
+    for (const sim of [orb, typeform]) {
+      baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
+      if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
+    }
+    platform = await startTestPlatform({
+      overrides: { baseUrls, tokenUrls },
+      // Two worker slots; without the organization cap, A's two held runs would take both.
+      env: { WORKER_CONCURRENCY: '2', CONNECTOR_CONCURRENCY: '2', ORGANIZATION_SYNC_CONCURRENCY: '1' },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    orb?.faults.release();
+    await platform?.close();
+    await orb?.close();
+    await typeform?.close();
+  });
+
+  const create = async (token: string, sim: SimulatorHandle) => {
+    const response = await fetch(`${platform.url}/api/v1/integrations/connectors`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        customer_name: 'fair',
+        connector_type: sim.connectorType,
+        name: sim.connectorType,
+        credentials: sim.credentials,
+        config: sim.config,
+        replication_config: sim.replicationConfig,
+      }),
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    return ((await response.json()) as { connector_id: string }).connector_id;
+  };
+
+  it("syncs B's connector while A's runs are held upstream, A taking one slot at a time", async () => {
+    const connectorA = await create(await platform.token(), orb);
+    // A's first run reaches the upstream and is held there; the others wait for A's slot, not for the worker.
+    orb.faults.hold();
+    await eventually(async () => (orb.faults.held > 0 ? true : undefined), 30_000, 20);
+
+    const { clients } = platform.api.deps;
+    const orgB = `org-b-${randomBytes(4).toString('hex')}`;
+    const secret = `secret-${randomBytes(12).toString('hex')}`;
+    await clients.upsertOrganization(orgB, orgB);
+    await clients.upsertClient({
+      client_id: `client-${orgB}`,
+      secret_hash: await hashClientSecret(secret),
+      name: 'b',
+      allowed_redirect_urls: [],
+    });
+    await clients.grant(`client-${orgB}`, orgB);
+    const tokenResponse = await fetch(`${platform.url}/api/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: `client-${orgB}`, client_secret: secret }),
+    });
+    const tokenB = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    const connectorB = await create(tokenB, typeform);
+
+    const entitiesB = Object.values(findConnectorDefinition('Typeform')!.catalog.entities).filter((e) => e.searchable);
+    for (const entity of entitiesB) {
+      const status = await eventually(async () => {
+        const response = await fetch(`${platform.url}/api/v1/integrations/connectors/${connectorB}`, {
+          headers: { authorization: `Bearer ${tokenB}` },
+        });
+        const view = (await response.json()) as { entities: Record<string, { status: string }> };
+        return view.entities[entity.name]?.status === 'ready' ? 'ready' : undefined;
+      }, 60_000);
+      expect(status, entity.name).toBe('ready');
+    }
+    // All that time A held one request upstream: one run, never two, although the connector allows two.
+    expect(orb.faults.held).toBe(1);
+
+    orb.faults.release();
+    const entitiesA = Object.values(findConnectorDefinition('Orb')!.catalog.entities).filter((e) => e.searchable);
+    for (const entity of entitiesA) {
+      await waitForEntity(platform, connectorA, entity.name, (s) => s.status === 'ready');
+    }
+  }, 180_000);
+});

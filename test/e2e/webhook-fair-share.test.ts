@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
+import { hashClientSecret } from '@conduit/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
+import type { WebhookChange } from '../simulators/kit/webhooks.ts';
+import { startOrb } from '../simulators/orb/simulator.ts';
+import { startTypeform } from '../simulators/typeform/simulator.ts';
+
+/**
+ * Webhook worker slots shared between organizations: A's events are held at its upstream (every Orb request waits
+ * until the test releases it) and take at most WEBHOOK_ORGANIZATION_CONCURRENCY slots, so B's events are
+ * processed meanwhile.
+ */
+describe('webhook worker slots shared fairly between organizations', () => {
+  let orb: SimulatorHandle;
+  let typeform: SimulatorHandle;
+  let platform: TestPlatform;
+  let tokenB = '';
+  const connectors: Record<string, string> = {};
+
+  const call = (token: string, method: string, path: string, body?: unknown) =>
+    fetch(`${platform.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  /** Creates a connector of `sim`'s kind, sets its webhook secret, subscribes the simulator, waits for its syncs. */
+  const connect = async (token: string, sim: SimulatorHandle) => {
+    const created = await call(token, 'POST', '/api/v1/integrations/connectors', {
+      customer_name: 'fair',
+      connector_type: sim.connectorType,
+      name: sim.connectorType,
+      credentials: sim.credentials,
+      config: sim.config,
+      replication_config: sim.replicationConfig,
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const id = ((await created.json()) as { connector_id: string }).connector_id;
+    const secret = sim.webhooks!.newSecret();
+    expect(
+      (await call(token, 'PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret })).status,
+    ).toBe(200);
+    sim.webhooks!.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
+    connectors[sim.connectorType] = id;
+    return id;
+  };
+
+  /** Whether the change is searchable through `token`. */
+  const searchable = async (token: string, sim: SimulatorHandle, change: WebhookChange) => {
+    const spec = findConnectorDefinition(sim.connectorType)!.catalog.entities[change.entity]!;
+    const keyType = spec.searchable?.[spec.recordKey]?.type;
+    const key = keyType === 'integer' || keyType === 'number' ? Number(change.key) : change.key;
+    const response = await call(
+      token,
+      'POST',
+      `/api/v1/integrations/connectors/${connectors[sim.connectorType]}/execute`,
+      {
+        entity: change.entity,
+        action: 'search',
+        params: { query: { filter: { eq: { [spec.recordKey]: key } } } },
+      },
+    );
+    const record = ((await response.json()) as { data: Record<string, unknown>[] }).data[0];
+    return record?.[change.field!] === change.value ? true : undefined;
+  };
+
+  beforeAll(async () => {
+    [orb, typeform] = await Promise.all([startOrb({ size: 5 }), startTypeform({ size: 3 })]);
+    const baseUrls: Record<string, string> = {};
+    const tokenUrls: Record<string, string> = {};
+    for (const sim of [orb, typeform]) {
+      baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
+      if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
+    }
+    platform = await startTestPlatform({
+      overrides: { baseUrls, tokenUrls },
+      // Two webhook slots; without the organization share, A's held events would take both.
+      env: { WEBHOOK_CONCURRENCY: '2', WEBHOOK_ORGANIZATION_CONCURRENCY: '1' },
+    });
+    const { clients } = platform.api.deps;
+    const orgB = `org-b-${randomBytes(4).toString('hex')}`;
+    const secret = `secret-${randomBytes(12).toString('hex')}`;
+    await clients.upsertOrganization(orgB, orgB);
+    await clients.upsertClient({
+      client_id: `client-${orgB}`,
+      secret_hash: await hashClientSecret(secret),
+      name: 'b',
+      allowed_redirect_urls: [],
+    });
+    await clients.grant(`client-${orgB}`, orgB);
+    const tokenResponse = await fetch(`${platform.url}/api/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: `client-${orgB}`, client_secret: secret }),
+    });
+    tokenB = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    await connect(await platform.token(), orb);
+    await connect(tokenB, typeform);
+    // First syncs done, so that only webhook work reaches the upstreams from here on.
+    const tokenA = await platform.token();
+    for (const [sim, token] of [
+      [orb, tokenA],
+      [typeform, tokenB],
+    ] as const) {
+      const catalog = findConnectorDefinition(sim.connectorType)!.catalog;
+      const names = Object.values(catalog.entities)
+        .filter((e) => e.searchable)
+        .map((e) => e.name);
+      await eventually(async () => {
+        const response = await call(token, 'GET', `/api/v1/integrations/connectors/${connectors[sim.connectorType]}`);
+        const view = (await response.json()) as { entities: Record<string, { status: string }> };
+        return names.every((name) => view.entities[name]?.status === 'ready') ? true : undefined;
+      }, 90_000);
+    }
+  }, 180_000);
+  afterAll(async () => {
+    orb?.faults.release();
+    await platform?.close();
+    await orb?.close();
+    await typeform?.close();
+  });
+
+  it("processes B's event while A's events are held at A's upstream, A taking one slot", async () => {
+    orb.faults.hold();
+    const changesA: WebhookChange[] = [];
+    for (let i = 0; i < 3; i++) {
+      const change = await orb.webhooks!.edit();
+      expect(change.status).toBe(202);
+      changesA.push(change);
+    }
+    await eventually(async () => (orb.faults.held > 0 ? true : undefined), 10_000, 20);
+
+    const changeB = await typeform.webhooks!.edit();
+    expect(changeB.status).toBe(202);
+    await eventually(() => searchable(tokenB, typeform, changeB), 15_000);
+    // All that time A's events re-read one record at a time, although the worker has two slots.
+    expect(orb.faults.held).toBe(1);
+
+    orb.faults.release();
+    const tokenA = await platform.token();
+    for (const change of changesA) await eventually(() => searchable(tokenA, orb, change), 15_000);
+  }, 120_000);
+});
