@@ -69,6 +69,19 @@ export const PlatformEnv = z.object({
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * How long removed records' tombstones (and change-feed events) are kept: a write read longer ago than this is
+   * no longer guarded against (docs/changes.md).
+   */
+  CHANGES_RETENTION: z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d)$/)
+    .default('30d'),
+  /** How often the worker purges what is older than CHANGES_RETENTION. */
+  RETENTION_INTERVAL: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/)
+    .default('1h'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;
@@ -102,8 +115,8 @@ export function publicBaseUrl(env: Pick<PlatformEnv, 'PUBLIC_BASE_URL' | 'PORT'>
 }
 
 export function intervalMs(interval: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(interval);
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(interval);
   if (!match) throw new Error(`invalid interval ${interval}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
   return Number(match[1]) * unit;
 }

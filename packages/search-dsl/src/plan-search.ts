@@ -28,5 +28,7 @@ export type SearchPlan = CompiledSearch & {
  */
 export function planSearch(input: unknown, options: PlanSearchOptions): SearchPlan {
   const search = validateSearch(parseSearchParams(input), { searchable: options.searchable });
-  return { ...compileSearch(search, options), search, lookup: compileLookup(search, options) };
+  const compiled = compileSearch(search, options);
+  const lookup = compileLookup(search, { ...options, includes: compiled.body._source.includes });
+  return { ...compiled, search, lookup };
 }

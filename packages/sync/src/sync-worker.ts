@@ -5,6 +5,7 @@ import type { SyncDeps } from './deps.ts';
 import { processSyncConnector } from './processors/sync-connector.ts';
 import { processSyncEntity } from './processors/sync-entity.ts';
 import { startReconciler } from './reconcile.ts';
+import { startRetention } from './retention.ts';
 
 export interface SyncWorker {
   readonly worker: Worker;
@@ -40,12 +41,14 @@ export function startSyncWorker(deps: SyncDeps): SyncWorker {
   );
   worker.on('error', (error) => logger.error('worker error', { error }));
   const stopReconciler = startReconciler(deps);
+  const stopRetention = startRetention(deps);
   logger.info('worker started', { queue: syncQueueName(env.NAMESPACE), concurrency: env.WORKER_CONCURRENCY });
   return {
     worker,
     async close() {
       stopping = true;
       stopReconciler();
+      stopRetention();
       await worker.close();
       workerConnection.disconnect();
     },

@@ -12,12 +12,33 @@ export interface Fault {
   headers?: Record<string, string>;
 }
 
+/** Which request a hold catches: the next one this predicate accepts. */
+export type HoldMatch = (request: { method: string; path: string; query: URLSearchParams }) => boolean;
+
+/**
+ * One upstream answer held back: the request was answered from the data as it was when it arrived, and the answer
+ * leaves only on `release()`. Tests use it to order a slow read against other work deterministically.
+ */
+export interface HeldAnswer {
+  /** Resolves once a matching request arrived and its answer was computed. */
+  readonly reached: Promise<void>;
+  release(): void;
+}
+
+interface PendingHold {
+  matches: HoldMatch;
+  claimed: boolean;
+  reached(): void;
+  released: Promise<void>;
+}
+
 /**
  * Faults on demand, for tests (`sim.faults.add(...)`) and by HTTP (`POST /__sim/faults`), plus a request log.
  * Every simulator mounts it first, so 429 storms and 5xx bursts look like the real vendor's.
  */
 export class FaultInjector {
   readonly #faults: Fault[] = [];
+  readonly #holds: PendingHold[] = [];
   readonly requests: { method: string; path: string; query: string; at: number }[] = [];
 
   add(fault: Fault): void {
@@ -26,6 +47,20 @@ export class FaultInjector {
 
   clear(): void {
     this.#faults.length = 0;
+  }
+
+  /** Holds the answer of the next request matching `match` until the test releases it (see HeldAnswer). */
+  hold(match: HoldMatch): HeldAnswer {
+    let reached!: () => void;
+    let release!: () => void;
+    const reachedPromise = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#holds.push({ matches: match, claimed: false, reached, released });
+    return { reached: reachedPromise, release };
   }
 
   middleware(defaultBody: (status: number) => unknown): MiddlewareHandler {
@@ -41,7 +76,15 @@ export class FaultInjector {
         fault.count--;
         return respond(c, fault, defaultBody);
       }
+      const hold = this.#holds.find(
+        (h) => !h.claimed && h.matches({ method: c.req.method, path: url.pathname, query: url.searchParams }),
+      );
+      if (hold) hold.claimed = true;
       await next();
+      if (hold) {
+        hold.reached();
+        await hold.released;
+      }
     };
   }
 }

@@ -94,7 +94,7 @@ async function lookUp(
   const started = performance.now();
   let answer: SearchAnswer;
   try {
-    answer = await indexStore.lookup(index, connectorId, lookup.ids, plan.body._source.includes);
+    answer = await indexStore.lookup(index, connectorId, lookup.ids, lookup.includes);
   } catch (error) {
     throw searchUnavailable('cannot answer', error);
   }
