@@ -107,6 +107,10 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
   });
 
   it('a page read before a webhook re-read and written after it does not bring the old email back', async () => {
+    const feed = `/api/v1/integrations/connectors/${id}/changes`;
+    const { meta } = (await (await platform.call('GET', `${feed}?after=latest`)).json()) as {
+      meta: { cursor: string };
+    };
     const held = sim.faults.hold(listOf('/v1/customers'));
     const passEnded = await startPass(platform, id, 'customers');
     await held.reached; // the page holds every customer as it was
@@ -116,6 +120,13 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
     held.release();
     await passEnded();
     expect(await emailOf(change.key)).toBe(change.value);
+    // The change feed has the re-read's update only: the page's older read was never applied.
+    const after = (await (await platform.call('GET', `${feed}?after=${meta.cursor}`)).json()) as {
+      data: { type: string; key: string; source: string; record: { email: string } }[];
+    };
+    expect(after.data.map((e) => [e.type, e.key, e.source, e.record.email])).toEqual([
+      ['record.updated', change.key, 'webhook', change.value],
+    ]);
   }, 90_000);
 
   it('a webhook re-read before a page and written after it does not replace the newer page', async () => {

@@ -9,6 +9,7 @@ import { requestId } from './middleware/request-id.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { registerChanges } from './routes/connectors/changes.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
@@ -84,6 +85,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerOAuthInitiate(connectors, deps);
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
+  registerChanges(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
 
   // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.

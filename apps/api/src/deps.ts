@@ -11,6 +11,7 @@ export interface ApiDeps
     // webhookQueue: accepted upstream webhooks, deduplicated by event id (DESIGN §7); metrics: GET /metrics.
     | 'connectors'
     | 'syncStates'
+    | 'changeFeed'
     | 'cipher'
     | 'hosted'
     | 'indexStore'

@@ -44,6 +44,7 @@ export async function createApiRuntime(
     connectors: services.connectors,
     connectorCache,
     syncStates: services.syncStates,
+    changeFeed: services.changeFeed,
     clients,
     cipher: services.cipher,
     tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),

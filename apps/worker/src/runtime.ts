@@ -31,6 +31,7 @@ export async function createWorkerRuntime(
     logger,
     connectors: services.connectors,
     syncStates: services.syncStates,
+    changeFeed: services.changeFeed,
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,

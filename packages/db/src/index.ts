@@ -1,5 +1,12 @@
 export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
+export {
+  type AppliedRecordChange,
+  type ChangeEventRow,
+  ChangeFeedRepository,
+  type ChangeType,
+  type FeedHead,
+} from './repositories/change-feed.ts';
 export { ClientsRepository, type ClientWithOrganizations } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';

@@ -70,12 +70,44 @@ export interface SyncStatesTable {
   updated_at: UpdatedAt;
 }
 
+/** Bigints come back from pg as strings; they are written as numbers or strings. */
+type BigInt = ColumnType<string, number | string, number | string>;
+
+export interface ChangeFeedHeadsTable {
+  connector_id: string;
+  last_seq: ColumnType<string, number | string | undefined, number | string>;
+  purged_through: ColumnType<string, number | string | undefined, number | string>;
+}
+
+export interface RecordStatesTable {
+  connector_id: string;
+  entity: string;
+  key: string;
+  version: BigInt;
+  content_hash: string | null;
+  deleted: boolean;
+}
+
+export interface ChangeEventsTable {
+  connector_id: string;
+  seq: BigInt;
+  type: string;
+  entity: string;
+  key: string;
+  record: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  source: string;
+  changed_at: CreatedAt;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
   client_organizations: ClientOrganizationsTable;
   connectors: ConnectorsTable;
   sync_states: SyncStatesTable;
+  change_feed_heads: ChangeFeedHeadsTable;
+  record_states: RecordStatesTable;
+  change_events: ChangeEventsTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -2,13 +2,14 @@ import { intervalMs } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
 
 /**
- * Removes what is older than CHANGES_RETENTION: tombstones of removed records in the copy (docs/changes.md).
- * Idempotent, so every worker may run it; a tombstone written again meanwhile is kept.
+ * Removes what is older than CHANGES_RETENTION (docs/changes.md): tombstones of removed records in the copy and
+ * change-feed events. Idempotent, so every worker may run it; a tombstone written again meanwhile is kept.
  */
-export async function purgeExpired(deps: Pick<SyncDeps, 'env' | 'indexStore'>, now = Date.now()) {
+export async function purgeExpired(deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed'>, now = Date.now()) {
   const before = now - intervalMs(deps.env.CHANGES_RETENTION);
   const tombstones = await deps.indexStore.purgeTombstones(before);
-  return { tombstones };
+  const events = await deps.changeFeed.purgeBefore(new Date(before));
+  return { tombstones, events };
 }
 
 /** Runs `purgeExpired` now and then every RETENTION_INTERVAL; errors are logged and retried next time. */

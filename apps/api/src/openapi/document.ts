@@ -2,6 +2,7 @@ import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
 import { catalogRoute } from '../routes/catalog.ts';
+import { listChangesRoute } from '../routes/connectors/changes.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
 import {
@@ -37,6 +38,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   { base: CONNECTORS_BASE, route: syncConnectorRoute },
   { base: CONNECTORS_BASE, route: webhookRoute },
   { base: CONNECTORS_BASE, route: executeRoute },
+  { base: CONNECTORS_BASE, route: listChangesRoute },
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },
@@ -58,6 +60,7 @@ export const DOCUMENT_CONFIG = {
     { name: 'Execute and search', description: 'live actions and search over the synchronized copy' },
     { name: 'OAuth consent', description: 'connect a kind through its provider’s consent screen' },
     { name: 'Webhooks', description: 'upstream events, verified by the vendor’s signature' },
+    { name: 'Changes', description: 'every change the copy applied, in order: the change feed' },
     { name: 'Catalog', description: 'kinds, schemas, entities and searchable fields' },
     { name: 'Operations', description: 'health, readiness and metrics' },
   ],
