@@ -12,6 +12,7 @@ export interface ApiDeps
     | 'connectors'
     | 'syncStates'
     | 'changeFeed'
+    | 'webhookEndpoints'
     | 'cipher'
     | 'hosted'
     | 'indexStore'

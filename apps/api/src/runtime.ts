@@ -45,6 +45,7 @@ export async function createApiRuntime(
     connectorCache,
     syncStates: services.syncStates,
     changeFeed: services.changeFeed,
+    webhookEndpoints: services.webhookEndpoints,
     clients,
     cipher: services.cipher,
     tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),

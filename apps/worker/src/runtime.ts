@@ -32,6 +32,8 @@ export async function createWorkerRuntime(
     connectors: services.connectors,
     syncStates: services.syncStates,
     changeFeed: services.changeFeed,
+    webhookEndpoints: services.webhookEndpoints,
+    cipher: services.cipher,
     hosted: services.hosted,
     indexStore: services.indexStore,
     scheduler: services.scheduler,

@@ -11,6 +11,15 @@ export { ClientsRepository, type ClientWithOrganizations } from './repositories/
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
 export {
+  type ClaimedDelivery,
+  type DeliveryAttemptOutcome,
+  type NewWebhookEndpoint,
+  type WebhookDeliveryRow,
+  type WebhookEndpointChanges,
+  type WebhookEndpointRow,
+  WebhookEndpointsRepository,
+} from './repositories/webhook-endpoints.ts';
+export {
   type ConnectorRow,
   type Database,
   type NewConnectorRow,

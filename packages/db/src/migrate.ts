@@ -5,6 +5,7 @@ import * as runOwner from './migrations/0002-run-owner.ts';
 import * as changeCapture from './migrations/0003-change-capture.ts';
 import * as webhooks from './migrations/0004-webhooks.ts';
 import * as changeFeed from './migrations/0005-change-feed.ts';
+import * as webhookEndpoints from './migrations/0006-webhook-endpoints.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-change-capture': changeCapture,
   '0004-webhooks': webhooks,
   '0005-change-feed': changeFeed,
+  '0006-webhook-endpoints': webhookEndpoints,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

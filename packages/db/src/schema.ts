@@ -99,6 +99,58 @@ export interface ChangeEventsTable {
   changed_at: CreatedAt;
 }
 
+/** A jsonb list of names, null for "all". */
+type NullableList = ColumnType<string[] | null, string | null, string | null>;
+
+export interface WebhookEndpointsTable {
+  id: string;
+  organization_id: string;
+  url: string;
+  description: string | null;
+  connector_ids: NullableList;
+  entities: NullableList;
+  types: NullableList;
+  /** `whsec_…`, encrypted like the credentials: shown once at creation, never selected into a response. */
+  secret_ciphertext: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Since when every attempt failed (null after a success): five days of it disable the endpoint. */
+  failing_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface WebhookPositionsTable {
+  endpoint_id: string;
+  connector_id: string;
+  after_seq: BigInt;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  endpoint_id: string;
+  connector_id: string;
+  seq: BigInt;
+  /** `entity/key`: deliveries of one record go out one at a time, in order. */
+  record_ref: string;
+  /** The body sent, the same bytes on every attempt. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Date;
+  /** A worker sending it holds it until then; after that (the worker died) another takes it over. */
+  leased_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: CreatedAt;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempted_at: Date;
+  http_status: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -108,6 +160,10 @@ export interface Database {
   change_feed_heads: ChangeFeedHeadsTable;
   record_states: RecordStatesTable;
   change_events: ChangeEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_positions: WebhookPositionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -82,6 +82,20 @@ export const PlatformEnv = z.object({
     .string()
     .regex(/^\d+(ms|s|m|h)$/)
     .default('1h'),
+  /**
+   * Waits before each retry of a webhook delivery to a customer's endpoint (comma-separated); after the last, the
+   * delivery is failed. Tests shorten it (`1s,2s,4s`).
+   */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/)
+    .default('5s,5m,30m,2h,5h,10h,10h'),
+  /** A delivery answered 2xx within this long is delivered; otherwise it is retried. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** `1`: endpoints may use http (not only https). The local profile sets it. */
+  WEBHOOK_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
+  /** `1`: endpoints may resolve to loopback, private or link-local addresses. The local profile sets it. */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;

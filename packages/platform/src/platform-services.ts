@@ -7,6 +7,7 @@ import {
   ensureDatabaseExists,
   migrateToLatest,
   SyncStatesRepository,
+  WebhookEndpointsRepository,
 } from '@conduit/db';
 import { Client } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
@@ -30,6 +31,7 @@ export interface PlatformServices {
   readonly connectors: ConnectorsRepository;
   readonly syncStates: SyncStatesRepository;
   readonly changeFeed: ChangeFeedRepository;
+  readonly webhookEndpoints: WebhookEndpointsRepository;
   readonly cipher: CredentialsCipher;
   readonly hosted: HostedConnectors;
   readonly indexStore: IndexStore;
@@ -77,6 +79,7 @@ export async function connectPlatformServices(
     connectors,
     syncStates,
     changeFeed,
+    webhookEndpoints: new WebhookEndpointsRepository(db),
     cipher,
     hosted: new HostedConnectors({
       cipher,

@@ -1,5 +1,5 @@
 import { parseOrThrow } from '@conduit/connectors';
-import type { ChangeEventRow } from '@conduit/db';
+import { changeEventView } from '@conduit/platform';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
@@ -51,23 +51,6 @@ export const listChangesRoute = createRoute({
     ...problems(...AUTHENTICATED_PROBLEMS, 410),
   },
 });
-
-/** The event id: the connector and the event's number in its feed. */
-export function changeEventId(connectorId: string, seq: number): string {
-  return `${connectorId}.${seq}`;
-}
-
-export function changeEventView(connectorId: string, event: ChangeEventRow): z.infer<typeof ChangeEventSchema> {
-  return {
-    id: changeEventId(connectorId, event.seq),
-    type: event.type,
-    entity: event.entity,
-    key: event.key,
-    ...(event.record === null ? {} : { record: event.record }),
-    changed_at: event.changed_at.toISOString(),
-    source: event.source as z.infer<typeof ChangeEventSchema>['source'],
-  };
-}
 
 /** GET /api/v1/integrations/connectors/{id}/changes */
 export function registerChanges(app: OpenAPIHono<ApiEnv>, deps: Pick<ApiDeps, 'connectors' | 'changeFeed'>): void {
