@@ -1,3 +1,4 @@
+import { Conduit } from '@conduit/client';
 import { hashClientSecret } from '@conduit/platform';
 import { purgeExpired } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,6 +189,45 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
     expect(response.status).toBe(404);
     expect(((await response.json()) as { code: string }).code).toBe('connector_not_found');
   });
+
+  it('the typed client iterates the same feed (changes()), resumes from an event cursor, and manages endpoints', async () => {
+    const conduit = new Conduit({
+      baseUrl: platform.url,
+      clientId: platform.clientId,
+      clientSecret: platform.clientSecret,
+    });
+    const orb = conduit.connector(id, 'Orb');
+    const overHttp = (await allAfter(null)).events;
+    const iterated = [];
+    for await (const change of orb.changes({ entity: 'customers', limit: 5 })) iterated.push(change);
+    expect(iterated.map((e) => e.id)).toEqual(overHttp.map((e) => e.id));
+    const resumed = [];
+    for await (const change of orb.changes({ entity: 'customers', after: iterated[2]!.cursor }))
+      resumed.push(change.id);
+    expect(resumed).toEqual(overHttp.slice(3).map((e) => e.id));
+    // Following: a change made while the iterator waits arrives through it.
+    const abort = new AbortController();
+    const followed = (async () => {
+      for await (const change of orb.changes({ after: 'latest', follow: true, pollMs: 100, signal: abort.signal })) {
+        abort.abort();
+        return change;
+      }
+    })();
+    const edited = sim.data.customers[4]!;
+    edited.email = 'followed@example.com';
+    await announce(edited.id);
+    expect(await followed).toMatchObject({ type: 'record.updated', key: edited.id });
+    const endpoint = await conduit.webhookEndpoints.create({
+      url: 'https://hooks.example.com/x',
+      entities: ['customers'],
+    });
+    expect(endpoint.secret.startsWith('whsec_')).toBe(true);
+    expect((await conduit.webhookEndpoints.list()).map((e) => e.id)).toContain(endpoint.id);
+    expect((await conduit.webhookEndpoints.update(endpoint.id, { enabled: false })).enabled).toBe(false);
+    expect(await conduit.webhookEndpoints.deliveries(endpoint.id)).toEqual([]);
+    await conduit.webhookEndpoints.delete(endpoint.id);
+    expect(await conduit.webhookEndpoints.list()).toEqual([]);
+  }, 60_000);
 
   it('a cursor older than the retention answers 410 cursor_expired; without one, the oldest retained', async () => {
     const oldCursor = '1';
