@@ -140,6 +140,14 @@ export class WebhookEndpointsRepository {
     }>,
   ): Promise<number> {
     return this.#db.transaction().execute(async (trx) => {
+      // The endpoint first, as DELETE takes it before its positions and deliveries: the same lock order, no deadlock.
+      const alive = await trx
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('id', '=', endpoint.id)
+        .forShare()
+        .executeTakeFirst();
+      if (!alive) return 0;
       await sql`
         insert into webhook_positions (endpoint_id, connector_id, after_seq)
         select ${endpoint.id}, ${connectorId}, coalesce(max(seq), 0) from change_events
@@ -232,6 +240,14 @@ export class WebhookEndpointsRepository {
     disableAfterMs: number,
   ): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
+      // The endpoint first (as DELETE locks it before its deliveries); a deleted one has nothing left to record.
+      const alive = await trx
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('id', '=', delivery.endpoint_id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!alive) return;
       await trx
         .insertInto('webhook_attempts')
         .values({
