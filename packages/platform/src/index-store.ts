@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
-import { buildIndexMapping, copyScope, INTERNAL_FIELDS, indexDocumentId, toIndexDocument } from '@conduit/search-dsl';
+import { buildIndexMapping, copyScope, INTERNAL_FIELDS, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { type AppliedWrite, type ChangeSink, type ChangeSource, NO_CHANGES } from './change-sink.ts';
-import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument, tombstoneDocument } from './search-documents.ts';
+import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import { type SearchAnswer, SearchTransport } from './search-transport.ts';
+import { tombstoneOf, uniqueById, type VersionedDocument, versionAt } from './versioned-documents.ts';
 
 const CONNECTOR_ID_FIELD = INTERNAL_FIELDS.connectorId;
 const DELETED_FIELD = INTERNAL_FIELDS.deleted;
@@ -51,14 +52,6 @@ export interface CopyWriteOptions {
   /** Which path wrote (the change feed says it): `sync` unless given. */
   readonly source?: ChangeSource;
   readonly refresh?: IndexRefresh;
-}
-
-/** One document of a versioned bulk write. */
-interface VersionedDocument {
-  readonly id: string;
-  readonly version: number;
-  readonly doc: Record<string, unknown>;
-  readonly write: AppliedWrite;
 }
 
 /**
@@ -339,6 +332,7 @@ export class IndexStore {
       });
       const hits = (response.body as { hits: { hits: { _id: string; sort: (string | number)[] }[] } }).hits.hits;
       if (hits.length === 0) break;
+      // Sorted by `_key` alone: each hit's sort value is its record key.
       const documents = hits.map((hit) => tombstoneOf(connectorId, String(hit.sort[0]), readAt));
       const applied = await this.#writeVersioned(alias, connectorId, documents, true);
       await this.#changes.applied({ connectorId, entity: entity.name, source: 'full_pass' }, applied);
@@ -507,35 +501,6 @@ export class IndexStore {
 
 interface BulkAnswer {
   items: Partial<Record<'index' | 'delete', { status: number; error?: unknown }>>[];
-}
-
-function versionAt(readAt: number | readonly number[], index: number): number {
-  const version = typeof readAt === 'number' ? readAt : readAt[index];
-  if (version === undefined || !Number.isSafeInteger(version) || version < 0) {
-    throw new Error(`a write to the copy needs its read instant (ms since epoch), got ${String(version)}`);
-  }
-  return version;
-}
-
-function tombstoneOf(connectorId: string, key: string, version: number): VersionedDocument {
-  return {
-    id: indexDocumentId(connectorId, key),
-    version,
-    doc: tombstoneDocument(connectorId, key, version),
-    write: { kind: 'remove', key, version },
-  };
-}
-
-/** One document per id: the newest (the later of equals, as the engine would apply them in turn). */
-function uniqueById(documents: readonly VersionedDocument[]): VersionedDocument[] {
-  const byId = new Map<string, VersionedDocument>();
-  for (const document of documents) {
-    const seen = byId.get(document.id);
-    if (seen && seen.version > document.version) continue;
-    byId.delete(document.id);
-    byId.set(document.id, document);
-  }
-  return [...byId.values()];
 }
 
 function isAlreadyExists(error: unknown): boolean {
