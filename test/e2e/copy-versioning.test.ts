@@ -5,6 +5,7 @@ import { type EntityStatus, entityStatuses, searchAllIds, waitForEntity } from '
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { changeOf } from '../simulators/google-drive/file-factory.ts';
 import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/google-drive/simulator.ts';
 import type { HoldMatch } from '../simulators/kit/faults.ts';
 import { randomHex } from '../simulators/kit/webhooks.ts';
@@ -194,7 +195,7 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
   }, 90_000);
 });
 
-describe('read-your-writes against a late sync page (Google Drive)', () => {
+describe('Google Drive: read-your-writes against a late sync page, and the changes feed against a late re-read', () => {
   let sim: DriveSimulator;
   let platform: TestPlatform;
   let id: string;
@@ -252,5 +253,25 @@ describe('read-your-writes against a late sync page (Google Drive)', () => {
     held.release();
     await updated;
     expect(await nameOf(fileId)).toBe('renamed-after-the-write.txt');
+  }, 90_000);
+
+  it("the changes feed's removal, newer than a re-read written after it, keeps the file removed", async () => {
+    const fileId = await fileInCopy(2);
+    const held = sim.faults.hold(getOf(`/drive/v3/files/${fileId}`));
+    const updated = execute({ entity: 'files', action: 'update', params: { fileId, name: 'about-to-go.txt' } });
+    await held.reached; // the re-read found the file
+    const file = sim.data.files.find((f) => f.id === fileId)!;
+    sim.data.files.splice(sim.data.files.indexOf(file), 1);
+    sim.data.changes.push(changeOf(file, sim.data.changes.length + 1, true));
+    // An incremental run reads the changes feed, which names the file removed.
+    const before = (await entityStatuses(platform, id)).files!;
+    expect(
+      (await platform.call('POST', `/api/v1/integrations/connectors/${id}/sync`, { entity: 'files' })).status,
+    ).toBe(202);
+    await waitForEntity(platform, id, 'files', (s) => s.last_success_at !== before.last_success_at && !s.running);
+    expect(await nameOf(fileId)).toBeUndefined();
+    held.release();
+    await updated;
+    expect(await nameOf(fileId)).toBeUndefined();
   }, 90_000);
 });
