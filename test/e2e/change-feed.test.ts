@@ -235,6 +235,7 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
     // Retention as it runs in the worker, with every event so far past it.
     const purged = await purgeExpired(platform.worker!.deps, Date.now() + 30 * 86_400_000 + 1000);
     expect(purged.events).toBeGreaterThan(0);
+    expect(purged.tombstones).toBeGreaterThan(0);
     const response = await platform.call('GET', changesPath(`?after=${oldCursor}`));
     expect(response.status).toBe(410);
     expect(((await response.json()) as { code: string }).code).toBe('cursor_expired');

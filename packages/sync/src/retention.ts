@@ -2,14 +2,18 @@ import { intervalMs } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
 
 /**
- * Removes what is older than CHANGES_RETENTION (docs/changes.md): tombstones of removed records in the copy and
- * change-feed events. Idempotent, so every worker may run it; a tombstone written again meanwhile is kept.
+ * Removes what is older than CHANGES_RETENTION (docs/changes.md): tombstones of removed records in the copy,
+ * change-feed events, and finished webhook deliveries with their attempts. Idempotent, so every worker may run it; a tombstone written again meanwhile is kept.
  */
-export async function purgeExpired(deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed'>, now = Date.now()) {
+export async function purgeExpired(
+  deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed' | 'webhookEndpoints'>,
+  now = Date.now(),
+) {
   const before = now - intervalMs(deps.env.CHANGES_RETENTION);
   const tombstones = await deps.indexStore.purgeTombstones(before);
   const events = await deps.changeFeed.purgeBefore(new Date(before));
-  return { tombstones, events };
+  const deliveries = await deps.webhookEndpoints.purgeBefore(new Date(before));
+  return { tombstones, events, deliveries };
 }
 
 /** Runs `purgeExpired` now and then every RETENTION_INTERVAL; errors are logged and retried next time. */

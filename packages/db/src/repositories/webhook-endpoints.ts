@@ -148,19 +148,26 @@ export class WebhookEndpointsRepository {
         .forShare()
         .executeTakeFirst();
       if (!alive) return 0;
-      await sql`
-        insert into webhook_positions (endpoint_id, connector_id, after_seq)
-        select ${endpoint.id}, ${connectorId}, coalesce(max(seq), 0) from change_events
-        where connector_id = ${connectorId} and changed_at < ${endpoint.created_at}
-        on conflict do nothing`.execute(trx);
-      const position = await trx
-        .selectFrom('webhook_positions')
-        .select('after_seq')
-        .where('endpoint_id', '=', endpoint.id)
-        .where('connector_id', '=', connectorId)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
+      const locked = () =>
+        trx
+          .selectFrom('webhook_positions')
+          .select('after_seq')
+          .where('endpoint_id', '=', endpoint.id)
+          .where('connector_id', '=', connectorId)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+      let position = await locked();
+      if (!position) {
+        // First time for this pair (or another worker holds it: then the insert does nothing and the lock is skipped).
+        // The feed's maximum before the endpoint's creation is read only here, not on every round.
+        await sql`
+          insert into webhook_positions (endpoint_id, connector_id, after_seq)
+          select ${endpoint.id}, ${connectorId}, coalesce(max(seq), 0) from change_events
+          where connector_id = ${connectorId} and changed_at < ${endpoint.created_at}
+          on conflict do nothing`.execute(trx);
+        position = await locked();
+      }
       if (!position) return 0; // another worker is at it
       const { lastSeq, deliveries } = await select(Number(position.after_seq));
       if (lastSeq <= Number(position.after_seq)) return 0;
@@ -318,6 +325,16 @@ export class WebhookEndpointsRepository {
       .orderBy('attempted_at')
       .execute();
     return rows.map((row) => ({ ...row, attempts_log: attempts.filter((a) => a.delivery_id === row.id) }));
+  }
+
+  /** Retention: deletes finished deliveries (and their attempts) created before `before`; returns how many. */
+  async purgeBefore(before: Date): Promise<number> {
+    const result = await this.#db
+      .deleteFrom('webhook_deliveries')
+      .where('status', '!=', 'pending')
+      .where('created_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Replay: the endpoint's position for these connectors goes back to `after`; the worker sends from there again. */
