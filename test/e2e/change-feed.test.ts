@@ -244,5 +244,19 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
     expect(fromOldest.meta.cursor).toBe(latest.meta.cursor);
     // The cursor at the head is still good.
     expect((await changes(`?after=${latest.meta.cursor}`)).data).toEqual([]);
+    // A replay to a webhook endpoint from before the retention is refused the same way.
+    const endpoint = (await (
+      await platform.call('POST', '/api/v1/webhook-endpoints', {
+        url: 'https://hooks.example.com/x',
+        connector_ids: [id],
+      })
+    ).json()) as { id: string };
+    const replay = await platform.call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/replay`, { after: oldCursor });
+    expect(replay.status).toBe(410);
+    expect(((await replay.json()) as { code: string }).code).toBe('cursor_expired');
+    const fromHead = await platform.call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/replay`, {
+      after: latest.meta.cursor,
+    });
+    expect(fromHead.status).toBe(202);
   });
 });

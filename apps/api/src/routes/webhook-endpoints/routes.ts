@@ -27,7 +27,7 @@ import {
   WebhookEndpointSchema,
 } from './schemas.ts';
 
-type Deps = Pick<ApiDeps, 'env' | 'connectors' | 'webhookEndpoints' | 'cipher'>;
+type Deps = Pick<ApiDeps, 'env' | 'connectors' | 'webhookEndpoints' | 'cipher' | 'changeFeed'>;
 
 const tags = ['Webhook endpoints'];
 export const createEndpointRoute = createRoute({
@@ -109,7 +109,7 @@ export const replayRoute = createRoute({
   },
   responses: {
     202: jsonResponse(z.object({ connector_ids: z.array(z.string()) }), 'the worker sends them again'),
-    ...problems(...AUTHENTICATED_PROBLEMS),
+    ...problems(...AUTHENTICATED_PROBLEMS, 410),
   },
 });
 
@@ -230,6 +230,15 @@ export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): 
     } else {
       connectorIds =
         row.connector_ids ?? (await deps.connectors.listByOrganization(row.organization_id)).map((r) => r.id);
+    }
+    for (const connectorId of connectorIds) {
+      if (Number(body.after) < (await deps.changeFeed.head(connectorId)).purgedThrough) {
+        throw new ApiError(
+          410,
+          'cursor_expired',
+          `the events of connector ${connectorId} after this cursor are past the retention (CHANGES_RETENTION)`,
+        );
+      }
     }
     await deps.webhookEndpoints.rewind(row.id, connectorIds, Number(body.after));
     return c.json({ connector_ids: connectorIds }, 202);
