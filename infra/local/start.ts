@@ -74,6 +74,9 @@ if (profile === 'local') {
     BOOTSTRAP_CLIENT_ID: 'demo-client',
     BOOTSTRAP_CLIENT_SECRET: 'demo-secret-change-me',
     SYNC_INTERVAL: '10m',
+    // Webhook endpoints on this machine (a local receiver over http) are allowed here only.
+    WEBHOOK_ALLOW_HTTP: '1',
+    WEBHOOK_ALLOW_PRIVATE: '1',
   };
   writeFileSync(join(root, '.data/simulators.json'), `${JSON.stringify(started, null, 2)}\n`, { mode: 0o600 });
   process.stdout.write(`[start] simulators up; their credentials are in .data/simulators.json\n`);

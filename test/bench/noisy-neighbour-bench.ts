@@ -188,7 +188,7 @@ async function load(connectorId: string, organizationId: string, docs: number): 
   for (let from = 0; from < docs; from += 5000) {
     const records: Record<string, unknown>[] = [];
     for (let i = from; i < Math.min(docs, from + 5000); i++) records.push(invoiceRecord(i, docs));
-    await deps.indexStore.writeBatch('Orb', entity, connectorId, 'bench-load', records);
+    await deps.indexStore.writeBatch('Orb', entity, connectorId, 'bench-load', records, { readAt: Date.now() });
   }
   await deps.indexStore.refresh('Orb', 'invoices');
 }

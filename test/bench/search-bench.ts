@@ -454,7 +454,9 @@ async function loadIndex(): Promise<void> {
       const records: Record<string, unknown>[] = [];
       for (let i = from; i < Math.min(from + LOAD_BATCH, DOCS); i++) records.push(invoiceRecord(i, DOCS));
       // Awaited first: `written += await ...` would read `written` before the await and lose the other workers' counts.
-      const { indexed } = await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records);
+      const { indexed } = await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records, {
+        readAt: Date.now(),
+      });
       written += indexed;
     }
   };

@@ -75,6 +75,27 @@ const bodies = {
     fc.record({ id: fc.string(), type: fc.string(), created_at: isoOrJunk, data: jsonValue }, { requiredKeys: [] }),
     fc.record({ event_id: fc.string(), form_response: jsonValue }, { requiredKeys: [] }),
   ),
+  endpoint: fc.record(
+    {
+      url: fc.oneof(
+        fc.constantFrom('https://hooks.example.com/x', 'http://127.0.0.1:9/x', 'https://10.0.0.1/', ''),
+        fc.string(),
+      ),
+      description: fc.oneof(fc.string(), jsonValue),
+      connector_ids: jsonValue,
+      entities: fc.oneof(fc.constant(['customers']), jsonValue),
+      types: fc.oneof(fc.constant(['record.updated']), jsonValue),
+      enabled: jsonValue,
+    },
+    { requiredKeys: [] },
+  ),
+  replay: fc.record(
+    {
+      after: fc.oneof(fc.constantFrom('0', '1', 'latest', '99999999999999999999'), fc.string()),
+      connector_id: jsonValue,
+    },
+    { requiredKeys: [] },
+  ),
   mcp: fc.record(
     {
       jsonrpc: fc.oneof(fc.constant('2.0'), jsonValue),
@@ -123,6 +144,17 @@ const ROUTES: readonly Route[] = [
     body: 'none',
     query: ['state', 'code', 'error', 'error_description', 'iss'],
   },
+  {
+    methods: ['GET', 'POST'],
+    path: '/api/v1/integrations/connectors/{id}/changes',
+    body: 'none',
+    query: ['after', 'limit', 'entity'],
+  },
+  { methods: ['GET', 'POST', 'PUT'], path: '/api/v1/webhook-endpoints', body: 'endpoint' },
+  // `{id}` is a connector id here, hence no endpoint: 404s, which must be problem+json like the rest.
+  { methods: ['GET', 'PATCH', 'DELETE'], path: '/api/v1/webhook-endpoints/{id}', body: 'endpoint' },
+  { methods: ['GET'], path: '/api/v1/webhook-endpoints/{id}/deliveries', body: 'none', query: ['status', 'limit'] },
+  { methods: ['POST'], path: '/api/v1/webhook-endpoints/{id}/replay', body: 'replay' },
   { methods: ['POST', 'GET', 'DELETE'], path: '/mcp', body: 'mcp' },
 ];
 

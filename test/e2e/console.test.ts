@@ -90,6 +90,9 @@ describe('the web console in headless Chromium', () => {
     await page.locator('[data-entity=invoices] [data-status=ready]').waitFor({ timeout: 90_000 });
     const customers = await page.locator('[data-entity=customers] td.num').textContent();
     expect(Number(customers?.replaceAll(',', ''))).toBe(sim.expectedKeys('customers').length);
+    // The connector's recent changes: the first pass created its records.
+    await page.getByTestId('refresh-changes').click();
+    await page.locator('[data-testid=recent-changes] tr[data-change="record.created"]').first().waitFor();
     await shot('2-connectors-ready');
   });
 
@@ -161,6 +164,29 @@ describe('the web console in headless Chromium', () => {
     await page.getByTestId('run-action').click();
     await page.getByTestId('action-result').waitFor();
     expect(await page.locator('[data-testid=action-result] tbody tr').count()).toBe(3);
+  });
+
+  it('adds a webhook endpoint (its secret shown once), lists its deliveries, replays, and deletes it', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.fill('input[name=url]', 'http://127.0.0.1:9/hooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    // Outside the local profile, http and loopback addresses are refused, with the field named.
+    expect(await page.getByTestId('problem').textContent()).toContain('/url');
+    await page.fill('input[name=url]', 'https://hooks.example.com/conduit');
+    await page.fill('input[name=entities]', 'customers');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = await page.getByTestId('webhook-secret').textContent();
+    expect(secret).toMatch(/whsec_/);
+    const row = page.locator('[data-testid=endpoints] tr[data-endpoint]');
+    expect(await row.first().textContent()).toContain('customers');
+    await page.getByRole('button', { name: 'deliveries' }).click();
+    await page.getByTestId('deliveries').waitFor();
+    await page.getByTestId('replay').click();
+    await page.getByText('Replaying the changes after 0').waitFor();
+    await shot('7-webhooks');
+    await page.getByRole('button', { name: 'delete', exact: true }).click();
+    await page.getByText('No endpoints yet.').waitFor();
+    expect(await page.getByTestId('problem').count()).toBe(0);
   });
 
   it('opens the API reference (/docs) with no request off this origin', async () => {

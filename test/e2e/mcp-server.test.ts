@@ -124,7 +124,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     // The kinds of the caller's connectors only (here: Orb).
-    expect(names).toEqual(['list_connectors', 'describe_connector', 'orb_execute', 'orb_search']);
+    expect(names).toEqual(['list_connectors', 'describe_connector', 'changes', 'orb_execute', 'orb_search']);
     const search = tools.find((t) => t.name === 'orb_search')!.inputSchema as unknown as {
       oneOf: { properties: { entity: { const: string } } }[];
       $defs: Record<string, { properties: Record<string, unknown> }>;
@@ -234,6 +234,28 @@ describe('MCP over stdio', () => {
     );
     expect(described.search.fields.find((f) => f.path === 'total')?.operators).toContain('gt');
     expect(described.examples.map((e) => e.tool)).toEqual(expect.arrayContaining(['orb_execute', 'orb_search']));
+
+    // The change feed, cut to the budget between events, continued with meta.cursor: the same events as the API.
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let calls = 0; calls < 500; calls++) {
+      const answer = JSON.parse(
+        text(
+          await client.callTool({
+            name: 'changes',
+            arguments: { connector_id: connectorId, entity: 'invoices', ...(after ? { after } : {}) },
+          }),
+        ),
+      ) as { data: { id: string; type: string }[]; meta: { cursor: string; has_more: boolean } };
+      seen.push(...answer.data.map((e) => e.id));
+      after = answer.meta.cursor;
+      if (!answer.meta.has_more) break;
+    }
+    const overHttp = (await (
+      await platform.call('GET', `/api/v1/integrations/connectors/${connectorId}/changes?entity=invoices&limit=1000`)
+    ).json()) as { data: { id: string }[] };
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen).toEqual(overHttp.data.map((e) => e.id));
 
     // One API page of every invoice, cut by the 700-character budget into several answers.
     const pages = await searchEveryPage(client, {

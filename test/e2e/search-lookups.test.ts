@@ -69,7 +69,7 @@ describe('search by record keys (a multi-get of their documents)', () => {
     store = platform.api.deps.indexStore;
     service = platform.api.deps.search;
     const records = KEYS.map((id, i) => ({ id, name: `thing ${i}`, count: i, address: { city: `city ${i}` } }));
-    await store.writeBatch('Kind', things, 'conn-1', 'run-1', records);
+    await store.writeBatch('Kind', things, 'conn-1', 'run-1', records, { readAt: Date.now() });
     // Another connector's records under the same keys: never found by conn-1's lookups.
     await store.writeBatch(
       'Kind',
@@ -77,6 +77,7 @@ describe('search by record keys (a multi-get of their documents)', () => {
       'conn-2',
       'run-1',
       records.map((r) => ({ ...r, name: 'other' })),
+      { readAt: Date.now() },
     );
     await store.refresh('Kind', 'things');
     const lookup = store.lookup.bind(store);
@@ -132,7 +133,10 @@ describe('search by record keys (a multi-get of their documents)', () => {
     const alias = store.alias('Kind', 'things');
     await store.client.indices.putSettings({ index: alias, body: { index: { refresh_interval: '-1' } } });
     try {
-      await store.writeBatch('Kind', things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], { refresh: false });
+      await store.writeBatch('Kind', things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], {
+        readAt: Date.now(),
+        refresh: false,
+      });
       const params = { query: { filter: { in: { id: ['late', 'a'] } } } };
       const before = withoutTook(await service.search(row('conn-1'), things, params));
       expect(before).toEqual((await searchedPage('conn-1', params)).page);

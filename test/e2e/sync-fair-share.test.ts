@@ -32,7 +32,7 @@ describe('sync worker slots shared fairly between organizations', () => {
     });
   }, 120_000);
   afterAll(async () => {
-    orb?.faults.release();
+    orb?.faults.releaseAll();
     await platform?.close();
     await orb?.close();
     await typeform?.close();
@@ -58,8 +58,8 @@ describe('sync worker slots shared fairly between organizations', () => {
   it("syncs B's connector while A's runs are held upstream, A taking one slot at a time", async () => {
     const connectorA = await create(await platform.token(), orb);
     // A's first run reaches the upstream and is held there; the others wait for A's slot, not for the worker.
-    orb.faults.hold();
-    await eventually(async () => (orb.faults.held > 0 ? true : undefined), 30_000, 20);
+    orb.faults.holdAll();
+    await eventually(async () => (orb.faults.waiting > 0 ? true : undefined), 30_000, 20);
 
     const { clients } = platform.api.deps;
     const orgB = `org-b-${randomBytes(4).toString('hex')}`;
@@ -92,9 +92,9 @@ describe('sync worker slots shared fairly between organizations', () => {
       expect(status, entity.name).toBe('ready');
     }
     // All that time A held one request upstream: one run, never two, although the connector allows two.
-    expect(orb.faults.held).toBe(1);
+    expect(orb.faults.waiting).toBe(1);
 
-    orb.faults.release();
+    orb.faults.releaseAll();
     const entitiesA = Object.values(findConnectorDefinition('Orb')!.catalog.entities).filter((e) => e.searchable);
     for (const entity of entitiesA) {
       await waitForEntity(platform, connectorA, entity.name, (s) => s.status === 'ready');

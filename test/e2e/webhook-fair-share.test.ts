@@ -117,29 +117,29 @@ describe('webhook worker slots shared fairly between organizations', () => {
     }
   }, 180_000);
   afterAll(async () => {
-    orb?.faults.release();
+    orb?.faults.releaseAll();
     await platform?.close();
     await orb?.close();
     await typeform?.close();
   });
 
   it("processes B's event while A's events are held at A's upstream, A taking one slot", async () => {
-    orb.faults.hold();
+    orb.faults.holdAll();
     const changesA: WebhookChange[] = [];
     for (let i = 0; i < 3; i++) {
       const change = await orb.webhooks!.edit();
       expect(change.status).toBe(202);
       changesA.push(change);
     }
-    await eventually(async () => (orb.faults.held > 0 ? true : undefined), 10_000, 20);
+    await eventually(async () => (orb.faults.waiting > 0 ? true : undefined), 10_000, 20);
 
     const changeB = await typeform.webhooks!.edit();
     expect(changeB.status).toBe(202);
     await eventually(() => searchable(tokenB, typeform, changeB), 15_000);
     // All that time A's events re-read one record at a time, although the worker has two slots.
-    expect(orb.faults.held).toBe(1);
+    expect(orb.faults.waiting).toBe(1);
 
-    orb.faults.release();
+    orb.faults.releaseAll();
     const tokenA = await platform.token();
     for (const change of changesA) await eventually(() => searchable(tokenA, orb, change), 15_000);
   }, 120_000);

@@ -50,7 +50,7 @@ export async function longMemoConnector(
       ...invoiceRecord(from + k, docs),
       memo: longMemo(from + k, memoChars),
     }));
-    await deps.indexStore.writeBatch('Orb', entity, connectorId, 'load', records);
+    await deps.indexStore.writeBatch('Orb', entity, connectorId, 'load', records, { readAt: Date.now() });
   }
   await deps.indexStore.refresh('Orb', 'invoices');
   return connectorId;

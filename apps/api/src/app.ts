@@ -12,6 +12,7 @@ import { securityHeaders } from './middleware/security-headers.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { registerChanges } from './routes/connectors/changes.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
@@ -23,6 +24,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
 import { registerOAuthInitiate } from './routes/oauth-consent/initiate.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
+import { registerWebhookEndpoints } from './routes/webhook-endpoints/routes.ts';
 
 const ONE_MIB = 1024 * 1024;
 // files_upload carries up to 5 MB decoded, which is ~6.7 MB of base64 plus the envelope.
@@ -90,7 +92,22 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerOAuthInitiate(connectors, deps);
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
+  registerChanges(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
+
+  const webhookEndpoints = new OpenAPIHono<ApiEnv>();
+  webhookEndpoints.use('*', authenticate(deps.tokens, deps.clientAccess));
+  webhookEndpoints.use(
+    '*',
+    rateLimit({
+      redis: deps.redis,
+      prefix: deps.env.NAMESPACE,
+      limit: deps.env.RATE_LIMIT_PER_MINUTE,
+      windowSeconds: 60,
+    }),
+  );
+  registerWebhookEndpoints(webhookEndpoints, deps);
+  app.route('/api/v1/webhook-endpoints', webhookEndpoints);
 
   // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({ apiFetch: async (request) => app.fetch(request) });

@@ -12,6 +12,8 @@ export interface ApiDeps
     // webhookQueue: accepted upstream webhooks, deduplicated by event id (DESIGN §7); metrics: GET /metrics.
     | 'connectors'
     | 'syncStates'
+    | 'changeFeed'
+    | 'webhookEndpoints'
     | 'cipher'
     | 'hosted'
     | 'indexStore'

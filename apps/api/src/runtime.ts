@@ -47,6 +47,8 @@ export async function createApiRuntime(
     connectors: services.connectors,
     connectorCache,
     syncStates: services.syncStates,
+    changeFeed: services.changeFeed,
+    webhookEndpoints: services.webhookEndpoints,
     clients,
     clientAccess,
     cipher: services.cipher,

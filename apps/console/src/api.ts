@@ -1,7 +1,12 @@
 /** The public API as the console uses it: a bearer token, JSON in and out, problem+json errors as values. */
-import type { ConnectorView as ClientConnectorView } from '@conduit/client';
+import type {
+  ChangesPage,
+  ConnectorView as ClientConnectorView,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '@conduit/client';
 
-export type { EntityStatus } from '@conduit/client';
+export type { ChangeEvent, EntityStatus, WebhookDelivery, WebhookEndpoint } from '@conduit/client';
 
 export interface FieldProblem {
   path: string;
@@ -160,6 +165,39 @@ export class Api {
 
   sync(id: string, body: { entity?: string; mode?: 'incremental' | 'full' }): Promise<unknown> {
     return this.#send('POST', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/sync`, body);
+  }
+
+  /** A page of the connector's change feed (`after`: a cursor, or `latest`). */
+  changes(id: string, query: { after?: string; limit?: number } = {}): Promise<ChangesPage> {
+    const search = new URLSearchParams();
+    if (query.after !== undefined) search.set('after', query.after);
+    if (query.limit !== undefined) search.set('limit', String(query.limit));
+    return this.#send('GET', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/changes?${search}`);
+  }
+
+  async listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
+    return (await this.#send<{ data: WebhookEndpoint[] }>('GET', '/api/v1/webhook-endpoints')).data;
+  }
+
+  createWebhookEndpoint(body: Record<string, unknown>): Promise<WebhookEndpoint & { secret: string }> {
+    return this.#send('POST', '/api/v1/webhook-endpoints', body);
+  }
+
+  updateWebhookEndpoint(id: string, body: Record<string, unknown>): Promise<WebhookEndpoint> {
+    return this.#send('PATCH', `/api/v1/webhook-endpoints/${encodeURIComponent(id)}`, body);
+  }
+
+  deleteWebhookEndpoint(id: string): Promise<void> {
+    return this.#send('DELETE', `/api/v1/webhook-endpoints/${encodeURIComponent(id)}`);
+  }
+
+  async webhookDeliveries(id: string): Promise<WebhookDelivery[]> {
+    const path = `/api/v1/webhook-endpoints/${encodeURIComponent(id)}/deliveries?limit=20`;
+    return (await this.#send<{ data: WebhookDelivery[] }>('GET', path)).data;
+  }
+
+  replayWebhooks(id: string, after: string): Promise<{ connector_ids: string[] }> {
+    return this.#send('POST', `/api/v1/webhook-endpoints/${encodeURIComponent(id)}/replay`, { after });
   }
 
   oauthInitiate(body: Record<string, unknown>): Promise<{ consent_url: string }> {

@@ -6,12 +6,14 @@ import { CreateConnector } from './components/create-connector.tsx';
 import { ProblemView } from './components/problem-view.tsx';
 import { SearchPlayground } from './components/search-playground.tsx';
 import { SignIn } from './components/sign-in.tsx';
+import { Webhooks } from './components/webhooks.tsx';
 
 const TABS = [
   ['connectors', 'Connectors'],
   ['new', 'New connector'],
   ['search', 'Search'],
   ['actions', 'Live actions'],
+  ['webhooks', 'Webhooks'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -113,6 +115,7 @@ export function App() {
         )}
         <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
         {tab === 'connectors' && <Connectors api={api} selected={selected} onSelect={setSelected} />}
+        {tab === 'webhooks' && <Webhooks api={api} />}
         {tab === 'new' &&
           (kinds ? (
             <CreateConnector

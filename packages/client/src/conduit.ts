@@ -1,3 +1,11 @@
+import {
+  type ChangeEventAt,
+  type ChangesOptions,
+  type ChangesPage,
+  changesQuery,
+  iterateChanges,
+  WebhookEndpoints,
+} from './changes.ts';
 import { LIST_PAGING } from './generated/catalog.ts';
 import type { Aggregation, SearchParams, SearchResult } from './search-types.ts';
 import { type ConduitOptions, Transport } from './transport.ts';
@@ -38,10 +46,13 @@ const connectorPath = (id: string, suffix = '') => `${CONNECTORS}/${encodeURICom
 export class Conduit {
   readonly #transport: Transport;
   readonly connectors: Connectors;
+  /** Endpoints that receive the organization's changes, signed (Standard Webhooks). */
+  readonly webhookEndpoints: WebhookEndpoints;
 
   constructor(options: ConduitOptions) {
     this.#transport = new Transport(options);
     this.connectors = new Connectors(this.#transport);
+    this.webhookEndpoints = new WebhookEndpoints(this.#transport);
   }
 
   /** A connector of a known kind: its actions, params and records are typed from the catalog. */
@@ -170,6 +181,26 @@ export class ConnectorClient<K extends ConnectorType> {
         current = { ...current, [paging.param]: pageNumber + 1 };
       }
     }
+  }
+
+  /** One page of the connector's change feed. */
+  changesPage(options: Omit<ChangesOptions, 'follow' | 'pollMs'> = {}): Promise<ChangesPage> {
+    return this.#transport.json('GET', `${connectorPath(this.connectorId, '/changes')}${changesQuery(options)}`, {
+      safe: true,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  /**
+   * Every change the copy applied, in order, as an async iterator; each event carries the `cursor` that resumes
+   * after it. With `follow: true` it then waits for new changes until `signal` aborts.
+   *
+   * ```ts
+   * for await (const change of orb.changes({ entity: 'customers', after: saved })) { handle(change); saved = change.cursor; }
+   * ```
+   */
+  changes(options: ChangesOptions = {}): AsyncGenerator<ChangeEventAt> {
+    return iterateChanges(this.#transport, connectorPath(this.connectorId, '/changes'), options);
   }
 
   /** The connector with per-entity sync status. */

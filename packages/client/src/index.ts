@@ -1,3 +1,14 @@
+export type {
+  ChangeEvent,
+  ChangeEventAt,
+  ChangesOptions,
+  ChangesPage,
+  ChangeType,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+} from './changes.ts';
+export { WebhookEndpoints } from './changes.ts';
 export { Conduit, ConnectorClient, Connectors } from './conduit.ts';
 export { CONNECTOR_TYPES, type ConnectorKinds, LIST_PAGING, type ListPaging } from './generated/catalog.ts';
 export {

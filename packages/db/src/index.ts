@@ -1,8 +1,24 @@
 export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
+export {
+  type AppliedRecordChange,
+  type ChangeEventRow,
+  ChangeFeedRepository,
+  type ChangeType,
+  type FeedHead,
+} from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository, type ClientWithOrganizations } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
+export {
+  type ClaimedDelivery,
+  type DeliveryAttemptOutcome,
+  type NewWebhookEndpoint,
+  type WebhookDeliveryRow,
+  type WebhookEndpointChanges,
+  type WebhookEndpointRow,
+  WebhookEndpointsRepository,
+} from './repositories/webhook-endpoints.ts';
 export {
   type ConnectorRow,
   type Database,

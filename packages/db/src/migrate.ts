@@ -4,6 +4,8 @@ import * as initial from './migrations/0001-initial.ts';
 import * as runOwner from './migrations/0002-run-owner.ts';
 import * as changeCapture from './migrations/0003-change-capture.ts';
 import * as webhooks from './migrations/0004-webhooks.ts';
+import * as changeFeed from './migrations/0005-change-feed.ts';
+import * as webhookEndpoints from './migrations/0006-webhook-endpoints.ts';
 import * as tokenGeneration from './migrations/0010-token-generation.ts';
 import type { Database } from './schema.ts';
 
@@ -13,6 +15,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-run-owner': runOwner,
   '0003-change-capture': changeCapture,
   '0004-webhooks': webhooks,
+  '0005-change-feed': changeFeed,
+  '0006-webhook-endpoints': webhookEndpoints,
   '0010-token-generation': tokenGeneration,
 };
 

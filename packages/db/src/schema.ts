@@ -72,12 +72,100 @@ export interface SyncStatesTable {
   updated_at: UpdatedAt;
 }
 
+/** Bigints come back from pg as strings; they are written as numbers or strings. */
+type BigInt = ColumnType<string, number | string, number | string>;
+
+export interface ChangeFeedHeadsTable {
+  connector_id: string;
+  last_seq: ColumnType<string, number | string | undefined, number | string>;
+  purged_through: ColumnType<string, number | string | undefined, number | string>;
+}
+
+export interface RecordStatesTable {
+  connector_id: string;
+  entity: string;
+  key: string;
+  version: BigInt;
+  content_hash: string | null;
+  deleted: boolean;
+}
+
+export interface ChangeEventsTable {
+  connector_id: string;
+  seq: BigInt;
+  type: string;
+  entity: string;
+  key: string;
+  record: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  source: string;
+  changed_at: CreatedAt;
+}
+
+/** A jsonb list of names, null for "all". */
+type NullableList = ColumnType<string[] | null, string | null, string | null>;
+
+export interface WebhookEndpointsTable {
+  id: string;
+  organization_id: string;
+  url: string;
+  description: string | null;
+  connector_ids: NullableList;
+  entities: NullableList;
+  types: NullableList;
+  /** `whsec_…`, encrypted like the credentials: shown once at creation, never selected into a response. */
+  secret_ciphertext: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Since when every attempt failed (null after a success): five days of it disable the endpoint. */
+  failing_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface WebhookPositionsTable {
+  endpoint_id: string;
+  connector_id: string;
+  after_seq: BigInt;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  endpoint_id: string;
+  connector_id: string;
+  seq: BigInt;
+  /** `entity/key`: deliveries of one record go out one at a time, in order. */
+  record_ref: string;
+  /** The body sent, the same bytes on every attempt. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Date;
+  /** A worker sending it holds it until then; after that (the worker died) another takes it over. */
+  leased_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: CreatedAt;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempted_at: Date;
+  http_status: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
   client_organizations: ClientOrganizationsTable;
   connectors: ConnectorsTable;
   sync_states: SyncStatesTable;
+  change_feed_heads: ChangeFeedHeadsTable;
+  record_states: RecordStatesTable;
+  change_events: ChangeEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_positions: WebhookPositionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

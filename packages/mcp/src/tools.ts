@@ -66,6 +66,7 @@ export function toolDefinitions(connectorTypes?: readonly string[]): ToolDefinit
     (t) =>
       t.name === 'list_connectors' ||
       t.name === 'describe_connector' ||
+      t.name === 'changes' ||
       slugs.has(t.name.replace(/_(execute|search)$/, '')),
   );
 }
@@ -98,6 +99,25 @@ function allToolDefinitions(): ToolDefinition[] {
       inputSchema: {
         type: 'object',
         properties: { connector_id: { type: 'string' }, entity: { type: 'string' } },
+        required: ['connector_id'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'changes',
+      title: 'What changed in a connector',
+      description:
+        "A connector's change feed: every record created, updated (content changed) or deleted in its synchronized " +
+        'copy, oldest first, with the record and the source of the change. Pass meta.cursor back as `after` to ' +
+        'continue; `after: "latest"` answers only a cursor, from which later calls see what changes next.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          connector_id: { type: 'string' },
+          after: { type: 'string', description: 'meta.cursor of a previous answer, or latest' },
+          entity: { type: 'string', description: 'only this entity' },
+          limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'events at most (default 100)' },
+        },
         required: ['connector_id'],
         additionalProperties: false,
       },
@@ -137,6 +157,7 @@ export async function callTool(conduit: Conduit, name: string, args: Args, optio
   try {
     if (name === 'list_connectors') return await listConnectors(conduit, args, budget);
     if (name === 'describe_connector') return await describeConnector(conduit, args);
+    if (name === 'changes') return await changes(conduit, args, budget);
     const kind = kindCatalogs().find((k) => name.startsWith(`${toolSlug(k.connectorType)}_`));
     const verb = kind && name.slice(toolSlug(kind.connectorType).length + 1);
     if (kind && verb === 'execute') return await execute(conduit, kind, args, budget);
@@ -228,6 +249,25 @@ async function describeConnector(conduit: Conduit, args: Args): Promise<ToolResu
   if (args.entity === undefined) return json({ connector: view, ...describeKind(kind, view.connector_id) });
   const entity = entityArg(kind, args);
   return json({ connector: view, ...describeEntity(kind, entity, view.connector_id) });
+}
+
+async function changes(conduit: Conduit, args: Args, budget: number): Promise<ToolResult> {
+  const view = await connectorOfKind(conduit, args);
+  for (const key of ['after', 'entity'] as const) {
+    if (args[key] !== undefined && typeof args[key] !== 'string') throw problem(`${key} must be a string`, `/${key}`);
+  }
+  if (args.limit !== undefined && !Number.isInteger(args.limit)) throw problem('limit must be an integer', '/limit');
+  const page = await conduit.connector(view.connector_id, view.connector_type as ConnectorType).changesPage({
+    ...(args.after === undefined ? {} : { after: args.after as string }),
+    ...(args.entity === undefined ? {} : { entity: args.entity as string }),
+    ...(args.limit === undefined ? {} : { limit: args.limit as number }),
+  });
+  const data = fitRecords(page.data, budget);
+  if (data.length === page.data.length) return json(page);
+  // Cut to the budget: continue right after the last event given.
+  const last = data.at(-1);
+  const cursor = last ? last.id.slice(last.id.lastIndexOf('.') + 1) : ((args.after as string | undefined) ?? '0');
+  return json({ data, meta: { cursor, has_more: true } });
 }
 
 function entityArg(kind: KindCatalog, args: Args): EntityCatalog {

@@ -109,6 +109,33 @@ export const PlatformEnv = z.object({
   WEBHOOK_ORGANIZATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * How long removed records' tombstones (and change-feed events) are kept: a write read longer ago than this is
+   * no longer guarded against (docs/changes.md).
+   */
+  CHANGES_RETENTION: z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d)$/)
+    .default('30d'),
+  /** How often the worker purges what is older than CHANGES_RETENTION. */
+  RETENTION_INTERVAL: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/)
+    .default('1h'),
+  /**
+   * Waits before each retry of a webhook delivery to a customer's endpoint (comma-separated); after the last, the
+   * delivery is failed. Tests shorten it (`1s,2s,4s`).
+   */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/)
+    .default('5s,5m,30m,2h,5h,10h,10h'),
+  /** A delivery answered 2xx within this long is delivered; otherwise it is retried. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** `1`: endpoints may use http (not only https). The local profile sets it. */
+  WEBHOOK_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
+  /** `1`: endpoints may resolve to loopback, private or link-local addresses. The local profile sets it. */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;
@@ -176,8 +203,8 @@ export function publicBaseUrl(env: Pick<PlatformEnv, 'PUBLIC_BASE_URL' | 'PORT'>
 }
 
 export function intervalMs(interval: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(interval);
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(interval);
   if (!match) throw new Error(`invalid interval ${interval}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
   return Number(match[1]) * unit;
 }

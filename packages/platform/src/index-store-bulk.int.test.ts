@@ -77,8 +77,11 @@ describe('IndexStore.writeBatch through the bulk helper', () => {
     proxy.bulkBodies.length = 0;
     proxy.refuse = [429, 'es_rejected_execution_exception'];
     const started = performance.now();
-    const batch = await store.writeBatch('Kind', entity, 'conn-1', 'run-1', records, { refresh: true });
-    expect(batch).toEqual({ indexed: 50, skipped: 0 });
+    const batch = await store.writeBatch('Kind', entity, 'conn-1', 'run-1', records, {
+      readAt: Date.now(),
+      refresh: true,
+    });
+    expect(batch).toEqual({ indexed: 50, skipped: 0, stale: 0 });
     expect(proxy.bulkBodies).toHaveLength(2);
     // The retry carries the two refused documents (action + source lines), after the helper's pause.
     const retried = proxy.bulkBodies[1]!.trim().split('\n');
@@ -93,7 +96,7 @@ describe('IndexStore.writeBatch through the bulk helper', () => {
     const records = Array.from({ length: 5 }, (_, i) => ({ id: `q${i}`, name: `thing ${i}` }));
     proxy.bulkBodies.length = 0;
     proxy.refuse = [400, 'mapper_parsing_exception'];
-    await expect(store.writeBatch('Kind', entity, 'conn-2', 'run-1', records)).rejects.toThrow(
+    await expect(store.writeBatch('Kind', entity, 'conn-2', 'run-1', records, { readAt: Date.now() })).rejects.toThrow(
       /bulk indexing failed for 2 documents: .*mapper_parsing_exception/,
     );
     expect(proxy.bulkBodies).toHaveLength(1);

@@ -43,7 +43,7 @@ describe('index lifecycle', () => {
     const records = Array.from({ length: 2500 }, (_, i) => ({ id: `r${i}`, name: `thing ${i}`, size: String(i) }));
     const old = new IndexStore(client, namespace);
     for (let i = 0; i < records.length; i += 500) {
-      await old.writeBatch('Kind', v1, connectorId, 'run-1', records.slice(i, i + 500));
+      await old.writeBatch('Kind', v1, connectorId, 'run-1', records.slice(i, i + 500), { readAt: 1000 + i });
     }
     await old.refresh('Kind', 'things');
     expect(await old.count('Kind', 'things', connectorId)).toBe(2500);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
-import { buildIndexMapping, indexDocumentId, toIndexDocument } from '@conduit/search-dsl';
+import { buildIndexMapping, copyScope, INTERNAL_FIELDS, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
-import { SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
+import { type AppliedWrite, type ChangeSink, type ChangeSource, NO_CHANGES } from './change-sink.ts';
+import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import {
   type SearchAnswer,
   type SearchRequestOptions,
@@ -10,8 +11,16 @@ import {
   type SearchTransportOptions,
   timedOut,
 } from './search-transport.ts';
+import { tombstoneOf, uniqueById, type VersionedDocument, versionAt } from './versioned-documents.ts';
 
-const CONNECTOR_ID_FIELD = '_connector_id';
+const CONNECTOR_ID_FIELD = INTERNAL_FIELDS.connectorId;
+const DELETED_FIELD = INTERNAL_FIELDS.deleted;
+/**
+ * Every write carries its upstream read instant as the document's version: the engine keeps a write only when it
+ * is at least as new as what it holds (docs/changes.md). `external_gte`, not `external`: a retried write of the
+ * same read (same version) lands again instead of failing.
+ */
+const VERSION_TYPE = 'external_gte';
 const DELETE_PAGE = 1000;
 /** Pages are ~100 records, so each writeBatch is one bulk request; a huge page is split at 5 MB. */
 const BULK_FLUSH_BYTES = 5_000_000;
@@ -24,15 +33,31 @@ interface StoredDocument {
   _key: string;
   _record?: Record<string, unknown>;
   _sync_run?: string;
+  _deleted?: boolean;
+  _deleted_at?: number;
 }
 
 /** `wait_for`: the call returns once the write is visible to search (read-your-writes, webhooks). */
 export type IndexRefresh = boolean | 'wait_for';
 
 export interface IndexedBatch {
+  /** Records the copy took (as new as or newer than what it held). */
   readonly indexed: number;
   /** Records without a key cannot get a stable document id; they are counted, not indexed. */
   readonly skipped: number;
+  /** Records older than what the copy already held for them: dropped, as the versioning rule says. */
+  readonly stale: number;
+}
+
+export interface CopyWriteOptions {
+  /**
+   * When the upstream read that returned the records began (ms since epoch, taken before the request was sent):
+   * the version of each record in the copy. One instant for all, or one per record.
+   */
+  readonly readAt: number | readonly number[];
+  /** Which path wrote (the change feed says it): `sync` unless given. */
+  readonly source?: ChangeSource;
+  readonly refresh?: IndexRefresh;
 }
 
 /**
@@ -45,22 +70,29 @@ export class IndexStore {
   readonly #namespace: string;
   readonly #ensured = new Map<string, Promise<string>>();
   readonly #transport: SearchTransport | undefined;
+  readonly #changes: ChangeSink;
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
    * search requests open at once, and as many lookups (see SearchTransport); without it the store only writes
-   * (the worker, bulk tests).
+   * (the worker, bulk tests). `options.changes`: told of every write the engine applied (the change feed).
    */
   constructor(
     client: Client,
     namespace: string,
-    options: { searchUrl?: string; searchRequests?: number; transport?: SearchTransportOptions } = {},
+    options: {
+      searchUrl?: string;
+      searchRequests?: number;
+      transport?: SearchTransportOptions;
+      changes?: ChangeSink;
+    } = {},
   ) {
     this.#client = client;
     this.#namespace = namespace;
     this.#transport = options.searchUrl
       ? new SearchTransport(options.searchUrl, { ...options.transport, requests: options.searchRequests })
       : undefined;
+    this.#changes = options.changes ?? NO_CHANGES;
   }
 
   /**
@@ -141,7 +173,15 @@ export class IndexStore {
     const properties = (generated.mappings as { properties: Record<string, unknown> }).properties;
     const definition = {
       settings: { ...generated.settings, number_of_shards: 1, number_of_replicas: 0 },
-      mappings: { ...generated.mappings, properties: { ...properties, [SYNC_RUN_FIELD]: { type: 'keyword' } } },
+      mappings: {
+        ...generated.mappings,
+        properties: {
+          ...properties,
+          [SYNC_RUN_FIELD]: { type: 'keyword' },
+          [DELETED_FIELD]: { type: 'boolean' },
+          [DELETED_AT_FIELD]: { type: 'long' },
+        },
+      },
     };
     const version = createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 10);
     const index = `${alias}__${version}`;
@@ -173,6 +213,10 @@ export class IndexStore {
     return alias;
   }
 
+  /**
+   * Copies every document, tombstones included, with its version: a write that reached the new index first (a
+   * newer read) is kept, and the copy never makes a record older than it was.
+   */
   async #copyDocuments(from: string, to: string, entity: EntityCatalog): Promise<number> {
     let copied = 0;
     let after: (string | number)[] | undefined;
@@ -181,26 +225,45 @@ export class IndexStore {
         index: from,
         body: {
           size: DELETE_PAGE,
+          version: true,
           query: { match_all: {} },
           sort: [{ [CONNECTOR_ID_FIELD]: 'asc' }, { _key: 'asc' }],
           ...(after ? { search_after: after } : {}),
         },
       });
       const hits = (
-        response.body as { hits: { hits: { _id: string; _source: StoredDocument; sort: (string | number)[] }[] } }
+        response.body as {
+          hits: { hits: { _id: string; _version: number; _source: StoredDocument; sort: (string | number)[] }[] };
+        }
       ).hits.hits;
       if (hits.length === 0) break;
       const body: Record<string, unknown>[] = [];
       for (const hit of hits) {
         const source = hit._source;
-        const rederived = toIndexDocument(
-          { ...(source._record ?? {}), [entity.recordKey]: source._key },
-          { searchable: entity.searchable ?? {}, recordKey: entity.recordKey, connectorId: source._connector_id },
-        );
-        body.push({ index: { _index: to, _id: hit._id, routing: source._connector_id } });
-        body.push({ ...rederived, [SYNC_RUN_FIELD]: source[SYNC_RUN_FIELD] });
+        const copy: Record<string, unknown> = source[DELETED_FIELD]
+          ? { ...source }
+          : {
+              ...toIndexDocument(
+                { ...(source._record ?? {}), [entity.recordKey]: source._key },
+                { searchable: entity.searchable ?? {}, recordKey: entity.recordKey, connectorId: source._connector_id },
+              ),
+              [SYNC_RUN_FIELD]: source[SYNC_RUN_FIELD],
+            };
+        body.push({
+          index: {
+            _index: to,
+            _id: hit._id,
+            routing: source._connector_id,
+            version: hit._version,
+            version_type: VERSION_TYPE,
+          },
+        });
+        body.push(copy);
       }
-      await this.#client.bulk({ body, refresh: false });
+      const answer = (await this.#client.bulk({ body, refresh: false })).body as BulkAnswer;
+      // 409: the new index already holds a newer write of that record.
+      const failed = answer.items.find((item) => (item.index?.status ?? 500) >= 300 && item.index?.status !== 409);
+      if (failed) throw new Error(`copying ${from} to ${to} failed: ${JSON.stringify(failed.index?.error)}`);
       copied += hits.length;
       after = hits.at(-1)!.sort;
     }
@@ -214,73 +277,204 @@ export class IndexStore {
     return Object.keys(response.body as Record<string, unknown>);
   }
 
-  /** Idempotent bulk write: the same record always lands on the same document id. */
+  /**
+   * Idempotent, versioned bulk write: the same record always lands on the same document id, with its read instant
+   * as version; a record the copy already holds from a newer read is dropped (counted as `stale`), not an error.
+   */
   async writeBatch(
     connectorType: string,
     entity: EntityCatalog,
     connectorId: string,
     runId: string,
     records: readonly Record<string, unknown>[],
-    options: { refresh?: IndexRefresh } = {},
+    options: CopyWriteOptions,
   ): Promise<IndexedBatch> {
     const alias = await this.ensureIndex(connectorType, entity);
-    const documents: { id: string; doc: Record<string, unknown> }[] = [];
+    const documents: VersionedDocument[] = [];
     let skipped = 0;
-    for (const record of records) {
+    records.forEach((record, i) => {
       const document = searchDocument(entity, connectorId, runId, record);
-      if (document === null) skipped++;
-      else documents.push(document);
+      if (document === null) {
+        skipped++;
+        return;
+      }
+      const version = versionAt(options.readAt, i);
+      const write: AppliedWrite = { kind: 'upsert', key: document.key, version, record };
+      documents.push({ id: document.id, version, doc: document.doc, write });
+    });
+    const applied = await this.#writeVersioned(alias, connectorId, documents, options.refresh);
+    await this.#changes.applied({ connectorId, entity: entity.name, source: options.source ?? 'sync' }, applied);
+    return { indexed: applied.length, skipped, stale: uniqueById(documents).length - applied.length };
+  }
+
+  /**
+   * Removes records (the upstream no longer has them) by writing their tombstones, versioned like any write:
+   * never searchable, and a page read before the removal cannot bring the record back. Removing a record the copy
+   * never had still leaves a tombstone. Returns the removals applied (not older than what the copy held).
+   */
+  async removeRecords(
+    connectorType: string,
+    entity: EntityCatalog,
+    connectorId: string,
+    keys: readonly string[],
+    options: CopyWriteOptions,
+  ): Promise<number> {
+    const alias = await this.ensureIndex(connectorType, entity);
+    const documents = keys.map((key, i) => tombstoneOf(connectorId, key, versionAt(options.readAt, i)));
+    const applied = await this.#writeVersioned(alias, connectorId, documents, options.refresh);
+    await this.#changes.applied({ connectorId, entity: entity.name, source: options.source ?? 'sync' }, applied);
+    return applied.length;
+  }
+
+  /**
+   * After a complete full pass: removes the connector's records that this run did not write, as tombstones
+   * versioned with the instant the pass began reading (`readAt`). A record written from a newer read meanwhile
+   * (a webhook's re-read) is newer than that, so the engine keeps it.
+   */
+  async removeNotWrittenBy(
+    connectorType: string,
+    entity: EntityCatalog,
+    connectorId: string,
+    runId: string,
+    readAt: number,
+  ): Promise<number> {
+    const alias = await this.ensureIndex(connectorType, entity);
+    const scope = copyScope(connectorId);
+    let removed = 0;
+    let after: (string | number)[] | undefined;
+    for (;;) {
+      const response = await this.#client.search({
+        index: alias,
+        routing: connectorId,
+        body: {
+          query: {
+            bool: { filter: scope.filter, must_not: [...scope.must_not, { term: { [SYNC_RUN_FIELD]: runId } }] },
+          },
+          size: DELETE_PAGE,
+          _source: false,
+          sort: [{ _key: 'asc' }],
+          ...(after ? { search_after: after } : {}),
+        },
+      });
+      const hits = (response.body as { hits: { hits: { _id: string; sort: (string | number)[] }[] } }).hits.hits;
+      if (hits.length === 0) break;
+      // Sorted by `_key` alone: each hit's sort value is its record key.
+      const documents = hits.map((hit) => tombstoneOf(connectorId, String(hit.sort[0]), readAt));
+      const applied = await this.#writeVersioned(alias, connectorId, documents, true);
+      await this.#changes.applied({ connectorId, entity: entity.name, source: 'full_pass' }, applied);
+      removed += applied.length;
+      if (hits.length < DELETE_PAGE) break;
+      after = hits.at(-1)!.sort;
     }
-    if (documents.length === 0) return { indexed: 0, skipped };
+    return removed;
+  }
+
+  /**
+   * Writes documents with their versions (the last of the same id in the batch, the newest, stands for it):
+   * returns what the engine applied, in order; the items it refused as older than what it holds (409) are dropped.
+   */
+  async #writeVersioned(
+    alias: string,
+    connectorId: string,
+    documents: readonly VersionedDocument[],
+    refresh: IndexRefresh | undefined,
+  ): Promise<AppliedWrite[]> {
+    const unique = uniqueById(documents);
+    if (unique.length === 0) return [];
     // The client's bulk helper: one request per page (a page is far below flushBytes), and the items the engine
     // refuses with 429 (write queue full) are sent again after a pause instead of failing the page.
+    const stale = new Set<string>();
     const dropped: { status: number; error: unknown }[] = [];
-    const stats = await this.#client.helpers.bulk({
-      datasource: documents,
-      onDocument: (document) => [{ index: { _index: alias, _id: document.id, routing: connectorId } }, document.doc],
+    await this.#client.helpers.bulk({
+      datasource: unique,
+      onDocument: (document) => [
+        {
+          index: {
+            _index: alias,
+            _id: document.id,
+            routing: connectorId,
+            version: document.version,
+            version_type: VERSION_TYPE,
+          },
+        },
+        document.doc,
+      ],
       flushBytes: BULK_FLUSH_BYTES,
       concurrency: 1,
       retries: BULK_RETRIES,
       wait: BULK_RETRY_WAIT_MS,
-      onDrop: (item) => dropped.push({ status: item.status, error: item.error }),
-      ...(options.refresh ? { refresh: options.refresh } : {}),
+      onDrop: (item) => {
+        const id = (item.operation as { index?: { _id?: string } }).index?._id;
+        if (item.status === 409 && id !== undefined) stale.add(id);
+        else dropped.push({ status: item.status, error: item.error });
+      },
+      ...(refresh ? { refresh } : {}),
     });
     if (dropped.length > 0) {
       throw new Error(
         `bulk indexing failed for ${dropped.length} documents: ${JSON.stringify(dropped[0]?.error).slice(0, 500)}`,
       );
     }
-    return { indexed: stats.successful, skipped };
+    return unique.filter((document) => !stale.has(document.id)).map((document) => document.write);
   }
 
-  /** Removes one record's document (the upstream no longer has it); false when there was none. */
-  async deleteRecord(
-    connectorType: string,
-    entity: string,
-    connectorId: string,
-    key: string,
-    options: { refresh?: IndexRefresh } = {},
-  ): Promise<boolean> {
-    const response = await this.#client.delete(
-      {
-        index: this.alias(connectorType, entity),
-        id: indexDocumentId(connectorId, key),
-        routing: connectorId,
-        refresh: options.refresh ?? false,
-      },
-      { ignore: [404] },
-    );
-    return response.statusCode !== 404;
-  }
-
-  /** After a complete full-refresh run: removes the connector's documents that this run did not write. */
-  async deleteNotWrittenBy(connectorType: string, entity: string, connectorId: string, runId: string): Promise<number> {
-    return this.#deleteMatching(this.alias(connectorType, entity), connectorId, {
-      bool: {
-        filter: [{ term: { [CONNECTOR_ID_FIELD]: connectorId } }],
-        must_not: [{ term: { [SYNC_RUN_FIELD]: runId } }],
-      },
-    });
+  /**
+   * Deletes the tombstones of records removed before `before` (ms since epoch) in every index of this namespace:
+   * past the retention (CHANGES_RETENTION), no write still in flight is that old. A tombstone replaced meanwhile
+   * by a newer write is not deleted (the delete carries the version it saw).
+   */
+  async purgeTombstones(before: number): Promise<number> {
+    let purged = 0;
+    let after: (string | number)[] | undefined;
+    for (;;) {
+      const response = await this.#client.search(
+        {
+          index: `${this.#namespace}_*`,
+          body: {
+            query: {
+              bool: {
+                filter: [{ term: { [DELETED_FIELD]: true } }, { range: { [DELETED_AT_FIELD]: { lt: before } } }],
+              },
+            },
+            size: DELETE_PAGE,
+            version: true,
+            _source: [CONNECTOR_ID_FIELD],
+            sort: [{ [CONNECTOR_ID_FIELD]: 'asc' }, { _key: 'asc' }],
+            ...(after ? { search_after: after } : {}),
+          },
+        },
+        { ignore: [404] },
+      );
+      if (response.statusCode === 404) return purged;
+      const hits = (
+        response.body as {
+          hits: {
+            hits: {
+              _id: string;
+              _index: string;
+              _version: number;
+              _source: { _connector_id: string };
+              sort: (string | number)[];
+            }[];
+          };
+        }
+      ).hits.hits;
+      if (hits.length === 0) break;
+      const body = hits.map((hit) => ({
+        delete: {
+          _index: hit._index,
+          _id: hit._id,
+          routing: hit._source._connector_id,
+          version: hit._version,
+          version_type: VERSION_TYPE,
+        },
+      }));
+      const answer = (await this.#client.bulk({ body, refresh: false })).body as BulkAnswer;
+      purged += answer.items.filter((item) => (item.delete?.status ?? 500) < 300).length;
+      if (hits.length < DELETE_PAGE) break;
+      after = hits.at(-1)!.sort;
+    }
+    return purged;
   }
 
   async deleteConnector(connectorType: string, entities: readonly string[], connectorId: string): Promise<void> {
@@ -313,12 +507,13 @@ export class IndexStore {
     return deleted;
   }
 
+  /** The connector's records in the copy (tombstones are not records). */
   async count(connectorType: string, entity: string, connectorId: string): Promise<number> {
     const response = await this.#client.count(
       {
         index: this.alias(connectorType, entity),
         routing: connectorId,
-        body: { query: { term: { [CONNECTOR_ID_FIELD]: connectorId } } },
+        body: { query: { bool: copyScope(connectorId) } },
       },
       { ignore: [404] },
     );
@@ -328,6 +523,10 @@ export class IndexStore {
   async refresh(connectorType: string, entity: string): Promise<void> {
     await this.#client.indices.refresh({ index: this.alias(connectorType, entity) }, { ignore: [404] });
   }
+}
+
+interface BulkAnswer {
+  items: Partial<Record<'index' | 'delete', { status: number; error?: unknown }>>[];
 }
 
 function isAlreadyExists(error: unknown): boolean {

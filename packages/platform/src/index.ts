@@ -2,6 +2,19 @@ export { type AccessTokenClaims, AccessTokens } from './access-tokens.ts';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
 export { intervalMs, PlatformEnv, publicBaseUrl, readEnv, upstreamOverrides } from './config.ts';
 export { CredentialsCipher } from './credentials-cipher.ts';
+export { type ChangeEventView, changeEventId, changeEventView } from './customer-webhooks/change-event-view.ts';
+export {
+  createDeliverySender,
+  type DeliverySender,
+  type SendOutcome,
+} from './customer-webhooks/delivery-sender.ts';
+export { newEndpointSecret, signedHeaders } from './customer-webhooks/endpoint-secret.ts';
+export {
+  type EndpointUrlPolicy,
+  endpointUrlProblem,
+  guardedLookup,
+  isPublicAddress,
+} from './customer-webhooks/endpoint-url.ts';
 export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
 export { type IndexedBatch, type IndexRefresh, IndexStore } from './index-store.ts';
 export { createLogger, type LogFields, type Logger, type LogLevel, redact } from './logger.ts';

@@ -1,15 +1,18 @@
 import { TokenCache } from '@conduit/connectors';
 import {
+  ChangeFeedRepository,
   ConnectorsRepository,
   createDatabase,
   type Database,
   ensureDatabaseExists,
   migrateToLatest,
   SyncStatesRepository,
+  WebhookEndpointsRepository,
 } from '@conduit/db';
 import { Client } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { ChangeFeedSink } from './change-feed-sink.ts';
 import type { PlatformEnv } from './config.ts';
 import { CredentialsCipher } from './credentials-cipher.ts';
 import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
@@ -27,6 +30,8 @@ export interface PlatformServices {
   readonly opensearch: Client;
   readonly connectors: ConnectorsRepository;
   readonly syncStates: SyncStatesRepository;
+  readonly changeFeed: ChangeFeedRepository;
+  readonly webhookEndpoints: WebhookEndpointsRepository;
   readonly cipher: CredentialsCipher;
   readonly hosted: HostedConnectors;
   readonly indexStore: IndexStore;
@@ -53,6 +58,7 @@ export async function connectPlatformServices(
   const opensearch = new Client({ node: env.OPENSEARCH_URL });
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
+  const changeFeed = new ChangeFeedRepository(db);
   const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
     searchUrl: env.OPENSEARCH_URL,
     searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
@@ -62,6 +68,7 @@ export async function connectPlatformServices(
       perTenantCostlyWaiting: env.SEARCH_COSTLY_QUEUE_PER_ORGANIZATION,
       timeoutMs: env.SEARCH_TIMEOUT_MS,
     },
+    changes: new ChangeFeedSink(changeFeed),
   });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
@@ -77,6 +84,8 @@ export async function connectPlatformServices(
     opensearch,
     connectors,
     syncStates,
+    changeFeed,
+    webhookEndpoints: new WebhookEndpointsRepository(db),
     cipher,
     hosted: new HostedConnectors({
       cipher,

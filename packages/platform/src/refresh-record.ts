@@ -1,5 +1,6 @@
 import { type EntityCatalog, entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
+import type { ChangeSource } from './change-sink.ts';
 import type { HostedConnectors } from './hosted-connectors.ts';
 import type { IndexRefresh, IndexStore } from './index-store.ts';
 import { recordKeyOf } from './search-documents.ts';
@@ -15,7 +16,13 @@ export interface RefreshRecordDeps {
   readonly writeRecord?: RecordWriter;
 }
 
-export type RecordWriter = (row: ConnectorRow, entity: EntityCatalog, record: Record<string, unknown>) => Promise<void>;
+/** Writes one re-read record; `readAt` is when its re-read began (its version in the copy). */
+export type RecordWriter = (
+  row: ConnectorRow,
+  entity: EntityCatalog,
+  record: Record<string, unknown>,
+  readAt: number,
+) => Promise<void>;
 
 export interface RefreshRecordRequest {
   /** A replicated (searchable) entity of the connector's kind. */
@@ -31,6 +38,8 @@ export interface RefreshRecordRequest {
   readonly key: string;
   /** `wait_for` (default): return once the change is visible to search. */
   readonly refresh?: IndexRefresh;
+  /** Who asked (the change feed's `source`): a webhook (default) or read-your-writes after execute. */
+  readonly source?: Extract<ChangeSource, 'webhook' | 'execute'>;
   readonly signal?: AbortSignal;
 }
 
@@ -44,7 +53,8 @@ const OUTSIDE_RUN = 'refresh';
 
 /**
  * Re-reads one record from the upstream (its `get` action, with the stored credentials) and upserts it into the
- * index, or removes it when the upstream answers 404. The upstream is the source: callers (webhooks,
+ * index, or removes it (a tombstone) when the upstream answers 404; either write carries the instant the re-read
+ * began, so it never replaces a newer read of the record (docs/changes.md). The upstream is the source: callers (webhooks,
  * read-your-writes after execute) only say which record changed. Other upstream errors are thrown as they come
  * (ConnectorError, UpstreamRateLimitError) so a queue can retry them.
  */
@@ -59,7 +69,12 @@ export async function refreshRecord(
   const via = request.via ?? 'get';
   if (!entity.actions[via]) return { status: 'skipped', reason: `${request.entity} has no ${via} action` };
   const refresh = request.refresh ?? 'wait_for';
+  const source = request.source ?? 'webhook';
+  const remove = () =>
+    deps.indexStore.removeRecords(row.connector_type, entity, row.id, [request.key], { readAt, refresh, source });
   let record: unknown;
+  // Taken before the request leaves: the upstream's answer is at least this new, so it is this write's version.
+  const readAt = Date.now();
   try {
     const result = await deps.hosted
       .forRow(row)
@@ -70,12 +85,12 @@ export async function refreshRecord(
         ? data
         : (Array.isArray(data) ? data : []).find((r) => isRecord(r) && recordKeyOf(entity, r) === request.key);
     if (via === 'list' && record === undefined) {
-      await deps.indexStore.deleteRecord(row.connector_type, request.entity, row.id, request.key, { refresh });
+      await remove();
       return { status: 'removed', key: request.key };
     }
   } catch (error) {
     if (isConnectorError(error) && error.code === 'upstream_not_found') {
-      await deps.indexStore.deleteRecord(row.connector_type, request.entity, row.id, request.key, { refresh });
+      await remove();
       return { status: 'removed', key: request.key };
     }
     throw error;
@@ -85,10 +100,10 @@ export async function refreshRecord(
   }
   const key = recordKeyOf(entity, record);
   if (key === null) return { status: 'skipped', reason: 'the upstream record has no key' };
-  if (deps.writeRecord) await deps.writeRecord(row, entity, record);
+  if (deps.writeRecord) await deps.writeRecord(row, entity, record, readAt);
   else {
     const runId = await currentRunId(deps.syncStates, row.id, entity.name);
-    await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record], { refresh });
+    await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record], { readAt, refresh, source });
   }
   return { status: 'upserted', key };
 }

@@ -1,8 +1,10 @@
 import { at, type EntityCatalog } from '@conduit/connectors';
-import { type IndexDocument, indexDocumentId, toIndexDocument } from '@conduit/search-dsl';
+import { INTERNAL_FIELDS, type IndexDocument, indexDocumentId, toIndexDocument } from '@conduit/search-dsl';
 
 /** The field marking which sync run last wrote a document (full refresh removes the others). */
 export const SYNC_RUN_FIELD = '_sync_run';
+/** On a tombstone: when the removal was read (ms since epoch), for purging it after CHANGES_RETENTION. */
+export const DELETED_AT_FIELD = '_deleted_at';
 
 export function recordKeyOf(entity: EntityCatalog, record: Record<string, unknown>): string | null {
   const value = valueAt(record, entity.recordKey);
@@ -28,7 +30,7 @@ export function searchDocument(
   connectorId: string,
   runId: string,
   record: Record<string, unknown>,
-): { id: string; doc: IndexDocument } | null {
+): { id: string; key: string; doc: IndexDocument } | null {
   const key = recordKeyOf(entity, record);
   if (key === null) return null;
   const projected = { ...projectRecord(entity, record), [entity.recordKey]: key };
@@ -37,7 +39,20 @@ export function searchDocument(
     recordKey: entity.recordKey,
     connectorId,
   });
-  return { id: indexDocumentId(connectorId, key), doc: { ...doc, [SYNC_RUN_FIELD]: runId } };
+  return { id: indexDocumentId(connectorId, key), key, doc: { ...doc, [SYNC_RUN_FIELD]: runId } };
+}
+
+/**
+ * What a removed record leaves in the copy (docs/changes.md): its key, marked deleted, no record. Searches,
+ * counts, aggregations and lookups leave it out (search-dsl's copyScope); it is purged after CHANGES_RETENTION.
+ */
+export function tombstoneDocument(connectorId: string, key: string, removedAt: number): Record<string, unknown> {
+  return {
+    [INTERNAL_FIELDS.connectorId]: connectorId,
+    [INTERNAL_FIELDS.key]: key,
+    [INTERNAL_FIELDS.deleted]: true,
+    [DELETED_AT_FIELD]: removedAt,
+  };
 }
 
 function valueAt(record: Record<string, unknown>, path: string): unknown {

@@ -8,6 +8,7 @@ export {
   type CompiledSearch,
   type CompileOptions,
   compileSearch,
+  copyScope,
   type PageContext,
   type SearchBody,
 } from './compile/opensearch/compile-search.ts';
@@ -27,7 +28,7 @@ export {
   type ScopeCapabilities,
   searchCapabilities,
 } from './fields/capabilities.ts';
-export { type FieldRef, type FieldScope, resolveField, rootScope } from './fields/field-resolution.ts';
+export { type FieldRef, type FieldScope, INTERNAL_FIELDS, resolveField, rootScope } from './fields/field-resolution.ts';
 export { parseInstantMillis, toInstant } from './fields/values.ts';
 export { SEARCH_LIMITS } from './limits.ts';
 export {

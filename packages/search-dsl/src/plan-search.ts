@@ -37,5 +37,7 @@ export function planSearch(input: unknown, options: PlanSearchOptions): SearchPl
   const cost = searchCost(search.params);
   const problems = overBudget(cost);
   if (problems.length > 0) throw new SearchQueryError('query_too_costly', problems);
-  return { ...compileSearch(search, options), search, cost: cost.total, lookup: compileLookup(search, options) };
+  const compiled = compileSearch(search, options);
+  const lookup = compileLookup(search, { ...options, includes: compiled.body._source.includes });
+  return { ...compiled, search, cost: cost.total, lookup };
 }

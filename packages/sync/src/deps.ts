@@ -4,7 +4,16 @@ import type { Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
 export interface SyncDeps
   extends Pick<
     PlatformServices,
-    'connectors' | 'syncStates' | 'hosted' | 'indexStore' | 'scheduler' | 'redis' | 'metrics'
+    | 'connectors'
+    | 'syncStates'
+    | 'changeFeed'
+    | 'webhookEndpoints'
+    | 'cipher'
+    | 'hosted'
+    | 'indexStore'
+    | 'scheduler'
+    | 'redis'
+    | 'metrics'
   > {
   readonly env: PlatformEnv;
   readonly logger: Logger;

@@ -8,7 +8,7 @@ const rowOf = (id: string) => ({ id, connector_type: 'Orb' }) as ConnectorRow;
 
 /** The writes the grouping sends (what it asks of the index store), settled when the test says. */
 function recordingStore(fail: (connectorId: string) => boolean = () => false) {
-  const batches: { connectorId: string; runId: string; keys: unknown[] }[] = [];
+  const batches: { connectorId: string; runId: string; keys: unknown[]; readAt: unknown }[] = [];
   const lookups: string[] = [];
   return {
     batches,
@@ -27,11 +27,12 @@ function recordingStore(fail: (connectorId: string) => boolean = () => false) {
           connectorId: string,
           runId: string,
           records: readonly Record<string, unknown>[],
+          options: { readAt: number | readonly number[] },
         ) => {
           await new Promise((resolve) => setTimeout(resolve, 20));
-          batches.push({ connectorId, runId, keys: records.map((r) => r.id) });
+          batches.push({ connectorId, runId, keys: records.map((r) => r.id), readAt: options.readAt });
           if (fail(connectorId)) throw new Error('bulk refused');
-          return { indexed: records.length, skipped: 0 };
+          return { indexed: records.length, skipped: 0, stale: 0 };
         },
       },
     },
@@ -42,20 +43,24 @@ describe('GroupedIndexWrites: the webhook worker writes events that arrive toget
   it('writes concurrent records of one connector and entity in one bulk, resolving each once written', async () => {
     const store = recordingStore();
     const writes = new GroupedIndexWrites(store.deps);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => writes.write(rowOf('c-1'), customers, { id: `cus_${i}` })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => writes.write(rowOf('c-1'), customers, { id: `cus_${i}` }, 1000)),
+    );
     expect(store.batches).toHaveLength(1);
     expect(store.batches[0]!.keys).toHaveLength(20);
+    // Each record keeps its own re-read instant (its version in the copy).
+    expect(store.batches[0]!.readAt).toEqual(Array.from({ length: 20 }, () => 1000));
     expect(store.lookups).toEqual(['c-1']);
   });
 
   it('sends records queued during a flush in the next one, stamped with the run id current at write time', async () => {
     const store = recordingStore();
     const writes = new GroupedIndexWrites(store.deps);
-    const first = writes.write(rowOf('c-running'), customers, { id: 'cus_a' });
+    const first = writes.write(rowOf('c-running'), customers, { id: 'cus_a' }, 1000);
     await new Promise((resolve) => setTimeout(resolve, 5)); // the first flush is in flight
     const later = [
-      writes.write(rowOf('c-running'), customers, { id: 'cus_b' }),
-      writes.write(rowOf('c-running'), customers, { id: 'cus_c' }),
+      writes.write(rowOf('c-running'), customers, { id: 'cus_b' }, 1000),
+      writes.write(rowOf('c-running'), customers, { id: 'cus_c' }, 1000),
     ];
     await Promise.all([first, ...later]);
     expect(store.batches.map((b) => b.keys)).toEqual([['cus_a'], ['cus_b', 'cus_c']]);
@@ -66,14 +71,14 @@ describe('GroupedIndexWrites: the webhook worker writes events that arrive toget
     const store = recordingStore((connectorId) => connectorId === 'c-bad');
     const writes = new GroupedIndexWrites(store.deps);
     const bad = [
-      writes.write(rowOf('c-bad'), customers, { id: 'x1' }),
-      writes.write(rowOf('c-bad'), customers, { id: 'x2' }),
+      writes.write(rowOf('c-bad'), customers, { id: 'x1' }, 1000),
+      writes.write(rowOf('c-bad'), customers, { id: 'x2' }, 1000),
     ];
-    const good = writes.write(rowOf('c-good'), customers, { id: 'y1' });
+    const good = writes.write(rowOf('c-good'), customers, { id: 'y1' }, 1000);
     const settled = await Promise.allSettled([...bad, good]);
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
     // The writer is usable after a failure.
-    await writes.write(rowOf('c-good'), customers, { id: 'y2' });
+    await writes.write(rowOf('c-good'), customers, { id: 'y2' }, 1000);
     expect(store.batches.map((b) => b.keys)).toContainEqual(['y2']);
   });
 });

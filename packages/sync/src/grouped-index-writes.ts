@@ -4,6 +4,7 @@ import { currentRunId, type IndexStore } from '@conduit/platform';
 
 interface Waiter {
   readonly record: Record<string, unknown>;
+  readonly readAt: number;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -38,7 +39,7 @@ export class GroupedIndexWrites {
   }
 
   /** Resolves once the record is written (in a bulk request with the others queued meanwhile). */
-  write(row: ConnectorRow, entity: EntityCatalog, record: Record<string, unknown>): Promise<void> {
+  write(row: ConnectorRow, entity: EntityCatalog, record: Record<string, unknown>, readAt: number): Promise<void> {
     const groupKey = `${row.id}\0${entity.name}`;
     let group = this.#pending.get(groupKey);
     if (!group) {
@@ -46,7 +47,7 @@ export class GroupedIndexWrites {
       this.#pending.set(groupKey, group);
     }
     const waiters = group.waiters;
-    const written = new Promise<void>((resolve, reject) => waiters.push({ record, resolve, reject }));
+    const written = new Promise<void>((resolve, reject) => waiters.push({ record, readAt, resolve, reject }));
     if (!this.#flushing) {
       this.#flushing = true;
       // The next macrotask: writes from jobs finishing their re-reads in the same tick join this flush.
@@ -74,7 +75,8 @@ export class GroupedIndexWrites {
         group.connectorId,
         runId,
         group.waiters.map((w) => w.record),
-        { refresh: false },
+        // Each record with its own re-read instant: an older re-read of a record in the group is dropped.
+        { readAt: group.waiters.map((w) => w.readAt), source: 'webhook', refresh: false },
       );
       for (const waiter of group.waiters) waiter.resolve();
     } catch (error) {

@@ -36,6 +36,11 @@ interface Checkpoint {
   full?: boolean;
   /** Changes-feed entities: the feed position reported by the read so far (ReadPage.position). */
   position?: string | null;
+  /**
+   * When this run began reading the upstream (ms since epoch): the version of a full pass's removals, kept across
+   * a resume so they stay older than anything read since the pass began.
+   */
+  readFrom?: number;
 }
 
 export class SyncInterrupted extends Error {
@@ -96,6 +101,7 @@ export async function runEntitySync(
     full,
     position: null,
   };
+  checkpoint.readFrom ??= Date.now();
   const connector = deps.hosted.forRow(row);
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
@@ -105,19 +111,35 @@ export async function runEntitySync(
 
   for (; checkpoint.parentIndex < parents.length; checkpoint.parentIndex++) {
     const parentParams = parents[checkpoint.parentIndex];
-    const pagesOf: AsyncIterable<ReadPage> = connector.read(entityName, {
-      since,
-      ...(parentParams ? { parentParams } : {}),
-      ...(checkpoint.resume === undefined ? {} : { resume: checkpoint.resume }),
-      ...(position === undefined ? {} : { position }),
-    });
+    const pagesOf = stampedPages(
+      connector.read(entityName, {
+        since,
+        ...(parentParams ? { parentParams } : {}),
+        ...(checkpoint.resume === undefined ? {} : { resume: checkpoint.resume }),
+        ...(position === undefined ? {} : { position }),
+      }),
+    );
+    const source = (checkpoint.full ?? full) ? 'full_pass' : 'sync';
     for await (const group of pageGroups(pagesOf, WRITE_GROUPS)) {
       const records = group.flatMap((page) => page.records);
+      // Each record carries the instant its page's read began: a newer read already in the copy (a webhook's
+      // re-read while this page was on its way) is kept.
+      const readAt = group.flatMap((page) => page.records.map(() => page.readAt));
       const last = group[group.length - 1]!;
-      const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, records);
+      const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, records, {
+        readAt,
+        source,
+      });
       // A changes feed names what left the upstream: remove it now (idempotent; a full pass would also catch it).
-      for (const key of group.flatMap((page) => page.removed ?? [])) {
-        await deps.indexStore.deleteRecord(row.connector_type, entityName, connectorId, key, { refresh: false });
+      const removed = group.flatMap((page) => (page.removed ?? []).map((key) => ({ key, readAt: page.readAt })));
+      if (removed.length > 0) {
+        await deps.indexStore.removeRecords(
+          row.connector_type,
+          entity,
+          connectorId,
+          removed.map((r) => r.key),
+          { readAt: removed.map((r) => r.readAt), source },
+        );
       }
       checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, records, entity.sync.cursorField);
       for (const page of group) if (page.position !== undefined) checkpoint.position = page.position;
@@ -147,7 +169,13 @@ export async function runEntitySync(
   await deps.indexStore.refresh(row.connector_type, entityName);
   const wasFull = checkpoint.full ?? full;
   if (wasFull) {
-    const removed = await deps.indexStore.deleteNotWrittenBy(row.connector_type, entityName, connectorId, runId);
+    const removed = await deps.indexStore.removeNotWrittenBy(
+      row.connector_type,
+      entity,
+      connectorId,
+      runId,
+      checkpoint.readFrom,
+    );
     if (removed > 0) log.info('removed records that disappeared upstream', { removed });
   }
   const recordCount = await deps.indexStore.count(row.connector_type, entityName, connectorId);
@@ -209,6 +237,25 @@ function sinceFor(row: ConnectorRow, entity: EntityCatalog, cursor: unknown): st
   const lookback = Math.max(LOOKBACK_MS, entity.changeCapture?.lookbackMs ?? 0);
   const lookedBack = new Date(Math.max(cursorMs - lookback, Date.parse(startDate))).toISOString();
   return lookedBack.replace('.000Z', 'Z');
+}
+
+/**
+ * The read's pages, each with the instant its read began (ms since epoch): taken before asking the source for the
+ * page, so before its request is sent (reads are lazy: each page's request leaves inside that call), and never
+ * later than the upstream state the page shows.
+ */
+async function* stampedPages(source: AsyncIterable<ReadPage>): AsyncGenerator<ReadPage & { readAt: number }> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const readAt = Date.now();
+      const next = await iterator.next();
+      if (next.done) return;
+      yield { ...next.value, readAt };
+    }
+  } finally {
+    await iterator.return?.();
+  }
 }
 
 /** Child entities are read once per parent record; everything else once, without parent params. */

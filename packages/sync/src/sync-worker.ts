@@ -1,10 +1,12 @@
 import { JOB_NAMES, syncQueueName } from '@conduit/platform';
 import { Worker } from 'bullmq';
 import { ConnectorSlots } from './connector-slots.ts';
+import { startCustomerDeliveries } from './customer-deliveries.ts';
 import type { SyncDeps } from './deps.ts';
 import { processSyncConnector } from './processors/sync-connector.ts';
 import { processSyncEntity } from './processors/sync-entity.ts';
 import { startReconciler } from './reconcile.ts';
+import { startRetention } from './retention.ts';
 
 export interface SyncWorker {
   readonly worker: Worker;
@@ -48,12 +50,16 @@ export function startSyncWorker(deps: SyncDeps): SyncWorker {
   );
   worker.on('error', (error) => logger.error('worker error', { error }));
   const stopReconciler = startReconciler(deps);
+  const stopRetention = startRetention(deps);
+  const stopDeliveries = startCustomerDeliveries(deps);
   logger.info('worker started', { queue: syncQueueName(env.NAMESPACE), concurrency: env.WORKER_CONCURRENCY });
   return {
     worker,
     async close() {
       stopping = true;
       stopReconciler();
+      stopRetention();
+      await stopDeliveries();
       await worker.close();
       workerConnection.disconnect();
     },

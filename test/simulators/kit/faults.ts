@@ -12,19 +12,40 @@ export interface Fault {
   headers?: Record<string, string>;
 }
 
+/** Which request a hold catches: the next one this predicate accepts. */
+export type HoldMatch = (request: { method: string; path: string; query: URLSearchParams }) => boolean;
+
+/**
+ * One upstream answer held back: the request was answered from the data as it was when it arrived, and the answer
+ * leaves only on `release()`. Tests use it to order a slow read against other work deterministically.
+ */
+export interface HeldAnswer {
+  /** Resolves once a matching request arrived and its answer was computed. */
+  readonly reached: Promise<void>;
+  release(): void;
+}
+
+interface PendingHold {
+  matches: HoldMatch;
+  claimed: boolean;
+  reached(): void;
+  released: Promise<void>;
+}
+
 /**
  * Faults on demand, for tests (`sim.faults.add(...)`) and by HTTP (`POST /__sim/faults`), plus a request log.
  * Every simulator mounts it first, so 429 storms and 5xx bursts look like the real vendor's.
  */
 export class FaultInjector {
   readonly #faults: Fault[] = [];
+  readonly #holds: PendingHold[] = [];
   readonly requests: { method: string; path: string; query: string; at: number }[] = [];
-  /** While set, every request waits here (after being logged) until `release()`. */
+  /** While set, every request waits here (after being logged) until `releaseAll()`. */
   #gate: { promise: Promise<void>; open: () => void } | undefined;
   #held = 0;
 
-  /** Holds every request from now on until `release()`, so a test controls when the upstream answers. */
-  hold(): void {
+  /** Holds every request from now on (before it is answered) until `releaseAll()`. */
+  holdAll(): void {
     if (this.#gate) return;
     let open: () => void = () => undefined;
     const promise = new Promise<void>((resolve) => {
@@ -33,14 +54,14 @@ export class FaultInjector {
     this.#gate = { promise, open };
   }
 
-  /** Lets every held request (and the ones after) through. */
-  release(): void {
+  /** Lets every request held by `holdAll()` (and the ones after) through. */
+  releaseAll(): void {
     this.#gate?.open();
     this.#gate = undefined;
   }
 
-  /** Requests waiting at the hold now. */
-  get held(): number {
+  /** Requests waiting at `holdAll()`'s gate now. */
+  get waiting(): number {
     return this.#held;
   }
 
@@ -50,6 +71,20 @@ export class FaultInjector {
 
   clear(): void {
     this.#faults.length = 0;
+  }
+
+  /** Holds the answer of the next request matching `match` until the test releases it (see HeldAnswer). */
+  hold(match: HoldMatch): HeldAnswer {
+    let reached!: () => void;
+    let release!: () => void;
+    const reachedPromise = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#holds.push({ matches: match, claimed: false, reached, released });
+    return { reached: reachedPromise, release };
   }
 
   middleware(defaultBody: (status: number) => unknown): MiddlewareHandler {
@@ -70,7 +105,15 @@ export class FaultInjector {
         await this.#gate.promise;
         this.#held--;
       }
+      const hold = this.#holds.find(
+        (h) => !h.claimed && h.matches({ method: c.req.method, path: url.pathname, query: url.searchParams }),
+      );
+      if (hold) hold.claimed = true;
       await next();
+      if (hold) {
+        hold.reached();
+        await hold.released;
+      }
     };
   }
 }

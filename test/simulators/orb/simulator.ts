@@ -54,13 +54,22 @@ export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjecto
     await next();
   });
 
-  // Sorting once per data change keeps large simulated data sets (chaos, benchmarks) fast to page through.
-  const sorted = new Map<keyof OrbData, { length: number; rows: OrbRecord[] }>();
+  // Sorting once per data change keeps large simulated data sets (chaos, benchmarks) fast to page through. Tests
+  // change the arrays in place, so a change is told by the length and the records at both ends (a removal and a
+  // re-insertion leave the length as it was).
+  const sorted = new Map<keyof OrbData, { length: number; first: OrbRecord; last: OrbRecord; rows: OrbRecord[] }>();
   const sortedView = (name: keyof OrbData): OrbRecord[] => {
+    const records = data[name];
     const cached = sorted.get(name);
-    if (cached && cached.length === data[name].length) return cached.rows;
-    const rows = [...data[name]].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
-    sorted.set(name, { length: data[name].length, rows });
+    if (
+      cached &&
+      cached.length === records.length &&
+      cached.first === records[0] &&
+      cached.last === records[records.length - 1]
+    )
+      return cached.rows;
+    const rows = [...records].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+    sorted.set(name, { length: records.length, first: records[0]!, last: records[records.length - 1]!, rows });
     return rows;
   };
 

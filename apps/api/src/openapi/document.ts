@@ -2,6 +2,7 @@ import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
 import { catalogRoute } from '../routes/catalog.ts';
+import { listChangesRoute } from '../routes/connectors/changes.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
 import {
@@ -17,6 +18,15 @@ import { metricsRoute } from '../routes/metrics.ts';
 import { oauthCallbackRoute } from '../routes/oauth-consent/callback.ts';
 import { oauthInitiateRoute } from '../routes/oauth-consent/initiate.ts';
 import { tokenRoute } from '../routes/oauth-token.ts';
+import {
+  createEndpointRoute,
+  deleteEndpointRoute,
+  getEndpointRoute,
+  listDeliveriesRoute,
+  listEndpointsRoute,
+  replayRoute,
+  updateEndpointRoute,
+} from '../routes/webhook-endpoints/routes.ts';
 
 export const CONNECTORS_BASE = '/api/v1/integrations/connectors';
 
@@ -37,6 +47,16 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   { base: CONNECTORS_BASE, route: syncConnectorRoute },
   { base: CONNECTORS_BASE, route: webhookRoute },
   { base: CONNECTORS_BASE, route: executeRoute },
+  { base: CONNECTORS_BASE, route: listChangesRoute },
+  ...[
+    createEndpointRoute,
+    listEndpointsRoute,
+    getEndpointRoute,
+    updateEndpointRoute,
+    deleteEndpointRoute,
+    listDeliveriesRoute,
+    replayRoute,
+  ].map((route) => ({ base: '/api/v1/webhook-endpoints', route })),
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },
@@ -58,6 +78,8 @@ export const DOCUMENT_CONFIG = {
     { name: 'Execute and search', description: 'live actions and search over the synchronized copy' },
     { name: 'OAuth consent', description: 'connect a kind through its provider’s consent screen' },
     { name: 'Webhooks', description: 'upstream events, verified by the vendor’s signature' },
+    { name: 'Changes', description: 'every change the copy applied, in order: the change feed' },
+    { name: 'Webhook endpoints', description: 'signed deliveries of the changes to the customer’s endpoints' },
     { name: 'Catalog', description: 'kinds, schemas, entities and searchable fields' },
     { name: 'Operations', description: 'health, readiness and metrics' },
   ],

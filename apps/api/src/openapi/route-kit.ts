@@ -51,6 +51,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   404: 'no such connector (or one of another organization), or no such upstream resource',
   405: 'wrong method',
   409: 'a connector with this identity exists',
+  410: 'the cursor is older than the retention (cursor_expired): start again from a search',
   413: 'the body is over the limit',
   429: 'our rate limit or the upstream’s; see Retry-After',
   502: 'the upstream failed or rejected the stored credentials',

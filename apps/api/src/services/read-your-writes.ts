@@ -46,6 +46,7 @@ export async function reflectWrite(
       params: named.params,
       key: named.key,
       refresh: 'wait_for',
+      source: 'execute',
       ...(write.signal ? { signal: write.signal } : {}),
     });
     // The entity's record_count follows the copy (a run in flight sets it itself when it ends).

@@ -139,7 +139,7 @@ async function lookUp(
   const started = performance.now();
   let answer: SearchAnswer;
   try {
-    answer = await indexStore.lookup(index, row.id, lookup.ids, plan.body._source.includes, row.organization_id);
+    answer = await indexStore.lookup(index, row.id, lookup.ids, lookup.includes, row.organization_id);
   } catch (error) {
     throwIfShared(error);
     throw searchUnavailable('cannot answer', error);

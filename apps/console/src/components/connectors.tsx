@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, asProblem, type ConnectorView, type EntityStatus, type Problem } from '../api.ts';
 import { ProblemView } from './problem-view.tsx';
+import { RecentChanges } from './recent-changes.tsx';
 import { TableHead } from './results-table.tsx';
 
 const FAST_REFRESH_MS = 1500;
@@ -159,13 +160,14 @@ export function Connectors(props: { api: Api; selected: string | null; onSelect:
       {connectors
         .filter((c) => c.connector_id === props.selected)
         .map((c) => (
-          <ConnectorDetail key={c.connector_id} connector={c} onSync={sync} onDelete={remove} />
+          <ConnectorDetail key={c.connector_id} api={props.api} connector={c} onSync={sync} onDelete={remove} />
         ))}
     </section>
   );
 }
 
 function ConnectorDetail(props: {
+  api: Api;
   connector: ConnectorView;
   onSync: (c: ConnectorView, mode: 'incremental' | 'full', entity?: string) => void;
   onDelete: (c: ConnectorView) => void;
@@ -210,6 +212,7 @@ function ConnectorDetail(props: {
           ))}
         </tbody>
       </table>
+      <RecentChanges api={props.api} connectorId={c.connector_id} lastSync={lastSync(c)} />
       <details>
         <summary>configuration</summary>
         <pre>{JSON.stringify({ config: c.config, replication_config: c.replication_config }, null, 2)}</pre>

@@ -190,7 +190,24 @@ export interface KindCatalog<Credentials = unknown, Config = unknown> {
    * config). The connector and the platform's consent flow both read it here.
    */
   readonly tokenUrl?: string;
+  /** What orders two writes of one of the kind's records in the copy, and why (docs/changes.md). */
+  readonly copyVersion: CopyVersion;
   readonly entities: Readonly<Record<string, EntityCatalog>>;
+}
+
+/**
+ * The version a write to the copy carries (docs/changes.md): `read_instant`, when its upstream read began, or
+ * `vendor`, a record version of the vendor's own that moves on every change and that every read returns. A
+ * removal (a re-read's 404, a full pass not finding the record, a changes feed's removal) carries no vendor
+ * version, so one order covering records and removals alike needs the read instant unless the vendor's version
+ * can be compared with it.
+ */
+export interface CopyVersion {
+  readonly by: 'read_instant' | 'vendor';
+  /** Why this one, for this vendor. */
+  readonly why: string;
+  /** The vendor's documentation the reason rests on. */
+  readonly source: string;
 }
 
 /** Typed identity: keeps the credential and config types of the schemas, so a kind's code infers them (z.infer). */

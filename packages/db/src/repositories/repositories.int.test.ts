@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, ensureDatabaseExists } from '../database.ts';
 import { migrateToLatest } from '../migrate.ts';
 import type { Database } from '../schema.ts';
+import { ChangeFeedRepository } from './change-feed.ts';
 import { ClientsRepository } from './clients.ts';
 import { ConnectorsRepository } from './connectors.ts';
 import { SyncStatesRepository } from './sync-states.ts';
@@ -120,5 +121,65 @@ describe('SyncStatesRepository', () => {
     await syncStates.startRun(run, 'run-d');
     await db.deleteFrom('connectors').where('id', '=', row.id).execute();
     expect(await syncStates.saveCheckpoint(run, { page: 1 }, 1)).toBe('deleted');
+  });
+});
+
+describe('ChangeFeedRepository', () => {
+  const upsert = (key: string, version: number, content: string) => ({
+    key,
+    version,
+    contentHash: content,
+    record: { id: key, content },
+  });
+  const removal = (key: string, version: number) => ({ key, version, contentHash: null, record: null });
+
+  it('tells created, updated and unchanged apart, skips writes older than the last applied, and numbers in order', async () => {
+    const feed = new ChangeFeedRepository(db);
+    const { id } = await newConnector();
+    expect(await feed.append(id, 'customers', 'sync', [upsert('a', 10, 'h1'), upsert('b', 10, 'h1')])).toBe(2);
+    expect(await feed.append(id, 'customers', 'webhook', [upsert('a', 20, 'h1')])).toBe(0); // unchanged
+    expect(await feed.append(id, 'customers', 'webhook', [upsert('a', 30, 'h2')])).toBe(1);
+    expect(await feed.append(id, 'customers', 'sync', [upsert('a', 25, 'h-old')])).toBe(0); // older than 30
+    expect(await feed.append(id, 'customers', 'webhook', [removal('b', 40), removal('b', 41), removal('c', 40)])).toBe(
+      1,
+    );
+    expect(await feed.append(id, 'customers', 'sync', [upsert('b', 50, 'h1')])).toBe(1); // back after removal
+    const events = await feed.read(id, { after: 0, limit: 100 });
+    expect(events.map((e) => [e.seq, e.type, e.key, e.source])).toEqual([
+      [1, 'record.created', 'a', 'sync'],
+      [2, 'record.created', 'b', 'sync'],
+      [3, 'record.updated', 'a', 'webhook'],
+      [4, 'record.deleted', 'b', 'webhook'],
+      [5, 'record.created', 'b', 'sync'],
+    ]);
+    expect(events[2]!.record).toEqual({ id: 'a', content: 'h2' });
+    expect(events[3]!.record).toBeNull();
+    expect(await feed.head(id)).toEqual({ lastSeq: 5, purgedThrough: 0 });
+  });
+
+  it('concurrent appends to one connector get consecutive numbers, each batch in its own order', async () => {
+    const feed = new ChangeFeedRepository(db);
+    const { id } = await newConnector();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, batch) =>
+        feed.append(id, 'customers', 'sync', [upsert(`k${batch}-1`, 1, 'x'), upsert(`k${batch}-2`, 1, 'x')]),
+      ),
+    );
+    const events = await feed.read(id, { after: 0, limit: 100 });
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    for (let i = 0; i < 40; i += 2) expect(events[i + 1]!.key).toBe(events[i]!.key.replace(/-1$/, '-2'));
+  });
+
+  it('retention deletes old events and remembers how far, per connector', async () => {
+    const feed = new ChangeFeedRepository(db);
+    const { id } = await newConnector();
+    await feed.append(id, 'customers', 'sync', [upsert('a', 1, 'x'), upsert('b', 1, 'x')]);
+    await feed.append(id, 'customers', 'sync', [removal('a', 2)]);
+    await feed.purgeBefore(new Date(Date.now() + 1000));
+    expect(await feed.read(id, { after: 0, limit: 10 })).toEqual([]);
+    expect(await feed.head(id)).toEqual({ lastSeq: 3, purgedThrough: 3 });
+    // A connector deleted meanwhile: its appends make nothing (and fail nothing).
+    await connectors.delete('org-a', id);
+    expect(await feed.append(id, 'customers', 'sync', [upsert('c', 3, 'x')])).toBe(0);
   });
 });

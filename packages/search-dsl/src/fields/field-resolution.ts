@@ -42,6 +42,8 @@ export const INTERNAL_FIELDS = Object.freeze({
   key: '_key',
   record: '_record',
   flat: '_flat',
+  /** Set on a removed record's tombstone (docs/changes.md): never searchable, counted or looked up. */
+  deleted: '_deleted',
 });
 
 export const STRING_SUBFIELDS = Object.freeze({ text: 'text', wildcard: 'wc' });

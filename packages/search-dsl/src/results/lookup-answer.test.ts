@@ -24,6 +24,14 @@ describe('lookupAnswerAsSearch', () => {
     });
   });
 
+  it('leaves out the tombstone of a removed record, as a search would', () => {
+    const b = { _key: 'b', _record: { id: 'b' } };
+    expect(asSearch({ docs: [{ _source: { _key: 'a', _deleted: true } }, { _source: b }] }, 1)).toEqual({
+      took: 1,
+      hits: { total: { value: 1, relation: 'eq' }, hits: [{ _source: b }] },
+    });
+  });
+
   it('answers no hits when nothing was found (the filtered answer is an empty object)', () => {
     expect(asSearch({})).toEqual({ took: 3, hits: { total: { value: 0, relation: 'eq' }, hits: [] } });
   });

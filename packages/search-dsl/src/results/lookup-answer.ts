@@ -1,3 +1,4 @@
+import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
 import { keyEquals, skipWhitespace, valueEnd, walkArray, walkObject } from './json-spans.ts';
 
 const COMMA = Buffer.from(',');
@@ -8,7 +9,8 @@ const COMMA = Buffer.from(',');
  * is `{"found":true,"_source": …}` or `{"found":false}`) as the `_search` answer its lookup stands for: the same
  * hits, in the order they were asked for, with an exact total. `tookMs` is what the lookup took, the engine giving
  * no `took` of its own. Undefined when the engine could not look a document up (no index yet, an alias over two
- * indices): the search itself answers those.
+ * indices): the search itself answers those. A removed record's tombstone (its `_source` carries `_deleted`, which
+ * the lookup asks for) is left out, as a search leaves it out.
  */
 export function lookupAnswerAsSearch(answer: Buffer, tookMs: number): Buffer | undefined {
   const found: Buffer[] = [];
@@ -20,12 +22,15 @@ export function lookupAnswerAsSearch(answer: Buffer, tookMs: number): Buffer | u
     }
     return walkArray(answer, start, (docStart) => {
       let source = false;
+      let tombstone = false;
       const docEnd = walkObject(answer, docStart, (memberStart, memberEnd, valueStart) => {
-        if (keyEquals(answer, memberStart, memberEnd, '_source')) source = true;
-        else if (!keyEquals(answer, memberStart, memberEnd, 'found')) failed = true;
+        if (keyEquals(answer, memberStart, memberEnd, '_source')) {
+          source = true;
+          tombstone = hasMember(answer, valueStart, INTERNAL_FIELDS.deleted);
+        } else if (!keyEquals(answer, memberStart, memberEnd, 'found')) failed = true;
         return valueEnd(answer, valueStart);
       });
-      if (source) found.push(answer.subarray(docStart, docEnd));
+      if (source && !tombstone) found.push(answer.subarray(docStart, docEnd));
       return docEnd;
     });
   });
@@ -40,4 +45,14 @@ export function lookupAnswerAsSearch(answer: Buffer, tookMs: number): Buffer | u
     ...hits,
     Buffer.from(']}}'),
   ]);
+}
+
+/** Whether the object at `start` has a top-level member named `name`. */
+function hasMember(json: Buffer, start: number, name: string): boolean {
+  let present = false;
+  walkObject(json, start, (keyStart, keyEnd, valueStart) => {
+    if (keyEquals(json, keyStart, keyEnd, name)) present = true;
+    return valueEnd(json, valueStart);
+  });
+  return present;
 }

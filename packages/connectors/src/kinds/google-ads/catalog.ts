@@ -536,6 +536,11 @@ const config = z.strictObject({
 
 export const googleAdsCatalog = defineCatalog({
   connectorType: 'Google-Ads',
+  copyVersion: {
+    by: 'read_instant',
+    why: 'Report rows are recomputed on each GAQL query and carry no version of their own; resources have no modification counter.',
+    source: 'https://developers.google.com/google-ads/api/docs/query/overview',
+  },
   purpose: 'search advertising',
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline
   tokenUrl: 'https://oauth2.googleapis.com/token',

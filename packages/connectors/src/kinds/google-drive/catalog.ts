@@ -575,6 +575,11 @@ const credentials = z.strictObject({
 
 export const googleDriveCatalog = defineCatalog({
   connectorType: 'Google-Drive',
+  copyVersion: {
+    by: 'read_instant',
+    why: "A file's `version` increases with every change, but it counts per file from 1 and a removal (trashed, deleted, a feed's removal) has none, so it cannot be ordered against a removal's read instant.",
+    source: 'https://developers.google.com/workspace/drive/api/reference/rest/v3/files',
+  },
   purpose: 'file storage',
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline
   tokenUrl: 'https://oauth2.googleapis.com/token',

@@ -379,6 +379,11 @@ const schedules: EntityCatalog = {
 
 export const incidentIoCatalog = defineCatalog({
   connectorType: 'Incident-Io',
+  copyVersion: {
+    by: 'read_instant',
+    why: 'Incidents have `updated_at`, but a removed incident answers 404 with no version to compare, and an edit within the same instant would not move it.',
+    source: 'https://api-docs.incident.io/tag/Incidents-V2',
+  },
   purpose: 'incident management',
   // An incident.io API key, sent as `Authorization: Bearer <api_key>`.
   credentials: z.strictObject({ api_key: z.string().min(1) }),

@@ -264,6 +264,11 @@ const invoices: EntityCatalog = {
 
 export const orbCatalog = defineCatalog({
   connectorType: 'Orb',
+  copyVersion: {
+    by: 'read_instant',
+    why: "Orb's customers, subscriptions and plans have `created_at` only (no `updated_at` or revision); an edit changes nothing the copy could order by.",
+    source: 'https://docs.withorb.com/api-reference/customer/fetch-customer',
+  },
   purpose: 'usage billing',
   credentials: z.strictObject({ api_key: z.string().min(1) }),
   replicationConfig: startDateReplicationConfig,

@@ -571,6 +571,11 @@ export const paypalReplicationConfig = z.strictObject({
 
 export const paypalTransactionCatalog = defineCatalog({
   connectorType: 'Paypal-Transaction',
+  copyVersion: {
+    by: 'read_instant',
+    why: '`transaction_updated_date` has whole-second precision and other entities (balances, products) have no modification time; removals carry none.',
+    source: 'https://developer.paypal.com/docs/api/transaction-search/v1/',
+  },
   purpose: 'payments',
   // https://developer.paypal.com/api/rest/authentication/ (client credentials)
   tokenUrl: 'https://api-m.paypal.com/v1/oauth2/token',

@@ -451,6 +451,11 @@ const config = z.strictObject({ organization_slug: slug.optional() });
 
 export const sentryCatalog = defineCatalog({
   connectorType: 'Sentry',
+  copyVersion: {
+    by: 'read_instant',
+    why: '`lastSeen` moves with new events, not with edits such as a status change; issues have no revision field.',
+    source: 'https://docs.sentry.io/api/events/retrieve-an-issue/',
+  },
   purpose: 'error monitoring',
   credentials,
   replicationConfig: startDateReplicationConfig,

@@ -341,6 +341,11 @@ const credentials = z.strictObject({
 
 export const snapchatMarketingCatalog = defineCatalog({
   connectorType: 'Snapchat-Marketing',
+  copyVersion: {
+    by: 'read_instant',
+    why: 'Ad objects have `updated_at`, but removals carry none and stats rows have no version; one order for all needs the read instant.',
+    source: 'https://developers.snap.com/api/marketing-api/Ads-API/campaigns',
+  },
   purpose: 'social advertising',
   // https://developers.snap.com/api/marketing-api/Ads-API/authentication
   tokenUrl: 'https://accounts.snapchat.com/login/oauth2/access_token',

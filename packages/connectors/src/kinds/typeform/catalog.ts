@@ -265,6 +265,11 @@ const credentials = z.union([typeformPersonalTokenCredentials, typeformOAuthCred
 
 export const typeformCatalog = defineCatalog({
   connectorType: 'Typeform',
+  copyVersion: {
+    by: 'read_instant',
+    why: 'Forms have `last_updated_at` to the second, responses only `submitted_at`; a deleted response has no version.',
+    source: 'https://www.typeform.com/developers/responses/reference/retrieve-responses/',
+  },
   purpose: 'forms',
   // https://www.typeform.com/developers/get-started/applications/#refresh-the-token
   tokenUrl: 'https://api.typeform.com/oauth/token',

@@ -522,6 +522,11 @@ const config = z.strictObject({
 
 export const zendeskTalkCatalog = defineCatalog({
   connectorType: 'Zendesk-Talk',
+  copyVersion: {
+    by: 'read_instant',
+    why: '`updated_at` has whole-second precision (two edits in one second are not ordered) and several Talk objects have none.',
+    source: 'https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/',
+  },
   purpose: 'telephony',
   credentials,
   replicationConfig,

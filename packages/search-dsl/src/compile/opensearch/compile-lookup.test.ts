@@ -5,7 +5,10 @@ import { TEST_SCHEMA } from '../../testing/test-schema.ts';
 
 const OPTIONS = { searchable: TEST_SCHEMA, recordKey: 'id', connectorId: 'c1', entity: 'things', cursorKey: 'k' };
 const lookupOf = (params: Record<string, unknown>) => planSearch(params, OPTIONS).lookup;
-const ids = (...keys: string[]) => ({ ids: keys.map((key) => indexDocumentId('c1', key)) });
+const ids = (...keys: string[]) => ({
+  ids: keys.map((key) => indexDocumentId('c1', key)),
+  includes: expect.arrayContaining(['_key', '_deleted']),
+});
 
 describe('compileLookup', () => {
   it('looks up the document of an eq on the record key', () => {

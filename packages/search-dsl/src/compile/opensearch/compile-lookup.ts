@@ -1,5 +1,5 @@
 import { EqNode, InNode, type Node } from '../../ast/nodes.ts';
-import type { FieldRef } from '../../fields/field-resolution.ts';
+import { type FieldRef, INTERNAL_FIELDS } from '../../fields/field-resolution.ts';
 import { SEARCH_LIMITS } from '../../limits.ts';
 import { indexDocumentId } from '../../mapping/index-document.ts';
 import type { ValidatedSearch } from '../../validate/validate-search.ts';
@@ -12,6 +12,11 @@ import type { ValidatedSearch } from '../../validate/validate-search.ts';
 export type KeyLookup = {
   /** Document ids of the keys asked for, in the page's order (`_key` ascending, as the search sorts). */
   readonly ids: readonly string[];
+  /**
+   * The search's source includes and the tombstone marker: a removed record's document is found by its id, and
+   * `lookupAnswerAsSearch` leaves it out by that marker.
+   */
+  readonly includes: readonly string[];
 };
 
 /**
@@ -26,7 +31,7 @@ export type KeyLookup = {
  */
 export function compileLookup(
   search: ValidatedSearch,
-  options: { readonly recordKey: string; readonly connectorId: string },
+  options: { readonly recordKey: string; readonly connectorId: string; readonly includes: readonly string[] },
 ): KeyLookup | undefined {
   if (search.sort.length > 0 || search.cursor !== undefined || search.aggregations.length > 0) return undefined;
   const asked = keysAsked(search.filter, options.recordKey);
@@ -36,7 +41,10 @@ export function compileLookup(
   // A keyword sorts by its UTF-8 bytes, which is not JavaScript's UTF-16 order past the basic plane.
   const ordered = keys.map((key) => ({ key, bytes: Buffer.from(key, 'utf8') }));
   ordered.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-  return { ids: ordered.map(({ key }) => indexDocumentId(options.connectorId, key)) };
+  return {
+    ids: ordered.map(({ key }) => indexDocumentId(options.connectorId, key)),
+    includes: [...options.includes, INTERNAL_FIELDS.deleted],
+  };
 }
 
 function keysAsked(filter: Node, recordKey: string): readonly string[] | undefined {

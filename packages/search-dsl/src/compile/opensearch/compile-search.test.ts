@@ -10,10 +10,12 @@ const search = (input: unknown) => validateSearch(parseSearchParams(input), { se
 const clause = (filter: unknown) => compileFilter(search({ query: { filter } }).filter);
 
 describe('compileSearch (golden)', () => {
-  it('compiles the default search: connector filter, key order, limit + 1, the whole record', () => {
+  it('compiles the default search: connector filter without tombstones, key order, limit + 1, the whole record', () => {
     expect(compileSearch(search({ query: {}, limit: 10 }), OPTIONS).body).toEqual({
       size: 11,
-      query: { bool: { filter: [{ term: { _connector_id: 'c1' } }] } },
+      query: {
+        bool: { filter: [{ term: { _connector_id: 'c1' } }], must_not: [{ term: { _deleted: true } }] },
+      },
       sort: [{ _key: { order: 'asc' } }],
       _source: { includes: ['_key', '_record'] },
       track_total_hits: 10_000,
@@ -133,6 +135,7 @@ describe('compileSearch (golden)', () => {
             },
           },
         ],
+        must_not: [{ term: { _deleted: true } }],
       },
     });
   });

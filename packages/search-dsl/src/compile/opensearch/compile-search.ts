@@ -67,6 +67,18 @@ export type PageContext = {
 export type CompiledSearch = { readonly body: SearchBody; readonly page: PageContext };
 
 /**
+ * The live documents of one connector: what every search, count and aggregation over the copy is limited to, as
+ * the `filter` and `must_not` of a bool query. Tombstones of removed records (docs/changes.md) stay in the index so
+ * a late write cannot bring a record back, and are never part of an answer.
+ */
+export function copyScope(connectorId: string): { filter: QueryClause[]; must_not: QueryClause[] } {
+  return {
+    filter: [{ term: { [INTERNAL_FIELDS.connectorId]: connectorId } }],
+    must_not: [{ term: { [INTERNAL_FIELDS.deleted]: true } }],
+  };
+}
+
+/**
  * Stage 3: a validated search as an OpenSearch request body. Always filtered by connector; sorted by the
  * requested keys (missing values last either way), then by record key, so order is total and `search_after`
  * paging never repeats or skips; fetches `limit + 1` hits to know `has_more`.
@@ -109,10 +121,8 @@ export function compileSearch(search: ValidatedSearch, options: CompileOptions):
     size: search.limit === 0 ? 0 : search.limit + 1,
     query: {
       bool: {
-        filter: [
-          { term: { [INTERNAL_FIELDS.connectorId]: options.connectorId } },
-          ...(search.filter.kind === 'MatchAllNode' ? [] : [filter]),
-        ],
+        filter: [...copyScope(options.connectorId).filter, ...(search.filter.kind === 'MatchAllNode' ? [] : [filter])],
+        must_not: copyScope(options.connectorId).must_not,
       },
     },
     sort,

@@ -1,0 +1,211 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+
+export type ChangeType = 'record.created' | 'record.updated' | 'record.deleted';
+
+/** A write the copy applied, as the feed sees it: a record's content hash (null for a removal) and version. */
+export interface AppliedRecordChange {
+  readonly key: string;
+  /** The write's read instant (ms since epoch), its version in the copy. */
+  readonly version: number;
+  /** Hash of the record's content; null for a removal. */
+  readonly contentHash: string | null;
+  /** The record as read; null for a removal. */
+  readonly record: Record<string, unknown> | null;
+}
+
+export interface ChangeEventRow {
+  readonly seq: number;
+  readonly type: ChangeType;
+  readonly entity: string;
+  readonly key: string;
+  readonly record: Record<string, unknown> | null;
+  readonly source: string;
+  readonly changed_at: Date;
+}
+
+export interface FeedHead {
+  /** The number of the last event appended (0: none yet). */
+  readonly lastSeq: number;
+  /** Every event up to this number was deleted by retention (0: none). */
+  readonly purgedThrough: number;
+}
+
+interface RecordState {
+  version: number;
+  content_hash: string | null;
+  deleted: boolean;
+}
+
+/** Rows of one retention delete: small enough to keep each transaction short. */
+const PURGE_BATCH = 10_000;
+
+/**
+ * The change feed of each connector (docs/changes.md). Appends are serialized per connector by the lock on its
+ * head row, so events are numbered in the order the copy applied the writes, and each record's last version and
+ * content hash tell a creation, an update (content changed) and an unchanged re-read apart.
+ */
+export class ChangeFeedRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /**
+   * Appends the events of writes the copy applied to one entity of a connector, in order; returns how many.
+   * A write older than the record's last applied one (it reached the copy first, this append came late) and a
+   * re-read of unchanged content make no event. A connector deleted meanwhile makes none either.
+   */
+  async append(
+    connectorId: string,
+    entity: string,
+    source: string,
+    changes: readonly AppliedRecordChange[],
+  ): Promise<number> {
+    if (changes.length === 0) return 0;
+    try {
+      return await this.#db.transaction().execute(async (trx) => {
+        // Creates the head on first use; either way takes its row lock until commit (one appender per connector).
+        const head = await trx
+          .insertInto('change_feed_heads')
+          .values({ connector_id: connectorId })
+          .onConflict((oc) => oc.column('connector_id').doUpdateSet({ connector_id: connectorId }))
+          .returning('last_seq')
+          .executeTakeFirstOrThrow();
+        const keys = [...new Set(changes.map((c) => c.key))];
+        const rows = await trx
+          .selectFrom('record_states')
+          .select(['key', 'version', 'content_hash', 'deleted'])
+          .where('connector_id', '=', connectorId)
+          .where('entity', '=', entity)
+          .where(sql<boolean>`key = any(${keys})`)
+          .execute();
+        const states = new Map<string, RecordState>(
+          rows.map((r) => [r.key, { version: Number(r.version), content_hash: r.content_hash, deleted: r.deleted }]),
+        );
+        const updated = new Map<string, RecordState>();
+        const events: { type: ChangeType; change: AppliedRecordChange }[] = [];
+        for (const change of changes) {
+          const prior = states.get(change.key);
+          if (prior && prior.version > change.version) continue;
+          const type = changeType(prior, change);
+          const next = {
+            version: change.version,
+            content_hash: change.contentHash,
+            deleted: change.contentHash === null,
+          };
+          states.set(change.key, next);
+          // An unchanged re-read leaves the state as it was: the copy's own version decides what is newer.
+          if (type !== null) {
+            updated.set(change.key, next);
+            events.push({ type, change });
+          }
+        }
+        if (updated.size > 0) {
+          await trx
+            .insertInto('record_states')
+            .values([...updated].map(([key, state]) => ({ connector_id: connectorId, entity, key, ...state })))
+            .onConflict((oc) =>
+              oc.columns(['connector_id', 'entity', 'key']).doUpdateSet((eb) => ({
+                version: eb.ref('excluded.version'),
+                content_hash: eb.ref('excluded.content_hash'),
+                deleted: eb.ref('excluded.deleted'),
+              })),
+            )
+            .execute();
+        }
+        if (events.length === 0) return 0;
+        const first = Number(head.last_seq) + 1;
+        await trx
+          .insertInto('change_events')
+          .values(
+            events.map(({ type, change }, i) => ({
+              connector_id: connectorId,
+              seq: first + i,
+              type,
+              entity,
+              key: change.key,
+              record: change.record === null ? null : JSON.stringify(change.record),
+              source,
+            })),
+          )
+          .execute();
+        await trx
+          .updateTable('change_feed_heads')
+          .set({ last_seq: first + events.length - 1 })
+          .where('connector_id', '=', connectorId)
+          .execute();
+        return events.length;
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === '23503') return 0; // the connector was deleted
+      throw error;
+    }
+  }
+
+  async head(connectorId: string): Promise<FeedHead> {
+    const row = await this.#db
+      .selectFrom('change_feed_heads')
+      .select(['last_seq', 'purged_through'])
+      .where('connector_id', '=', connectorId)
+      .executeTakeFirst();
+    return { lastSeq: Number(row?.last_seq ?? 0), purgedThrough: Number(row?.purged_through ?? 0) };
+  }
+
+  /** Up to `limit` events numbered after `after`, oldest first, of one entity when given. */
+  async read(
+    connectorId: string,
+    options: { after: number; limit: number; entity?: string | undefined },
+  ): Promise<ChangeEventRow[]> {
+    let query = this.#db
+      .selectFrom('change_events')
+      .select(['seq', 'type', 'entity', 'key', 'record', 'source', 'changed_at'])
+      .where('connector_id', '=', connectorId)
+      .where('seq', '>', String(options.after))
+      .orderBy('seq')
+      .limit(options.limit);
+    if (options.entity !== undefined) query = query.where('entity', '=', options.entity);
+    const rows = await query.execute();
+    return rows.map((r) => ({ ...r, seq: Number(r.seq), type: r.type as ChangeType }));
+  }
+
+  /**
+   * Retention: deletes the events appended before `before` (remembering, per connector, the highest number
+   * deleted, so older cursors answer 410) and the states of records removed before `before`. Returns the events
+   * deleted.
+   */
+  async purgeBefore(before: Date): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const result = await sql<{ deleted: string }>`
+        with gone as (
+          delete from change_events where ctid = any(array(
+            select ctid from change_events where changed_at < ${before} limit ${PURGE_BATCH}
+          ))
+          returning connector_id, seq
+        ), marked as (
+          update change_feed_heads h set purged_through = greatest(h.purged_through, g.max_seq)
+          from (select connector_id, max(seq) as max_seq from gone group by connector_id) g
+          where h.connector_id = g.connector_id
+          returning 1
+        )
+        select count(*) as deleted from gone`.execute(this.#db);
+      const deleted = Number(result.rows[0]?.deleted ?? 0);
+      purged += deleted;
+      if (deleted < PURGE_BATCH) break;
+    }
+    await this.#db
+      .deleteFrom('record_states')
+      .where('deleted', '=', true)
+      .where('version', '<', String(before.getTime()))
+      .execute();
+    return purged;
+  }
+}
+
+function changeType(prior: RecordState | undefined, change: AppliedRecordChange): ChangeType | null {
+  const live = prior !== undefined && !prior.deleted;
+  if (change.contentHash === null) return live ? 'record.deleted' : null;
+  if (!live) return 'record.created';
+  return prior.content_hash === change.contentHash ? null : 'record.updated';
+}

@@ -1,0 +1,350 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../schema.ts';
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+export interface NewWebhookEndpoint {
+  readonly id: string;
+  readonly organization_id: string;
+  readonly url: string;
+  readonly description: string | null;
+  readonly connector_ids: readonly string[] | null;
+  readonly entities: readonly string[] | null;
+  readonly types: readonly string[] | null;
+  readonly secret_ciphertext: string;
+}
+
+export type WebhookEndpointChanges = Partial<
+  Pick<NewWebhookEndpoint, 'url' | 'description' | 'connector_ids' | 'entities' | 'types'> & { enabled: boolean }
+>;
+
+/** A delivery taken for sending, with what sending needs from its endpoint. */
+export interface ClaimedDelivery {
+  readonly id: string;
+  readonly endpoint_id: string;
+  readonly seq: string;
+  readonly connector_id: string;
+  readonly payload: string;
+  readonly attempts: number;
+  readonly url: string;
+  readonly secret_ciphertext: string;
+}
+
+export interface DeliveryAttemptOutcome {
+  readonly attemptedAt: Date;
+  readonly httpStatus: number | null;
+  readonly error: string | null;
+  readonly latencyMs: number;
+}
+
+const json = (value: readonly string[] | null | undefined) => (value == null ? null : JSON.stringify(value));
+
+/**
+ * Endpoints of an organization, and the outbox of their deliveries (docs/changes.md). Every read on behalf of a
+ * caller is scoped by organization; the worker's reads are not.
+ */
+export class WebhookEndpointsRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async insert(endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRow> {
+    return this.#db
+      .insertInto('webhook_endpoints')
+      .values({
+        ...endpoint,
+        connector_ids: json(endpoint.connector_ids),
+        entities: json(endpoint.entities),
+        types: json(endpoint.types),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async list(organizationId: string): Promise<WebhookEndpointRow[]> {
+    return this.#db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .execute();
+  }
+
+  async find(organizationId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+    return this.#db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async update(organizationId: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpointRow> {
+    const { connector_ids, entities, types, enabled, ...rest } = changes;
+    return this.#db
+      .updateTable('webhook_endpoints')
+      .set({
+        ...rest,
+        ...(connector_ids === undefined ? {} : { connector_ids: json(connector_ids) }),
+        ...(entities === undefined ? {} : { entities: json(entities) }),
+        ...(types === undefined ? {} : { types: json(types) }),
+        // Enabled again by hand: the failing streak starts over.
+        ...(enabled === undefined ? {} : { enabled, disabled_reason: null, failing_since: null }),
+        updated_at: new Date(),
+      })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async delete(organizationId: string, id: string): Promise<boolean> {
+    const result = await this.#db
+      .deleteFrom('webhook_endpoints')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  /** For the worker: every enabled endpoint with the connectors it follows (its organization's, filtered). */
+  async enabledWithConnectors(): Promise<{ endpoint: WebhookEndpointRow; connectorIds: string[] }[]> {
+    const endpoints = await this.#db.selectFrom('webhook_endpoints').selectAll().where('enabled', '=', true).execute();
+    const result = [];
+    for (const endpoint of endpoints) {
+      let query = this.#db
+        .selectFrom('connectors')
+        .select('id')
+        .where('organization_id', '=', endpoint.organization_id);
+      if (endpoint.connector_ids)
+        query = query.where('id', 'in', endpoint.connector_ids.length ? endpoint.connector_ids : ['']);
+      result.push({ endpoint, connectorIds: (await query.execute()).map((r) => r.id) });
+    }
+    return result;
+  }
+
+  /**
+   * Turns the connector's feed events after the endpoint's position into deliveries (those its filters accept), and
+   * moves the position past them, in one transaction; the position row's lock keeps two workers from doing it at
+   * once. A connector seen for the first time starts at the endpoint's creation: earlier events are not sent.
+   * `select(after)` reads the events and says which to deliver, with their record reference and body.
+   */
+  async fanOut(
+    endpoint: Pick<WebhookEndpointRow, 'id' | 'created_at'>,
+    connectorId: string,
+    select: (after: number) => Promise<{
+      lastSeq: number;
+      deliveries: readonly { seq: number; recordRef: string; payload: string }[];
+    }>,
+  ): Promise<number> {
+    return this.#db.transaction().execute(async (trx) => {
+      // The endpoint first, as DELETE takes it before its positions and deliveries: the same lock order, no deadlock.
+      const alive = await trx
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('id', '=', endpoint.id)
+        .forShare()
+        .executeTakeFirst();
+      if (!alive) return 0;
+      const locked = () =>
+        trx
+          .selectFrom('webhook_positions')
+          .select('after_seq')
+          .where('endpoint_id', '=', endpoint.id)
+          .where('connector_id', '=', connectorId)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+      let position = await locked();
+      if (!position) {
+        // First time for this pair (or another worker holds it: then the insert does nothing and the lock is skipped).
+        // The feed's maximum before the endpoint's creation is read only here, not on every round.
+        await sql`
+          insert into webhook_positions (endpoint_id, connector_id, after_seq)
+          select ${endpoint.id}, ${connectorId}, coalesce(max(seq), 0) from change_events
+          where connector_id = ${connectorId} and changed_at < ${endpoint.created_at}
+          on conflict do nothing`.execute(trx);
+        position = await locked();
+      }
+      if (!position) return 0; // another worker is at it
+      const { lastSeq, deliveries } = await select(Number(position.after_seq));
+      if (lastSeq <= Number(position.after_seq)) return 0;
+      if (deliveries.length > 0) {
+        await trx
+          .insertInto('webhook_deliveries')
+          .values(
+            deliveries.map((d) => ({
+              endpoint_id: endpoint.id,
+              connector_id: connectorId,
+              seq: d.seq,
+              record_ref: d.recordRef,
+              payload: d.payload,
+              status: 'pending' as const,
+              next_attempt_at: new Date(),
+            })),
+          )
+          // A replay sends an event again: the same delivery (same webhook-id), pending anew.
+          .onConflict((oc) =>
+            oc.columns(['endpoint_id', 'connector_id', 'seq']).doUpdateSet({
+              status: 'pending',
+              attempts: 0,
+              next_attempt_at: new Date(),
+              leased_until: null,
+            }),
+          )
+          .execute();
+      }
+      await trx
+        .updateTable('webhook_positions')
+        .set({ after_seq: lastSeq })
+        .where('endpoint_id', '=', endpoint.id)
+        .where('connector_id', '=', connectorId)
+        .execute();
+      return deliveries.length;
+    });
+  }
+
+  /**
+   * Takes up to `limit` deliveries due now, leased for `leaseMs`: pending, not leased (or the lease ran out: the
+   * worker sending it died), of an enabled endpoint, and the oldest pending one of their record for the endpoint,
+   * so the events of one record go out in order.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const result = await sql<ClaimedDelivery>`
+      with due as (
+        select d.id from webhook_deliveries d
+        join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
+        where d.status = 'pending' and d.next_attempt_at <= now()
+          and (d.leased_until is null or d.leased_until < now())
+          and not exists (
+            select 1 from webhook_deliveries o
+            where o.endpoint_id = d.endpoint_id and o.connector_id = d.connector_id
+              and o.record_ref = d.record_ref and o.status = 'pending' and o.seq < d.seq
+          )
+        order by d.next_attempt_at, d.id
+        limit ${limit}
+        for update of d skip locked
+      )
+      update webhook_deliveries w set leased_until = now() + ${`${leaseMs} milliseconds`}::interval
+      from due, webhook_endpoints e
+      where w.id = due.id and e.id = w.endpoint_id
+      returning w.id, w.endpoint_id, w.seq, w.connector_id, w.payload, w.attempts, e.url, e.secret_ciphertext`.execute(
+      this.#db,
+    );
+    return result.rows;
+  }
+
+  /**
+   * Records one attempt: delivered, retried at `retryAt`, or failed (no `retryAt` left). The endpoint's failing
+   * streak starts at its first failure and ends with a success; `disableAfterMs` of it disables the endpoint.
+   */
+  async recordAttempt(
+    delivery: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'attempts'>,
+    outcome: DeliveryAttemptOutcome,
+    next: { delivered: true } | { delivered: false; retryAt: Date | null },
+    disableAfterMs: number,
+  ): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      // The endpoint first (as DELETE locks it before its deliveries); a deleted one has nothing left to record.
+      const alive = await trx
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('id', '=', delivery.endpoint_id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!alive) return;
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: delivery.id,
+          attempted_at: outcome.attemptedAt,
+          http_status: outcome.httpStatus,
+          error: outcome.error,
+          latency_ms: outcome.latencyMs,
+        })
+        .execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          attempts: delivery.attempts + 1,
+          leased_until: null,
+          ...(next.delivered
+            ? { status: 'delivered' }
+            : next.retryAt
+              ? { next_attempt_at: next.retryAt }
+              : { status: 'failed' }),
+        })
+        .where('id', '=', delivery.id)
+        .execute();
+      if (next.delivered) {
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ failing_since: null })
+          .where('id', '=', delivery.endpoint_id)
+          .execute();
+        return;
+      }
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: sql`coalesce(failing_since, ${outcome.attemptedAt})` })
+        .where('id', '=', delivery.endpoint_id)
+        .execute();
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ enabled: false, disabled_reason: 'every delivery failed for 5 days' })
+        .where('id', '=', delivery.endpoint_id)
+        .where('failing_since', '<', new Date(outcome.attemptedAt.getTime() - disableAfterMs))
+        .execute();
+    });
+  }
+
+  /** The endpoint's deliveries, newest first, each with its attempts. */
+  async deliveries(
+    endpointId: string,
+    options: { status?: 'delivered' | 'failed' | 'pending' | undefined; limit: number },
+  ): Promise<(WebhookDeliveryRow & { attempts_log: Selectable<Database['webhook_attempts']>[] })[]> {
+    let query = this.#db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('id', 'desc')
+      .limit(options.limit);
+    if (options.status) query = query.where('status', '=', options.status);
+    const rows = await query.execute();
+    if (rows.length === 0) return [];
+    const attempts = await this.#db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where(
+        'delivery_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('attempted_at')
+      .execute();
+    return rows.map((row) => ({ ...row, attempts_log: attempts.filter((a) => a.delivery_id === row.id) }));
+  }
+
+  /** Retention: deletes finished deliveries (and their attempts) created before `before`; returns how many. */
+  async purgeBefore(before: Date): Promise<number> {
+    const result = await this.#db
+      .deleteFrom('webhook_deliveries')
+      .where('status', '!=', 'pending')
+      .where('created_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Replay: the endpoint's position for these connectors goes back to `after`; the worker sends from there again. */
+  async rewind(endpointId: string, connectorIds: readonly string[], after: number): Promise<void> {
+    for (const connectorId of connectorIds) {
+      await this.#db
+        .insertInto('webhook_positions')
+        .values({ endpoint_id: endpointId, connector_id: connectorId, after_seq: after })
+        .onConflict((oc) => oc.columns(['endpoint_id', 'connector_id']).doUpdateSet({ after_seq: after }))
+        .execute();
+    }
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Where the change feed lives, measured (docs/changes.md): appends of N events through ChangeFeedRepository in
+ * batches of 1,000 (one sync write group each) into a fresh Postgres database, then reads of the whole feed in pages
+ * of 1,000, reads filtered by entity, and the retention delete of everything.
+ *
+ *   node test/bench/change-feed-store-bench.ts            # BENCH_EVENTS=1000000 by default
+ *   BENCH_EVENTS=100000 node test/bench/change-feed-store-bench.ts
+ */
+import { randomBytes } from 'node:crypto';
+import { connectPlatformServices, createLogger, readEnv } from '@conduit/platform';
+import pg from 'pg';
+import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const BATCH = 1000;
+const ENTITIES = ['customers', 'invoices', 'subscriptions', 'plans'];
+
+const suffix = randomBytes(4).toString('hex');
+const url = withDatabaseName(
+  process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/conduit',
+  `bench_feed_${suffix}`,
+);
+const env = readEnv({ ...process.env, DATABASE_URL: url, NAMESPACE: `bench_feed_${suffix}` });
+const services = await connectPlatformServices(
+  env,
+  { baseUrls: {}, tokenUrls: {} },
+  createLogger({ level: 'error', write: () => undefined }),
+  'worker',
+);
+try {
+  const { db } = services;
+  await db.insertInto('organizations').values({ id: 'bench', name: 'bench' }).execute();
+  const connectorId = `bench-${suffix}`;
+  await services.connectors.insert({
+    id: connectorId,
+    organization_id: 'bench',
+    connector_type: 'Orb',
+    customer_name: 'bench',
+    name: 'bench',
+    credentials_ciphertext: 'x',
+    config: '{}',
+    replication_config: JSON.stringify({ start_date: '2024-01-01T00:00:00Z' }),
+  });
+  const feed = services.changeFeed;
+
+  let started = performance.now();
+  const appendMs: number[] = [];
+  for (let from = 0; from < EVENTS; from += BATCH) {
+    const entity = ENTITIES[(from / BATCH) % ENTITIES.length]!;
+    const changes = Array.from({ length: Math.min(BATCH, EVENTS - from) }, (_, i) => {
+      const key = `rec_${from + i}`;
+      const record = {
+        id: key,
+        email: `${key}@example.com`,
+        name: `Record ${from + i}`,
+        balance: '12.50',
+        metadata: { region: 'eu' },
+      };
+      return { key, version: Date.now(), contentHash: randomBytes(16).toString('base64url'), record };
+    });
+    const at = performance.now();
+    await feed.append(connectorId, entity, 'full_pass', changes);
+    appendMs.push(performance.now() - at);
+  }
+  const appendSeconds = (performance.now() - started) / 1000;
+
+  started = performance.now();
+  let read = 0;
+  let after = 0;
+  const pageMs: number[] = [];
+  for (;;) {
+    const at = performance.now();
+    const page = await feed.read(connectorId, { after, limit: BATCH });
+    pageMs.push(performance.now() - at);
+    if (page.length === 0) break;
+    read += page.length;
+    after = page[page.length - 1]!.seq;
+  }
+  const readSeconds = (performance.now() - started) / 1000;
+
+  const filteredMs: number[] = [];
+  for (const fraction of [0, 0.5, 0.99]) {
+    const at = performance.now();
+    await feed.read(connectorId, { after: Math.floor(EVENTS * fraction), limit: 100, entity: 'plans' });
+    filteredMs.push(performance.now() - at);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const size = (
+    await client.query("select count(*) as n, pg_total_relation_size('change_events') as bytes from change_events")
+  ).rows[0] as { n: string; bytes: string };
+  await client.end();
+  const total = Number(size.bytes);
+
+  started = performance.now();
+  const purged = await feed.purgeBefore(new Date(Date.now() + 1000));
+  const purgeSeconds = (performance.now() - started) / 1000;
+
+  const p = (values: number[], q: number) =>
+    [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * q)]!.toFixed(1);
+  console.log(`events: ${EVENTS} (${size.n} stored, ${(total / 1e6).toFixed(0)} MB with indexes)`);
+  console.log(
+    `append: ${Math.round(EVENTS / appendSeconds)} events/s; per batch of ${BATCH}: p50 ${p(appendMs, 0.5)} ms, p95 ${p(appendMs, 0.95)} ms`,
+  );
+  console.log(
+    `read all in pages of ${BATCH}: ${Math.round(read / readSeconds)} events/s; per page p50 ${p(pageMs, 0.5)} ms, p95 ${p(pageMs, 0.95)} ms`,
+  );
+  console.log(
+    `read 100 of one entity (1/4 of the events) from 0%, 50%, 99%: ${filteredMs.map((m) => m.toFixed(1)).join(', ')} ms`,
+  );
+  console.log(`retention delete of all: ${purged} events in ${purgeSeconds.toFixed(1)} s`);
+} finally {
+  await services.close();
+  await dropDatabase(url);
+}
