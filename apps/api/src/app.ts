@@ -12,6 +12,7 @@ import { catalogRoutes } from './routes/catalog.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
+import { registerSql } from './routes/connectors/sql.ts';
 import { webhookRoutes } from './routes/connectors/webhooks.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -84,6 +85,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerOAuthInitiate(connectors, deps);
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
+  registerSql(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
 
   // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.

@@ -77,6 +77,16 @@ export {
 export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';
 export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
 export {
+  planSql,
+  runSql,
+  type SendSearch,
+  type SqlPage,
+  type SqlRequest,
+  SqlRequestSchema,
+} from './sql/run-sql.ts';
+export { isSqlQueryError, type SqlProblem, SqlQueryError } from './sql/sql-error.ts';
+export type { SqlColumn, SqlTables } from './sql/sql-tree.ts';
+export {
   type SortKey,
   type ValidatedSearch,
   type ValidateOptions,

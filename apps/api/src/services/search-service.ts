@@ -1,14 +1,20 @@
 import { createSecretKey } from 'node:crypto';
-import type { EntityCatalog } from '@conduit/connectors';
+import type { EntityCatalog, KindCatalog } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { IndexStore, SearchAnswer } from '@conduit/platform';
 import {
   type CompiledSearch,
   emptySearchPage,
   isSearchQueryError,
+  isSqlQueryError,
   type KeyLookup,
   lookupAnswerAsSearch,
   planSearch,
+  planSql,
+  runSql,
+  type SqlPage,
+  type SqlRequest,
+  type SqlTables,
   searchPageBody,
   searchPageJson,
   searchProblemOf,
@@ -21,6 +27,21 @@ export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | n
 export interface SearchService {
   /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, DESIGN §5). */
   search(row: ConnectorRow, entity: EntityCatalog, params: unknown): Promise<Buffer<ArrayBuffer>>;
+  /** `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md), with `meta.synced_at`. */
+  sql(
+    row: ConnectorRow,
+    catalog: KindCatalog,
+    request: SqlRequest,
+  ): Promise<SqlPage & { meta: { synced_at: string | null } }>;
+}
+
+/** The connector's tables: its searchable entities, by name. */
+export function sqlTables(catalog: KindCatalog): SqlTables {
+  return Object.fromEntries(
+    Object.values(catalog.entities).flatMap((e) =>
+      e.searchable ? [[e.name, { searchable: e.searchable, recordKey: e.recordKey }] as const] : [],
+    ),
+  );
 }
 
 /**
@@ -74,7 +95,55 @@ export function createSearchService(
         throw searchUnavailable('answered what cannot be read', error);
       }
     },
+
+    async sql(row, catalog, request) {
+      let plan: ReturnType<typeof planSql>;
+      try {
+        plan = planSql(request, { tables: sqlTables(catalog), connectorId: row.id, cursorKey: key });
+      } catch (error) {
+        throw isSqlQueryError(error) ? sqlProblem(error) : error;
+      }
+      const synced = syncedAt(row.id, plan.query.entity);
+      synced.catch(() => undefined);
+      let page: SqlPage;
+      try {
+        page = await runSql(plan, async (entity, body) => {
+          try {
+            return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body);
+          } catch (error) {
+            throw searchUnavailable('cannot answer', error);
+          }
+        });
+      } catch (error) {
+        if (isSqlQueryError(error)) throw sqlProblem(error);
+        if (error instanceof ApiError) throw error;
+        throw searchUnavailable('answered what cannot be read', error);
+      }
+      return { ...page, meta: { ...page.meta, synced_at: (await synced)?.toISOString() ?? null } };
+    },
   };
+}
+
+/**
+ * A SQL problem as a 400: `invalid_sql` with each problem at `/query` and its line and column (in the message and
+ * as fields), or `invalid_cursor` at `/cursor`.
+ */
+function sqlProblem(error: {
+  code: 'invalid_sql' | 'invalid_cursor';
+  problems: readonly { line: number; column: number; message: string }[];
+}): ApiError {
+  const path = error.code === 'invalid_cursor' ? '/cursor' : '/query';
+  const errors = error.problems.map((p) =>
+    error.code === 'invalid_cursor'
+      ? { path, message: p.message }
+      : { path, message: `line ${p.line}, column ${p.column}: ${p.message}`, line: p.line, column: p.column },
+  );
+  return new ApiError(
+    400,
+    error.code,
+    `${error.code === 'invalid_sql' ? 'Invalid SQL' : 'Invalid cursor'}: ${errors.map((e) => e.message).join('; ')}`,
+    errors,
+  );
 }
 
 /**

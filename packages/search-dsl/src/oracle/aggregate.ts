@@ -118,6 +118,8 @@ function aggregator(records: readonly Record<string, unknown>[]): AggVisitor<Agg
     },
     MinAgg: (node) => extreme(node, 1),
     MaxAgg: (node) => extreme(node, -1),
+    CountAgg: (node) => ({ value: single(node).length }),
+    DistinctAgg: (node) => ({ value: new Set(single(node).map((v) => String(keyOf(v)))).size }),
     HistogramAgg: (node) => {
       const starts = single(node).map((v) => bucketStart((v as Instant).millis, node.interval));
       if (starts.length === 0) return [];

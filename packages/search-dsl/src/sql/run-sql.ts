@@ -1,0 +1,270 @@
+import { z } from 'zod';
+import { compileSearch } from '../compile/opensearch/compile-search.ts';
+import { type CursorBinding, type CursorKey, hashQuery } from '../cursor/cursor.ts';
+import { getPath } from '../fields/paths.ts';
+import { toInstant } from '../fields/values.ts';
+import { SEARCH_LIMITS } from '../limits.ts';
+import { emptySearchPage, readSearchPage, type SearchTotal } from '../results/read-search-page.ts';
+import { operandType } from './bind-groups.ts';
+import { bindSql } from './bind-sql.ts';
+import { compileGroups, orderedByKeys } from './compile-groups.ts';
+import { type GroupRow, holds, sortGroups } from './group-values.ts';
+import { parseSql } from './parse-sql.ts';
+import { emptyGroup, parseEngineJson, readGroups } from './read-groups.ts';
+import { type CursorState, decodeSqlCursor, encodeSqlCursor } from './sql-cursor.ts';
+import { SqlQueryError } from './sql-error.ts';
+import type { GroupsQuery, RowColumn, RowsQuery, SqlColumn, SqlQuery, SqlTables } from './sql-tree.ts';
+import { truncateInstant } from './truncate.ts';
+
+/** The body of `POST .../sql`. */
+export const SqlRequestSchema = z.strictObject({
+  query: z.string().min(1).meta({ description: "One SELECT over the connector's entities (see docs/sql.md)" }),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_LIMITS.maxLimit)
+    .optional()
+    .meta({ description: 'Rows per page (default 1000)' }),
+  cursor: z.string().min(1).optional().meta({ description: 'meta.cursor of the previous page' }),
+});
+export type SqlRequest = z.infer<typeof SqlRequestSchema>;
+
+export type SqlPage = {
+  readonly data: Record<string, unknown>[];
+  readonly meta: {
+    readonly columns: readonly SqlColumn[];
+    readonly has_more: boolean;
+    readonly cursor: string | null;
+    readonly took_ms: number | null;
+    /** Rows the whole query answers, when known: row queries (as search's total), queries without GROUP BY, ORDER BY an aggregate. */
+    readonly total?: SearchTotal;
+  };
+};
+
+export type PlanSqlOptions = {
+  readonly tables: SqlTables;
+  readonly connectorId: string;
+  readonly cursorKey: CursorKey;
+};
+
+export type SqlPlan = {
+  readonly query: SqlQuery;
+  readonly state: CursorState | undefined;
+  readonly pageLimit: number;
+  readonly binding: CursorBinding;
+  readonly options: PlanSqlOptions;
+};
+
+/** An engine `_search` on the entity's index, routed to the connector; 404 when there is no index yet. */
+export type SendSearch = (
+  entity: string,
+  body: unknown,
+) => Promise<{ readonly statusCode: number; readonly json: Buffer | string }>;
+
+/** Groups read before ORDER BY an aggregate gives up (each page re-reads them all). */
+export const MAX_ORDERED_GROUPS = 100_000;
+/** Groups one page may pass over while HAVING rejects them, before it answers with what it has and a cursor. */
+const MAX_SCANNED_GROUPS = 100_000;
+/** Composite batch of a full read (its aggregates' buckets stay under the engine's search.max_buckets). */
+const SCAN_BATCH = 2000;
+
+/**
+ * Parse → bind (validate) → the typed query, with the cursor checked and this page's size.
+ *
+ * @throws SqlQueryError `invalid_sql` (with line and column) or `invalid_cursor`.
+ * @example
+ * const plan = planSql({ query: 'SELECT status, COUNT(*) FROM invoices GROUP BY status' }, { tables, connectorId, cursorKey });
+ * const page = await runSql(plan, (entity, body) => indexStore.search(alias(entity), connectorId, body));
+ */
+export function planSql(request: SqlRequest, options: PlanSqlOptions): SqlPlan {
+  const statement = parseSql(request.query);
+  const binding: CursorBinding = {
+    connectorId: options.connectorId,
+    entity: 'sql',
+    queryHash: hashQuery(JSON.parse(JSON.stringify(statement, (k, v) => (k === '_location' ? undefined : v)))),
+  };
+  const state = request.cursor === undefined ? undefined : decodeSqlCursor(request.cursor, binding, options.cursorKey);
+  const limitExpr = statement.limit?.limit;
+  const total = limitExpr?.type === 'integer' ? limitExpr.value : undefined;
+  const emitted = state && state.k !== 'offset' ? state.emitted : state?.k === 'offset' ? state.offset : 0;
+  const requested = request.limit ?? SEARCH_LIMITS.defaultLimit;
+  const pageLimit = Math.max(0, Math.min(requested, total === undefined ? requested : total - emitted));
+  const query = bindSql(statement, request.query, {
+    tables: options.tables,
+    pageLimit,
+    searchCursor: state?.k === 'rows' ? state.search : undefined,
+  });
+  if (state && (state.k === 'rows') !== (query.mode === 'rows')) {
+    throw new SqlQueryError('invalid_cursor', [{ line: 1, column: 1, message: 'cursor belongs to a different query' }]);
+  }
+  return { query, state, pageLimit, binding, options };
+}
+
+/** Runs a plan: one search for rows; for groups, composite pages until the page is full or the groups end. */
+export function runSql(plan: SqlPlan, send: SendSearch): Promise<SqlPage> {
+  return plan.query.mode === 'rows' ? runRows(plan, plan.query, send) : runGroups(plan, plan.query, send);
+}
+
+async function runRows(plan: SqlPlan, query: RowsQuery, send: SendSearch): Promise<SqlPage> {
+  const emitted = plan.state?.k === 'rows' ? plan.state.emitted : 0;
+  const compiled = compileSearch(query.search, {
+    connectorId: plan.options.connectorId,
+    entity: query.entity,
+    cursorKey: plan.options.cursorKey,
+  });
+  const columns = query.columns.map(({ name, type }) => ({ name, type }));
+  if (plan.pageLimit === 0) {
+    return {
+      data: [],
+      meta: { columns, has_more: false, cursor: null, took_ms: 0, total: { value: emitted, exact: true } },
+    };
+  }
+  const answer = await send(query.entity, compiled.body);
+  const page =
+    answer.statusCode === 404
+      ? emptySearchPage(compiled.page)
+      : readSearchPage(JSON.parse(String(answer.json)), compiled.page);
+  const data = page.data.map((record) => (query.star ? record : toRow(record, query.columns)));
+  const has_more = page.meta.has_more && (query.limit === undefined || emitted + data.length < query.limit);
+  const cursor =
+    has_more && page.meta.cursor
+      ? encodeSqlCursor(
+          { k: 'rows', search: page.meta.cursor, emitted: emitted + data.length },
+          plan.binding,
+          plan.options.cursorKey,
+        )
+      : null;
+  const total = page.meta.total;
+  const limited = query.limit !== undefined && query.limit <= total.value ? { value: query.limit, exact: true } : total;
+  return { data, meta: { columns, has_more, cursor, took_ms: page.meta.took_ms, total: limited } };
+}
+
+function toRow(record: Record<string, unknown>, columns: readonly RowColumn[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const c of columns) {
+    const value = getPath(record, c.path);
+    if (!c.trunc) row[c.name] = value ?? null;
+    else {
+      const instant = toInstant(value);
+      row[c.name] = instant === undefined ? null : truncateInstant(instant, c.trunc);
+    }
+  }
+  return row;
+}
+
+async function runGroups(plan: SqlPlan, query: GroupsQuery, send: SendSearch): Promise<SqlPage> {
+  const columns = query.columns.map(({ operand: _, ...c }) => c);
+  const rowOf = (g: GroupRow) =>
+    Object.fromEntries(
+      query.columns.map((c) => [
+        c.name,
+        c.operand.kind === 'key'
+          ? g.keys[c.operand.index]
+          : c.operand.kind === 'measure'
+            ? g.measures[c.operand.index]
+            : null,
+      ]),
+    );
+  const passes = (g: GroupRow) => !query.having || holds(query.having, g);
+  let took = 0;
+  const fetch = async (size: number, after: Readonly<Record<string, unknown>> | undefined) => {
+    const answer = await send(query.entity, compileGroups(query, plan.options.connectorId, { size, after }));
+    if (answer.statusCode === 404) {
+      return {
+        took: 0,
+        groups: query.keys.length === 0 ? [{ after: {}, row: emptyGroup(query) }] : [],
+        afterKey: undefined,
+      };
+    }
+    const read = readGroups(parseEngineJson(answer.json), query, size);
+    took += read.took;
+    return read;
+  };
+
+  if (query.keys.length === 0 || !orderedByKeys(query)) {
+    // Every group is read, kept if HAVING holds, sorted, and paged by offset.
+    const all: GroupRow[] = [];
+    let after: Readonly<Record<string, unknown>> | undefined;
+    do {
+      const read = await fetch(SCAN_BATCH, after);
+      for (const g of read.groups) if (passes(g.row)) all.push(g.row);
+      if (all.length > MAX_ORDERED_GROUPS) {
+        throw new SqlQueryError('invalid_sql', [
+          {
+            line: 1,
+            column: 1,
+            message: `ORDER BY an aggregate sorts at most ${MAX_ORDERED_GROUPS} groups; narrow WHERE or HAVING, or order by the GROUP BY columns (which pages through any number of groups)`,
+          },
+        ]);
+      }
+      after = read.afterKey;
+    } while (after);
+    const sorted = sortGroups(all, query.order, (op) => operandType(op, query.keys, query.measures));
+    const end = query.limit === undefined ? sorted.length : Math.min(sorted.length, query.limit);
+    const offset = plan.state?.k === 'offset' ? plan.state.offset : 0;
+    const slice = sorted.slice(offset, Math.min(end, offset + plan.pageLimit));
+    const next = offset + slice.length;
+    const has_more = next < end;
+    return {
+      data: slice.map(rowOf),
+      meta: {
+        columns,
+        has_more,
+        cursor: has_more ? encodeSqlCursor({ k: 'offset', offset: next }, plan.binding, plan.options.cursorKey) : null,
+        took_ms: took,
+        total: { value: end, exact: true },
+      },
+    };
+  }
+
+  // Ordered by the keys: composite pages from the cursor's key until the page is full and one more group passes.
+  const emitted = plan.state?.k === 'groups' ? plan.state.emitted : 0;
+  let after: Readonly<Record<string, unknown>> | undefined = plan.state?.k === 'groups' ? plan.state.after : undefined;
+  const rows: Record<string, unknown>[] = [];
+  let last: Readonly<Record<string, unknown>> | undefined;
+  let has_more = false;
+  let scanned = 0;
+  const batch = Math.min(Math.max(plan.pageLimit + 1, 10), 1000);
+  if (plan.pageLimit > 0) {
+    scan: for (;;) {
+      const read = await fetch(batch, after);
+      for (const g of read.groups) {
+        scanned++;
+        if (passes(g.row)) {
+          if (rows.length === plan.pageLimit) {
+            has_more = true;
+            break scan;
+          }
+          rows.push(rowOf(g.row));
+          last = g.after;
+        } else if (scanned >= MAX_SCANNED_GROUPS) {
+          // A page that HAVING keeps emptying stops here; the cursor resumes after the last group looked at.
+          last = g.after;
+          has_more = true;
+          break scan;
+        }
+      }
+      if (!read.afterKey) break;
+      after = read.afterKey;
+    }
+  }
+  const reachedLimit = query.limit !== undefined && emitted + rows.length >= query.limit;
+  has_more = has_more && !reachedLimit;
+  return {
+    data: rows,
+    meta: {
+      columns,
+      has_more,
+      cursor:
+        has_more && last
+          ? encodeSqlCursor(
+              { k: 'groups', after: last as Record<string, string>, emitted: emitted + rows.length },
+              plan.binding,
+              plan.options.cursorKey,
+            )
+          : null,
+      took_ms: took,
+    },
+  };
+}
