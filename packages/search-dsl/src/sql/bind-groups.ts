@@ -211,8 +211,10 @@ export function bindGroups(statement: SelectFromStatement, ctx: BindContext): Bo
     }
     if (expr.type === 'binary' && COMPARISONS[expr.op])
       return compare(COMPARISONS[expr.op]!, expr.left, expr.right, at);
-    if (expr.type === 'binary' && (expr.op === 'IN' || expr.op === 'NOT IN') && expr.right.type === 'list') {
-      const parts = expr.right.expressions.map((e) => compare('eq', expr.left, e, at));
+    if (expr.type === 'binary' && (expr.op === 'IN' || expr.op === 'NOT IN')) {
+      // The parser reads `IN (3)` as `IN 3`: a one-value list.
+      const list = expr.right.type === 'list' ? expr.right.expressions : [expr.right];
+      const parts = list.map((e) => compare('eq', expr.left, e, at));
       if (parts.some((p) => !p) || parts.length === 0) return undefined;
       const any: Condition = { kind: 'or', conditions: parts as Condition[] };
       return expr.op === 'IN' ? any : { kind: 'not', condition: any };

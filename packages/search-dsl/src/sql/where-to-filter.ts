@@ -142,19 +142,21 @@ function inList(left: Expr, right: Expr, not: boolean, path: Path, ctx: WhereCon
   const column = columnOf(left, ctx);
   if (!column) return undefined;
   const at = right._location?.start ?? 0;
-  if (right.type !== 'list' || right.expressions.length === 0) {
+  // The parser reads `IN ('x')` as `IN 'x'`: a one-value list.
+  const expressions = right.type === 'list' ? right.expressions : literalOf(right, ctx.text) ? [right] : [];
+  if (expressions.length === 0) {
     ctx.problem(at, 'IN takes a list of values: IN (1, 2)');
     return undefined;
   }
-  const literals = right.expressions.map((e) => literalOf(e, ctx.text));
+  const literals = expressions.map((e) => literalOf(e, ctx.text));
   const bad = literals.findIndex((l) => l === undefined || l.kind === 'null');
   if (bad >= 0) {
-    ctx.problem(right.expressions[bad]!._location?.start ?? at, 'IN lists take values (not NULL, not columns)');
+    ctx.problem(expressions[bad]!._location?.start ?? at, 'IN lists take values (not NULL, not columns)');
     return undefined;
   }
   const inPath = not ? [...path, 'not'] : path;
   ctx.locations.set(pointer(inPath), column.at);
-  right.expressions.forEach((e, i) => {
+  expressions.forEach((e, i) => {
     ctx.locations.set(pointer([...inPath, 'in', column.path, i]), e._location?.start ?? at);
   });
   const type = scalarType(column.field);
