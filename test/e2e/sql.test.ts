@@ -1,3 +1,4 @@
+import { Conduit } from '@conduit/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';
@@ -268,6 +269,22 @@ describe('SQL over the copy, through the API', () => {
 
     const grouped = await sql('SELECT status, total FROM invoices GROUP BY status');
     expect(grouped.body.errors[0]!.message).toContain('must appear in GROUP BY');
+  });
+
+  it("the typed client's sql() and sqlAll() answer the same pages", async () => {
+    const conduit = new Conduit({
+      baseUrl: platform.url,
+      clientId: platform.clientId,
+      clientSecret: platform.clientSecret,
+    });
+    const orb = conduit.connector(connectorId, 'Orb');
+    const query = 'SELECT "status", COUNT(*) AS n FROM invoices GROUP BY "status" ORDER BY "status"';
+    const page = await orb.sql(query, { limit: 2 });
+    expect(page.meta.columns.map((c) => c.name)).toEqual(['status', 'n']);
+    const rows: Record<string, unknown>[] = [];
+    for await (const row of orb.sqlAll(query, { limit: 1 })) rows.push(row);
+    expect(rows).toEqual(await all(query, 1000));
+    expect(rows.slice(0, 2)).toEqual(page.data);
   });
 
   it('accepts only one SELECT', async () => {
