@@ -125,6 +125,14 @@ describe('SQL over the copy, through the API', () => {
     expect(rows.length).toBe(invoices.filter((r) => Number(r.total) > 100 && r.status !== 'void').length);
   });
 
+  it('answers rows by record keys (a multi-get, as search does) with the same records as search', async () => {
+    const ids = invoices.slice(0, 5).map((r) => String(r.id));
+    const { body } = await sql(`SELECT id, total FROM invoices WHERE id IN (${ids.map((id) => `'${id}'`).join(', ')})`);
+    const searched = await search({ query: { filter: { in: { id: ids } } }, fields: ['id', 'total'] });
+    expect(body.data).toEqual(searched.data);
+    expect(body.data.map((r) => r.id).sort()).toEqual([...ids].sort());
+  });
+
   it('WHERE takes = <> < <= > >=, IN, NOT IN, LIKE, ILIKE, IS [NOT] NULL, BETWEEN, AND, OR, NOT', async () => {
     const ids = async (where: string) =>
       (await all(`SELECT id FROM invoices WHERE ${where} ORDER BY id`, 1000)).map((r) => r.id);

@@ -79,7 +79,7 @@ export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
 export {
   planSql,
   runSql,
-  type SendSearch,
+  type SqlEngine,
   type SqlPage,
   type SqlRequest,
   SqlRequestSchema,

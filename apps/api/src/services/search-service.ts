@@ -107,12 +107,21 @@ export function createSearchService(
       synced.catch(() => undefined);
       let page: SqlPage;
       try {
-        page = await runSql(plan, async (entity, body) => {
-          try {
-            return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body);
-          } catch (error) {
-            throw searchUnavailable('cannot answer', error);
-          }
+        page = await runSql(plan, {
+          async search(entity, body) {
+            try {
+              return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body);
+            } catch (error) {
+              throw searchUnavailable('cannot answer', error);
+            }
+          },
+          async lookup(entity, ids, includes) {
+            try {
+              return await indexStore.lookup(indexStore.alias(row.connector_type, entity), row.id, ids, includes);
+            } catch (error) {
+              throw searchUnavailable('cannot answer', error);
+            }
+          },
         });
       } catch (error) {
         if (isSqlQueryError(error)) throw sqlProblem(error);

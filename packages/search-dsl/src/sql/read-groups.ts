@@ -23,21 +23,26 @@ export type GroupsAnswer = {
  * a JSON number beyond 2^53 would round, and the next page's `after` would then skip or repeat a group.
  */
 export function parseEngineJson(bytes: Buffer | string): unknown {
-  return JSON.parse(
-    typeof bytes === 'string' ? bytes : bytes.toString('utf8'),
-    function keepInt64(key, value, context?: { source?: string }) {
-      if (
-        typeof value === 'number' &&
-        !Number.isSafeInteger(value) &&
-        /^k\d+$/.test(key) &&
-        context?.source &&
-        /^-?\d+$/.test(context.source)
-      ) {
-        return context.source;
-      }
-      return value;
-    },
+  const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
+  const plain = JSON.parse(text) as { aggregations?: { g?: { buckets?: { key?: Record<string, unknown> }[] } } };
+  // Reading every value's source text costs; only an answer with a key beyond 2^53 is read again that way.
+  const keys = plain.aggregations?.g?.buckets ?? [];
+  const exact = keys.every((b) =>
+    Object.values(b.key ?? {}).every((v) => typeof v !== 'number' || Number.isSafeInteger(v) || !Number.isInteger(v)),
   );
+  if (exact) return plain;
+  return JSON.parse(text, function keepInt64(key, value, context?: { source?: string }) {
+    if (
+      typeof value === 'number' &&
+      !Number.isSafeInteger(value) &&
+      /^k\d+$/.test(key) &&
+      context?.source &&
+      /^-?\d+$/.test(context.source)
+    ) {
+      return context.source;
+    }
+    return value;
+  });
 }
 
 /** Stage 4 of SQL, grouping queries: the buckets of one answer as rows of key values and aggregates. */

@@ -1,15 +1,17 @@
 import { z } from 'zod';
+import { compileLookup } from '../compile/opensearch/compile-lookup.ts';
 import { compileSearch } from '../compile/opensearch/compile-search.ts';
 import { type CursorBinding, type CursorKey, hashQuery } from '../cursor/cursor.ts';
 import { getPath } from '../fields/paths.ts';
 import { toInstant } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
+import { lookupAnswerAsSearch } from '../results/lookup-answer.ts';
 import { emptySearchPage, readSearchPage, type SearchTotal } from '../results/read-search-page.ts';
 import { operandType } from './bind-groups.ts';
 import { bindSql } from './bind-sql.ts';
 import { compileGroups, orderedByKeys } from './compile-groups.ts';
 import { type GroupRow, holds, sortGroups } from './group-values.ts';
-import { parseSql } from './parse-sql.ts';
+import { parseSqlCached } from './parse-sql.ts';
 import { emptyGroup, parseEngineJson, readGroups } from './read-groups.ts';
 import { type CursorState, decodeSqlCursor, encodeSqlCursor } from './sql-cursor.ts';
 import { SqlQueryError } from './sql-error.ts';
@@ -56,11 +58,15 @@ export type SqlPlan = {
   readonly options: PlanSqlOptions;
 };
 
-/** An engine `_search` on the entity's index, routed to the connector; 404 when there is no index yet. */
-export type SendSearch = (
-  entity: string,
-  body: unknown,
-) => Promise<{ readonly statusCode: number; readonly json: Buffer | string }>;
+type EngineAnswer = { readonly statusCode: number; readonly json: Buffer | string };
+
+/** How runSql reaches the engine: the entity's index, routed to the connector. */
+export type SqlEngine = {
+  /** A `_search`; 404 when there is no index yet. */
+  search(entity: string, body: unknown): Promise<EngineAnswer>;
+  /** A multi-get of documents by id with these source includes (`_mget`), for row queries by record keys. */
+  lookup?(entity: string, ids: readonly string[], includes: readonly string[]): Promise<EngineAnswer>;
+};
 
 /** Groups read before ORDER BY an aggregate gives up (each page re-reads them all). */
 export const MAX_ORDERED_GROUPS = 100_000;
@@ -75,14 +81,19 @@ const SCAN_BATCH = 2000;
  * @throws SqlQueryError `invalid_sql` (with line and column) or `invalid_cursor`.
  * @example
  * const plan = planSql({ query: 'SELECT status, COUNT(*) FROM invoices GROUP BY status' }, { tables, connectorId, cursorKey });
- * const page = await runSql(plan, (entity, body) => indexStore.search(alias(entity), connectorId, body));
+ * const page = await runSql(plan, { search: (entity, body) => indexStore.search(alias(entity), connectorId, body) });
  */
 export function planSql(request: SqlRequest, options: PlanSqlOptions): SqlPlan {
-  const statement = parseSql(request.query);
+  const statement = parseSqlCached(request.query);
+  // Hashed when a cursor is read or written, not before: most queries do neither.
+  let queryHash: string | undefined;
   const binding: CursorBinding = {
     connectorId: options.connectorId,
     entity: 'sql',
-    queryHash: hashQuery(JSON.parse(JSON.stringify(statement, (k, v) => (k === '_location' ? undefined : v)))),
+    get queryHash() {
+      queryHash ??= hashQuery(JSON.parse(JSON.stringify(statement, (k, v) => (k === '_location' ? undefined : v))));
+      return queryHash;
+    },
   };
   const state = request.cursor === undefined ? undefined : decodeSqlCursor(request.cursor, binding, options.cursorKey);
   const limitExpr = statement.limit?.limit;
@@ -102,11 +113,28 @@ export function planSql(request: SqlRequest, options: PlanSqlOptions): SqlPlan {
 }
 
 /** Runs a plan: one search for rows; for groups, composite pages until the page is full or the groups end. */
-export function runSql(plan: SqlPlan, send: SendSearch): Promise<SqlPage> {
-  return plan.query.mode === 'rows' ? runRows(plan, plan.query, send) : runGroups(plan, plan.query, send);
+export function runSql(plan: SqlPlan, engine: SqlEngine): Promise<SqlPage> {
+  return plan.query.mode === 'rows' ? runRows(plan, plan.query, engine) : runGroups(plan, plan.query, engine);
 }
 
-async function runRows(plan: SqlPlan, query: RowsQuery, send: SendSearch): Promise<SqlPage> {
+/**
+ * A row query by record keys (`WHERE id = ...`, `WHERE id IN (...)`) is answered by a multi-get of their
+ * documents, as search does (compileLookup); undefined when the engine could not look them up.
+ */
+async function lookedUp(plan: SqlPlan, query: RowsQuery, engine: SqlEngine, includes: readonly string[]) {
+  const table = plan.options.tables[query.entity];
+  if (!engine.lookup || !table || query.limit !== undefined) return undefined;
+  const lookup = compileLookup(query.search, { recordKey: table.recordKey, connectorId: plan.options.connectorId });
+  if (!lookup) return undefined;
+  const started = performance.now();
+  const answer = await engine.lookup(query.entity, lookup.ids, includes);
+  if (answer.statusCode !== 200) return undefined;
+  const json = typeof answer.json === 'string' ? Buffer.from(answer.json) : answer.json;
+  const asSearch = lookupAnswerAsSearch(json, Math.round(performance.now() - started));
+  return asSearch && JSON.parse(asSearch.toString('utf8'));
+}
+
+async function runRows(plan: SqlPlan, query: RowsQuery, engine: SqlEngine): Promise<SqlPage> {
   const emitted = plan.state?.k === 'rows' ? plan.state.emitted : 0;
   const compiled = compileSearch(query.search, {
     connectorId: plan.options.connectorId,
@@ -120,11 +148,13 @@ async function runRows(plan: SqlPlan, query: RowsQuery, send: SendSearch): Promi
       meta: { columns, has_more: false, cursor: null, took_ms: 0, total: { value: emitted, exact: true } },
     };
   }
-  const answer = await send(query.entity, compiled.body);
-  const page =
-    answer.statusCode === 404
+  const found = await lookedUp(plan, query, engine, compiled.body._source.includes);
+  const answer = found ? undefined : await engine.search(query.entity, compiled.body);
+  const page = found
+    ? readSearchPage(found, compiled.page)
+    : answer!.statusCode === 404
       ? emptySearchPage(compiled.page)
-      : readSearchPage(JSON.parse(String(answer.json)), compiled.page);
+      : readSearchPage(JSON.parse(String(answer!.json)), compiled.page);
   const data = page.data.map((record) => (query.star ? record : toRow(record, query.columns)));
   const has_more = page.meta.has_more && (query.limit === undefined || emitted + data.length < query.limit);
   const cursor =
@@ -153,7 +183,7 @@ function toRow(record: Record<string, unknown>, columns: readonly RowColumn[]): 
   return row;
 }
 
-async function runGroups(plan: SqlPlan, query: GroupsQuery, send: SendSearch): Promise<SqlPage> {
+async function runGroups(plan: SqlPlan, query: GroupsQuery, engine: SqlEngine): Promise<SqlPage> {
   const columns = query.columns.map(({ operand: _, ...c }) => c);
   const rowOf = (g: GroupRow) =>
     Object.fromEntries(
@@ -169,7 +199,7 @@ async function runGroups(plan: SqlPlan, query: GroupsQuery, send: SendSearch): P
   const passes = (g: GroupRow) => !query.having || holds(query.having, g);
   let took = 0;
   const fetch = async (size: number, after: Readonly<Record<string, unknown>> | undefined) => {
-    const answer = await send(query.entity, compileGroups(query, plan.options.connectorId, { size, after }));
+    const answer = await engine.search(query.entity, compileGroups(query, plan.options.connectorId, { size, after }));
     if (answer.statusCode === 404) {
       return {
         took: 0,

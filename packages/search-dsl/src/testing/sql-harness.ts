@@ -10,13 +10,27 @@ export function sqlOver(ix: TestIndex, table = 'things') {
         connectorId,
         cursorKey: CURSOR_KEY,
       }),
-      async (_entity, body) => {
-        const answer = await fetch(`${OPENSEARCH_URL}/${ix.index}/_search`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        return { statusCode: answer.status, json: Buffer.from(await answer.arrayBuffer()) };
+      {
+        async search(_entity, body) {
+          const answer = await fetch(`${OPENSEARCH_URL}/${ix.index}/_search`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          return { statusCode: answer.status, json: Buffer.from(await answer.arrayBuffer()) };
+        },
+        // As the API's IndexStore.lookup: the documents by id, from the last refreshed copy.
+        async lookup(_entity, ids, includes) {
+          const answer = await fetch(
+            `${OPENSEARCH_URL}/${ix.index}/_mget?realtime=false&filter_path=docs._source,docs.error,error`,
+            {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ ids, _source: { includes } }),
+            },
+          );
+          return { statusCode: answer.status, json: Buffer.from(await answer.arrayBuffer()) };
+        },
       },
     );
 }
