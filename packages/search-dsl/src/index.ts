@@ -78,7 +78,7 @@ export { AggResultSchema, SearchTotalSchema } from './results/search-answer-sche
 export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
 export {
   planSql,
-  runSql,
+  runSqlJson,
   type SqlEngine,
   type SqlPage,
   type SqlRequest,

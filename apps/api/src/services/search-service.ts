@@ -11,8 +11,7 @@ import {
   lookupAnswerAsSearch,
   planSearch,
   planSql,
-  runSql,
-  type SqlPage,
+  runSqlJson,
   type SqlRequest,
   type SqlTables,
   searchPageBody,
@@ -27,12 +26,8 @@ export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | n
 export interface SearchService {
   /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, DESIGN §5). */
   search(row: ConnectorRow, entity: EntityCatalog, params: unknown): Promise<Buffer<ArrayBuffer>>;
-  /** `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md), with `meta.synced_at`. */
-  sql(
-    row: ConnectorRow,
-    catalog: KindCatalog,
-    request: SqlRequest,
-  ): Promise<SqlPage & { meta: { synced_at: string | null } }>;
+  /** `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md) as its JSON body. */
+  sql(row: ConnectorRow, catalog: KindCatalog, request: SqlRequest): Promise<Buffer<ArrayBuffer>>;
 }
 
 /** The connector's tables: its searchable entities, by name. */
@@ -105,30 +100,35 @@ export function createSearchService(
       }
       const synced = syncedAt(row.id, plan.query.entity);
       synced.catch(() => undefined);
-      let page: SqlPage;
+      let page: Buffer<ArrayBuffer>;
       try {
-        page = await runSql(plan, {
-          async search(entity, body) {
-            try {
-              return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body);
-            } catch (error) {
-              throw searchUnavailable('cannot answer', error);
-            }
+        page = await runSqlJson(
+          plan,
+          {
+            async search(entity, body) {
+              try {
+                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body);
+              } catch (error) {
+                throw searchUnavailable('cannot answer', error);
+              }
+            },
+            async lookup(entity, ids, includes) {
+              try {
+                return await indexStore.lookup(indexStore.alias(row.connector_type, entity), row.id, ids, includes);
+              } catch (error) {
+                throw searchUnavailable('cannot answer', error);
+              }
+            },
+            // Read beside the query; awaited only to write the answer.
           },
-          async lookup(entity, ids, includes) {
-            try {
-              return await indexStore.lookup(indexStore.alias(row.connector_type, entity), row.id, ids, includes);
-            } catch (error) {
-              throw searchUnavailable('cannot answer', error);
-            }
-          },
-        });
+          synced.then((at) => ({ synced_at: at?.toISOString() ?? null })),
+        );
       } catch (error) {
         if (isSqlQueryError(error)) throw sqlProblem(error);
         if (error instanceof ApiError) throw error;
         throw searchUnavailable('answered what cannot be read', error);
       }
-      return { ...page, meta: { ...page.meta, synced_at: (await synced)?.toISOString() ?? null } };
+      return page;
     },
   };
 }

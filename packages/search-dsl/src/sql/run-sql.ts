@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { compileLookup } from '../compile/opensearch/compile-lookup.ts';
 import { compileSearch } from '../compile/opensearch/compile-search.ts';
 import { type CursorBinding, type CursorKey, hashQuery } from '../cursor/cursor.ts';
+import { isSearchQueryError } from '../errors.ts';
 import { getPath } from '../fields/paths.ts';
 import { toInstant } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
 import { lookupAnswerAsSearch } from '../results/lookup-answer.ts';
 import { emptySearchPage, readSearchPage, type SearchTotal } from '../results/read-search-page.ts';
+import { searchPageBody, searchPageJson } from '../results/search-page-json.ts';
 import { operandType } from './bind-groups.ts';
 import { bindSql } from './bind-sql.ts';
 import { compileGroups, orderedByKeys } from './compile-groups.ts';
@@ -95,7 +97,16 @@ export function planSql(request: SqlRequest, options: PlanSqlOptions): SqlPlan {
       return queryHash;
     },
   };
-  const state = request.cursor === undefined ? undefined : decodeSqlCursor(request.cursor, binding, options.cursorKey);
+  let state: CursorState | undefined;
+  // Not one of ours: maybe the search cursor a `SELECT *` page hands out (see `direct`), checked when it is used.
+  let foreign: { cursor: string; error: unknown } | undefined;
+  if (request.cursor !== undefined) {
+    try {
+      state = decodeSqlCursor(request.cursor, binding, options.cursorKey);
+    } catch (error) {
+      foreign = { cursor: request.cursor, error };
+    }
+  }
   const limitExpr = statement.limit?.limit;
   const total = limitExpr?.type === 'integer' ? limitExpr.value : undefined;
   const emitted = state && state.k !== 'offset' ? state.emitted : state?.k === 'offset' ? state.offset : 0;
@@ -104,12 +115,61 @@ export function planSql(request: SqlRequest, options: PlanSqlOptions): SqlPlan {
   const query = bindSql(statement, request.query, {
     tables: options.tables,
     pageLimit,
-    searchCursor: state?.k === 'rows' ? state.search : undefined,
+    searchCursor: state?.k === 'rows' ? state.search : foreign?.cursor,
   });
+  if (foreign && !direct(query)) throw foreign.error;
   if (state && (state.k === 'rows') !== (query.mode === 'rows')) {
     throw new SqlQueryError('invalid_cursor', [{ line: 1, column: 1, message: 'cursor belongs to a different query' }]);
   }
   return { query, state, pageLimit, binding, options };
+}
+
+/**
+ * `SELECT * FROM t [WHERE ...] [ORDER BY ...]` is exactly a search and its rows are the records: its pages are the
+ * search's own, written from the engine's bytes (searchPageJson) with the search's cursors.
+ */
+function direct(query: SqlQuery): query is RowsQuery {
+  return query.mode === 'rows' && query.star && query.limit === undefined;
+}
+
+/**
+ * `runSql` as the JSON body of the answer, `meta` extended by `extra`. A `SELECT *` without LIMIT is written from
+ * the engine's bytes as search's pages are (the records are never parsed); the others are serialized.
+ */
+export async function runSqlJson(
+  plan: SqlPlan,
+  engine: SqlEngine,
+  extra: Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>> = {},
+): Promise<Buffer<ArrayBuffer>> {
+  const query = plan.query;
+  if (!direct(query)) {
+    const page = await runSql(plan, engine);
+    return Buffer.from(JSON.stringify({ data: page.data, meta: { ...page.meta, ...(await extra) } }));
+  }
+  const compiled = compileRows(plan, query);
+  const columns = query.columns.map(({ name, type }) => ({ name, type }));
+  const found = await lookedUpBytes(plan, query, engine, compiled.body._source.includes);
+  if (found) return searchPageJson(found, compiled.page, { columns, ...(await extra) });
+  const answer = await engine.search(query.entity, compiled.body);
+  const meta = { columns, ...(await extra) };
+  if (answer.statusCode === 404) return searchPageBody(emptySearchPage(compiled.page), meta);
+  return searchPageJson(typeof answer.json === 'string' ? Buffer.from(answer.json) : answer.json, compiled.page, meta);
+}
+
+/** The search of a row query; its inner cursor's problems are the query's `invalid_cursor`. */
+function compileRows(plan: SqlPlan, query: RowsQuery) {
+  try {
+    return compileSearch(query.search, {
+      connectorId: plan.options.connectorId,
+      entity: query.entity,
+      cursorKey: plan.options.cursorKey,
+    });
+  } catch (error) {
+    if (!isSearchQueryError(error)) throw error;
+    throw new SqlQueryError('invalid_cursor', [
+      { line: 1, column: 1, message: error.errors[0]?.message ?? 'invalid cursor' },
+    ]);
+  }
 }
 
 /** Runs a plan: one search for rows; for groups, composite pages until the page is full or the groups end. */
@@ -122,6 +182,12 @@ export function runSql(plan: SqlPlan, engine: SqlEngine): Promise<SqlPage> {
  * documents, as search does (compileLookup); undefined when the engine could not look them up.
  */
 async function lookedUp(plan: SqlPlan, query: RowsQuery, engine: SqlEngine, includes: readonly string[]) {
+  const bytes = await lookedUpBytes(plan, query, engine, includes);
+  return bytes && JSON.parse(bytes.toString('utf8'));
+}
+
+/** `lookedUp`, as the engine answer's bytes in the form of a `_search` answer. */
+async function lookedUpBytes(plan: SqlPlan, query: RowsQuery, engine: SqlEngine, includes: readonly string[]) {
   const table = plan.options.tables[query.entity];
   if (!engine.lookup || !table || query.limit !== undefined) return undefined;
   const lookup = compileLookup(query.search, { recordKey: table.recordKey, connectorId: plan.options.connectorId });
@@ -130,17 +196,12 @@ async function lookedUp(plan: SqlPlan, query: RowsQuery, engine: SqlEngine, incl
   const answer = await engine.lookup(query.entity, lookup.ids, includes);
   if (answer.statusCode !== 200) return undefined;
   const json = typeof answer.json === 'string' ? Buffer.from(answer.json) : answer.json;
-  const asSearch = lookupAnswerAsSearch(json, Math.round(performance.now() - started));
-  return asSearch && JSON.parse(asSearch.toString('utf8'));
+  return lookupAnswerAsSearch(json, Math.round(performance.now() - started));
 }
 
 async function runRows(plan: SqlPlan, query: RowsQuery, engine: SqlEngine): Promise<SqlPage> {
   const emitted = plan.state?.k === 'rows' ? plan.state.emitted : 0;
-  const compiled = compileSearch(query.search, {
-    connectorId: plan.options.connectorId,
-    entity: query.entity,
-    cursorKey: plan.options.cursorKey,
-  });
+  const compiled = compileRows(plan, query);
   const columns = query.columns.map(({ name, type }) => ({ name, type }));
   if (plan.pageLimit === 0) {
     return {
@@ -157,8 +218,9 @@ async function runRows(plan: SqlPlan, query: RowsQuery, engine: SqlEngine): Prom
       : readSearchPage(JSON.parse(String(answer!.json)), compiled.page);
   const data = page.data.map((record) => (query.star ? record : toRow(record, query.columns)));
   const has_more = page.meta.has_more && (query.limit === undefined || emitted + data.length < query.limit);
-  const cursor =
-    has_more && page.meta.cursor
+  const cursor = direct(query)
+    ? page.meta.cursor
+    : has_more && page.meta.cursor
       ? encodeSqlCursor(
           { k: 'rows', search: page.meta.cursor, emitted: emitted + data.length },
           plan.binding,

@@ -1,10 +1,10 @@
-import { planSql, runSql, type SqlPage, type SqlRequest } from '../sql/run-sql.ts';
+import { planSql, runSqlJson, type SqlPage, type SqlRequest } from '../sql/run-sql.ts';
 import { CURSOR_KEY, OPENSEARCH_URL, type TestIndex } from './opensearch-harness.ts';
 
-/** Test-only: answers SQL over a test index (table `things`) as the API does, through planSql and runSql. */
+/** Test-only: answers SQL over a test index (table `things`) as the API does, through planSql and runSqlJson. */
 export function sqlOver(ix: TestIndex, table = 'things') {
-  return (request: SqlRequest, connectorId: string): Promise<SqlPage> =>
-    runSql(
+  return async (request: SqlRequest, connectorId: string): Promise<SqlPage> => {
+    const bytes = await runSqlJson(
       planSql(request, {
         tables: { [table]: { searchable: ix.searchable, recordKey: ix.recordKey } },
         connectorId,
@@ -33,4 +33,7 @@ export function sqlOver(ix: TestIndex, table = 'things') {
         },
       },
     );
+    // The API's way: the body as written (bytes for `SELECT *`), parsed as a client would.
+    return JSON.parse(bytes.toString('utf8')) as SqlPage;
+  };
 }

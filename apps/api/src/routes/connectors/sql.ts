@@ -48,7 +48,8 @@ export function registerSql(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
   mountRoute(app, sqlRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps, deps.connectorCache);
     const body = await readJson(c, SqlRequestSchema);
-    return c.json(await deps.search.sql(row, catalog, body), 200);
+    // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
+    return c.body(await deps.search.sql(row, catalog, body), 200, { 'content-type': 'application/json' });
   });
   app.all('/:connector_id/sql', () => {
     throw new ApiError(405, 'method_not_allowed', 'sql takes POST');
