@@ -4,6 +4,7 @@ import type { ApiEnv } from '../deps.ts';
 import { catalogRoute } from '../routes/catalog.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
+import { sqlRoute } from '../routes/connectors/sql.ts';
 import {
   deleteConnectorRoute,
   getConnectorRoute,
@@ -37,6 +38,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   { base: CONNECTORS_BASE, route: syncConnectorRoute },
   { base: CONNECTORS_BASE, route: webhookRoute },
   { base: CONNECTORS_BASE, route: executeRoute },
+  { base: CONNECTORS_BASE, route: sqlRoute },
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },
