@@ -4,7 +4,6 @@ import type { ApiEnv } from '../deps.ts';
 import { catalogRoute } from '../routes/catalog.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
-import { sqlRoute } from '../routes/connectors/sql.ts';
 import {
   deleteConnectorRoute,
   getConnectorRoute,
@@ -12,6 +11,7 @@ import {
   syncConnectorRoute,
   updateConnectorRoute,
 } from '../routes/connectors/read-update-delete.ts';
+import { sqlRoute } from '../routes/connectors/sql.ts';
 import { webhookRoute } from '../routes/connectors/webhooks.ts';
 import { healthzRoute, readyzRoute } from '../routes/health.ts';
 import { metricsRoute } from '../routes/metrics.ts';
