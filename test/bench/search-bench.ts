@@ -2,7 +2,8 @@
  * `pnpm bench:search`: our search (POST /execute on the real API binary, in its own process) against the same
  * request sent raw to OpenSearch (the compiled `_search` body, or the `_mget` a search by keys becomes), and
  * against a Postgres peer holding the same records the way Nango does (postgres-peer.ts), side by side per query
- * kind at several concurrencies, over N Orb-shaped invoices. A fourth side, hop, sends the raw request through a
+ * kind at several concurrencies, over N Orb-shaped invoices. Each kind is also asked in SQL (POST .../sql, the
+ * same question: search-kinds.ts) and compared with its search (the SQL table). A fifth side, hop, sends the raw request through a
  * bare Node HTTP process (bare-hop.ts) that does nothing but pass it on: the floor under any Node API on this
  * machine, so ours - hop is our own work and hop - raw is the extra hop's.
  *
@@ -173,6 +174,7 @@ try {
         { label: 'ours', task: (i) => side.ours(ours, i) },
         { label: 'raw', task: (i) => side.raw(raw, i) },
         { label: 'hop', task: (i) => side.raw(hop, i) },
+        { label: 'sql', task: (i) => side.sql(ours, i) },
         ...(oursB ? [{ label: 'ours B', task: (i: number) => side.ours(oursB, i) }] : []),
         ...(peer ? [{ label: 'peer', task: (i: number) => side.peer(peer!, i) }] : []),
       ]);
@@ -181,6 +183,7 @@ try {
         ours: measured.get('ours')!,
         raw: measured.get('raw')!,
         hop: measured.get('hop')!,
+        sql: measured.get('sql')!,
         oursB: measured.get('ours B'),
         peer: measured.get('peer'),
       };
@@ -223,6 +226,8 @@ interface KindResult {
   ours: Measured;
   raw: Measured;
   hop: Measured;
+  /** The same question through POST .../sql. */
+  sql: Measured;
   oursB: Measured | undefined;
   peer: Measured | undefined;
 }
@@ -231,6 +236,7 @@ interface PreparedKind {
   readonly name: string;
   ours(client: KeepAliveClient, i: number): Promise<void>;
   raw(client: KeepAliveClient, i: number): Promise<void>;
+  sql(client: KeepAliveClient, i: number): Promise<void>;
   peer(pool: pg.Pool, i: number): Promise<void>;
   /** Our first page equals the raw one and the hop's (same ids in the same order) for the first variant. */
   check(ours: KeepAliveClient, raw: KeepAliveClient, hop: KeepAliveClient): Promise<void>;
@@ -257,6 +263,14 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
       : { path: searchPath, body: JSON.stringify(plan.body) };
   });
   const n = kind.variants.length;
+  const sqlPath = `/api/v1/integrations/connectors/${CONNECTOR_ID}/sql`;
+  // A page of records asks for the same page size; aggregations are one page of groups.
+  const sqlBodies = kind.variants.map((v) => JSON.stringify({ query: v.sql, limit: v.params.limit || 1000 }));
+  const sqlCall = async (client: KeepAliveClient, i: number) => {
+    const response = await client.post(sqlPath, sqlBodies[i % n]!, headers);
+    if (response.status !== 200) throw new Error(`sql answered ${response.status}: ${response.text.slice(0, 300)}`);
+    return JSON.parse(response.text) as { data: { id?: string }[] };
+  };
   const oursCall = async (client: KeepAliveClient, i: number) => {
     const response = await client.post(executePath, oursBodies[i % n]!, headers);
     if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${response.text.slice(0, 300)}`);
@@ -277,6 +291,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     name: kind.name,
     ours: async (client, i) => void (await oursCall(client, i)),
     raw: async (client, i) => void (await rawCall(client, i)),
+    sql: async (client, i) => void (await sqlCall(client, i)),
     peer: async (pool, i) => {
       const query = kind.variants[i % n]!.peer;
       await pool.query(query.text, query.values as unknown[]);
@@ -292,6 +307,12 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
         if (JSON.stringify(ourIds) !== JSON.stringify(ids))
           throw new Error(`${kind.name}: ours ${ourIds.join(',')} differs from ${side} ${ids.join(',')}`);
       }
+      // SQL answers the same records (pages of records) or some groups (aggregations).
+      const sqlRows = (await sqlCall(ours, 0)).data;
+      if (limit > 0 && JSON.stringify(sqlRows.map((r) => r.id)) !== JSON.stringify(ourIds))
+        throw new Error(
+          `${kind.name}: sql ${sqlRows.map((r) => r.id).join(',')} differs from ours ${ourIds.join(',')}`,
+        );
     },
   };
 }
@@ -569,6 +590,37 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
         ]),
       ),
     );
+    console.log(`SQL at concurrency ${concurrency}: POST .../sql vs the equivalent search (POST .../execute)`);
+    console.log(
+      table(
+        [
+          'query kind',
+          'search p50',
+          'sql p50',
+          'sql - search p50',
+          'search req/s',
+          'sql req/s',
+          'search api CPU',
+          'sql api CPU',
+        ],
+        rows.map((r) => {
+          const o = summarize(r.ours);
+          const q = summarize(r.sql);
+          if (concurrency === 1 && q.p50 - o.p50 > 0.3)
+            misses.push(`c1 ${r.name}: sql - search p50 ${ms(q.p50 - o.p50)} ms`);
+          return [
+            r.name,
+            ms(o.p50),
+            ms(q.p50),
+            ms(q.p50 - o.p50),
+            String(Math.round(o.throughput)),
+            String(Math.round(q.throughput)),
+            ms(r.ours.cpuPerRequest.api),
+            ms(r.sql.cpuPerRequest.api),
+          ];
+        }),
+      ),
+    );
     if (rows.some((r) => r.oursB)) {
       console.log(`A/B at concurrency ${concurrency}: ours B = a second API process with ${B_LABEL}`);
       const pairs = rows.map((r) => ({
@@ -621,7 +673,7 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
   }
   console.log('targets, every query kind (informational):');
   console.log(
-    `  concurrency 1: ours - raw p50 <= 1.0 ms; concurrency ${maxConcurrency}: ours/raw p50 <= 1.25 and ours req/s >= 0.8 x raw`,
+    `  concurrency 1: ours - raw p50 <= 1.0 ms and sql - search p50 <= 0.3 ms; concurrency ${maxConcurrency}: ours/raw p50 <= 1.25 and ours req/s >= 0.8 x raw`,
   );
   console.log(
     `  ${verdict(misses.length === 0)}  ${misses.length === 0 ? 'all kinds within target' : `${misses.length} misses:`}`,

@@ -15,6 +15,8 @@ export type SearchParamsValue = {
 export interface Variant {
   readonly params: SearchParamsValue;
   readonly peer: PeerQuery;
+  /** The same question in SQL (POST .../sql with `limit` = params.limit when it is a page of records). */
+  readonly sql: string;
 }
 
 export interface QueryKind {
@@ -47,7 +49,11 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
   const simple = (filter: Record<string, unknown>, where: (p: (v: unknown) => string) => string, limit = 10) => {
     const values: unknown[] = [];
     const sql = where(placeholders(values));
-    return { params: { query: { filter }, limit }, peer: peerQuery(connectionId, sql, values, limit) };
+    return {
+      params: { query: { filter }, limit },
+      peer: peerQuery(connectionId, sql, values, limit),
+      sql: `SELECT * FROM invoices WHERE ${sqlWhere(filter)}`,
+    };
   };
   const contains = (field: string, value: unknown) => JSON.stringify({ [field]: value });
   const aggregate = (
@@ -55,9 +61,11 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
     aggregations: Record<string, unknown>,
     sql: string,
     values: unknown[],
+    ours: (where: string) => string,
   ): Variant => ({
     params: { query: { filter }, aggregate: aggregations, limit: 0 },
     peer: { text: sql, values: [connectionId, ...values] },
+    sql: ours(sqlWhere(filter)),
   });
 
   return [
@@ -144,6 +152,7 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
         `select json->>'status' as key, count(*) from ${PEER_TABLE} where ${SCOPE}
            and json->>'invoice_date' >= $2 and json->>'invoice_date' < $3 group by 1 order by 2 desc limit 10`,
         [peerInstant(from), peerInstant(to)],
+        (where) => `SELECT status, COUNT(*) AS n FROM invoices WHERE ${where} GROUP BY status ORDER BY n DESC LIMIT 10`,
       );
     }),
     kind('agg sum', () => {
@@ -155,6 +164,7 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
         `select sum((json->>'total')::numeric) from ${PEER_TABLE} where ${SCOPE} and json @> '{"status":"paid"}'
            and json->>'invoice_date' >= $2 and json->>'invoice_date' < $3`,
         [peerInstant(from), peerInstant(to)],
+        (where) => `SELECT SUM(total) AS revenue FROM invoices WHERE ${where}`,
       );
     }),
     kind('agg histogram', () => {
@@ -167,6 +177,8 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
            from ${PEER_TABLE} where ${SCOPE} and json->>'invoice_date' >= $2 and json->>'invoice_date' < $3
            group by 1 order by 1`,
         [peerInstant(from), peerInstant(to)],
+        (where) =>
+          `SELECT DATE_TRUNC('day', invoice_date) AS day, COUNT(*) AS n FROM invoices WHERE ${where} GROUP BY 1 ORDER BY 1`,
       );
     }),
     kind('sort date', () => {
@@ -185,6 +197,7 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
           limit: 10,
         },
         peer: peerQuery(connectionId, where, values, 10, `json->>'invoice_date' ${direction}, `),
+        sql: `SELECT * FROM invoices WHERE status = '${status}' AND due_date >= '${due}' ORDER BY invoice_date ${direction}`,
       };
     }),
   ];
@@ -192,4 +205,25 @@ export function queryKinds(docs: number, connectionId: string): QueryKind[] {
 
 function plus(iso: string, deltaMs: number): string {
   return new Date(Date.parse(iso) + deltaMs).toISOString();
+}
+
+/** A search filter of the kinds above as a WHERE condition (docs/sql.md), for the SQL side of each kind. */
+function sqlWhere(filter: Record<string, unknown>): string {
+  const literal = (v: unknown) => (typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v));
+  const parts = Object.entries(filter).flatMap(([op, arg]): string[] => {
+    if (op === 'and' || op === 'or') {
+      return [`(${(arg as Record<string, unknown>[]).map(sqlWhere).join(` ${op.toUpperCase()} `)})`];
+    }
+    if (op === 'not') return [`NOT (${sqlWhere(arg as Record<string, unknown>)})`];
+    return Object.entries(arg as Record<string, unknown>).map(([field, value]) => {
+      if (op === 'eq') return value === null ? `${field} IS NULL` : `${field} = ${literal(value)}`;
+      if (op === 'in') return `${field} IN (${(value as unknown[]).map(literal).join(', ')})`;
+      if (op === 'gte') return `${field} >= ${literal(value)}`;
+      if (op === 'lt') return `${field} < ${literal(value)}`;
+      if (op === 'like') return `${field} LIKE ${literal(value)}`;
+      if (op === 'fuzzy' || op === 'keyword') return `${op}(${field}, ${literal(value)})`;
+      throw new Error(`no SQL for ${op}`);
+    });
+  });
+  return parts.join(' AND ');
 }

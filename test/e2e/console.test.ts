@@ -156,6 +156,58 @@ describe('the web console in headless Chromium', () => {
     await shot('6-aggregations');
   });
 
+  it('runs SQL from the search page’s SQL tab, completing tables, and charts grouped rows (bars, then a line)', async () => {
+    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByTestId('sql-tab').click();
+    const editor = page.locator('[data-testid=sql-editor] .cm-content');
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('SELECT * FROM inv');
+    // Completion of the connector's tables (CodeMirror's lang-sql, fed from the catalog).
+    await page.locator('.cm-tooltip-autocomplete').getByText('invoices').first().waitFor();
+    await page.keyboard.press('Escape');
+
+    const replaceQuery = async (text: string) => {
+      await editor.click();
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.insertText(text);
+    };
+    await replaceQuery('SELECT status, COUNT(*) AS n FROM invoices GROUP BY status ORDER BY n DESC');
+    await page.getByTestId('run-sql').click();
+    await page.locator('[data-testid=sql-chart][data-chart=bar] canvas').waitFor();
+    const counts = await page.locator('[data-testid=results-table] tbody tr td:last-child').allTextContents();
+    expect(counts.map(Number).reduce((a, b) => a + b, 0)).toBe(new Set(sim.expectedKeys('invoices')).size);
+    // Highlighted SQL: a keyword is drawn in another colour than a column name.
+    const colour = (text: string) =>
+      page
+        .locator('[data-testid=sql-editor] .cm-line span', { hasText: text })
+        .first()
+        .evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color);
+    const lineColour = await page
+      .locator('[data-testid=sql-editor] .cm-line')
+      .first()
+      .evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color);
+    expect(await colour('SELECT')).not.toBe(lineColour);
+    await shot('7-sql-bar-chart');
+
+    await replaceQuery(
+      "SELECT DATE_TRUNC('month', invoice_date) AS month, COUNT(*) AS invoices FROM invoices GROUP BY 1 ORDER BY 1",
+    );
+    await page.getByTestId('run-sql').click();
+    await page.locator('[data-testid=sql-chart][data-chart=line] canvas').waitFor();
+    const months = await page.locator('[data-testid=results-table] tbody tr td:first-child').allTextContents();
+    expect(months.length).toBeGreaterThan(1);
+    expect(months).toEqual([...months].sort());
+    await shot('8-sql-line-chart');
+
+    await replaceQuery('SELECT stauts FROM invoices');
+    await page.getByTestId('run-sql').click();
+    const problem = page.getByTestId('problem');
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain("Did you mean 'status'");
+  });
+
   it('runs a live action and shows the upstream records', async () => {
     await page.getByRole('link', { name: 'Live actions' }).click();
     await page.selectOption('select[name=action_entity]', 'customers');

@@ -124,7 +124,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     // The kinds of the caller's connectors only (here: Orb).
-    expect(names).toEqual(['list_connectors', 'describe_connector', 'changes', 'orb_execute', 'orb_search']);
+    expect(names).toEqual(['list_connectors', 'describe_connector', 'changes', 'orb_execute', 'orb_search', 'orb_sql']);
     const search = tools.find((t) => t.name === 'orb_search')!.inputSchema as unknown as {
       oneOf: { properties: { entity: { const: string } } }[];
       $defs: Record<string, { properties: Record<string, unknown> }>;
@@ -178,6 +178,35 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     })) as SearchAnswer & { meta: { aggregations: { by_status: { key: string; count: number }[] } } };
     expect(result.data).toEqual([]);
     expect(result.meta.aggregations.by_status.reduce((n, b) => n + b.count, 0)).toBe(expectedInvoices.length);
+    await client.close();
+  });
+
+  it('answers SQL through the sql tool, every invoice once across budget-cut pages', async () => {
+    const client = await httpClient(await platform.token());
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = answer(
+        await client.callTool({
+          name: 'orb_sql',
+          arguments: {
+            connector_id: connectorId,
+            query: 'SELECT id FROM invoices ORDER BY id',
+            limit: 3,
+            ...(cursor ? { cursor } : {}),
+          },
+        }),
+      );
+      ids.push(...page.data.map((r) => r.id));
+      cursor = page.meta.has_more ? page.meta.cursor : null;
+    } while (cursor);
+    expect(ids).toEqual(expectedInvoices);
+    const wrong = await client.callTool({
+      name: 'orb_sql',
+      arguments: { connector_id: connectorId, query: 'SELECT id FROM invoice' },
+    });
+    expect(wrong.isError).toBe(true);
+    expect(text(wrong)).toContain("Did you mean 'invoices'");
     await client.close();
   });
 

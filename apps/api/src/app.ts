@@ -16,6 +16,7 @@ import { registerChanges } from './routes/connectors/changes.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
+import { registerSql } from './routes/connectors/sql.ts';
 import { webhookRoutes } from './routes/connectors/webhooks.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -93,6 +94,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
   registerChanges(connectors, deps);
+  registerSql(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();

@@ -87,6 +87,19 @@ export interface ExecuteJson {
   meta?: Record<string, unknown>;
 }
 
+/** One page of `POST .../sql` (docs/sql.md). */
+export interface SqlPage {
+  data: Record<string, unknown>[];
+  meta: {
+    columns: { name: string; type: string; approximate?: { precision_threshold: number } }[];
+    has_more: boolean;
+    cursor: string | null;
+    took_ms: number | null;
+    synced_at: string | null;
+    total?: { value: number; exact: boolean };
+  };
+}
+
 export interface DownloadedFile {
   download: { contentType: string; size: number; filename: string | null; url: string };
 }
@@ -220,6 +233,11 @@ export class Api {
     const disposition = response.headers.get('content-disposition') ?? '';
     const filename = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? null;
     return { download: { contentType: type, size: blob.size, filename, url: URL.createObjectURL(blob) } };
+  }
+
+  /** One SELECT over the connector's copy; follow `meta.cursor` for the next page. */
+  sql(id: string, body: { query: string; limit?: number; cursor?: string }): Promise<SqlPage> {
+    return this.#send('POST', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/sql`, body);
   }
 
   async #send<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -4,7 +4,7 @@ import { ActionRunner } from './components/action-runner.tsx';
 import { Connectors } from './components/connectors.tsx';
 import { CreateConnector } from './components/create-connector.tsx';
 import { ProblemView } from './components/problem-view.tsx';
-import { SearchPlayground } from './components/search-playground.tsx';
+import { SearchPage } from './components/search-page.tsx';
 import { SignIn } from './components/sign-in.tsx';
 import { Webhooks } from './components/webhooks.tsx';
 
@@ -31,7 +31,7 @@ function consentReturn(): { connectorId: string | null; error: string | null } {
 const api = new Api();
 
 /** The tabs that work on one connector picked among the organization's. */
-const TOOLS: Partial<Record<Tab, typeof SearchPlayground>> = { search: SearchPlayground, actions: ActionRunner };
+const TOOLS: Partial<Record<Tab, typeof SearchPage>> = { search: SearchPage, actions: ActionRunner };
 
 export function App() {
   const [signedIn, setSignedIn] = useState(api.signedIn);

@@ -208,3 +208,20 @@ describe('entities, actions and params', () => {
     expectTypeOf<ConduitProblem['errors'][number]>().toEqualTypeOf<{ path: string; message: string }>();
   });
 });
+
+describe('sql() is typed from the catalog', () => {
+  it('checks the table and the double-quoted columns of a literal query', () => {
+    const calls = () => [
+      orb.sql('SELECT status, COUNT(*) AS n FROM invoices GROUP BY status'),
+      orb.sql('SELECT "subscription.id", "total" FROM invoices WHERE "status" = \'paid\'', { limit: 10 }),
+      orb.sql(`SELECT id FROM ${'customers' as string}`),
+      // @ts-expect-error 'invoice' is not an entity of Orb
+      orb.sql('SELECT id FROM invoice'),
+      // @ts-expect-error "stauts" is not a column of Orb invoices
+      orb.sql('SELECT "stauts" FROM invoices'),
+      // @ts-expect-error calls is not a searchable entity of Orb
+      orb.sql('SELECT * FROM calls'),
+    ];
+    expectTypeOf(calls).returns.items.resolves.toHaveProperty('meta');
+  });
+});

@@ -8,6 +8,7 @@ import {
 } from './changes.ts';
 import { LIST_PAGING } from './generated/catalog.ts';
 import type { Aggregation, SearchParams, SearchResult } from './search-types.ts';
+import type { SqlResult, SqlText } from './sql-types.ts';
 import { type ConduitOptions, Transport } from './transport.ts';
 import type {
   ActionName,
@@ -150,6 +151,34 @@ export class ConnectorClient<K extends ConnectorType> {
     let cursor: string | undefined;
     do {
       const page = await this.search(entity, cursor === undefined ? params : { ...params, cursor });
+      yield* page.data;
+      cursor = page.meta.has_more && page.meta.cursor ? page.meta.cursor : undefined;
+    } while (cursor !== undefined);
+  }
+
+  /**
+   * One page of a read-only SQL query over the copy (docs/sql.md); follow `meta.cursor` for the next page. The
+   * table and double-quoted columns of a literal query are checked against the catalog at compile time.
+   *
+   * ```ts
+   * const { data } = await orb.sql('SELECT status, COUNT(*) AS n FROM invoices GROUP BY status');
+   * ```
+   */
+  sql<Q extends string>(query: SqlText<K, Q>, options: { limit?: number; cursor?: string } = {}): Promise<SqlResult> {
+    return this.#transport.json('POST', connectorPath(this.connectorId, '/sql'), {
+      body: { query, ...options },
+      safe: true,
+    });
+  }
+
+  /** Every row of an SQL query, page after page (`meta.cursor`), as an async iterator. */
+  async *sqlAll<Q extends string>(
+    query: SqlText<K, Q>,
+    options: { limit?: number } = {},
+  ): AsyncGenerator<Record<string, unknown>> {
+    let cursor: string | undefined;
+    do {
+      const page: SqlResult = await this.sql(query, cursor === undefined ? options : { ...options, cursor });
       yield* page.data;
       cursor = page.meta.has_more && page.meta.cursor ? page.meta.cursor : undefined;
     } while (cursor !== undefined);

@@ -19,6 +19,7 @@ export {
   retryAfterSeconds,
 } from './problem.ts';
 export type * from './search-types.ts';
+export type * from './sql-types.ts';
 export type { ConduitOptions, FetchLike } from './transport.ts';
 export type * from './types.ts';
 export type * from './values.ts';

@@ -51,3 +51,27 @@ export function fitRecords<T>(records: readonly T[], budget: number): T[] {
   }
   return out;
 }
+
+/** Characters a tool's description may take in tools/list (every tool is sent to the model on each turn). */
+export const DESCRIPTION_BUDGET_CHARS = 2_000;
+
+/**
+ * `table(col, col, ...)` for each table, in at most `budget` characters: when all columns do not fit, each table
+ * keeps an equal share of its first columns and says how many more there are (describe_connector lists them all).
+ */
+export function tablesWithinBudget(tables: readonly (readonly [string, readonly string[]])[], budget: number): string {
+  const render = (keep: number) =>
+    tables
+      .map(([name, columns]) => {
+        const shown = columns.slice(0, keep);
+        const more = columns.length - shown.length;
+        return `${name}(${shown.join(', ')}${more > 0 ? `, +${more} more` : ''})`;
+      })
+      .join('; ');
+  const widest = Math.max(0, ...tables.map(([, c]) => c.length));
+  for (let keep = widest; keep > 0; keep--) {
+    const text = render(keep);
+    if (text.length <= budget) return text;
+  }
+  return render(0).slice(0, budget);
+}

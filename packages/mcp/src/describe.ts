@@ -7,7 +7,11 @@ export function describeKind(kind: KindCatalog, connectorId: string) {
   return {
     connector_type: kind.connectorType,
     purpose: kind.purpose,
-    tools: { execute: `${toolSlug(kind.connectorType)}_execute`, search: searchTool(kind) },
+    tools: {
+      execute: `${toolSlug(kind.connectorType)}_execute`,
+      search: searchTool(kind),
+      sql: searchTool(kind) && `${toolSlug(kind.connectorType)}_sql`,
+    },
     entities: Object.fromEntries(
       Object.values(kind.entities).map((e) => [
         e.name,

@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { DESCRIPTION_BUDGET_CHARS } from './budget.ts';
 import { kindCatalog } from './catalog.ts';
 import { executeToolSchema, searchToolSchema } from './json-schemas.ts';
 import { toolDefinitions } from './tools.ts';
@@ -53,5 +54,18 @@ describe('MCP tool input schemas', () => {
     expect(validate({ ...list, params: { limt: 5 } })).toBe(false);
     expect(validate({ connector_id: 'c1', entity: 'customers', action: 'delete', params: {} })).toBe(false);
     expect(validate({ connector_id: 'c1', entity: 'invoices', action: 'get' })).toBe(false);
+  });
+});
+
+describe('the sql tool', () => {
+  it("lists the kind's tables and their columns within the description budget", () => {
+    const sqlTools = toolDefinitions().filter((t) => t.name.endsWith('_sql'));
+    expect(sqlTools.length).toBeGreaterThan(3);
+    for (const tool of sqlTools)
+      expect(tool.description.length, tool.name).toBeLessThanOrEqual(DESCRIPTION_BUDGET_CHARS);
+    const orb = sqlTools.find((t) => t.name === 'orb_sql')!;
+    expect(orb.description).toContain('invoices(id, created_at, invoice_date');
+    expect(orb.description).toContain('customers(');
+    expect(orb.inputSchema.required).toEqual(['connector_id', 'query']);
   });
 });

@@ -262,3 +262,21 @@ export function executeToolSchema(kind: KindCatalog): JsonSchema {
     oneOf,
   };
 }
+
+/** The sql tool's arguments: a connector of the kind and one SELECT (docs/sql.md). */
+export function sqlToolSchema(kind: KindCatalog): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      connector_id: { type: 'string', description: `the id of a ${kind.connectorType} connector` },
+      query: {
+        type: 'string',
+        description: 'one SELECT, e.g. SELECT status, COUNT(*) AS n FROM <table> GROUP BY status ORDER BY n DESC',
+      },
+      limit: { type: 'integer', minimum: 1, maximum: 10000, default: 100, description: 'rows per page' },
+      cursor: { type: 'string', description: 'meta.cursor of the previous answer of this same query' },
+    },
+    required: ['connector_id', 'query'],
+    additionalProperties: false,
+  };
+}

@@ -8,14 +8,16 @@ import {
 import {
   type Continuation,
   DEFAULT_BUDGET_CHARS,
+  DESCRIPTION_BUDGET_CHARS,
   decodeContinuation,
   encodeContinuation,
   fitRecords,
   requestHash,
+  tablesWithinBudget,
 } from './budget.ts';
 import { type EntityCatalog, type KindCatalog, kindCatalog, kindCatalogs, toolSlug } from './catalog.ts';
 import { describeEntity, describeKind } from './describe.ts';
-import { executeToolSchema, type JsonSchema, searchToolSchema } from './json-schemas.ts';
+import { executeToolSchema, type JsonSchema, searchToolSchema, sqlToolSchema } from './json-schemas.ts';
 
 export interface ToolDefinition {
   name: string;
@@ -67,7 +69,7 @@ export function toolDefinitions(connectorTypes?: readonly string[]): ToolDefinit
       t.name === 'list_connectors' ||
       t.name === 'describe_connector' ||
       t.name === 'changes' ||
-      slugs.has(t.name.replace(/_(execute|search)$/, '')),
+      slugs.has(t.name.replace(/_(execute|search|sql)$/, '')),
   );
 }
 
@@ -146,9 +148,28 @@ function allToolDefinitions(): ToolDefinition[] {
           'budget: while meta.has_more, call again with the same arguments and meta.cursor.',
         inputSchema: search as ToolDefinition['inputSchema'],
       });
+      tools.push({
+        name: `${slug}_sql`,
+        title: `${kind.connectorType}: SQL`,
+        description: sqlDescription(kind),
+        inputSchema: sqlToolSchema(kind) as ToolDefinition['inputSchema'],
+      });
     }
   }
   return tools;
+}
+
+/** What the sql tool takes, with the kind's tables and their columns, within the description budget. */
+function sqlDescription(kind: KindCatalog): string {
+  const intro =
+    `One read-only SELECT over the synchronized copy of a ${kind.connectorType} connector (never calls the upstream). ` +
+    "WHERE (= <> < <= > >= IN LIKE ILIKE IS NULL BETWEEN AND OR NOT, fuzzy(col, 'text'), keyword(col, 'text')), " +
+    "GROUP BY, HAVING, ORDER BY, LIMIT; COUNT, COUNT(DISTINCT), SUM, AVG, MIN, MAX, DATE_TRUNC('day', col). " +
+    'Dotted columns in double quotes: "a.b". While meta.has_more, call again with meta.cursor. Tables: ';
+  const tables = Object.values(kind.entities).flatMap((e) =>
+    e.searchable ? [[e.name, Object.keys(e.searchable)] as const] : [],
+  );
+  return intro + tablesWithinBudget(tables, DESCRIPTION_BUDGET_CHARS - intro.length);
 }
 
 /** Runs a tool; every failure is a tool error carrying the API's problem details (with the field to fix). */
@@ -163,6 +184,8 @@ export async function callTool(conduit: Conduit, name: string, args: Args, optio
     if (kind && verb === 'execute') return await execute(conduit, kind, args, budget);
     if (kind && verb === 'search' && toolDefinitions().some((t) => t.name === name))
       return await search(conduit, kind, args, budget);
+    if (kind && verb === 'sql' && toolDefinitions().some((t) => t.name === name))
+      return await sql(conduit, kind, args, budget);
     throw problem(`no tool ${name}; tools/list names them`, '/name', 'unknown_tool');
   } catch (error) {
     if (error instanceof ConduitProblem) {
@@ -372,6 +395,35 @@ async function search(conduit: Conduit, kind: KindCatalog, args: Args, budget: n
     data: unknown[];
     meta: { has_more: boolean; cursor: string | null } & Record<string, unknown>;
   };
+  const rest = page.data.slice(at.skip);
+  const { cursor: _apiCursor, has_more: _hasMore, ...meta } = page.meta;
+  const data = fitRecords(rest, budget - JSON.stringify(meta).length);
+  const cut = data.length < rest.length;
+  const next: Continuation | null = cut
+    ? { ...at, skip: at.skip + data.length }
+    : page.meta.has_more && page.meta.cursor
+      ? { page: page.meta.cursor, skip: 0, request }
+      : null;
+  return json({
+    data,
+    meta: { ...meta, has_more: next !== null, cursor: next ? encodeContinuation(next) : null, cut_to_budget: cut },
+  });
+}
+
+type SqlPage = { data: unknown[]; meta: { has_more: boolean; cursor: string | null } & Record<string, unknown> };
+
+/** The sql tool: the API's pages, each cut to the budget between rows, as search does. */
+async function sql(conduit: Conduit, kind: KindCatalog, args: Args, budget: number): Promise<ToolResult> {
+  const view = await connectorOfKind(conduit, args, kind);
+  const query = requireString(args, 'query');
+  const limit = args.limit === undefined ? 100 : args.limit;
+  if (typeof limit !== 'number') throw problem('limit must be a number', '/limit');
+  const request = requestHash({ tool: 'sql', connector: view.connector_id, query, limit });
+  const at = continuation(args, request);
+  const connector = conduit.connector(view.connector_id, kind.connectorType as ConnectorType) as unknown as {
+    sql(query: string, options: { limit?: number; cursor?: string }): Promise<SqlPage>;
+  };
+  const page = await connector.sql(query, { limit, ...(at.page ? { cursor: at.page } : {}) });
   const rest = page.data.slice(at.skip);
   const { cursor: _apiCursor, has_more: _hasMore, ...meta } = page.meta;
   const data = fitRecords(rest, budget - JSON.stringify(meta).length);

@@ -77,6 +77,16 @@ export {
 } from './results/read-search-page.ts';
 export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';
 export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
+export {
+  planSql,
+  runSqlJson,
+  type SqlEngine,
+  type SqlPage,
+  type SqlRequest,
+  SqlRequestSchema,
+} from './sql/run-sql.ts';
+export { isSqlQueryError, type SqlProblem, SqlQueryError } from './sql/sql-error.ts';
+export type { SqlColumn, SqlTables } from './sql/sql-tree.ts';
 export { type CostPart, overBudget, SEARCH_BUDGET, type SearchCost, searchCost } from './validate/search-cost.ts';
 export {
   type SortKey,

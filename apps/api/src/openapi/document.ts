@@ -12,6 +12,7 @@ import {
   syncConnectorRoute,
   updateConnectorRoute,
 } from '../routes/connectors/read-update-delete.ts';
+import { sqlRoute } from '../routes/connectors/sql.ts';
 import { webhookRoute } from '../routes/connectors/webhooks.ts';
 import { healthzRoute, readyzRoute } from '../routes/health.ts';
 import { metricsRoute } from '../routes/metrics.ts';
@@ -57,6 +58,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
     listDeliveriesRoute,
     replayRoute,
   ].map((route) => ({ base: '/api/v1/webhook-endpoints', route })),
+  { base: CONNECTORS_BASE, route: sqlRoute },
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },

@@ -66,6 +66,29 @@ export const SearchResultSchema = z.object({
     synced_at: z.string().nullable(),
   }),
 });
+export const SqlResultSchema = z
+  .object({
+    data: z.array(z.record(z.string(), z.unknown())).meta({ description: 'Rows, keyed by column name' }),
+    meta: z.object({
+      columns: z.array(
+        z.object({
+          name: z.string(),
+          type: z.string(),
+          approximate: z
+            .object({ precision_threshold: z.number() })
+            .optional()
+            .meta({ description: 'COUNT(DISTINCT): an estimate, close to exact below precision_threshold values' }),
+        }),
+      ),
+      has_more: z.boolean(),
+      cursor: z.string().nullable(),
+      took_ms: z.number().nullable(),
+      synced_at: z.string().nullable(),
+      total: SearchTotalSchema.optional(),
+    }),
+  })
+  .meta({ id: 'SqlResult' });
+
 export const ExecuteResultSchema = z
   .union([SearchResultSchema, ListResultSchema, z.object({ data: z.unknown() })])
   .meta({ id: 'ExecuteResult' });

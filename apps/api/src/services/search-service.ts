@@ -1,14 +1,20 @@
 import { createSecretKey } from 'node:crypto';
-import { type EntityCatalog, literalDottedFields } from '@conduit/connectors';
+import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import { type IndexStore, SearchAbandonedError, type SearchAnswer, SearchQueueFullError } from '@conduit/platform';
 import {
   type CompiledSearch,
   emptySearchPage,
   isSearchQueryError,
+  isSqlQueryError,
   type KeyLookup,
   lookupAnswerAsSearch,
   planSearch,
+  planSql,
+  runSqlJson,
+  type SqlQueryError,
+  type SqlRequest,
+  type SqlTables,
   searchPageBody,
   searchPageJson,
   searchProblemOf,
@@ -40,6 +46,17 @@ export interface SearchService {
     params: unknown,
     context?: SearchContext,
   ): Promise<Buffer<ArrayBuffer>>;
+  /** `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md) as its JSON body. */
+  sql(row: ConnectorRow, catalog: KindCatalog, request: SqlRequest): Promise<Buffer<ArrayBuffer>>;
+}
+
+/** The connector's tables: its searchable entities, by name. */
+export function sqlTables(catalog: KindCatalog): SqlTables {
+  return Object.fromEntries(
+    Object.values(catalog.entities).flatMap((e) =>
+      e.searchable ? [[e.name, { searchable: e.searchable, recordKey: e.recordKey }] as const] : [],
+    ),
+  );
 }
 
 /**
@@ -119,7 +136,72 @@ export function createSearchService(
         throw searchUnavailable('answered what cannot be read', error);
       }
     },
+
+    async sql(row, catalog, request) {
+      let plan: ReturnType<typeof planSql>;
+      try {
+        plan = planSql(request, { tables: sqlTables(catalog), connectorId: row.id, cursorKey: key });
+      } catch (error) {
+        throw isSqlQueryError(error) ? sqlProblem(error) : error;
+      }
+      const synced = syncedAt(row.id, plan.query.entity);
+      synced.catch(() => undefined);
+      let page: Buffer<ArrayBuffer>;
+      try {
+        page = await runSqlJson(
+          plan,
+          {
+            async search(entity, body) {
+              try {
+                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body);
+              } catch (error) {
+                throw searchUnavailable('cannot answer', error);
+              }
+            },
+            async lookup(entity, ids, includes) {
+              try {
+                return await indexStore.lookup(indexStore.alias(row.connector_type, entity), row.id, ids, includes);
+              } catch (error) {
+                throw searchUnavailable('cannot answer', error);
+              }
+            },
+            // Read beside the query; awaited only to write the answer.
+          },
+          synced.then((at) => ({ synced_at: at?.toISOString() ?? null })),
+        );
+      } catch (error) {
+        if (isSqlQueryError(error)) throw sqlProblem(error);
+        if (error instanceof ApiError) throw error;
+        throw searchUnavailable('answered what cannot be read', error);
+      }
+      return page;
+    },
   };
+}
+
+/**
+ * A SQL problem as a 400: `invalid_sql` with each problem at `/query` and its line and column (in the message and
+ * as fields), or `invalid_cursor` at `/cursor`.
+ */
+const SQL_PROBLEM_TITLES: Record<SqlQueryError['code'], string> = {
+  invalid_sql: 'Invalid SQL',
+  query_too_costly: 'Query too costly',
+  invalid_cursor: 'Invalid cursor',
+};
+
+function sqlProblem(error: SqlQueryError): ApiError {
+  const path = error.code === 'invalid_cursor' ? '/cursor' : '/query';
+  const errors = error.problems.map((p) =>
+    error.code === 'invalid_cursor'
+      ? { path, message: p.message }
+      : { path, message: `line ${p.line}, column ${p.column}: ${p.message}`, line: p.line, column: p.column },
+  );
+  return new ApiError(
+    400,
+    error.code,
+    `${SQL_PROBLEM_TITLES[error.code]}: ${errors.map((e) => e.message).join('; ')}`,
+    errors,
+  );
 }
 
 /**

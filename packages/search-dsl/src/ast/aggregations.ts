@@ -27,7 +27,17 @@ export const MaxAgg = factory('MaxAgg');
 export type HistogramAgg = Base & { readonly kind: 'HistogramAgg'; readonly interval: HistogramInterval };
 export const HistogramAgg = factory('HistogramAgg');
 
-export type AggNode = CountByAgg | SumAgg | AvgAgg | MinAgg | MaxAgg | HistogramAgg;
+/** Records with a value (SQL's `COUNT(col)`). */
+export type CountAgg = Base & { readonly kind: 'CountAgg' };
+export const CountAgg = factory('CountAgg');
+/**
+ * Distinct values (SQL's `COUNT(DISTINCT col)`): the engine's HyperLogLog++ `cardinality`, so approximate; exact
+ * in practice below `DISTINCT_PRECISION` values (see compile-aggregations.ts).
+ */
+export type DistinctAgg = Base & { readonly kind: 'DistinctAgg' };
+export const DistinctAgg = factory('DistinctAgg');
+
+export type AggNode = CountByAgg | SumAgg | AvgAgg | MinAgg | MaxAgg | HistogramAgg | CountAgg | DistinctAgg;
 export type AggKind = AggNode['kind'];
 export type AggVisitor<R> = Visitor<AggNode, R>;
 

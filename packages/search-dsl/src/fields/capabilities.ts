@@ -8,8 +8,11 @@ import { type FieldScope, itemScope, knownPaths, resolveField, rootScope, scalar
 /** A filter operator that takes fields (not `and`, `or`, `not`). */
 export type LeafOperator = keyof typeof APPLIES;
 
+/** The AST kinds `params.aggregate` names (the others are SQL's: `COUNT(col)`, `COUNT(DISTINCT col)`). */
+type SearchAggKind = Exclude<AggKind, 'CountAgg' | 'DistinctAgg'>;
+
 /** The names aggregations take in `params.aggregate`, by AST kind. */
-export const AGGREGATION_KEYS: Readonly<Record<AggKind, string>> = {
+export const AGGREGATION_KEYS: Readonly<Record<SearchAggKind, string>> = {
   CountByAgg: 'count_by',
   SumAgg: 'sum',
   AvgAgg: 'avg',
@@ -62,7 +65,7 @@ function scopeCapabilities(scope: FieldScope, topLevel: boolean): ScopeCapabilit
       return true;
     });
     const aggregations = topLevel
-      ? (Object.keys(AGGREGATION_KEYS) as AggKind[])
+      ? (Object.keys(AGGREGATION_KEYS) as SearchAggKind[])
           .filter((kind) => aggregatable(ref, kind) !== undefined)
           .map((kind) => AGGREGATION_KEYS[kind])
       : [];

@@ -26,8 +26,8 @@ function amountText(micros: bigint): string {
   return sign + whole + (fraction ? `.${fraction}` : '');
 }
 
-/** The key a count_by bucket shows for a value. */
-function keyOf(v: OracleValue): AggBucket['key'] {
+/** The key a count_by bucket shows for a value (also a SQL group key's form). */
+export function keyOf(v: OracleValue): AggBucket['key'] {
   if (typeof v === 'bigint') return v.toString();
   if (isAmount(v)) return amountText(v.micros);
   if (isInstant(v)) return iso(v.millis);
@@ -35,7 +35,7 @@ function keyOf(v: OracleValue): AggBucket['key'] {
 }
 
 /** Start of the UTC calendar bucket holding `millis`. Weeks start on Monday. */
-function bucketStart(millis: number, interval: string): number {
+export function bucketStart(millis: number, interval: string): number {
   const d = new Date(millis);
   const [y, m, day, h] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours()];
   const utc = (...parts: [number, number, number, number?]) => {
@@ -118,6 +118,8 @@ function aggregator(records: readonly Record<string, unknown>[]): AggVisitor<Agg
     },
     MinAgg: (node) => extreme(node, 1),
     MaxAgg: (node) => extreme(node, -1),
+    CountAgg: (node) => ({ value: single(node).length }),
+    DistinctAgg: (node) => ({ value: new Set(single(node).map((v) => String(keyOf(v)))).size }),
     HistogramAgg: (node) => {
       const starts = single(node).map((v) => bucketStart((v as Instant).millis, node.interval));
       if (starts.length === 0) return [];

@@ -15,6 +15,7 @@ const Buckets = z.object({ buckets: z.array(Bucket) });
 /** Built once: zod compiles an object schema on its first parse, so one built per call was compiled per search. */
 const Aggregations = z.object({ aggregations: z.record(z.string(), z.unknown()) });
 const Value = z.object({ value: z.number().nullable() });
+const DocCount = z.object({ doc_count: z.number() });
 const Sums = z.object({ doc_count: z.number(), units: Value, fraction: Value });
 const Top = z.object({
   top: z.object({
@@ -100,6 +101,8 @@ function reader(raw: Raw): AggVisitor<AggResult> {
     MinAgg: (node) => extreme(node, raw),
     MaxAgg: (node) => extreme(node, raw),
     HistogramAgg: () => Buckets.parse(raw).buckets.map((b) => ({ key: iso(Number(b.key))!, count: b.doc_count })),
+    CountAgg: () => ({ value: DocCount.parse(raw).doc_count }),
+    DistinctAgg: () => ({ value: Value.parse(raw).value ?? 0 }),
   };
 }
 
@@ -110,4 +113,6 @@ const empty: AggVisitor<AggResult> = {
   MinAgg: () => ({ value: null }),
   MaxAgg: () => ({ value: null }),
   HistogramAgg: () => [],
+  CountAgg: () => ({ value: 0 }),
+  DistinctAgg: () => ({ value: 0 }),
 };

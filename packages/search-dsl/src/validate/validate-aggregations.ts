@@ -3,7 +3,9 @@ import {
   type AggKind,
   type AggNode,
   AvgAgg,
+  CountAgg,
   CountByAgg,
+  DistinctAgg,
   HistogramAgg,
   MaxAgg,
   MinAgg,
@@ -25,6 +27,8 @@ const TAKES: Readonly<Record<AggKind, readonly ScalarType[]>> = {
   MinAgg: [...NUMERIC, 'datetime'],
   MaxAgg: [...NUMERIC, 'datetime'],
   HistogramAgg: ['datetime'],
+  CountAgg: ['string', 'integer', 'number', 'decimal', 'boolean', 'datetime'],
+  DistinctAgg: ['string', 'integer', 'number', 'decimal', 'boolean', 'datetime'],
 };
 
 /** Which kind an aggregation of the request is, and the key naming its field. */
@@ -81,6 +85,10 @@ function node(kind: AggKind, agg: SearchAggregation, base: { name: string; field
       return MaxAgg.create(base);
     case 'HistogramAgg':
       return HistogramAgg.create({ ...base, interval: 'interval' in agg ? agg.interval : 'day' });
+    case 'CountAgg':
+      return CountAgg.create(base);
+    case 'DistinctAgg':
+      return DistinctAgg.create(base);
   }
 }
 

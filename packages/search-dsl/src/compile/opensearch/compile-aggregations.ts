@@ -21,6 +21,13 @@ export function compileAggregations(nodes: readonly AggNode[]): Record<string, Q
   return Object.fromEntries(nodes.map((node, i) => [aggregationKey(i), visitAgg(node, compiler)]));
 }
 
+/**
+ * The `precision_threshold` of distinct counts: the engine's maximum. Below it the count is expected to be close
+ * to exact (it keeps a set of 32-bit hashes, so two values can still collide); above it the error is a few
+ * percent. https://opensearch.org/docs/latest/aggregations/metric/cardinality/
+ */
+export const DISTINCT_PRECISION = 40_000;
+
 export function aggregationKey(index: number): string {
   return `a${index}`;
 }
@@ -71,6 +78,10 @@ const compiler: AggVisitor<QueryClause> = {
   AvgAgg: ({ field, type }) => (type === 'decimal' ? decimalSums(field) : metric('avg', field)),
   MinAgg: ({ field }) => (exactExtreme(field) ? topRecord(field, 'asc') : metric('min', field)),
   MaxAgg: ({ field }) => (exactExtreme(field) ? topRecord(field, 'desc') : metric('max', field)),
+  CountAgg: ({ field }) => ({ filter: { exists: { field: exactField(field) } } }),
+  DistinctAgg: ({ field }) => ({
+    cardinality: { field: exactField(field), precision_threshold: DISTINCT_PRECISION },
+  }),
   HistogramAgg: ({ field, interval }) => ({
     date_histogram: {
       field: exactField(field),

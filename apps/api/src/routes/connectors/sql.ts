@@ -1,0 +1,57 @@
+import { SqlRequestSchema } from '@conduit/search-dsl';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
+import { SqlResultSchema } from '../../openapi/schemas.ts';
+import { ApiError } from '../../problem.ts';
+import { readJson } from '../../request-body.ts';
+import { loadConnector } from './load.ts';
+import { ConnectorIdParams } from './schemas.ts';
+
+export const sqlRoute = createRoute({
+  tags: ['Execute and search'],
+  method: 'post',
+  path: '/{connector_id}/sql',
+  summary: 'SQL over the synchronized copy: one SELECT over the searchable entities (docs/sql.md)',
+  description:
+    'Tables are the searchable entities, columns their searchable fields ("billing_address.city" in double quotes). ' +
+    'WHERE, GROUP BY (paged by cursor through every group), HAVING, ORDER BY columns or aggregates, LIMIT; ' +
+    'COUNT, COUNT(DISTINCT), SUM, AVG, MIN, MAX, DATE_TRUNC, fuzzy(col, text), keyword(col, text). ' +
+    'Anything else is a 400 invalid_sql at its line and column.',
+  security: BEARER,
+  request: {
+    params: ConnectorIdParams,
+    body: jsonBody(SqlRequestSchema, [
+      {
+        summary: 'Orb: invoices per status with revenue, largest first',
+        value: {
+          query:
+            "SELECT status, COUNT(*) AS invoices, SUM(total) AS revenue FROM invoices WHERE invoice_date >= '2024-01-01' GROUP BY status ORDER BY revenue DESC",
+        },
+      },
+      {
+        summary: 'Orb: invoices per month',
+        value: {
+          query: "SELECT DATE_TRUNC('month', invoice_date) AS month, COUNT(*) FROM invoices GROUP BY 1 ORDER BY 1",
+        },
+      },
+    ]),
+  },
+  responses: {
+    200: { description: 'One page of rows', content: { 'application/json': { schema: SqlResultSchema } } },
+    ...problems(...AUTHENTICATED_PROBLEMS, 503),
+  },
+});
+
+/** POST /api/v1/integrations/connectors/{id}/sql: read-only SQL over the copy, compiled like `search`. */
+export function registerSql(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  mountRoute(app, sqlRoute, async (c) => {
+    const { row, catalog } = await loadConnector(c, deps, deps.connectorCache);
+    const body = await readJson(c, SqlRequestSchema);
+    // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
+    return c.body(await deps.search.sql(row, catalog, body), 200, { 'content-type': 'application/json' });
+  });
+  app.all('/:connector_id/sql', () => {
+    throw new ApiError(405, 'method_not_allowed', 'sql takes POST');
+  });
+}

@@ -1,0 +1,85 @@
+import { useMemo, useState } from 'preact/hooks';
+import type { SqlPage } from '../api.ts';
+import { useApiCall } from './api-call.ts';
+import { Picker } from './fields.tsx';
+import { type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
+import { ProblemView } from './problem-view.tsx';
+import { ResultsTable } from './results-table.tsx';
+import { SqlChart } from './sql-chart.tsx';
+import { SqlEditor } from './sql-editor.tsx';
+
+const searchable = (entity: { actions: string[] }) => entity.actions.includes('search');
+
+/**
+ * SQL over the copy (docs/sql.md): an editor that completes the connector's tables and columns, the rows with
+ * cursor paging, and a chart of a grouped answer (bars per category, a line over DATE_TRUNC).
+ */
+export function SqlPlayground(props: ConnectorToolProps) {
+  const picked = useConnectorAndEntity(props, searchable);
+  const { connector, entities } = picked;
+  const schema = useMemo(
+    () => Object.fromEntries(entities.map((e) => [e.name, e.searchable.map((f) => f.path)])),
+    [entities],
+  );
+  const [query, setQuery] = useState(() => `SELECT * FROM ${entities[0]?.name ?? 'invoices'} LIMIT 25`);
+  const { busy, problem, setProblem, run: call } = useApiCall();
+  const [result, setResult] = useState<SqlPage | null>(null);
+  const [pages, setPages] = useState<(string | null)[]>([null]);
+  const [pageIndex, setPageIndex] = useState(0);
+
+  const run = (cursor: string | null, index: number) =>
+    call(async () => {
+      if (!connector) return;
+      const page = await props.api.sql(connector.connector_id, { query, limit: 100, ...(cursor ? { cursor } : {}) });
+      setResult(page);
+      setPageIndex(index);
+      setPages((known) => [...known.slice(0, index + 1), page.meta.has_more ? page.meta.cursor : null]);
+    });
+
+  return (
+    <section class="card" data-testid="sql">
+      <div class="row">
+        <Picker
+          label="Connector"
+          name="sql_connector"
+          value={picked.connectorId}
+          options={picked.connectors.map((c) => [c.connector_id, `${c.name} (${c.connector_type})`])}
+          onChange={picked.setConnectorId}
+        />
+        <p class="muted">Tables: {entities.map((e) => e.name).join(', ') || '—'}</p>
+      </div>
+      <SqlEditor value={query} schema={schema} onChange={setQuery} onRun={() => void run(null, 0)} />
+      <div class="row">
+        <button type="button" onClick={() => void run(null, 0)} disabled={busy || !connector} data-testid="run-sql">
+          Run (Ctrl-Enter)
+        </button>
+        <button
+          type="button"
+          disabled={busy || pageIndex === 0}
+          onClick={() => void run(pages[pageIndex - 1] ?? null, pageIndex - 1)}
+        >
+          Previous
+        </button>
+        <button
+          type="button"
+          disabled={busy || !pages[pageIndex + 1]}
+          onClick={() => void run(pages[pageIndex + 1] ?? null, pageIndex + 1)}
+          data-testid="sql-next-page"
+        >
+          Next
+        </button>
+      </div>
+      <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
+      {result && (
+        <div data-testid="sql-results">
+          <p class="muted">
+            Page {pageIndex + 1} · {result.data.length} rows · took {String(result.meta.took_ms ?? '—')} ms
+            {result.meta.total ? ` · ${result.meta.total.value}${result.meta.total.exact ? '' : '+'} in all` : ''}
+          </p>
+          <SqlChart page={result} />
+          <ResultsTable rows={result.data} />
+        </div>
+      )}
+    </section>
+  );
+}
