@@ -151,17 +151,23 @@ export function createSearchService(
         page = await runSqlJson(
           plan,
           {
+            // The organization's share of the engine, as its searches (fair sharing: docs/search-cost.md).
             async search(entity, body) {
               try {
-                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body);
+                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body, {
+                  tenant: row.organization_id,
+                });
               } catch (error) {
+                throwIfShared(error);
                 throw searchUnavailable('cannot answer', error);
               }
             },
             async lookup(entity, ids, includes) {
+              const index = indexStore.alias(row.connector_type, entity);
               try {
-                return await indexStore.lookup(indexStore.alias(row.connector_type, entity), row.id, ids, includes);
+                return await indexStore.lookup(index, row.id, ids, includes, row.organization_id);
               } catch (error) {
+                throwIfShared(error);
                 throw searchUnavailable('cannot answer', error);
               }
             },
