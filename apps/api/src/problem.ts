@@ -2,6 +2,7 @@ import {
   ConnectorError,
   type ErrorCode,
   type FieldProblem,
+  isRetryable,
   UpstreamError,
   UpstreamRateLimitError,
 } from '@conduit/connectors';
@@ -77,9 +78,13 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     };
   }
   if (error instanceof ConnectorError) {
-    // An upstream 4xx (other than auth, not found, rate limit) rejected what the caller asked for: a 400.
+    // A permanent upstream 4xx (its 400, 409, 422: not auth, not found, not a rate limit) refused what the caller
+    // asked for: a 400 the caller fixes. A transient failure stays a 502 the caller may try again.
     const rejected =
-      error instanceof UpstreamError && error.code === 'upstream_error' && isClientError(error.upstreamStatus);
+      error instanceof UpstreamError &&
+      error.code === 'upstream_error' &&
+      !isRetryable(error) &&
+      isClientError(error.upstreamStatus);
     const status = rejected ? 400 : STATUS_OF_CODE[error.code];
     const code = rejected ? 'upstream_rejected' : error.code;
     const problem = problemOf(status, code, error.message, error.errors);
