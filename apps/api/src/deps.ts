@@ -2,6 +2,7 @@ import type { ClientsRepository } from '@conduit/db';
 import type { OAuthDeps } from '@conduit/oauth-consent';
 import type { AccessTokens, Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
 import type { ConnectorCache } from './services/connector-cache.ts';
+import type { IdempotentExecutor } from './services/idempotent-execute.ts';
 import type { SearchService } from './services/search-service.ts';
 
 /** Everything the API needs, built in main.ts (or a test) and passed to buildApp. */
@@ -26,6 +27,8 @@ export interface ApiDeps
   readonly clients: ClientsRepository;
   readonly tokens: AccessTokens;
   readonly search: SearchService;
+  /** Idempotency-Key on execute writes: claims, replays and kept answers in Postgres. */
+  readonly idempotency: IdempotentExecutor;
   /** The OAuth consent flow's settings (providers from OAUTH_* variables, state store, callback URL). */
   readonly oauth?: OAuthDeps;
   /** Readiness probes by name (postgres, redis, opensearch). */

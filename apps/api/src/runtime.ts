@@ -1,4 +1,4 @@
-import { ClientsRepository } from '@conduit/db';
+import { ClientsRepository, IdempotencyKeysRepository } from '@conduit/db';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
 import {
   AccessTokens,
@@ -14,6 +14,7 @@ import {
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
 import { ConnectorCache } from './services/connector-cache.ts';
+import { IdempotentExecutor } from './services/idempotent-execute.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {
@@ -58,6 +59,7 @@ export async function createApiRuntime(
       ),
     ),
     webhookQueue: services.webhookQueue,
+    idempotency: new IdempotentExecutor(new IdempotencyKeysRepository(services.db), env, logger),
     redis: services.redis,
     metrics: services.metrics,
     probes: {

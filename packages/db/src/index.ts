@@ -2,6 +2,11 @@ export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
 export { ClientsRepository, type ClientWithOrganizations } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
+export {
+  type IdempotencyClaim,
+  IdempotencyKeysRepository,
+  type IdempotencyRef,
+} from './repositories/idempotency-keys.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
 export {
   type ConnectorRow,

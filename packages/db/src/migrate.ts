@@ -4,6 +4,7 @@ import * as initial from './migrations/0001-initial.ts';
 import * as runOwner from './migrations/0002-run-owner.ts';
 import * as changeCapture from './migrations/0003-change-capture.ts';
 import * as webhooks from './migrations/0004-webhooks.ts';
+import * as idempotencyKeys from './migrations/0015-idempotency-keys.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-run-owner': runOwner,
   '0003-change-capture': changeCapture,
   '0004-webhooks': webhooks,
+  '0015-idempotency-keys': idempotencyKeys,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -70,12 +70,33 @@ export interface SyncStatesTable {
   updated_at: UpdatedAt;
 }
 
+/** An Idempotency-Key of a writing execute call (docs/trusted-calls.md); `state` moves in_progress → completed. */
+export interface IdempotencyKeysTable {
+  organization_id: string;
+  connector_id: string;
+  key: string;
+  /** SHA-256 of the request (entity, action, params): the same key with another request is refused. */
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  /** The params sent upstream, with any vendor-side id added: a retry after a crash sends the same. */
+  sent_params: ColumnType<unknown, string | null | undefined, string | null>;
+  response_status: ColumnType<number | null, number | null | undefined, number | null>;
+  response_body: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The call that runs the request now (a random id): only it may record the answer. */
+  owner: string;
+  /** While in progress, the owner's lease: past it, the owner is taken for dead and another call takes over. */
+  locked_until: Date;
+  created_at: CreatedAt;
+  expires_at: Date;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
   client_organizations: ClientOrganizationsTable;
   connectors: ConnectorsTable;
   sync_states: SyncStatesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 const url = z.string().url();
+/** A duration: a number and a unit (`500ms`, `30s`, `5m`, `24h`, `365d`); read with intervalMs. */
+const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'a number and a unit: ms, s, m, h or d');
 
 /**
  * The configuration contract (DESIGN §2). Every variable has a working local default; a variable set in the
@@ -69,6 +71,10 @@ export const PlatformEnv = z.object({
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** How long an Idempotency-Key of an execute write is remembered (its answer replayed), docs/trusted-calls.md. */
+  IDEMPOTENCY_TTL: duration.default('24h'),
+  /** A running keyed call renews its claim this often ×3; a claim not renewed for this long is taken over. */
+  IDEMPOTENCY_LEASE: duration.default('30s'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;
@@ -102,8 +108,8 @@ export function publicBaseUrl(env: Pick<PlatformEnv, 'PUBLIC_BASE_URL' | 'PORT'>
 }
 
 export function intervalMs(interval: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(interval);
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(interval);
   if (!match) throw new Error(`invalid interval ${interval}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
   return Number(match[1]) * unit;
 }

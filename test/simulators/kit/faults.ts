@@ -20,6 +20,8 @@ export interface Fault {
   reset?: boolean;
   /** Hold the request until `release()` (an upstream that stops answering: the caller times out). */
   hold?: boolean;
+  /** Apply the request, then hold its answer until `release()` (the upstream acted; the caller has not heard). */
+  holdAnswer?: boolean;
 }
 
 interface NodeBindings {
@@ -56,6 +58,17 @@ export class FaultInjector {
     return new Promise((resolve) => this.#heldWaiters.push({ count, resolve }));
   }
 
+  #hold(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#held.push(resolve);
+      this.#heldTotal++;
+      for (const waiter of this.#heldWaiters.filter((w) => w.count <= this.#heldTotal)) {
+        this.#heldWaiters.splice(this.#heldWaiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    });
+  }
+
   middleware(defaultBody: (status: number) => unknown): MiddlewareHandler {
     return async (c, next) => {
       const url = new URL(c.req.url);
@@ -76,15 +89,13 @@ export class FaultInjector {
         (c.env as NodeBindings | undefined)?.incoming?.socket?.destroy();
         return new Response(null, { status: 500 });
       }
+      if (fault.holdAnswer) {
+        await next();
+        await this.#hold();
+        return;
+      }
       if (fault.hold) {
-        await new Promise<void>((resolve) => {
-          this.#held.push(resolve);
-          this.#heldTotal++;
-          for (const waiter of this.#heldWaiters.filter((w) => w.count <= this.#heldTotal)) {
-            this.#heldWaiters.splice(this.#heldWaiters.indexOf(waiter), 1);
-            waiter.resolve();
-          }
-        });
+        await this.#hold();
         if (fault.status === undefined) return next();
       }
       return respond(c, fault, defaultBody);

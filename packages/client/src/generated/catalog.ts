@@ -8187,6 +8187,7 @@ export interface GoogleDriveFilesCreateParams {
    */
   parents?: [string, ...string[]];
   description?: string;
+  id?: string;
 }
 
 export interface GoogleDriveFilesUpdateParams {
@@ -8663,6 +8664,7 @@ export type GoogleDriveFilesUploadRecord = {
 export interface GoogleDriveFilesUploadCreateParams {
   name: string;
   file_content: string;
+  id?: string;
   mimeType?: string;
   /**
    * @minItems 1

@@ -66,6 +66,12 @@ export interface EntityOperations<Ctx extends ConnectorContext = ConnectorContex
   download?(ctx: Ctx, params: Params): Promise<DownloadResult>;
   /** Replication read; entities that are searchable must have one. */
   read?(ctx: Ctx, request: ReadRequest): AsyncIterable<ReadPage>;
+  /**
+   * Vendor-side deduplication of a write: the (validated) params to send so that sending them twice makes one
+   * record, e.g. Drive's create with an id from files/generateIds. Called once per Idempotency-Key; what it returns
+   * is kept with the key, so a retry after a crash sends the very same params.
+   */
+  prepare?(ctx: Ctx, action: string, params: Params): Promise<Params>;
   /** For an entity declared in the catalog (`upstream`): what the kind adds to the core's list and read. */
   hooks?: ListHooks;
 }

@@ -57,6 +57,13 @@ const fileContent = z
     message: `the decoded content must be at most 5 MB (${MAX_UPLOAD_BYTES} bytes); use a resumable upload for larger files`,
   });
 
+/**
+ * An id from files/generateIds: Drive creates the file under it once, and answers 409 to any repeat of the create
+ * (https://developers.google.com/workspace/drive/api/guides/create-file#generate-ids). A call with an
+ * Idempotency-Key gets one added when it has none.
+ */
+const generatedId = pathId.optional();
+
 // ---------------------------------------------------------------------------------------------------------------
 // Records
 // ---------------------------------------------------------------------------------------------------------------
@@ -207,6 +214,7 @@ const files: EntityCatalog = {
       mimeType: mediaType.optional(),
       parents: z.array(pathId).min(1).optional(),
       description: z.string().optional(),
+      id: generatedId,
     }),
     update: z.strictObject({
       fileId: pathId,
@@ -250,6 +258,7 @@ const filesUpload: EntityCatalog = {
     create: z.strictObject({
       name: z.string().min(1),
       file_content: fileContent,
+      id: generatedId,
       mimeType: mediaType.optional(),
       parents: z.array(pathId).min(1).optional(),
       description: z.string().optional(),
