@@ -1,13 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { mcpHttpHandler } from '@conduit/mcp';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';
+import { auditMcpToolCalls, auditTrail, connectorActionOf, MCP_MARK_HEADER } from './middleware/audit-trail.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
@@ -69,8 +72,12 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   // Public: upstream vendors call it, authenticated by their signature (never a bearer token).
   app.route('/api/v1/integrations/connectors', webhookRoutes(deps));
 
+  // The API calls MCP tools make carry this process's mark, so the trail says they came through MCP.
+  const mcpMark = randomBytes(16).toString('base64url');
+  const auditing = deps.env.AUDIT_TRAIL === 'on';
   const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', authenticate(deps.tokens));
+  connectors.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: connectorActionOf, mcpMark }));
   connectors.use(
     '*',
     rateLimit({
@@ -85,10 +92,22 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
+  app.route('/api/v1/audit', auditRoutes(deps));
 
   // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.
-  const mcp = mcpHttpHandler({ apiFetch: async (request) => app.fetch(request) });
-  app.use('/mcp', authenticate(deps.tokens), bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }));
+  const mcp = mcpHttpHandler({
+    apiFetch: async (request) => {
+      const headers = new Headers(request.headers);
+      headers.set(MCP_MARK_HEADER, mcpMark);
+      return app.fetch(new Request(request, { headers }));
+    },
+  });
+  app.use(
+    '/mcp',
+    authenticate(deps.tokens),
+    bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }),
+    auditMcpToolCalls({ audit: deps.audit, enabled: auditing }),
+  );
   app.all('/mcp', (c) => mcp(c.req.raw));
 
   // The document of exactly what is mounted above, generated from the route definitions once, on first request.

@@ -1,6 +1,7 @@
 import type { ClientsRepository } from '@conduit/db';
 import type { OAuthDeps } from '@conduit/oauth-consent';
 import type { AccessTokens, Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
+import type { AuditDetails } from './middleware/audit-trail.ts';
 import type { ConnectorCache } from './services/connector-cache.ts';
 import type { IdempotentExecutor } from './services/idempotent-execute.ts';
 import type { SearchService } from './services/search-service.ts';
@@ -19,6 +20,9 @@ export interface ApiDeps
     | 'webhookQueue'
     | 'redis'
     | 'metrics'
+    // audit: the trail's writer (every audited call awaits it before answering); auditEntries: GET /api/v1/audit.
+    | 'audit'
+    | 'auditEntries'
   > {
   readonly env: PlatformEnv;
   readonly logger: Logger;
@@ -40,4 +44,6 @@ export interface AuthContext {
   readonly organizationId: string;
 }
 
-export type ApiEnv = { Variables: { requestId: string; auth: AuthContext; logger: Logger } };
+export type ApiEnv = {
+  Variables: { requestId: string; auth: AuthContext; logger: Logger; audit?: AuditDetails | undefined };
+};

@@ -1,4 +1,4 @@
-import { ClientsRepository, IdempotencyKeysRepository } from '@conduit/db';
+import { ClientsRepository } from '@conduit/db';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
 import {
   AccessTokens,
@@ -59,7 +59,9 @@ export async function createApiRuntime(
       ),
     ),
     webhookQueue: services.webhookQueue,
-    idempotency: new IdempotentExecutor(new IdempotencyKeysRepository(services.db), env, logger),
+    audit: services.audit,
+    auditEntries: services.auditEntries,
+    idempotency: new IdempotentExecutor(services.idempotencyKeys, env, logger),
     redis: services.redis,
     metrics: services.metrics,
     probes: {

@@ -1,5 +1,6 @@
 export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
+export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
 export { ClientsRepository, type ClientWithOrganizations } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export {
@@ -9,8 +10,10 @@ export {
 } from './repositories/idempotency-keys.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
 export {
+  type AuditEntryRow,
   type ConnectorRow,
   type Database,
+  type NewAuditEntry,
   type NewConnectorRow,
   SYNC_STATUSES,
   type SyncStateRow,

@@ -5,6 +5,7 @@ import * as runOwner from './migrations/0002-run-owner.ts';
 import * as changeCapture from './migrations/0003-change-capture.ts';
 import * as webhooks from './migrations/0004-webhooks.ts';
 import * as idempotencyKeys from './migrations/0015-idempotency-keys.ts';
+import * as auditLog from './migrations/0016-audit-log.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-change-capture': changeCapture,
   '0004-webhooks': webhooks,
   '0015-idempotency-keys': idempotencyKeys,
+  '0016-audit-log': auditLog,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

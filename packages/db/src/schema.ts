@@ -90,6 +90,29 @@ export interface IdempotencyKeysTable {
   expires_at: Date;
 }
 
+/** One audited call (docs/trusted-calls.md); rows are only ever inserted (a trigger refuses the rest). */
+export interface AuditEntriesTable {
+  id: ColumnType<string, never, never>;
+  at: ColumnType<Date, Date | undefined, never>;
+  organization_id: string;
+  client_id: string | null;
+  connector_id: string | null;
+  /** `api` (the HTTP API) or `mcp` (a tool call). */
+  source: string;
+  /** `execute.<action>`, `connector.create`, `connector.update`, `connector.delete`, `mcp.tool_call`, ... */
+  action: string;
+  entity: string | null;
+  /** The call's params with every secret replaced by "[REDACTED]". */
+  params: ColumnType<unknown, string | null, never>;
+  idempotency_key: string | null;
+  /** The HTTP status of the answer. */
+  status: number;
+  error_code: string | null;
+  upstream_status: number | null;
+  latency_ms: number;
+  request_id: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -97,8 +120,11 @@ export interface Database {
   connectors: ConnectorsTable;
   sync_states: SyncStatesTable;
   idempotency_keys: IdempotencyKeysTable;
+  audit_entries: AuditEntriesTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;
 export type NewConnectorRow = Insertable<ConnectorsTable>;
 export type SyncStateRow = Selectable<SyncStatesTable>;
+export type AuditEntryRow = Selectable<AuditEntriesTable>;
+export type NewAuditEntry = Insertable<AuditEntriesTable>;

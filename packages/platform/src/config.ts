@@ -75,6 +75,12 @@ export const PlatformEnv = z.object({
   IDEMPOTENCY_TTL: duration.default('24h'),
   /** A running keyed call renews its claim this often ×3; a claim not renewed for this long is taken over. */
   IDEMPOTENCY_LEASE: duration.default('30s'),
+  /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
+  AUDIT_RETENTION: duration.default('365d'),
+  /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
+  AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
+  /** How often the worker removes audit entries past AUDIT_RETENTION and expired idempotency keys. */
+  RETENTION_INTERVAL: duration.default('1h'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;

@@ -52,10 +52,21 @@ export class HostedConnectors {
     return connect(connectorType, credentials, config, this.settingsFor(connectorType));
   }
 
-  forRow(row: ConnectorRow): Connector {
+  /** `observe` also sees every upstream attempt's status (the audit trail's upstream status of a live call). */
+  forRow(row: ConnectorRow, observe?: (status: number | null) => void): Connector {
     const credentials = this.#cipher.decrypt(row.credentials_ciphertext) as Record<string, unknown>;
+    const settings = this.settingsFor(row.connector_type);
+    const metrics = settings.onUpstreamResponse;
     return connect(row.connector_type, credentials, row.config, {
-      ...this.settingsFor(row.connector_type),
+      ...settings,
+      ...(observe
+        ? {
+            onUpstreamResponse: (status: number | null) => {
+              metrics?.(status);
+              observe(status);
+            },
+          }
+        : {}),
       onCredentialsRotated: async (rotated) => {
         await this.#connectors.replaceCredentials(row.id, this.#cipher.encrypt({ ...credentials, ...rotated }));
       },

@@ -1,15 +1,18 @@
 import { TokenCache } from '@conduit/connectors';
 import {
+  AuditEntriesRepository,
   ConnectorsRepository,
   createDatabase,
   type Database,
   ensureDatabaseExists,
+  IdempotencyKeysRepository,
   migrateToLatest,
   SyncStatesRepository,
 } from '@conduit/db';
 import { Client } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { AuditLog } from './audit-log.ts';
 import type { PlatformEnv } from './config.ts';
 import { CredentialsCipher } from './credentials-cipher.ts';
 import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
@@ -33,6 +36,11 @@ export interface PlatformServices {
   readonly scheduler: SyncScheduler;
   readonly metrics: PlatformMetrics;
   readonly webhookQueue: WebhookQueue;
+  /** The audit trail: its writer (every API process) and its rows (GET /api/v1/audit, the retention). */
+  readonly audit: AuditLog;
+  readonly auditEntries: AuditEntriesRepository;
+  /** Idempotency-Key claims of execute writes (the API), removed after their 24 h (the worker). */
+  readonly idempotencyKeys: IdempotencyKeysRepository;
   close(): Promise<void>;
 }
 
@@ -65,7 +73,11 @@ export async function connectPlatformServices(
     logger,
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
+  const auditEntries = new AuditEntriesRepository(db);
   return {
+    audit: new AuditLog(auditEntries),
+    auditEntries,
+    idempotencyKeys: new IdempotencyKeysRepository(db),
     db,
     redis,
     opensearch,

@@ -1,6 +1,7 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
+import { auditRoute } from '../routes/audit.ts';
 import { catalogRoute } from '../routes/catalog.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
@@ -37,6 +38,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   { base: CONNECTORS_BASE, route: syncConnectorRoute },
   { base: CONNECTORS_BASE, route: webhookRoute },
   { base: CONNECTORS_BASE, route: executeRoute },
+  { base: '/api/v1/audit', route: auditRoute },
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },
@@ -58,6 +60,7 @@ export const DOCUMENT_CONFIG = {
     { name: 'Execute and search', description: 'live actions and search over the synchronized copy' },
     { name: 'OAuth consent', description: 'connect a kind through its provider’s consent screen' },
     { name: 'Webhooks', description: 'upstream events, verified by the vendor’s signature' },
+    { name: 'Audit', description: 'who called what, when, with which token: the append-only audit trail' },
     { name: 'Catalog', description: 'kinds, schemas, entities and searchable fields' },
     { name: 'Operations', description: 'health, readiness and metrics' },
   ],

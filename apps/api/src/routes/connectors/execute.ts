@@ -3,12 +3,14 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
+import { auditParams } from '../../services/audit-params.ts';
 import {
   IDEMPOTENCY_HEADER,
   idempotencyKeyOf,
@@ -77,6 +79,13 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     if (body.entity !== UPLOAD_ENTITY && Buffer.byteLength(await c.req.text()) > ONE_MIB) {
       throw new ApiError(413, 'payload_too_large', 'the request body is over 1 MiB (only files_upload may be larger)');
     }
+    const idempotencyKey = isWriteAction(body.action) ? idempotencyKeyOf(c.req.header(IDEMPOTENCY_HEADER)) : undefined;
+    auditAs(c, {
+      action: `execute.${body.action}`,
+      entity: body.entity,
+      params: auditParams(catalog, body.params),
+      idempotencyKey,
+    });
     const entity = entityOf(catalog, body.entity);
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
       // Already JSON: search-dsl writes the page from the engine's bytes (searchPageJson).
@@ -85,7 +94,10 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     }
     const { row } = await loadConnector(c, deps);
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.
-    const connector = deps.hosted.forRow(row);
+    // The trail keeps the upstream's last answer status (a 429 that was waited out, then the 200).
+    const connector = deps.hosted.forRow(row, (status) => {
+      if (status !== null) auditAs(c, { upstreamStatus: status });
+    });
     const reflect = (params: Record<string, unknown>, result: unknown, signal?: AbortSignal) =>
       // A write to a replicated entity is in the copy before the answer (read-your-writes).
       reflectWrite({ ...deps, logger: c.get('logger') }, row, catalog, {
@@ -95,7 +107,7 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
         result,
         ...(signal ? { signal } : {}),
       });
-    const key = isWriteAction(body.action) ? idempotencyKeyOf(c.req.header(IDEMPOTENCY_HEADER)) : undefined;
+    const key = idempotencyKey;
     if (key !== undefined) {
       // A keyed write runs to its end even when the caller hangs up: its retry then gets the kept answer.
       const answer = await deps.idempotency.execute({

@@ -1,8 +1,9 @@
 import { findConnectorDefinition } from '@conduit/connectors';
-import { publicBaseUrl, webhookSchemeFor } from '@conduit/platform';
+import { publicBaseUrl, redactForAudit, webhookSchemeFor } from '@conduit/platform';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import {
   AUTHENTICATED_PROBLEMS,
   BEARER,
@@ -101,6 +102,12 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
   mountRoute(app, updateConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
     const body = await readJson(c, bodySchema(updateConnectorRoute));
+    // A change of the webhook secret is its own action in the trail (the secret itself is never recorded).
+    const secretAction = body.webhook_secret === null ? 'remove' : 'set';
+    auditAs(c, {
+      ...(body.webhook_secret === undefined ? {} : { action: `connector.webhook_secret.${secretAction}` }),
+      params: redactForAudit(body),
+    });
     const changes: { name?: string; credentials_ciphertext?: string } = {};
     if (body.name !== undefined) changes.name = body.name;
     if (body.credentials !== undefined) {
