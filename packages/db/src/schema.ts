@@ -92,7 +92,7 @@ export interface IdempotencyKeysTable {
 
 /** One audited call (docs/trusted-calls.md); rows are only ever inserted (a trigger refuses the rest). */
 export interface AuditEntriesTable {
-  id: ColumnType<string, never, never>;
+  id: ColumnType<number, never, never>;
   at: ColumnType<Date, Date | undefined, never>;
   organization_id: string;
   client_id: string | null;

@@ -77,6 +77,12 @@ export const PlatformEnv = z.object({
   IDEMPOTENCY_LEASE: duration.default('30s'),
   /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
   AUDIT_RETENTION: duration.default('365d'),
+  /**
+   * `sync`: an audit entry is flushed to disk (fsync) before its call is answered. `async` (synchronous_commit off
+   * for the trail's inserts): committed before the answer, so an API crash loses nothing, but a Postgres crash may
+   * lose the last ~0.6 s of entries; it saves a disk flush per call (docs/trusted-calls.md).
+   */
+  AUDIT_COMMIT: z.enum(['sync', 'async']).default('sync'),
   /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   /** How often the worker removes audit entries past AUDIT_RETENTION and expired idempotency keys. */

@@ -73,7 +73,19 @@ export async function connectPlatformServices(
     logger,
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
-  const auditEntries = new AuditEntriesRepository(db);
+  // AUDIT_COMMIT=async: the trail's inserts go through connections of their own that do not wait for the flush.
+  const auditDb =
+    env.AUDIT_COMMIT === 'async'
+      ? createDatabase(
+          env.DATABASE_URL,
+          4,
+          (error) => logger.warn('postgres connection ended', { error: error.message }),
+          {
+            synchronous_commit: 'off',
+          },
+        )
+      : db;
+  const auditEntries = new AuditEntriesRepository(auditDb);
   return {
     audit: new AuditLog(auditEntries),
     auditEntries,
@@ -102,6 +114,7 @@ export async function connectPlatformServices(
       redis.disconnect();
       await indexStore.close();
       await opensearch.close();
+      if (auditDb !== db) await auditDb.destroy();
       await db.destroy();
     },
   };

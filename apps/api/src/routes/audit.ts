@@ -155,16 +155,16 @@ function statusRange(filter: string): { min: number; max: number } {
   return { min: Number(filter), max: Number(filter) };
 }
 
-function cursorOf(id: string): string {
+function cursorOf(id: number): string {
   return Buffer.from(`a:${id}`).toString('base64url');
 }
 
-function idOfCursor(cursor: string): string {
-  const id = /^a:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1];
+function idOfCursor(cursor: string): number {
+  const id = /^a:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1];
   if (id === undefined) {
     throw new ApiError(400, 'invalid_cursor', 'invalid cursor', [
       { path: '/query/cursor', message: 'is not a cursor this endpoint returned' },
     ]);
   }
-  return id;
+  return Number(id);
 }

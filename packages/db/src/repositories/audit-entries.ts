@@ -11,7 +11,7 @@ export interface AuditQuery {
   readonly since?: Date | undefined;
   readonly until?: Date | undefined;
   /** Entries older than this id (the previous page's last). */
-  readonly beforeId?: string | undefined;
+  readonly beforeId?: number | undefined;
   readonly limit: number;
 }
 
