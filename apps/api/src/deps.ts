@@ -23,6 +23,8 @@ export interface ApiDeps
     // audit: the trail's writer (every audited call awaits it before answering); auditEntries: GET /api/v1/audit.
     | 'audit'
     | 'auditEntries'
+    // budgets: the upstream budget per connector (rate_budget on GET .../{id}).
+    | 'budgets'
   > {
   readonly env: PlatformEnv;
   readonly logger: Logger;

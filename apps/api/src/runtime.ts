@@ -60,6 +60,7 @@ export async function createApiRuntime(
     ),
     webhookQueue: services.webhookQueue,
     audit: services.audit,
+    budgets: services.budgets,
     auditEntries: services.auditEntries,
     idempotency: new IdempotentExecutor(services.idempotencyKeys, env, logger),
     redis: services.redis,

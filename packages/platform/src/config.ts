@@ -99,19 +99,30 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): PlatformEnv {
   throw new Error(`invalid configuration:\n${lines.join('\n')}`);
 }
 
-/** CONNECTOR_BASE_URL_<KIND> and CONNECTOR_TOKEN_URL_<KIND> overrides, keyed by env suffix (ORB, ZENDESK_TALK). */
+/**
+ * CONNECTOR_BASE_URL_<KIND> and CONNECTOR_TOKEN_URL_<KIND> overrides, keyed by env suffix (ORB, ZENDESK_TALK), and
+ * CONNECTOR_RATE_LIMIT_<KIND>: the requests per second the deployment's plan with the vendor allows (the kind's
+ * documented limit otherwise, or a learnt one where none is documented).
+ */
 export function upstreamOverrides(source: NodeJS.ProcessEnv = process.env): {
   baseUrls: Record<string, string>;
   tokenUrls: Record<string, string>;
+  rateLimits: Record<string, number>;
 } {
   const baseUrls: Record<string, string> = {};
   const tokenUrls: Record<string, string> = {};
+  const rateLimits: Record<string, number> = {};
   for (const [key, value] of Object.entries(source)) {
     if (!value) continue;
     if (key.startsWith('CONNECTOR_BASE_URL_')) baseUrls[key.slice('CONNECTOR_BASE_URL_'.length)] = value;
     if (key.startsWith('CONNECTOR_TOKEN_URL_')) tokenUrls[key.slice('CONNECTOR_TOKEN_URL_'.length)] = value;
+    if (key.startsWith('CONNECTOR_RATE_LIMIT_')) {
+      const perSecond = Number(value);
+      if (!(perSecond > 0)) throw new Error(`invalid configuration:\n  ${key}: a number of requests per second > 0`);
+      rateLimits[key.slice('CONNECTOR_RATE_LIMIT_'.length)] = perSecond;
+    }
   }
-  return { baseUrls, tokenUrls };
+  return { baseUrls, tokenUrls, rateLimits };
 }
 
 /** The API's public base URL without a trailing slash. */

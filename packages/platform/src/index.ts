@@ -47,6 +47,7 @@ export {
 } from './signing-keys.ts';
 export { describeStartupError, exitOnStartupFailure, startProcess } from './startup-failure.ts';
 export { SyncScheduler } from './sync-scheduler.ts';
+export { type BudgetView, UpstreamBudgets } from './upstream-budget.ts';
 export {
   type HeaderLookup,
   type ParsedWebhook,

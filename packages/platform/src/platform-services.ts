@@ -21,6 +21,7 @@ import type { Logger } from './logger.ts';
 import { PlatformMetrics } from './metrics.ts';
 import { syncQueueName } from './queues.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
+import { UpstreamBudgets } from './upstream-budget.ts';
 import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
@@ -41,6 +42,8 @@ export interface PlatformServices {
   readonly auditEntries: AuditEntriesRepository;
   /** Idempotency-Key claims of execute writes (the API), removed after their 24 h (the worker). */
   readonly idempotencyKeys: IdempotencyKeysRepository;
+  /** One upstream budget per connector, shared through Redis (GET .../{id} shows it). */
+  readonly budgets: UpstreamBudgets;
   close(): Promise<void>;
 }
 
@@ -67,7 +70,11 @@ export async function connectPlatformServices(
   });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
+  const budgets: UpstreamBudgets = new UpstreamBudgets(redis, env.NAMESPACE, {
+    onWait: (lane, waitMs) => metrics.budgetWait.observe({ lane }, waitMs / 1000),
+  });
   const metrics = new PlatformMetrics(service, {
+    budgets: () => budgets.recentViews(),
     queue: scheduler.queue,
     entityLag: () => syncStates.lagByEntity(),
     logger,
@@ -103,7 +110,9 @@ export async function connectPlatformServices(
       tokenCache: new TokenCache(),
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
       observeUpstream: (kind) => metrics.upstreamObserver(kind),
+      budgets,
     }),
+    budgets,
     indexStore,
     scheduler,
     metrics,

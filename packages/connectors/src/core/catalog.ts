@@ -190,7 +190,21 @@ export interface KindCatalog<Credentials = unknown, Config = unknown> {
    * config). The connector and the platform's consent flow both read it here.
    */
   readonly tokenUrl?: string;
+  /** The vendor's documented request rate for one connector's credentials: what its upstream budget allows. */
+  readonly rateLimit: RateLimitSpec;
   readonly entities: Readonly<Record<string, EntityCatalog>>;
+}
+
+/**
+ * A kind's documented rate limit. `perSecond: null`: the vendor publishes none (or none in requests), so the
+ * budget learns it from the upstream's 429s and Retry-After (docs/trusted-calls.md).
+ */
+export interface RateLimitSpec {
+  readonly perSecond: number | null;
+  /** What the limit applies to and how the vendor states it, e.g. "per API key: 1,200 requests per minute". */
+  readonly scope: string;
+  /** The vendor's page that says so. */
+  readonly source: string;
 }
 
 /** Typed identity: keeps the credential and config types of the schemas, so a kind's code infers them (z.infer). */

@@ -71,6 +71,7 @@ export function connectWith<Credentials, Config>(
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
     ...(settings.onUpstreamResponse ? { onResponse: settings.onUpstreamResponse } : {}),
+    ...(settings.budget ? { budget: settings.budget } : {}),
   });
   const operations = new Map<string, EntityOperations<ConnectorContext<Credentials, Config>>>();
   for (const entity of Object.values(catalog.entities)) {

@@ -1,7 +1,7 @@
 import type { TokenCache } from './auth.ts';
 import type { KindCatalog } from './catalog.ts';
 import type { Classify } from './classify.ts';
-import type { AuthStrategy, UpstreamHttpClient } from './http-client.ts';
+import type { AuthStrategy, UpstreamBudgetGate, UpstreamHttpClient } from './http-client.ts';
 import type { ListHooks } from './listing.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 
@@ -86,6 +86,8 @@ export interface ConnectorSettings {
   readonly retry?: RetryPolicy;
   readonly timeoutMs?: number;
   readonly tokenCache?: TokenCache;
+  /** The connector's upstream budget (the platform's, shared through Redis); none: no pacing. */
+  readonly budget?: UpstreamBudgetGate;
   /** Called after every upstream attempt with its status (null: unreachable); the platform counts them. */
   readonly onUpstreamResponse?: (status: number | null) => void;
   /** Rotated OAuth credentials, to be stored with the connector. */

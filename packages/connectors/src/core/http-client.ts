@@ -46,6 +46,14 @@ export interface HttpClientOptions {
   readonly classify?: Classify;
   /** Observes every attempt's outcome (status, or null when the upstream was unreachable): metrics. */
   readonly onResponse?: (status: number | null) => void;
+  /** The connector's upstream budget: every attempt waits for its slot; a rate limit pauses it for everyone. */
+  readonly budget?: UpstreamBudgetGate;
+}
+
+/** One upstream budget per connector, shared by every process (the platform's UpstreamBudgets). */
+export interface UpstreamBudgetGate {
+  acquire(signal?: AbortSignal): Promise<void>;
+  rateLimited(waitMs: number | null): Promise<void>;
 }
 
 const BODY_EXCERPT_LIMIT = 2048;
@@ -128,6 +136,7 @@ export class UpstreamHttpClient {
     for (let attempt = 0; ; attempt++) {
       // Auth errors (a refused token endpoint) are not network failures: they propagate as they are.
       const headers = await this.#headers(request);
+      await this.#options.budget?.acquire(request.signal);
       // The timeout covers waiting for the response head; a streamed body may take as long as it takes.
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(new Error('upstream timeout')), this.#options.timeoutMs ?? 30_000);
@@ -188,7 +197,10 @@ export class UpstreamHttpClient {
             });
       if (!isRetryable(failure)) throw failure;
 
-      const waitMs = ('waitMs' in verdict ? verdict.waitMs : null) ?? backoffDelayMs(this.#retry, attempt);
+      const asked = 'waitMs' in verdict ? (verdict.waitMs ?? null) : null;
+      // The whole connector waits, in every process, not only this request.
+      if (verdict.type === 'rate_limited') await this.#options.budget?.rateLimited(asked);
+      const waitMs = asked ?? backoffDelayMs(this.#retry, attempt);
       const exhausted = attempt + 1 >= this.#retry.maxAttempts;
       if (verdict.type === 'rate_limited' && (exhausted || waitMs > this.#retry.maxWaitMs)) {
         throw new UpstreamRateLimitError('the upstream rate limit was reached', Math.max(1, Math.ceil(waitMs / 1000)));

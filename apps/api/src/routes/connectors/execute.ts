@@ -95,8 +95,11 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     const { row } = await loadConnector(c, deps);
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.
     // The trail keeps the upstream's last answer status (a 429 that was waited out, then the 200).
-    const connector = deps.hosted.forRow(row, (status) => {
-      if (status !== null) auditAs(c, { upstreamStatus: status });
+    const connector = deps.hosted.forRow(row, {
+      lane: 'live',
+      observe: (status) => {
+        if (status !== null) auditAs(c, { upstreamStatus: status });
+      },
     });
     const reflect = (params: Record<string, unknown>, result: unknown, signal?: AbortSignal) =>
       // A write to a replicated entity is in the copy before the answer (read-your-writes).

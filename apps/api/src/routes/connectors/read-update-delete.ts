@@ -96,7 +96,11 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
 
   mountRoute(app, getConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
-    return c.json(connectorView(row, catalog, await deps.syncStates.list(row.id), view));
+    const [states, budget] = await Promise.all([
+      deps.syncStates.list(row.id),
+      deps.budgets.view(deps.hosted.budgetSubject(row)),
+    ]);
+    return c.json({ ...connectorView(row, catalog, states, view), rate_budget: budget });
   });
 
   mountRoute(app, updateConnectorRoute, async (c) => {

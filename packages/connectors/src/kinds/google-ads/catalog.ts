@@ -538,6 +538,12 @@ const config = z.strictObject({
 
 export const googleAdsCatalog = defineCatalog({
   connectorType: 'Google-Ads',
+  rateLimit: {
+    perSecond: null,
+    scope:
+      'token bucket per customer id and per Cloud project, varying with server load (RESOURCE_EXHAUSTED, retryDelay)',
+    source: 'https://developers.google.com/google-ads/api/docs/productionize/rate-limits',
+  },
   purpose: 'search advertising',
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline
   tokenUrl: 'https://oauth2.googleapis.com/token',

@@ -584,6 +584,12 @@ const credentials = z.strictObject({
 
 export const googleDriveCatalog = defineCatalog({
   connectorType: 'Google-Drive',
+  rateLimit: {
+    perSecond: null,
+    scope:
+      'quota units per minute per user and per project, a different cost per method; 403 userRateLimitExceeded or 429',
+    source: 'https://developers.google.com/workspace/drive/api/guides/limits',
+  },
   purpose: 'file storage',
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline
   tokenUrl: 'https://oauth2.googleapis.com/token',

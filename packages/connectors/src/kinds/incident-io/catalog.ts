@@ -379,6 +379,11 @@ const schedules: EntityCatalog = {
 
 export const incidentIoCatalog = defineCatalog({
   connectorType: 'Incident-Io',
+  rateLimit: {
+    perSecond: 20,
+    scope: 'per API key: 1,200 requests per minute',
+    source: 'https://api-docs.incident.io/',
+  },
   purpose: 'incident management',
   // An incident.io API key, sent as `Authorization: Bearer <api_key>`.
   credentials: z.strictObject({ api_key: z.string().min(1) }),

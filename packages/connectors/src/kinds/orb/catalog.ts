@@ -264,6 +264,11 @@ const invoices: EntityCatalog = {
 
 export const orbCatalog = defineCatalog({
   connectorType: 'Orb',
+  rateLimit: {
+    perSecond: null,
+    scope: 'not published: Orb asks to be told before volume changes by an order of magnitude, and answers 429',
+    source: 'https://docs.withorb.com/api-reference/rate-limits',
+  },
   purpose: 'usage billing',
   credentials: z.strictObject({ api_key: z.string().min(1) }),
   replicationConfig: startDateReplicationConfig,

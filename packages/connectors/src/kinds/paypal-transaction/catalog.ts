@@ -571,6 +571,11 @@ export const paypalReplicationConfig = z.strictObject({
 
 export const paypalTransactionCatalog = defineCatalog({
   connectorType: 'Paypal-Transaction',
+  rateLimit: {
+    perSecond: null,
+    scope: 'not published: PayPal rate limits by traffic pattern and answers 429 RATE_LIMIT_REACHED',
+    source: 'https://developer.paypal.com/api/rest/reference/rate-limiting/',
+  },
   purpose: 'payments',
   // https://developer.paypal.com/api/rest/authentication/ (client credentials)
   tokenUrl: 'https://api-m.paypal.com/v1/oauth2/token',

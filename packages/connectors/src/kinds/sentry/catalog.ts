@@ -451,6 +451,11 @@ const config = z.strictObject({ organization_slug: slug.optional() });
 
 export const sentryCatalog = defineCatalog({
   connectorType: 'Sentry',
+  rateLimit: {
+    perSecond: null,
+    scope: 'per caller and endpoint, fixed windows of their own size (X-Sentry-Rate-Limit-* headers)',
+    source: 'https://docs.sentry.io/api/ratelimits/',
+  },
   purpose: 'error monitoring',
   credentials,
   replicationConfig: startDateReplicationConfig,

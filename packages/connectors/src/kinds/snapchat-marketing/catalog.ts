@@ -341,6 +341,11 @@ const credentials = z.strictObject({
 
 export const snapchatMarketingCatalog = defineCatalog({
   connectorType: 'Snapchat-Marketing',
+  rateLimit: {
+    perSecond: 10,
+    scope: 'per access token: 10 requests per second on average (20 per app)',
+    source: 'https://developers.snap.com/api/marketing-api/Ads-API/rate-limits',
+  },
   purpose: 'social advertising',
   // https://developers.snap.com/api/marketing-api/Ads-API/authentication
   tokenUrl: 'https://accounts.snapchat.com/login/oauth2/access_token',

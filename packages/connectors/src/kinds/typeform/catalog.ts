@@ -265,6 +265,11 @@ const credentials = z.union([typeformPersonalTokenCredentials, typeformOAuthCred
 
 export const typeformCatalog = defineCatalog({
   connectorType: 'Typeform',
+  rateLimit: {
+    perSecond: 2,
+    scope: 'per account: 2 requests per second',
+    source: 'https://www.typeform.com/developers/get-started/',
+  },
   purpose: 'forms',
   // https://www.typeform.com/developers/get-started/applications/#refresh-the-token
   tokenUrl: 'https://api.typeform.com/oauth/token',

@@ -522,6 +522,11 @@ const config = z.strictObject({
 
 export const zendeskTalkCatalog = defineCatalog({
   connectorType: 'Zendesk-Talk',
+  rateLimit: {
+    perSecond: 50,
+    scope: 'per account: 15,000 Talk API requests per 5 minutes (plus the Support API plan limits)',
+    source: 'https://developer.zendesk.com/api-reference/voice/talk-api/introduction/',
+  },
   purpose: 'telephony',
   credentials,
   replicationConfig,
