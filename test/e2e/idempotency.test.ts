@@ -112,6 +112,7 @@ describe('Idempotency-Key on execute writes', () => {
     const name = `race-${key}`;
     sim.faults.add({ hold: true, count: 1, method: 'POST', pathIncludes: '/drive/v3/files' });
     const heldBefore = sim.faults.requests.filter(CREATES).length;
+    const holdsBefore = sim.faults.heldTotal;
     const calls = Array.from({ length: 5 }, () => execute(platform, id, createFolder(name), key));
     // Four answer while the fifth's create is held upstream; which one runs is the database's choice.
     const settled: Answer[] = [];
@@ -128,6 +129,8 @@ describe('Idempotency-Key on execute writes', () => {
       expect(answer.body.code).toBe('idempotency_in_progress');
       expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
     }
+    // The one that runs has its create held upstream (it may get there after the others answered).
+    await sim.faults.held(holdsBefore + 1);
     sim.faults.release();
     const answers = await Promise.all(calls);
     const ran = answers.filter((a) => a.status === 200);
@@ -170,6 +173,8 @@ describe('Idempotency-Key on execute writes', () => {
     sim.faults.add({ status: 429, count: 1, retryAfterSeconds: 120, method: 'POST', pathIncludes: '/drive/v3/files' });
     const limited = await execute(platform, id, createFolder(name), key);
     expect(limited.status).toBe(429);
+    // The two minutes pass: the upstream's pause of the connector (its budget in Redis) is over.
+    await platform.api.deps.redis.del(`${platform.namespace}:budget:{${id}}:pause`);
     const retried = await execute(platform, id, createFolder(name), key);
     expect(retried.status).toBe(200);
     expect(retried.replayed).toBeNull();
@@ -230,8 +235,9 @@ describe('Idempotency-Key across a crash', () => {
     // Drive applies the create, then its answer is held: the API has sent the call and not heard back.
     sim.faults.add({ holdAnswer: true, count: 1, method: 'POST', pathIncludes: '/drive/v3/files' });
     const createsBefore = sim.faults.requests.filter(CREATES).length;
+    const holdsBefore = sim.faults.heldTotal;
     const lost = execute(platform, id, createFolder(name), key, doomed.url).catch((error: unknown) => error);
-    await sim.faults.held(1);
+    await sim.faults.held(holdsBefore + 1);
     expect(named(name)).toHaveLength(1);
     await doomed.kill();
     expect(await lost).toBeInstanceOf(Error);

@@ -41,12 +41,12 @@ describe('one retry decision: live calls', () => {
   }, 60_000);
 
   /** Lists customers live with `fault` planned; the answer, how many calls reached the upstream and how long it took. */
-  async function listWith(fault: Omit<Fault, 'pathIncludes'>) {
+  async function listWith(fault: Omit<Fault, 'pathIncludes'>, connectorId = id) {
     sim.faults.clear();
     sim.faults.add({ ...fault, pathIncludes: CUSTOMERS });
     const before = sim.faults.requests.length;
     const t0 = Date.now();
-    const response = await platform.call('POST', `/api/v1/integrations/connectors/${id}/execute`, {
+    const response = await platform.call('POST', `/api/v1/integrations/connectors/${connectorId}/execute`, {
       entity: 'customers',
       action: 'list',
       params: { limit: 2 },
@@ -97,14 +97,6 @@ describe('one retry decision: live calls', () => {
     expect(calls).toBe(3);
   });
 
-  it('a 429 asking for longer than a call may wait is handed to the caller: 429 rate_limited with Retry-After', async () => {
-    const { response, body, calls } = await listWith({ status: 429, count: 1, retryAfterSeconds: 120 });
-    expect(calls).toBe(1);
-    expect(response.status).toBe(429);
-    expect(body.code).toBe('rate_limited');
-    expect(response.headers.get('retry-after')).toBe('120');
-  });
-
   it('a 5xx burst is retried until the upstream answers', async () => {
     const { response, calls } = await listWith({ status: 503, count: 2 });
     expect(response.status).toBe(200);
@@ -129,6 +121,25 @@ describe('one retry decision: live calls', () => {
     const { response, calls } = await listWith({ reset: true, count: 2 });
     expect(response.status).toBe(200);
     expect(calls).toBe(3);
+  });
+
+  it('a 429 asking for longer than a call may wait is handed to the caller: 429 rate_limited with Retry-After, and the connector stays paused', async () => {
+    // Its own connector: the pause it causes holds every call of the connector for two minutes.
+    const paused = await createConnector(platform, {
+      customer_name: 'retry',
+      name: 'paused',
+      ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
+    });
+    const { response, body, calls } = await listWith({ status: 429, count: 1, retryAfterSeconds: 120 }, paused);
+    expect(calls).toBe(1);
+    expect(response.status).toBe(429);
+    expect(body.code).toBe('rate_limited');
+    expect(response.headers.get('retry-after')).toBe('120');
+    // The next call does not reach the upstream at all: the connector's budget is paused for everyone.
+    const next = await listWith({ status: 500, count: 0 }, paused);
+    expect(next.response.status).toBe(429);
+    expect(Number(next.response.headers.get('retry-after'))).toBeGreaterThan(100);
+    expect(next.calls).toBe(0);
   });
 });
 

@@ -72,6 +72,11 @@ describe('one upstream budget per connector, shared by every process', () => {
     const budget = await rateBudget(platform, id);
     expect(budget).toMatchObject({ limit_per_s: LIMIT, limit_source: 'documented', paused_until: null });
     expect(budget.used_per_s).toBeLessThanOrEqual(LIMIT + 1);
+    // The metrics say the same per kind (never per connector id).
+    const metrics = await (await fetch(`${platform.url}/metrics`)).text();
+    expect(metrics).toMatch(/conduit_upstream_budget\{[^}]*kind="Orb",measure="limit_per_s"[^}]*\} 5\b/);
+    expect(metrics).toMatch(/conduit_upstream_budget_wait_seconds_count\{[^}]*lane="live"[^}]*\} \d+/);
+    expect(metrics).not.toContain(id);
   }, 30_000);
 
   it('a 429 with Retry-After pauses the whole connector, in every process, until then', async () => {

@@ -55,10 +55,14 @@ export class HostedConnectors {
   }
 
   /** The connector's budget: its id and the limit in force (the deployment's override, else the documented one). */
-  budgetSubject(row: Pick<ConnectorRow, 'id' | 'connector_type'>): { connectorId: string; perSecond: number | null } {
+  budgetSubject(row: Pick<ConnectorRow, 'id' | 'connector_type'>): {
+    connectorId: string;
+    kind: string;
+    perSecond: number | null;
+  } {
     const override = this.#overrides.rateLimits?.[envSuffix(row.connector_type)];
     const documented = findConnectorDefinition(row.connector_type)?.catalog.rateLimit.perSecond ?? null;
-    return { connectorId: row.id, perSecond: override ?? documented };
+    return { connectorId: row.id, kind: row.connector_type, perSecond: override ?? documented };
   }
 
   /** A connector for credentials not yet stored (create and PATCH re-check them). */

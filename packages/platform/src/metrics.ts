@@ -16,7 +16,7 @@ export interface MetricsSources {
   readonly entityLag: () => Promise<readonly EntityLag[]>;
   readonly logger: Logger;
   /** The upstream budgets of the connectors this process used lately (GET .../{id} rate_budget). */
-  readonly budgets?: () => Promise<readonly { connectorId: string; view: BudgetView }[]>;
+  readonly budgets?: () => Promise<readonly { kind: string; view: BudgetView }[]>;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'waiting-children'] as const;
@@ -72,17 +72,26 @@ export class PlatformMetrics {
     if (budgets) {
       new Gauge({
         name: 'conduit_upstream_budget',
-        help: 'Per connector used lately: limit_per_s, used_per_s and paused_seconds (left) of its upstream budget',
-        labelNames: ['connector_id', 'measure'],
+        help: 'Per kind, over the connectors this process used lately: limit_per_s and used_per_s (sums), connectors and paused (counts)',
+        labelNames: ['kind', 'measure'],
         registers,
         async collect() {
           try {
+            const byKind = new Map<string, { limit: number; used: number; connectors: number; paused: number }>();
+            for (const { kind, view } of await budgets()) {
+              const sums = byKind.get(kind) ?? { limit: 0, used: 0, connectors: 0, paused: 0 };
+              sums.limit += view.limit_per_s;
+              sums.used += view.used_per_s;
+              sums.connectors += 1;
+              if (view.paused_until) sums.paused += 1;
+              byKind.set(kind, sums);
+            }
             this.reset();
-            for (const { connectorId, view } of await budgets()) {
-              const paused = view.paused_until ? Math.max(0, (Date.parse(view.paused_until) - Date.now()) / 1000) : 0;
-              this.set({ connector_id: connectorId, measure: 'limit_per_s' }, view.limit_per_s);
-              this.set({ connector_id: connectorId, measure: 'used_per_s' }, view.used_per_s);
-              this.set({ connector_id: connectorId, measure: 'paused_seconds' }, paused);
+            for (const [kind, sums] of byKind) {
+              this.set({ kind, measure: 'limit_per_s' }, sums.limit);
+              this.set({ kind, measure: 'used_per_s' }, sums.used);
+              this.set({ kind, measure: 'connectors' }, sums.connectors);
+              this.set({ kind, measure: 'paused' }, sums.paused);
             }
           } catch (error) {
             sources.logger.warn('metrics: upstream budgets unavailable', { error: String(error) });

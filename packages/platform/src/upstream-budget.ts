@@ -1,3 +1,4 @@
+import { UpstreamRateLimitError } from '@conduit/connectors';
 import type { Redis } from 'ioredis';
 
 /** Who is asking: a caller waiting for an answer (execute, webhook re-reads) or a sync page. */
@@ -27,6 +28,11 @@ export interface BudgetSettings {
   readonly growEveryMs: number;
   /** A 429 that names no wait pauses the connector this long. */
   readonly defaultPauseMs: number;
+  /**
+   * A call never waits longer than this for its slot: a longer pause is handed to the caller as a rate limit with
+   * Retry-After (the API's 429, a sync job delayed until then), as the HTTP client does with a long Retry-After.
+   */
+  readonly maxWaitMs: number;
 }
 
 const RECENT = 200;
@@ -36,6 +42,7 @@ const DEFAULTS: BudgetSettings = {
   maxLearntPerSecond: 100,
   growEveryMs: 10_000,
   defaultPauseMs: 1_000,
+  maxWaitMs: 30_000,
 };
 
 /**
@@ -104,6 +111,8 @@ interface BudgetKeys {
 /** What the budget needs to know of a connector. */
 export interface BudgetSubject {
   readonly connectorId: string;
+  /** The connector_type, for the metrics (which never carry connector ids). */
+  readonly kind: string;
   /** The kind's documented requests per second; null: learnt. */
   readonly perSecond: number | null;
 }
@@ -145,6 +154,12 @@ export class UpstreamBudgets {
         const started = performance.now();
         for (;;) {
           const [booked, waitMs] = await this.#book(keys, subject, lane);
+          if (waitMs > this.#settings.maxWaitMs) {
+            throw new UpstreamRateLimitError(
+              'the upstream rate limit paused this connector',
+              Math.max(1, Math.ceil(waitMs / 1000)),
+            );
+          }
           if (booked === 1) {
             if (waitMs > 0) await sleep(waitMs, signal);
             break;
@@ -168,13 +183,10 @@ export class UpstreamBudgets {
     };
   }
 
-  /** The budgets of the connectors this process used lately. */
-  async recentViews(): Promise<{ connectorId: string; view: BudgetView }[]> {
+  /** The budgets of the connectors this process used lately, with their kind. */
+  async recentViews(): Promise<{ kind: string; view: BudgetView }[]> {
     return Promise.all(
-      [...this.#recent.values()].map(async (subject) => ({
-        connectorId: subject.connectorId,
-        view: await this.view(subject),
-      })),
+      [...this.#recent.values()].map(async (subject) => ({ kind: subject.kind, view: await this.view(subject) })),
     );
   }
 

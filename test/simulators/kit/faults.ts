@@ -52,6 +52,11 @@ export class FaultInjector {
     for (const go of this.#held.splice(0)) go();
   }
 
+  /** How many requests have been held so far (a baseline for `held`). */
+  get heldTotal(): number {
+    return this.#heldTotal;
+  }
+
   /** Resolves once `count` requests in all have been held: the test knows the upstream has the call. */
   held(count = 1): Promise<void> {
     if (this.#heldTotal >= count) return Promise.resolve();
