@@ -51,7 +51,12 @@ try {
   });
   const connectorId = ((await created.json()) as { connector_id: string }).connector_id;
   const token = await platform.token();
-  const extra = { CONNECTOR_BASE_URL_ORB: sim.url, RATE_LIMIT_PER_MINUTE: '100000000' };
+  // Neither our per-client limit nor the connector's upstream budget may be what is measured.
+  const extra = {
+    CONNECTOR_BASE_URL_ORB: sim.url,
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    CONNECTOR_RATE_LIMIT_ORB: '1000000',
+  };
   for (const name of Object.keys(SIDES) as SideName[]) {
     sides.push({ name, api: await ApiProcess.start(platform.api.deps.env, { ...extra, ...SIDES[name] }) });
   }
