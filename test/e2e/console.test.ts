@@ -241,6 +241,26 @@ describe('the web console in headless Chromium', () => {
     expect(await page.getByTestId('problem').count()).toBe(0);
   });
 
+  it('shows the activity: the calls just made, filtered by status, with their latency over time', async () => {
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByTestId('activity-table').waitFor();
+    const actions = await page.locator('[data-testid=activity-table] tbody tr td:nth-child(2)').allTextContents();
+    expect(actions).toEqual(expect.arrayContaining(['execute.list', 'execute.search', 'connector.create']));
+    await page.getByTestId('latency-chart').waitFor();
+    expect(await page.locator('[data-testid=latency-chart] circle').count()).toBe(actions.length);
+    await page.selectOption('select[name=status]', 'error');
+    const statusCells = page.locator('[data-testid=activity-table] tbody tr td:nth-child(6)');
+    // The search with a misspelt field earlier answered 400 invalid_filter; only such calls remain.
+    await expect
+      .poll(async () => {
+        const statuses = await statusCells.allTextContents();
+        return statuses.length > 0 && statuses.every((text) => text.startsWith('4'));
+      })
+      .toBe(true);
+    expect(await statusCells.allTextContents()).toContainEqual(expect.stringContaining('invalid_filter'));
+    await shot('activity');
+  });
+
   it('opens the API reference (/docs) with no request off this origin', async () => {
     const origin = new URL(platform.url).origin;
     const elsewhere: string[] = [];

@@ -17,7 +17,7 @@ interface ApiStartOptions {
   readonly checkout?: string;
 }
 
-/** The real API binary in its own process, so a test can measure its memory. */
+/** The real API binary in its own process, so a test can measure its memory or kill it. */
 export class ApiProcess {
   readonly #child: ChildProcess;
   readonly url: string;
@@ -89,6 +89,14 @@ export class ApiProcess {
   /** CPU time (user + system) the process has used so far, in ms, from /proc (clock ticks of 10 ms). */
   cpuMs(): number {
     return processCpuMs(this.#child.pid!);
+  }
+
+  /** Ends the process at once (SIGKILL), as a crash would: no shutdown, nothing finished or flushed. */
+  async kill(): Promise<void> {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    const exited = once(this.#child, 'exit');
+    this.#child.kill('SIGKILL');
+    await exited;
   }
 
   async stop(): Promise<void> {

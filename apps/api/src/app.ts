@@ -1,8 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { mcpHttpHandler } from '@conduit/mcp';
 import { publicBaseUrl } from '@conduit/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';
+import {
+  auditMcpToolCalls,
+  auditTrail,
+  connectorActionOf,
+  MCP_MARK_HEADER,
+  webhookEndpointActionOf,
+} from './middleware/audit-trail.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
@@ -11,6 +19,7 @@ import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { registerChanges } from './routes/connectors/changes.ts';
 import { registerCreate } from './routes/connectors/create.ts';
@@ -78,8 +87,12 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   // Public: upstream vendors call it, authenticated by their signature (never a bearer token).
   app.route('/api/v1/integrations/connectors', webhookRoutes(deps));
 
+  // The API calls MCP tools make carry this process's mark, so the trail says they came through MCP.
+  const mcpMark = randomBytes(16).toString('base64url');
+  const auditing = deps.env.AUDIT_TRAIL === 'on';
   const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', authenticate(deps.tokens, deps.clientAccess));
+  connectors.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: connectorActionOf, mcpMark }));
   connectors.use(
     '*',
     rateLimit({
@@ -96,9 +109,14 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerChanges(connectors, deps);
   registerSql(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
+  app.route('/api/v1/audit', auditRoutes(deps));
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();
   webhookEndpoints.use('*', authenticate(deps.tokens, deps.clientAccess));
+  webhookEndpoints.use(
+    '*',
+    auditTrail({ audit: deps.audit, enabled: auditing, actionOf: webhookEndpointActionOf, mcpMark }),
+  );
   webhookEndpoints.use(
     '*',
     rateLimit({
@@ -112,12 +130,19 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   app.route('/api/v1/webhook-endpoints', webhookEndpoints);
 
   // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.
-  const mcp = mcpHttpHandler({ apiFetch: async (request) => app.fetch(request) });
+  const mcp = mcpHttpHandler({
+    apiFetch: async (request) => {
+      const headers = new Headers(request.headers);
+      headers.set(MCP_MARK_HEADER, mcpMark);
+      return app.fetch(new Request(request, { headers }));
+    },
+  });
   app.use(
     '/mcp',
     mcpOrigin({ allowed: parseAllowedOrigins(deps.env.MCP_ALLOWED_ORIGINS), publicBaseUrl: baseUrl }),
     authenticate(deps.tokens, deps.clientAccess),
     bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }),
+    auditMcpToolCalls({ audit: deps.audit, enabled: auditing }),
   );
   app.all('/mcp', (c) => mcp(c.req.raw));
 

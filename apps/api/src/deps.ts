@@ -1,8 +1,10 @@
 import type { ClientsRepository } from '@conduit/db';
 import type { OAuthDeps } from '@conduit/oauth-consent';
 import type { AccessTokens, Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
+import type { AuditDetails } from './middleware/audit-trail.ts';
 import type { ClientAccessCache } from './services/client-access.ts';
 import type { ConnectorCache } from './services/connector-cache.ts';
+import type { IdempotentExecutor } from './services/idempotent-execute.ts';
 import type { SearchService } from './services/search-service.ts';
 
 /** Everything the API needs, built in main.ts (or a test) and passed to buildApp. */
@@ -21,6 +23,11 @@ export interface ApiDeps
     | 'webhookQueue'
     | 'redis'
     | 'metrics'
+    // audit: the trail's writer (every audited call awaits it before answering); auditEntries: GET /api/v1/audit.
+    | 'audit'
+    | 'auditEntries'
+    // budgets: the upstream budget per connector (rate_budget on GET .../{id}).
+    | 'budgets'
   > {
   readonly env: PlatformEnv;
   readonly logger: Logger;
@@ -31,6 +38,8 @@ export interface ApiDeps
   readonly clientAccess: ClientAccessCache;
   readonly tokens: AccessTokens;
   readonly search: SearchService;
+  /** Idempotency-Key on execute writes: claims, replays and kept answers in Postgres. */
+  readonly idempotency: IdempotentExecutor;
   /** The OAuth consent flow's settings (providers from OAUTH_* variables, state store, callback URL). */
   readonly oauth?: OAuthDeps;
   /** Readiness probes by name (postgres, redis, opensearch). */
@@ -42,4 +51,6 @@ export interface AuthContext {
   readonly organizationId: string;
 }
 
-export type ApiEnv = { Variables: { requestId: string; auth: AuthContext; logger: Logger } };
+export type ApiEnv = {
+  Variables: { requestId: string; auth: AuthContext; logger: Logger; audit?: AuditDetails | undefined };
+};

@@ -2,6 +2,7 @@ import {
   ConnectorError,
   type ErrorCode,
   type FieldProblem,
+  isRetryable,
   UpstreamError,
   UpstreamRateLimitError,
 } from '@conduit/connectors';
@@ -48,6 +49,7 @@ const TITLES: Record<number, string> = {
   409: 'Conflict',
   410: 'Gone',
   413: 'Payload Too Large',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
@@ -79,9 +81,13 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     };
   }
   if (error instanceof ConnectorError) {
-    // An upstream 4xx (other than auth, not found, rate limit) rejected what the caller asked for: a 400.
+    // A permanent upstream 4xx (its 400, 409, 422: not auth, not found, not a rate limit) refused what the caller
+    // asked for: a 400 the caller fixes. A transient failure stays a 502 the caller may try again.
     const rejected =
-      error instanceof UpstreamError && error.code === 'upstream_error' && isClientError(error.upstreamStatus);
+      error instanceof UpstreamError &&
+      error.code === 'upstream_error' &&
+      !isRetryable(error) &&
+      isClientError(error.upstreamStatus);
     const status = rejected ? 400 : STATUS_OF_CODE[error.code];
     const code = rejected ? 'upstream_rejected' : error.code;
     const problem = problemOf(status, code, error.message, error.errors);

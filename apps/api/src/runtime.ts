@@ -16,6 +16,7 @@ import type { ApiDeps } from './deps.ts';
 import { ClientAccessCache } from './services/client-access.ts';
 import { ConnectorCache } from './services/connector-cache.ts';
 import { CostlySearchSlots } from './services/costly-search-slots.ts';
+import { IdempotentExecutor } from './services/idempotent-execute.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {
@@ -74,6 +75,10 @@ export async function createApiRuntime(
       }),
     ),
     webhookQueue: services.webhookQueue,
+    audit: services.audit,
+    budgets: services.budgets,
+    auditEntries: services.auditEntries,
+    idempotency: new IdempotentExecutor(services.idempotencyKeys, env, logger),
     redis: services.redis,
     metrics: services.metrics,
     probes: {

@@ -82,6 +82,29 @@ export interface JsonSchema {
   additionalProperties?: boolean | JsonSchema;
 }
 
+/** One entry of the audit trail (GET /api/v1/audit). */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  client_id: string | null;
+  connector_id: string | null;
+  source: string;
+  action: string;
+  entity: string | null;
+  params: unknown;
+  idempotency_key: string | null;
+  status: number;
+  error_code: string | null;
+  upstream_status: number | null;
+  latency_ms: number;
+  request_id: string | null;
+}
+
+export interface AuditPage {
+  data: AuditEntry[];
+  meta: { cursor: string | null; has_more: boolean };
+}
+
 export interface ExecuteJson {
   data: unknown;
   meta?: Record<string, unknown>;
@@ -211,6 +234,12 @@ export class Api {
 
   replayWebhooks(id: string, after: string): Promise<{ connector_ids: string[] }> {
     return this.#send('POST', `/api/v1/webhook-endpoints/${encodeURIComponent(id)}/replay`, { after });
+  }
+
+  /** The audit trail, newest first; `filters` are the query parameters (connector_id, action, status, cursor). */
+  audit(filters: Record<string, string>): Promise<AuditPage> {
+    const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== ''));
+    return this.#send('GET', `/api/v1/audit?${query}`);
   }
 
   oauthInitiate(body: Record<string, unknown>): Promise<{ consent_url: string }> {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Api, asProblem, type ConnectorView, type KindInfo, type Problem } from './api.ts';
 import { ActionRunner } from './components/action-runner.tsx';
+import { Activity } from './components/activity.tsx';
 import { Connectors } from './components/connectors.tsx';
 import { CreateConnector } from './components/create-connector.tsx';
 import { ProblemView } from './components/problem-view.tsx';
@@ -14,6 +15,7 @@ const TABS = [
   ['search', 'Search'],
   ['actions', 'Live actions'],
   ['webhooks', 'Webhooks'],
+  ['activity', 'Activity'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -63,7 +65,7 @@ export function App() {
 
   // Search and actions pick among the connectors; load them when those tabs open.
   useEffect(() => {
-    if (!signedIn || !TOOLS[tab]) return;
+    if (!signedIn || (!TOOLS[tab] && tab !== 'activity')) return;
     api.listConnectors().then(setConnectors, (error) => setProblem(asProblem(error)));
   }, [signedIn, tab]);
 
@@ -130,6 +132,7 @@ export function App() {
           ) : (
             <p class="muted">Loading the catalog…</p>
           ))}
+        {tab === 'activity' && <Activity api={api} connectors={connectors} />}
         {Tool && kinds && (
           <Tool key={connectors.length} api={api} kinds={kinds} connectors={connectors} initialConnector={selected} />
         )}

@@ -8,6 +8,7 @@ import {
 import { type SyncDeps, startSyncWorker, startWebhookWorker } from '@conduit/sync';
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
+import { startRetention } from './retention.ts';
 
 export interface WorkerRuntime {
   readonly deps: SyncDeps;
@@ -48,11 +49,18 @@ export async function createWorkerRuntime(
     logger,
   });
   const webhooks = startWebhookWorker(deps);
+  const stopRetention = startRetention({
+    env,
+    logger,
+    auditEntries: services.auditEntries,
+    idempotencyKeys: services.idempotencyKeys,
+  });
   return {
     deps,
     worker: sync.worker,
     metricsServer,
     async close() {
+      stopRetention();
       await metricsServer.close();
       await webhooks.close();
       await sync.close();

@@ -34,6 +34,7 @@ export {
 } from './core/errors.ts';
 export { type FieldMap, type FieldSpec, type ScalarType, t } from './core/field-spec.ts';
 export { at } from './core/paging.ts';
+export { failureReason, isRetryable } from './core/retry-decision.ts';
 export {
   requestTokens,
   type TokenClientAuth,

@@ -15,13 +15,23 @@ const types = {
 /**
  * `onIdleError`: an idle pooled connection that the server ends (restart, admin termination) is reported here;
  * without a listener node-postgres raises it as an uncaught exception. The pool replaces the connection itself.
+ * `settings` are session settings of every connection of the pool (e.g. `{ synchronous_commit: 'off' }`).
  */
 export function createDatabase(
   databaseUrl: string,
   maxConnections = 10,
   onIdleError: (error: Error) => void = () => undefined,
+  settings: Readonly<Record<string, string>> = {},
 ): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: maxConnections, types });
+  const options = Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: maxConnections,
+    types,
+    ...(options ? { options } : {}),
+  });
   pool.on('error', onIdleError);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -1,5 +1,6 @@
 export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
+export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
 export {
   type AppliedRecordChange,
   type ChangeEventRow,
@@ -9,6 +10,11 @@ export {
 } from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository, type ClientWithOrganizations } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
+export {
+  type IdempotencyClaim,
+  IdempotencyKeysRepository,
+  type IdempotencyRef,
+} from './repositories/idempotency-keys.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
 export {
   type ClaimedDelivery,
@@ -20,8 +26,10 @@ export {
   WebhookEndpointsRepository,
 } from './repositories/webhook-endpoints.ts';
 export {
+  type AuditEntryRow,
   type ConnectorRow,
   type Database,
+  type NewAuditEntry,
   type NewConnectorRow,
   SYNC_STATUSES,
   type SyncStateRow,

@@ -7,6 +7,8 @@ import * as webhooks from './migrations/0004-webhooks.ts';
 import * as changeFeed from './migrations/0005-change-feed.ts';
 import * as webhookEndpoints from './migrations/0006-webhook-endpoints.ts';
 import * as tokenGeneration from './migrations/0010-token-generation.ts';
+import * as idempotencyKeys from './migrations/0015-idempotency-keys.ts';
+import * as auditLog from './migrations/0016-audit-log.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -18,6 +20,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-change-feed': changeFeed,
   '0006-webhook-endpoints': webhookEndpoints,
   '0010-token-generation': tokenGeneration,
+  '0015-idempotency-keys': idempotencyKeys,
+  '0016-audit-log': auditLog,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -153,6 +153,49 @@ export interface WebhookAttemptsTable {
   latency_ms: number;
 }
 
+/** An Idempotency-Key of a writing execute call (docs/trusted-calls.md); `state` moves in_progress → completed. */
+export interface IdempotencyKeysTable {
+  organization_id: string;
+  connector_id: string;
+  key: string;
+  /** SHA-256 of the request (entity, action, params): the same key with another request is refused. */
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  /** The params sent upstream, with any vendor-side id added: a retry after a crash sends the same. */
+  sent_params: ColumnType<unknown, string | null | undefined, string | null>;
+  response_status: ColumnType<number | null, number | null | undefined, number | null>;
+  response_body: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The call that runs the request now (a random id): only it may record the answer. */
+  owner: string;
+  /** While in progress, the owner's lease: past it, the owner is taken for dead and another call takes over. */
+  locked_until: Date;
+  created_at: CreatedAt;
+  expires_at: Date;
+}
+
+/** One audited call (docs/trusted-calls.md); rows are only ever inserted (a trigger refuses the rest). */
+export interface AuditEntriesTable {
+  id: ColumnType<number, never, never>;
+  at: ColumnType<Date, Date | undefined, never>;
+  organization_id: string;
+  client_id: string | null;
+  connector_id: string | null;
+  /** `api` (the HTTP API) or `mcp` (a tool call). */
+  source: string;
+  /** `execute.<action>`, `connector.create`, `connector.update`, `connector.delete`, `mcp.tool_call`, ... */
+  action: string;
+  entity: string | null;
+  /** The call's params with every secret replaced by "[REDACTED]". */
+  params: ColumnType<unknown, string | null, never>;
+  idempotency_key: string | null;
+  /** The HTTP status of the answer. */
+  status: number;
+  error_code: string | null;
+  upstream_status: number | null;
+  latency_ms: number;
+  request_id: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -166,8 +209,12 @@ export interface Database {
   webhook_positions: WebhookPositionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_entries: AuditEntriesTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;
 export type NewConnectorRow = Insertable<ConnectorsTable>;
 export type SyncStateRow = Selectable<SyncStatesTable>;
+export type AuditEntryRow = Selectable<AuditEntriesTable>;
+export type NewAuditEntry = Insertable<AuditEntriesTable>;

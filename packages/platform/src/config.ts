@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 const url = z.string().url();
+/** A duration: a number and a unit (`500ms`, `30s`, `5m`, `24h`, `365d`); read with intervalMs. */
+const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'a number and a unit: ms, s, m, h or d');
 
 // Public, so anyone can sign with them: accepted only in the local profile (see productionKeyProblems).
 const LOCAL_ENCRYPTION_KEY = 'local-development-encryption-key-change-me';
@@ -117,11 +119,6 @@ export const PlatformEnv = z.object({
     .string()
     .regex(/^\d+(ms|s|m|h|d)$/)
     .default('30d'),
-  /** How often the worker purges what is older than CHANGES_RETENTION. */
-  RETENTION_INTERVAL: z
-    .string()
-    .regex(/^\d+(ms|s|m|h)$/)
-    .default('1h'),
   /**
    * Waits before each retry of a webhook delivery to a customer's endpoint (comma-separated); after the last, the
    * delivery is failed. Tests shorten it (`1s,2s,4s`).
@@ -136,6 +133,25 @@ export const PlatformEnv = z.object({
   WEBHOOK_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
   /** `1`: endpoints may resolve to loopback, private or link-local addresses. The local profile sets it. */
   WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  /** How long an Idempotency-Key of an execute write is remembered (its answer replayed), docs/trusted-calls.md. */
+  IDEMPOTENCY_TTL: duration.default('24h'),
+  /** A running keyed call renews its claim this often ×3; a claim not renewed for this long is taken over. */
+  IDEMPOTENCY_LEASE: duration.default('30s'),
+  /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
+  AUDIT_RETENTION: duration.default('365d'),
+  /**
+   * `sync`: an audit entry is flushed to disk (fsync) before its call is answered. `async` (synchronous_commit off
+   * for the trail's inserts): committed before the answer, so an API crash loses nothing, but a Postgres crash may
+   * lose the last ~0.6 s of entries; it saves a disk flush per call (docs/trusted-calls.md).
+   */
+  AUDIT_COMMIT: z.enum(['sync', 'async']).default('sync'),
+  /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
+  AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
+  /**
+   * How often the worker removes what is past its retention: tombstones and change events (CHANGES_RETENTION),
+   * audit entries (AUDIT_RETENTION) and expired idempotency keys.
+   */
+  RETENTION_INTERVAL: duration.default('1h'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;
@@ -182,19 +198,30 @@ export function productionKeyProblems(env: PlatformEnv): string[] {
   return problems;
 }
 
-/** CONNECTOR_BASE_URL_<KIND> and CONNECTOR_TOKEN_URL_<KIND> overrides, keyed by env suffix (ORB, ZENDESK_TALK). */
+/**
+ * CONNECTOR_BASE_URL_<KIND> and CONNECTOR_TOKEN_URL_<KIND> overrides, keyed by env suffix (ORB, ZENDESK_TALK), and
+ * CONNECTOR_RATE_LIMIT_<KIND>: the requests per second the deployment's plan with the vendor allows (the kind's
+ * documented limit otherwise, or a learnt one where none is documented).
+ */
 export function upstreamOverrides(source: NodeJS.ProcessEnv = process.env): {
   baseUrls: Record<string, string>;
   tokenUrls: Record<string, string>;
+  rateLimits: Record<string, number>;
 } {
   const baseUrls: Record<string, string> = {};
   const tokenUrls: Record<string, string> = {};
+  const rateLimits: Record<string, number> = {};
   for (const [key, value] of Object.entries(source)) {
     if (!value) continue;
     if (key.startsWith('CONNECTOR_BASE_URL_')) baseUrls[key.slice('CONNECTOR_BASE_URL_'.length)] = value;
     if (key.startsWith('CONNECTOR_TOKEN_URL_')) tokenUrls[key.slice('CONNECTOR_TOKEN_URL_'.length)] = value;
+    if (key.startsWith('CONNECTOR_RATE_LIMIT_')) {
+      const perSecond = Number(value);
+      if (!(perSecond > 0)) throw new Error(`invalid configuration:\n  ${key}: a number of requests per second > 0`);
+      rateLimits[key.slice('CONNECTOR_RATE_LIMIT_'.length)] = perSecond;
+    }
   }
-  return { baseUrls, tokenUrls };
+  return { baseUrls, tokenUrls, rateLimits };
 }
 
 /** The API's public base URL without a trailing slash. */

@@ -1,10 +1,13 @@
-import { type Connector, connect, envSuffix, type TokenCache } from '@conduit/connectors';
+import { type Connector, connect, envSuffix, findConnectorDefinition, type TokenCache } from '@conduit/connectors';
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
 import type { CredentialsCipher } from './credentials-cipher.ts';
+import type { BudgetLane, UpstreamBudgets } from './upstream-budget.ts';
 
 export interface UpstreamOverrides {
   readonly baseUrls: Readonly<Record<string, string>>;
   readonly tokenUrls: Readonly<Record<string, string>>;
+  /** Requests per second a deployment's plan allows, where it differs from the kind's documented limit. */
+  readonly rateLimits?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -18,6 +21,7 @@ export class HostedConnectors {
   readonly #tokenCache: TokenCache;
   readonly #timeoutMs: number;
   readonly #observe: ((kind: string) => (status: number | null) => void) | undefined;
+  readonly #budgets: UpstreamBudgets | undefined;
 
   constructor(deps: {
     cipher: CredentialsCipher;
@@ -27,6 +31,8 @@ export class HostedConnectors {
     timeoutMs?: number;
     /** Per kind, the observer of every upstream attempt (metrics). */
     observeUpstream?: (kind: string) => (status: number | null) => void;
+    /** One upstream budget per connector, shared by every process; none: calls are not paced. */
+    budgets?: UpstreamBudgets;
   }) {
     this.#cipher = deps.cipher;
     this.#connectors = deps.connectors;
@@ -34,6 +40,7 @@ export class HostedConnectors {
     this.#tokenCache = deps.tokenCache;
     this.#timeoutMs = deps.timeoutMs ?? 30_000;
     this.#observe = deps.observeUpstream;
+    this.#budgets = deps.budgets;
   }
 
   settingsFor(connectorType: string) {
@@ -47,15 +54,43 @@ export class HostedConnectors {
     };
   }
 
+  /** The connector's budget: its id and the limit in force (the deployment's override, else the documented one). */
+  budgetSubject(row: Pick<ConnectorRow, 'id' | 'connector_type'>): {
+    connectorId: string;
+    kind: string;
+    perSecond: number | null;
+  } {
+    const override = this.#overrides.rateLimits?.[envSuffix(row.connector_type)];
+    const documented = findConnectorDefinition(row.connector_type)?.catalog.rateLimit.perSecond ?? null;
+    return { connectorId: row.id, kind: row.connector_type, perSecond: override ?? documented };
+  }
+
   /** A connector for credentials not yet stored (create and PATCH re-check them). */
   forCredentials(connectorType: string, credentials: unknown, config: unknown): Connector {
     return connect(connectorType, credentials, config, this.settingsFor(connectorType));
   }
 
-  forRow(row: ConnectorRow): Connector {
+  /**
+   * The connector of a stored row, drawing its upstream calls from the connector's budget in `lane` (sync pages
+   * give way to live calls). `observe` also sees every upstream attempt's status (the audit trail's).
+   */
+  forRow(row: ConnectorRow, options: { lane?: BudgetLane; observe?: (status: number | null) => void } = {}): Connector {
+    const { lane = 'live', observe } = options;
     const credentials = this.#cipher.decrypt(row.credentials_ciphertext) as Record<string, unknown>;
+    const settings = this.settingsFor(row.connector_type);
+    const budget = this.#budgets?.gate(this.budgetSubject(row), lane);
+    const metrics = settings.onUpstreamResponse;
     return connect(row.connector_type, credentials, row.config, {
-      ...this.settingsFor(row.connector_type),
+      ...settings,
+      ...(budget ? { budget } : {}),
+      ...(observe
+        ? {
+            onUpstreamResponse: (status: number | null) => {
+              metrics?.(status);
+              observe(status);
+            },
+          }
+        : {}),
       onCredentialsRotated: async (rotated) => {
         await this.#connectors.replaceCredentials(row.id, this.#cipher.encrypt({ ...credentials, ...rotated }));
       },

@@ -1,4 +1,5 @@
 export { type AccessTokenClaims, AccessTokens } from './access-tokens.ts';
+export { AuditLog, type AuditRecord, redactForAudit } from './audit-log.ts';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
 export { intervalMs, PlatformEnv, publicBaseUrl, readEnv, upstreamOverrides } from './config.ts';
 export { CredentialsCipher } from './credentials-cipher.ts';
@@ -65,6 +66,7 @@ export {
 } from './signing-keys.ts';
 export { describeStartupError, exitOnStartupFailure, startProcess } from './startup-failure.ts';
 export { SyncScheduler } from './sync-scheduler.ts';
+export { type BudgetView, UpstreamBudgets } from './upstream-budget.ts';
 export {
   type HeaderLookup,
   type ParsedWebhook,

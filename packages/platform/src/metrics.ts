@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
+import type { BudgetView } from './upstream-budget.ts';
 
 /** Per-entity lag rows: the oldest last success of an entity across the connectors of a kind. */
 export interface EntityLag {
@@ -14,6 +15,8 @@ export interface MetricsSources {
   readonly queue: Queue;
   readonly entityLag: () => Promise<readonly EntityLag[]>;
   readonly logger: Logger;
+  /** The upstream budgets of the connectors this process used lately (GET .../{id} rate_budget). */
+  readonly budgets?: () => Promise<readonly { kind: string; view: BudgetView }[]>;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'waiting-children'] as const;
@@ -29,6 +32,7 @@ export class PlatformMetrics {
   readonly upstreamCalls: Counter<'kind' | 'status'>;
   readonly syncRuns: Counter<'kind' | 'entity' | 'outcome'>;
   readonly recordsIndexed: Counter<'kind' | 'entity'>;
+  readonly budgetWait: Histogram<'lane'>;
 
   constructor(service: 'api' | 'worker', sources: MetricsSources) {
     this.registry.setDefaultLabels({ service });
@@ -57,6 +61,44 @@ export class PlatformMetrics {
       ['kind', 'entity'],
       'Records written to the search index by sync runs',
     );
+    this.budgetWait = new Histogram({
+      name: 'conduit_upstream_budget_wait_seconds',
+      help: 'Time an upstream call waited for its slot in its connector budget, by lane (live, sync)',
+      labelNames: ['lane'],
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    const budgets = sources.budgets;
+    if (budgets) {
+      new Gauge({
+        name: 'conduit_upstream_budget',
+        help: 'Per kind, over the connectors this process used lately: limit_per_s and used_per_s (sums), connectors and paused (counts)',
+        labelNames: ['kind', 'measure'],
+        registers,
+        async collect() {
+          try {
+            const byKind = new Map<string, { limit: number; used: number; connectors: number; paused: number }>();
+            for (const { kind, view } of await budgets()) {
+              const sums = byKind.get(kind) ?? { limit: 0, used: 0, connectors: 0, paused: 0 };
+              sums.limit += view.limit_per_s;
+              sums.used += view.used_per_s;
+              sums.connectors += 1;
+              if (view.paused_until) sums.paused += 1;
+              byKind.set(kind, sums);
+            }
+            this.reset();
+            for (const [kind, sums] of byKind) {
+              this.set({ kind, measure: 'limit_per_s' }, sums.limit);
+              this.set({ kind, measure: 'used_per_s' }, sums.used);
+              this.set({ kind, measure: 'connectors' }, sums.connectors);
+              this.set({ kind, measure: 'paused' }, sums.paused);
+            }
+          } catch (error) {
+            sources.logger.warn('metrics: upstream budgets unavailable', { error: String(error) });
+          }
+        },
+      });
+    }
     new Gauge({
       name: 'conduit_sync_queue_jobs',
       help: 'Sync queue depth by job state',

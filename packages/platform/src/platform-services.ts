@@ -1,10 +1,12 @@
 import { TokenCache } from '@conduit/connectors';
 import {
+  AuditEntriesRepository,
   ChangeFeedRepository,
   ConnectorsRepository,
   createDatabase,
   type Database,
   ensureDatabaseExists,
+  IdempotencyKeysRepository,
   migrateToLatest,
   SyncStatesRepository,
   WebhookEndpointsRepository,
@@ -12,6 +14,7 @@ import {
 import { Client } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { AuditLog } from './audit-log.ts';
 import { ChangeFeedSink } from './change-feed-sink.ts';
 import type { PlatformEnv } from './config.ts';
 import { CredentialsCipher } from './credentials-cipher.ts';
@@ -21,6 +24,7 @@ import type { Logger } from './logger.ts';
 import { PlatformMetrics } from './metrics.ts';
 import { syncQueueName } from './queues.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
+import { UpstreamBudgets } from './upstream-budget.ts';
 import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
@@ -38,6 +42,13 @@ export interface PlatformServices {
   readonly scheduler: SyncScheduler;
   readonly metrics: PlatformMetrics;
   readonly webhookQueue: WebhookQueue;
+  /** The audit trail: its writer (every API process) and its rows (GET /api/v1/audit, the retention). */
+  readonly audit: AuditLog;
+  readonly auditEntries: AuditEntriesRepository;
+  /** Idempotency-Key claims of execute writes (the API), removed after their 24 h (the worker). */
+  readonly idempotencyKeys: IdempotencyKeysRepository;
+  /** One upstream budget per connector, shared through Redis (GET .../{id} shows it). */
+  readonly budgets: UpstreamBudgets;
   close(): Promise<void>;
 }
 
@@ -72,13 +83,33 @@ export async function connectPlatformServices(
   });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
+  const budgets: UpstreamBudgets = new UpstreamBudgets(redis, env.NAMESPACE, {
+    onWait: (lane, waitMs) => metrics.budgetWait.observe({ lane }, waitMs / 1000),
+  });
   const metrics = new PlatformMetrics(service, {
+    budgets: () => budgets.recentViews(),
     queue: scheduler.queue,
     entityLag: () => syncStates.lagByEntity(),
     logger,
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
+  // AUDIT_COMMIT=async: the trail's inserts go through connections of their own that do not wait for the flush.
+  const auditDb =
+    env.AUDIT_COMMIT === 'async'
+      ? createDatabase(
+          env.DATABASE_URL,
+          4,
+          (error) => logger.warn('postgres connection ended', { error: error.message }),
+          {
+            synchronous_commit: 'off',
+          },
+        )
+      : db;
+  const auditEntries = new AuditEntriesRepository(auditDb);
   return {
+    audit: new AuditLog(auditEntries),
+    auditEntries,
+    idempotencyKeys: new IdempotencyKeysRepository(db),
     db,
     redis,
     opensearch,
@@ -94,7 +125,9 @@ export async function connectPlatformServices(
       tokenCache: new TokenCache(),
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
       observeUpstream: (kind) => metrics.upstreamObserver(kind),
+      budgets,
     }),
+    budgets,
     indexStore,
     scheduler,
     metrics,
@@ -105,6 +138,7 @@ export async function connectPlatformServices(
       redis.disconnect();
       await indexStore.close();
       await opensearch.close();
+      if (auditDb !== db) await auditDb.destroy();
       await db.destroy();
     },
   };

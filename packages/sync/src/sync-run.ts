@@ -102,7 +102,8 @@ export async function runEntitySync(
     position: null,
   };
   checkpoint.readFrom ??= Date.now();
-  const connector = deps.hosted.forRow(row);
+  // Sync pages give way to live calls in the connector's upstream budget.
+  const connector = deps.hosted.forRow(row, { lane: 'sync' });
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
   let pages = 0;

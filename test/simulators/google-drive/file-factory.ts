@@ -21,6 +21,8 @@ export interface FileSeed {
   content: FileContent;
   driveId: string | null;
   parent: string;
+  /** An id the caller chose (one files/generateIds handed out); otherwise one is made up. */
+  id?: string;
 }
 
 /** A permission resource (https://developers.google.com/workspace/drive/api/reference/rest/v3/permissions). */
@@ -47,7 +49,7 @@ function permission(who: {
 }
 
 export function buildFile(random: () => number, data: DriveData, seed: FileSeed): DriveFile {
-  const id = fileId(random);
+  const id = seed.id ?? fileId(random);
   const binary = seed.content.size !== undefined;
   const extension = binary && seed.name.includes('.') ? seed.name.split('.').pop()! : null;
   const google = seed.mimeType.startsWith('application/vnd.google-apps.');

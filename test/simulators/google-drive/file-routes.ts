@@ -3,7 +3,7 @@ import { seededRandom } from '../kit/random.ts';
 import { contentStream, parseRange } from './content.ts';
 import type { DriveData, DriveFile } from './data.ts';
 import { googleError } from './errors.ts';
-import { buildFile, changeOf, FOLDER } from './file-factory.ts';
+import { buildFile, changeOf, FOLDER, fileId } from './file-factory.ts';
 import { applySelection, compileOrder, compileQuery, parseFields, QueryError } from './query.ts';
 
 export interface DownloadLog {
@@ -97,8 +97,42 @@ export function mountFileRoutes(app: Hono, state: DriveState): void {
     );
   });
 
+  // https://developers.google.com/workspace/drive/api/reference/rest/v3/files/generateIds: ids a create may carry
+  // (count 1-1000, default 10). Registered before files/{fileId}, which would otherwise take the path.
+  const generatedIds = new Set<string>();
+  app.get('/drive/v3/files/generateIds', (c) => {
+    const count = Number(c.req.query('count') ?? 10);
+    if (!Number.isInteger(count) || count < 1 || count > 1000) {
+      return c.json(googleError(400, 'invalid', 'Invalid value for count: must be between 1 and 1000'), 400);
+    }
+    const ids = Array.from({ length: count }, () => fileId(random));
+    for (const id of ids) generatedIds.add(id);
+    return c.json({ kind: 'drive#generatedIds', space: c.req.query('space') ?? 'drive', ids });
+  });
+
+  /**
+   * A create carrying an id (https://developers.google.com/workspace/drive/api/guides/create-file#generate-ids):
+   * the id must be one generateIds handed out, and Google Workspace types other than folders cannot take one; once
+   * the file exists, a retry of the create answers 409 Conflict and makes no duplicate.
+   */
+  const refusedId = (c: Context, body: Record<string, unknown>): Response | null => {
+    if (body.id === undefined) return null;
+    const id = String(body.id);
+    if (data.files.some((f) => f.id === id)) {
+      return c.json(googleError(409, 'duplicate', 'A file already exists with the provided ID.'), 409);
+    }
+    const mimeType = typeof body.mimeType === 'string' ? body.mimeType : '';
+    const workspace = mimeType.startsWith('application/vnd.google-apps.') && mimeType !== FOLDER;
+    if (!generatedIds.has(id) || workspace) {
+      return c.json(googleError(400, 'invalid', 'The provided file ID is not usable.'), 400);
+    }
+    return null;
+  };
+
   app.post('/drive/v3/files', async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as Record<string, unknown>;
+    const refused = refusedId(c, body);
+    if (refused) return refused;
     return c.json(
       applySelection(createFile(body, undefined), parseFields(c.req.query('fields') ?? FILE_DEFAULT)) as Record<
         string,
@@ -129,6 +163,7 @@ export function mountFileRoutes(app: Hono, state: DriveState): void {
       content: bytes ? { size: bytes.length } : content,
       driveId: null,
       parent: parents[0]!,
+      ...(body.id === undefined ? {} : { id: String(body.id) }),
     });
     file.parents = parents;
     if (typeof body.description === 'string') file.description = body.description;
@@ -153,6 +188,8 @@ export function mountFileRoutes(app: Hono, state: DriveState): void {
     if (parts[1]!.length > UPLOAD_LIMIT)
       return c.json(googleError(413, 'uploadTooLarge', 'Multipart upload is limited to 5 MB'), 413);
     const metadata = JSON.parse(parts[0]!.toString('utf8')) as Record<string, unknown>;
+    const refused = refusedId(c, metadata);
+    if (refused) return refused;
     return c.json(
       applySelection(createFile(metadata, parts[1]!), parseFields(c.req.query('fields') ?? FILE_DEFAULT)) as Record<
         string,

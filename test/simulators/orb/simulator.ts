@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bearerToken } from '../kit/auth-header.ts';
 import { FaultInjector } from '../kit/faults.ts';
 import { kindOptions, type SimulatorHandle, type SimulatorOptions, simulatorHandle } from '../kit/fixture.ts';
+import { UpstreamRateLimit } from '../kit/rate-limit.ts';
 import { listen, type RunningServer } from '../kit/server.ts';
 import type { SimulatedWebhooks } from '../kit/webhooks.ts';
 import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from './data.ts';
@@ -11,6 +12,8 @@ export interface OrbSimulatorOptions extends OrbDataOptions {
   apiKey?: string;
   /** Added to every answer, like a real upstream's round trip (chaos tests need a sync that takes a while). */
   latencyMs?: number;
+  /** Enforce this many requests per second (a token bucket), answering 429 with Retry-After beyond it. */
+  rateLimitPerSecond?: number;
   port?: number;
 }
 
@@ -19,6 +22,8 @@ export interface OrbSimulator extends RunningServer {
   readonly data: OrbData;
   readonly faults: FaultInjector;
   readonly webhooks: SimulatedWebhooks;
+  /** Present when the simulator enforces a rate (options.rateLimitPerSecond). */
+  readonly rateLimit: UpstreamRateLimit | null;
 }
 
 const MAX_LIMIT = 100;
@@ -36,8 +41,19 @@ function problem(status: number, title: string, detail?: string) {
  * Orb API as the connector meets it: bearer API key, `{data, pagination_metadata}` cursor paging with newest
  * `created_at` first, `created_at[gte]`-style filters, and faults on demand.
  */
-export function createOrbApp(data: OrbData, apiKey: string, faults: FaultInjector, latencyMs = 0): Hono {
+export function createOrbApp(
+  data: OrbData,
+  apiKey: string,
+  faults: FaultInjector,
+  latencyMs = 0,
+  rateLimit: UpstreamRateLimit | null = null,
+): Hono {
   const app = new Hono();
+  if (rateLimit)
+    app.use(
+      '*',
+      rateLimit.middleware(() => problem(429, 'Too many requests')),
+    );
   if (latencyMs > 0)
     app.use('*', async (_c, next) => {
       await new Promise((resolve) => setTimeout(resolve, latencyMs));
@@ -154,8 +170,9 @@ export async function startOrbSimulator(options: OrbSimulatorOptions = {}): Prom
   const apiKey = options.apiKey ?? 'orb-test-key';
   const data = generateOrbData(options);
   const faults = new FaultInjector();
-  const server = await listen(createOrbApp(data, apiKey, faults, options.latencyMs), options.port ?? 0);
-  return { ...server, url: `${server.url}/v1`, apiKey, data, faults, webhooks: orbWebhooks(data) };
+  const rateLimit = options.rateLimitPerSecond ? new UpstreamRateLimit(options.rateLimitPerSecond) : null;
+  const server = await listen(createOrbApp(data, apiKey, faults, options.latencyMs, rateLimit), options.port ?? 0);
+  return { ...server, url: `${server.url}/v1`, apiKey, data, faults, webhooks: orbWebhooks(data), rateLimit };
 }
 
 /** The generic handle (kit/fixture.ts) over the Orb simulator. */

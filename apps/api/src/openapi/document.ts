@@ -1,6 +1,7 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
+import { auditRoute } from '../routes/audit.ts';
 import { catalogRoute } from '../routes/catalog.ts';
 import { listChangesRoute } from '../routes/connectors/changes.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
@@ -59,6 +60,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
     replayRoute,
   ].map((route) => ({ base: '/api/v1/webhook-endpoints', route })),
   { base: CONNECTORS_BASE, route: sqlRoute },
+  { base: '/api/v1/audit', route: auditRoute },
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },
@@ -82,6 +84,7 @@ export const DOCUMENT_CONFIG = {
     { name: 'Webhooks', description: 'upstream events, verified by the vendor’s signature' },
     { name: 'Changes', description: 'every change the copy applied, in order: the change feed' },
     { name: 'Webhook endpoints', description: 'signed deliveries of the changes to the customer’s endpoints' },
+    { name: 'Audit', description: 'who called what, when, with which token: the append-only audit trail' },
     { name: 'Catalog', description: 'kinds, schemas, entities and searchable fields' },
     { name: 'Operations', description: 'health, readiness and metrics' },
   ],

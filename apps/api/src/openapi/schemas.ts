@@ -44,6 +44,15 @@ export const ConnectorSchema = z
     credentials_status: z.enum(['ok', 'rejected']),
     credentials_error: z.string().nullable(),
     entities: z.record(z.string(), EntityStatusSchema),
+    rate_budget: z
+      .object({
+        limit_per_s: z.number().describe('requests per second the connector may send upstream'),
+        limit_source: z.enum(['documented', 'learnt']),
+        used_per_s: z.number().describe('requests sent in the last whole second, by every process'),
+        paused_until: z.string().nullable().describe('set while an upstream 429 pauses every call of the connector'),
+      })
+      .optional()
+      .describe('GET of one connector: its upstream budget, shared by every API and worker process'),
   })
   .meta({ id: 'Connector' });
 

@@ -83,6 +83,7 @@ describe('checkCredentials', () => {
     read: () => {
       throw new Error('not used');
     },
+    prepareWrite: async () => undefined,
   });
 
   it('turns an upstream rejection into a 400 naming /credentials', async () => {

@@ -8201,6 +8201,7 @@ export interface GoogleDriveFilesCreateParams {
    */
   parents?: [string, ...string[]];
   description?: string;
+  id?: string;
 }
 
 export interface GoogleDriveFilesUpdateParams {
@@ -8677,6 +8678,7 @@ export type GoogleDriveFilesUploadRecord = {
 export interface GoogleDriveFilesUploadCreateParams {
   name: string;
   file_content: string;
+  id?: string;
   mimeType?: string;
   /**
    * @minItems 1

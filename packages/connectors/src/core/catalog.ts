@@ -192,6 +192,8 @@ export interface KindCatalog<Credentials = unknown, Config = unknown> {
   readonly tokenUrl?: string;
   /** What orders two writes of one of the kind's records in the copy, and why (docs/changes.md). */
   readonly copyVersion: CopyVersion;
+  /** The vendor's documented request rate for one connector's credentials: what its upstream budget allows. */
+  readonly rateLimit: RateLimitSpec;
   readonly entities: Readonly<Record<string, EntityCatalog>>;
 }
 
@@ -207,6 +209,18 @@ export interface CopyVersion {
   /** Why this one, for this vendor. */
   readonly why: string;
   /** The vendor's documentation the reason rests on. */
+  readonly source: string;
+}
+
+/**
+ * A kind's documented rate limit. `perSecond: null`: the vendor publishes none (or none in requests), so the
+ * budget learns it from the upstream's 429s and Retry-After (docs/trusted-calls.md).
+ */
+export interface RateLimitSpec {
+  readonly perSecond: number | null;
+  /** What the limit applies to and how the vendor states it, e.g. "per API key: 1,200 requests per minute". */
+  readonly scope: string;
+  /** The vendor's page that says so. */
   readonly source: string;
 }
 

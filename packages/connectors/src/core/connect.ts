@@ -33,6 +33,12 @@ export interface Connector {
   execute(request: ExecuteRequest): Promise<ExecuteResult>;
   /** Replication read of one entity (used by the worker). */
   read(entity: string, request: ReadRequest, signal?: AbortSignal): AsyncIterable<ReadPage>;
+  /**
+   * The params a write should carry so that the vendor itself applies it once however often it is sent (Drive:
+   * a pre-generated file id); `undefined` when the kind cannot make this write safe to repeat. Invalid params are
+   * refused here as execute would refuse them.
+   */
+  prepareWrite(request: ExecuteRequest): Promise<Record<string, unknown> | undefined>;
 }
 
 /**
@@ -65,6 +71,7 @@ export function connectWith<Credentials, Config>(
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
     ...(settings.onUpstreamResponse ? { onResponse: settings.onUpstreamResponse } : {}),
+    ...(settings.budget ? { budget: settings.budget } : {}),
   });
   const operations = new Map<string, EntityOperations<ConnectorContext<Credentials, Config>>>();
   for (const entity of Object.values(catalog.entities)) {
@@ -127,6 +134,14 @@ export function connectWith<Credentials, Config>(
           return { type: 'json', body: { data } };
         }
       }
+    },
+
+    async prepareWrite(request) {
+      const prepare = operations.get(request.entity)?.prepare;
+      const schema = entityOf(catalog, request.entity)?.actions[request.action as LiveActionName];
+      if (!prepare || !schema) return undefined;
+      const params = parseOrThrow(schema, request.params ?? {}, '/params', 'invalid_params', 'invalid params');
+      return prepare(context(request.signal), request.action, params);
     },
 
     read(entityName, request, signal) {

@@ -1,7 +1,7 @@
 import type { TokenCache } from './auth.ts';
 import type { KindCatalog } from './catalog.ts';
 import type { Classify } from './classify.ts';
-import type { AuthStrategy, UpstreamHttpClient } from './http-client.ts';
+import type { AuthStrategy, UpstreamBudgetGate, UpstreamHttpClient } from './http-client.ts';
 import type { ListHooks } from './listing.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 
@@ -66,6 +66,12 @@ export interface EntityOperations<Ctx extends ConnectorContext = ConnectorContex
   download?(ctx: Ctx, params: Params): Promise<DownloadResult>;
   /** Replication read; entities that are searchable must have one. */
   read?(ctx: Ctx, request: ReadRequest): AsyncIterable<ReadPage>;
+  /**
+   * Vendor-side deduplication of a write: the (validated) params to send so that sending them twice makes one
+   * record, e.g. Drive's create with an id from files/generateIds. Called once per Idempotency-Key; what it returns
+   * is kept with the key, so a retry after a crash sends the very same params.
+   */
+  prepare?(ctx: Ctx, action: string, params: Params): Promise<Params>;
   /** For an entity declared in the catalog (`upstream`): what the kind adds to the core's list and read. */
   hooks?: ListHooks;
 }
@@ -80,6 +86,8 @@ export interface ConnectorSettings {
   readonly retry?: RetryPolicy;
   readonly timeoutMs?: number;
   readonly tokenCache?: TokenCache;
+  /** The connector's upstream budget (the platform's, shared through Redis); none: no pacing. */
+  readonly budget?: UpstreamBudgetGate;
   /** Called after every upstream attempt with its status (null: unreachable); the platform counts them. */
   readonly onUpstreamResponse?: (status: number | null) => void;
   /** Rotated OAuth credentials, to be stored with the connector. */

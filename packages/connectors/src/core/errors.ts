@@ -33,21 +33,36 @@ export class ConnectorError extends Error {
   }
 }
 
-/** The upstream answered with an error (or not at all). `body` is a bounded excerpt, already redacted. */
+/**
+ * The upstream answered with an error (or not at all). `body` is a bounded excerpt, already redacted.
+ * `retryable` is the verdict on this failure, set where the answer was read (the kind's `classify` in the HTTP
+ * client); when a site does not say, it follows from the code and status: refused credentials, a missing resource
+ * and a 4xx other than 408/429 are permanent, anything else (5xx, unreachable, a malformed answer) is transient.
+ * Every caller decides with `isRetryable` (retry-decision.ts), never from the status on its own.
+ */
 export class UpstreamError extends ConnectorError {
   override name = 'UpstreamError';
   readonly upstreamStatus: number | null;
   readonly upstreamBody: string | null;
+  readonly retryable: boolean;
   constructor(
     code: 'upstream_error' | 'upstream_auth_failed' | 'upstream_not_found',
     message: string,
     upstreamStatus: number | null,
     upstreamBody: string | null,
+    options: { readonly retryable?: boolean } = {},
   ) {
     super(code, message);
     this.upstreamStatus = upstreamStatus;
     this.upstreamBody = upstreamBody;
+    this.retryable = options.retryable ?? transientByDefault(code, upstreamStatus);
   }
+}
+
+function transientByDefault(code: UpstreamError['code'], status: number | null): boolean {
+  if (code !== 'upstream_error') return false;
+  if (status === null) return true;
+  return status === 408 || status === 429 || status >= 500 || status < 400;
 }
 
 /** The upstream kept answering 429 past what a request may wait; callers delay by `retryAfterSeconds`. */

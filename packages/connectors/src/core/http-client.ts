@@ -1,5 +1,6 @@
 import { type Classify, defaultClassify, type ResponseClass } from './classify.ts';
 import { ConnectorError, UpstreamError, UpstreamRateLimitError } from './errors.ts';
+import { isRetryable } from './retry-decision.ts';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 
 export type QueryValue = string | number | boolean | readonly (string | number)[] | null | undefined;
@@ -16,6 +17,13 @@ export interface UpstreamRequest {
   readonly signal?: AbortSignal;
   /** Statuses the caller handles itself (e.g. 404 on an optional lookup, 206 for ranges). */
   readonly acceptStatuses?: readonly number[];
+  /**
+   * Whether sending the request twice has the effect of sending it once. Default: true but for POST and PATCH.
+   * A request that is not is re-sent only when the upstream surely did not act on it (a 429, a refused
+   * connection, a refreshed token); after a timeout, a cut connection or a 5xx its failure goes to the caller.
+   * A read sent as POST (a query body) and a create carrying its own id (Drive's generated ids) say true.
+   */
+  readonly idempotent?: boolean;
 }
 
 /** Supplies auth headers; may refresh once after a 401 (OAuth), and names the secrets to redact from errors. */
@@ -38,6 +46,14 @@ export interface HttpClientOptions {
   readonly classify?: Classify;
   /** Observes every attempt's outcome (status, or null when the upstream was unreachable): metrics. */
   readonly onResponse?: (status: number | null) => void;
+  /** The connector's upstream budget: every attempt waits for its slot; a rate limit pauses it for everyone. */
+  readonly budget?: UpstreamBudgetGate;
+}
+
+/** One upstream budget per connector, shared by every process (the platform's UpstreamBudgets). */
+export interface UpstreamBudgetGate {
+  acquire(signal?: AbortSignal): Promise<void>;
+  rateLimited(waitMs: number | null): Promise<void>;
 }
 
 const BODY_EXCERPT_LIMIT = 2048;
@@ -120,6 +136,7 @@ export class UpstreamHttpClient {
     for (let attempt = 0; ; attempt++) {
       // Auth errors (a refused token endpoint) are not network failures: they propagate as they are.
       const headers = await this.#headers(request);
+      await this.#options.budget?.acquire(request.signal);
       // The timeout covers waiting for the response head; a streamed body may take as long as it takes.
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(new Error('upstream timeout')), this.#options.timeoutMs ?? 30_000);
@@ -137,9 +154,12 @@ export class UpstreamHttpClient {
         clearTimeout(timer);
         this.#options.onResponse?.(null);
         if (request.signal?.aborted) throw error;
-        if (attempt + 1 >= this.#retry.maxAttempts) {
-          throw new UpstreamError('upstream_error', `upstream unreachable: ${describe(error)}`, null, null);
-        }
+        // Unreachable, timed out or cut: transient. Only a refused connection surely never reached the upstream.
+        const failure = new UpstreamError('upstream_error', `upstream unreachable: ${describe(error)}`, null, null, {
+          retryable: true,
+        });
+        const resend = isRetryable(failure) && (resendable(request) || connectionRefused(error));
+        if (!resend || attempt + 1 >= this.#retry.maxAttempts) throw failure;
         const waitMs = backoffDelayMs(this.#retry, attempt);
         this.#options.onRetry?.({ attempt, status: null, waitMs });
         await sleep(waitMs, request.signal);
@@ -168,14 +188,25 @@ export class UpstreamHttpClient {
         }
         throw this.#error(response.status, excerpt, 'upstream_auth_failed');
       }
-      if (verdict.type === 'permanent') throw verdict.error ?? this.#error(response.status, excerpt);
+      // The verdict travels on the error; whether to try again is read from it, as every other caller does.
+      const failure =
+        verdict.type === 'permanent'
+          ? (verdict.error ?? this.#error(response.status, excerpt, undefined, false))
+          : new UpstreamError('upstream_error', `the upstream answered ${response.status}`, response.status, excerpt, {
+              retryable: true,
+            });
+      if (!isRetryable(failure)) throw failure;
 
-      const waitMs = verdict.waitMs ?? backoffDelayMs(this.#retry, attempt);
+      const asked = 'waitMs' in verdict ? (verdict.waitMs ?? null) : null;
+      // The whole connector waits, in every process, not only this request.
+      if (verdict.type === 'rate_limited') await this.#options.budget?.rateLimited(asked);
+      const waitMs = asked ?? backoffDelayMs(this.#retry, attempt);
       const exhausted = attempt + 1 >= this.#retry.maxAttempts;
       if (verdict.type === 'rate_limited' && (exhausted || waitMs > this.#retry.maxWaitMs)) {
         throw new UpstreamRateLimitError('the upstream rate limit was reached', Math.max(1, Math.ceil(waitMs / 1000)));
       }
-      if (exhausted) throw this.#error(response.status, excerpt);
+      // A 429 was refused before any work; any other failure of a non-idempotent write may have been applied.
+      if (exhausted || !(verdict.type === 'rate_limited' || resendable(request))) throw failure;
       this.#options.onRetry?.({ attempt, status: response.status, waitMs });
       await sleep(Math.min(waitMs, this.#retry.maxWaitMs), request.signal);
     }
@@ -215,8 +246,12 @@ export class UpstreamHttpClient {
     return request.body;
   }
 
-  /** The default error for an upstream status; `code` forces a class (a vendor's 4xx that is about credentials). */
-  #error(status: number, excerpt: string, code?: 'upstream_auth_failed'): UpstreamError {
+  /**
+   * The default error for an upstream status; `code` forces a class (a vendor's 4xx that is about credentials).
+   * `retryable: false` is the kind's verdict on a permanent answer.
+   */
+  #error(status: number, excerpt: string, code?: 'upstream_auth_failed', retryable?: false): UpstreamError {
+    const verdict = retryable === undefined ? {} : { retryable };
     if (code === 'upstream_auth_failed' || status === 401 || status === 403) {
       return new UpstreamError(
         'upstream_auth_failed',
@@ -226,8 +261,8 @@ export class UpstreamHttpClient {
       );
     }
     if (status === 404)
-      return new UpstreamError('upstream_not_found', 'the upstream has no such resource', status, excerpt);
-    return new UpstreamError('upstream_error', `the upstream answered ${status}`, status, excerpt);
+      return new UpstreamError('upstream_not_found', 'the upstream has no such resource', status, excerpt, verdict);
+    return new UpstreamError('upstream_error', `the upstream answered ${status}`, status, excerpt, verdict);
   }
 
   /** A bounded excerpt of an upstream body with every credential of this connector redacted. */
@@ -238,6 +273,16 @@ export class UpstreamHttpClient {
     }
     return out;
   }
+}
+
+function resendable(request: UpstreamRequest): boolean {
+  return request.idempotent ?? !(request.method === 'POST' || request.method === 'PATCH');
+}
+
+/** The connection was refused: nothing was sent, so even a write may be sent again. */
+function connectionRefused(error: unknown): boolean {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  return cause?.code === 'ECONNREFUSED';
 }
 
 function describe(error: unknown): string {

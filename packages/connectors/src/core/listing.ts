@@ -157,7 +157,8 @@ export async function listDeclared(
           path,
           query,
           signal: ctx.signal,
-          ...(hooks.body ? { method: 'POST' as const, json: hooks.body(params) } : {}),
+          // A query sent as a POST body is still a read: safe to send again.
+          ...(hooks.body ? { method: 'POST' as const, json: hooks.body(params), idempotent: true } : {}),
         },
   );
   const body = await ctx.http.readJson(response);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isConnectorError, UpstreamRateLimitError } from '@conduit/connectors';
+import { failureReason, isConnectorError, isRetryable, UpstreamRateLimitError } from '@conduit/connectors';
 import { SyncEntityJob } from '@conduit/platform';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { ConnectorSlots } from '../connector-slots.ts';
@@ -11,9 +11,10 @@ const SLOT_RETRY_MS = 2_000;
 /**
  * BullMQ side of an entity run: per-connector slots, rate limits that delay the job without burning an
  * attempt, shutdown that re-queues the job right away, and `failed` status for errors. Transient errors are
- * retried with backoff; failures no retry can heal end the job at once (UnrecoverableError): credentials the
- * upstream rejects (the connector then says they need replacing; the next schedule or a PATCH of credentials
- * tries again) and a connector deleted under the run.
+ * retried with backoff; failures no retry can heal (`isRetryable`, the one retry decision) end the job at once
+ * (UnrecoverableError) with the upstream's reason on the entity: an upstream that refuses the request (a 400),
+ * credentials the upstream rejects (the connector then says they need replacing; a PATCH of credentials tries
+ * again) and a connector deleted under the run. The next scheduled run tries again.
  */
 export async function processSyncEntity(
   job: Job,
@@ -78,20 +79,21 @@ export async function processSyncEntity(
       deps.logger.info('connector deleted during the run; not retried', { connector_id: connectorId, entity });
       throw new UnrecoverableError('connector deleted');
     }
+    const retried = isRetryable(error);
     const rejected = isConnectorError(error) && error.code === 'upstream_auth_failed';
-    const reason = rejected ? `the upstream rejected the stored credentials: ${message}` : message;
+    const reason = rejected
+      ? `the upstream rejected the stored credentials: ${failureReason(error)}`
+      : failureReason(error);
     await deps.syncStates.failRun(run, reason.slice(0, 1000));
     deps.logger.error('sync run failed', {
       connector_id: connectorId,
       entity,
       error: message,
       attempt: job.attemptsMade + 1,
-      retried: !rejected,
+      retried,
     });
-    if (rejected) {
-      await deps.connectors.markCredentialsRejected(connectorId, reason);
-      throw new UnrecoverableError(reason);
-    }
+    if (rejected) await deps.connectors.markCredentialsRejected(connectorId, reason);
+    if (!retried) throw new UnrecoverableError(reason);
     throw error;
   } finally {
     await slots.connector.release(connectorId, holder);

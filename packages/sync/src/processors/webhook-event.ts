@@ -1,4 +1,4 @@
-import { type Connector, isConnectorError, UpstreamRateLimitError } from '@conduit/connectors';
+import { type Connector, failureReason, isRetryable, UpstreamRateLimitError } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import {
   type RecordWriter,
@@ -9,9 +9,6 @@ import {
 } from '@conduit/platform';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { SyncDeps } from '../deps.ts';
-
-/** Failures that another attempt cannot fix (the stored credentials or the named record are refused). */
-const PERMANENT = new Set(['upstream_auth_failed', 'invalid_params', 'invalid_request', 'unsupported_action']);
 
 const CACHED_CONNECTORS = 500;
 /**
@@ -149,9 +146,11 @@ async function processEvent(
         await job.moveToDelayed(Date.now() + error.retryAfterSeconds * 1000, token);
         throw new DelayedError();
       }
-      if (isConnectorError(error) && PERMANENT.has(error.code)) {
-        log.error('webhook event cannot be processed', { entity: record.entity, error: error.message });
-        throw new UnrecoverableError(error.message);
+      // Another attempt cannot fix refused credentials, a refused request or a record the event misnames.
+      if (!isRetryable(error)) {
+        const reason = failureReason(error);
+        log.error('webhook event cannot be processed', { entity: record.entity, error: reason });
+        throw new UnrecoverableError(reason);
       }
       throw error;
     }

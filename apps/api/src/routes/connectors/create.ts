@@ -1,6 +1,8 @@
 import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
+import { redactForAudit } from '@conduit/platform';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import { createExample } from '../../openapi/examples.ts';
 import { CreateConnectorRequest } from '../../openapi/request-schemas.ts';
 import {
@@ -40,11 +42,13 @@ export function registerCreate(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     // The envelope first; then the kind's own credentials, config and replication schemas (the branches of the
     // documented union) in createConnector, so connector_type matches case-insensitively and errors name the field.
     const body = await readJson(c, CreateConnectorBody);
+    auditAs(c, { params: redactForAudit(body) });
     const view = await createConnector(
       deps,
       { organizationId: c.get('auth').organizationId, ...body },
       c.get('logger'),
     );
+    auditAs(c, { connectorId: view.connector_id });
     return c.json(view, 201);
   });
 }

@@ -3,12 +3,20 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
+import { auditParams } from '../../services/audit-params.ts';
+import {
+  IDEMPOTENCY_HEADER,
+  idempotencyKeyOf,
+  isWriteAction,
+  REPLAYED_HEADER,
+} from '../../services/idempotent-execute.ts';
 import { reflectWrite } from '../../services/read-your-writes.ts';
 import { loadConnector } from './load.ts';
 import { ConnectorIdParams, ExecuteBody } from './schemas.ts';
@@ -32,6 +40,13 @@ export const executeRoute = createRoute({
   security: BEARER,
   request: {
     params: ConnectorIdParams,
+    headers: z.object({
+      'Idempotency-Key': z.string().min(1).max(255).optional().meta({
+        description:
+          'Makes a write (create, update, delete) safe to retry for 24 h: the same key and request replay the first answer (Idempotent-Replayed: true); see docs/trusted-calls.md',
+        example: 'order-4711-create',
+      }),
+    }),
     body: jsonBody(
       ExecuteRequest,
       CONNECTOR_DEFINITIONS.flatMap(({ catalog }) =>
@@ -48,7 +63,7 @@ export const executeRoute = createRoute({
       },
     },
     206: { description: 'a byte range of a download (range_header)' },
-    ...problems(...AUTHENTICATED_PROBLEMS, 413, 502, 503),
+    ...problems(...AUTHENTICATED_PROBLEMS, 409, 413, 422, 502, 503),
   },
 });
 
@@ -64,6 +79,13 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     if (body.entity !== UPLOAD_ENTITY && Buffer.byteLength(await c.req.text()) > ONE_MIB) {
       throw new ApiError(413, 'payload_too_large', 'the request body is over 1 MiB (only files_upload may be larger)');
     }
+    const idempotencyKey = isWriteAction(body.action) ? idempotencyKeyOf(c.req.header(IDEMPOTENCY_HEADER)) : undefined;
+    auditAs(c, {
+      action: `execute.${body.action}`,
+      entity: body.entity,
+      params: auditParams(catalog, body.params),
+      idempotencyKey,
+    });
     const entity = entityOf(catalog, body.entity);
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
       // Already JSON: search-dsl writes the page from the engine's bytes (searchPageJson).
@@ -75,17 +97,46 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     }
     const { row } = await loadConnector(c, deps);
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.
-    const connector = deps.hosted.forRow(row);
-    const result = await connector.execute({ ...body, signal: c.req.raw.signal });
-    if (result.type === 'json') {
+    // The trail keeps the upstream's last answer status (a 429 that was waited out, then the 200).
+    const connector = deps.hosted.forRow(row, {
+      lane: 'live',
+      observe: (status) => {
+        if (status !== null) auditAs(c, { upstreamStatus: status });
+      },
+    });
+    const reflect = (params: Record<string, unknown>, result: unknown, signal?: AbortSignal) =>
       // A write to a replicated entity is in the copy before the answer (read-your-writes).
-      await reflectWrite({ ...deps, logger: c.get('logger') }, row, catalog, {
+      reflectWrite({ ...deps, logger: c.get('logger') }, row, catalog, {
         entity: body.entity,
         action: body.action,
-        params: body.params ?? {},
-        result: result.body,
-        signal: c.req.raw.signal,
+        params,
+        result,
+        ...(signal ? { signal } : {}),
       });
+    const key = idempotencyKey;
+    if (key !== undefined) {
+      // A keyed write runs to its end even when the caller hangs up: its retry then gets the kept answer.
+      const answer = await deps.idempotency.execute({
+        organizationId: c.get('auth').organizationId,
+        connectorId: row.id,
+        key,
+        request: { entity: body.entity, action: body.action, params: body.params ?? {} },
+        prepare: () => connector.prepareWrite(body),
+        run: async (params) => {
+          const result = await connector.execute({ entity: body.entity, action: body.action, params });
+          if (result.type !== 'json') throw new Error(`${body.entity}.${body.action} answered a stream`);
+          await reflect(params, result.body);
+          return result.body;
+        },
+      });
+      return c.body(answer.body, answer.status as 200, {
+        'content-type': answer.status >= 400 ? 'application/problem+json' : 'application/json',
+        ...(answer.replayed ? { [REPLAYED_HEADER]: 'true' } : {}),
+      });
+    }
+    const result = await connector.execute({ ...body, signal: c.req.raw.signal });
+    if (result.type === 'json') {
+      await reflect(body.params ?? {}, result.body, c.req.raw.signal);
       return c.json(result.body);
     }
     const { download } = result;

@@ -1,8 +1,9 @@
 import { findConnectorDefinition } from '@conduit/connectors';
-import { publicBaseUrl, webhookSchemeFor } from '@conduit/platform';
+import { publicBaseUrl, redactForAudit, webhookSchemeFor } from '@conduit/platform';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import {
   AUTHENTICATED_PROBLEMS,
   BEARER,
@@ -95,12 +96,22 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
 
   mountRoute(app, getConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
-    return c.json(connectorView(row, catalog, await deps.syncStates.list(row.id), view));
+    const [states, budget] = await Promise.all([
+      deps.syncStates.list(row.id),
+      deps.budgets.view(deps.hosted.budgetSubject(row)),
+    ]);
+    return c.json({ ...connectorView(row, catalog, states, view), rate_budget: budget });
   });
 
   mountRoute(app, updateConnectorRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
     const body = await readJson(c, bodySchema(updateConnectorRoute));
+    // A change of the webhook secret is its own action in the trail (the secret itself is never recorded).
+    const secretAction = body.webhook_secret === null ? 'remove' : 'set';
+    auditAs(c, {
+      ...(body.webhook_secret === undefined ? {} : { action: `connector.webhook_secret.${secretAction}` }),
+      params: redactForAudit(body),
+    });
     const changes: { name?: string; credentials_ciphertext?: string } = {};
     if (body.name !== undefined) changes.name = body.name;
     if (body.credentials !== undefined) {

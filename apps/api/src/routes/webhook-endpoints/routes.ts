@@ -6,6 +6,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import {
   AUTHENTICATED_PROBLEMS,
   BEARER,
@@ -157,6 +158,7 @@ export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): 
   mountRoute(app, createEndpointRoute, async (c) => {
     const organizationId = c.get('auth').organizationId;
     const body = await readJson(c, CreateEndpointBody);
+    auditAs(c, { params: body });
     checkUrl(body.url);
     await checkConnectors(organizationId, body.connector_ids);
     const secret = newEndpointSecret();
@@ -183,6 +185,7 @@ export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): 
   mountRoute(app, updateEndpointRoute, async (c) => {
     const row = await load(c);
     const body = await readJson(c, UpdateEndpointBody);
+    auditAs(c, { params: { id: row.id, ...body } });
     checkUrl(body.url);
     await checkConnectors(row.organization_id, body.connector_ids);
     const updated = await deps.webhookEndpoints.update(row.organization_id, row.id, body);
@@ -191,6 +194,7 @@ export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): 
 
   mountRoute(app, deleteEndpointRoute, async (c) => {
     const row = await load(c);
+    auditAs(c, { params: { id: row.id } });
     await deps.webhookEndpoints.delete(row.organization_id, row.id);
     return c.body(null, 204);
   });
@@ -218,6 +222,7 @@ export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): 
   mountRoute(app, replayRoute, async (c) => {
     const row = await load(c);
     const body = await readJson(c, ReplayBody);
+    auditAs(c, { params: { id: row.id, ...body } });
     let connectorIds: string[];
     if (body.connector_id !== undefined) {
       const followed = row.connector_ids === null || row.connector_ids.includes(body.connector_id);

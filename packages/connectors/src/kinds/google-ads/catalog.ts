@@ -541,6 +541,12 @@ export const googleAdsCatalog = defineCatalog({
     why: 'Report rows are recomputed on each GAQL query and carry no version of their own; resources have no modification counter.',
     source: 'https://developers.google.com/google-ads/api/docs/query/overview',
   },
+  rateLimit: {
+    perSecond: null,
+    scope:
+      'token bucket per customer id and per Cloud project, varying with server load (RESOURCE_EXHAUSTED, retryDelay)',
+    source: 'https://developers.google.com/google-ads/api/docs/productionize/rate-limits',
+  },
   purpose: 'search advertising',
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline
   tokenUrl: 'https://oauth2.googleapis.com/token',

@@ -20,6 +20,8 @@ export async function search(
     // `googleAds:search` is a custom method: the colon must stay literal, so it is not passed through pathOf.
     path: `${pathOf('customers', customerId)}/googleAds:search`,
     json: { query, ...(pageToken === undefined ? {} : { pageToken }) },
+    // A GAQL query is a read, though it travels as a POST.
+    idempotent: true,
     signal: ctx.signal,
   });
   return body ?? {};

@@ -57,6 +57,13 @@ const fileContent = z
     message: `the decoded content must be at most 5 MB (${MAX_UPLOAD_BYTES} bytes); use a resumable upload for larger files`,
   });
 
+/**
+ * An id from files/generateIds: Drive creates the file under it once, and answers 409 to any repeat of the create
+ * (https://developers.google.com/workspace/drive/api/guides/create-file#generate-ids). A call with an
+ * Idempotency-Key gets one added when it has none.
+ */
+const generatedId = pathId.optional();
+
 // ---------------------------------------------------------------------------------------------------------------
 // Records
 // ---------------------------------------------------------------------------------------------------------------
@@ -207,6 +214,7 @@ const files: EntityCatalog = {
       mimeType: mediaType.optional(),
       parents: z.array(pathId).min(1).optional(),
       description: z.string().optional(),
+      id: generatedId,
     }),
     update: z.strictObject({
       fileId: pathId,
@@ -250,6 +258,7 @@ const filesUpload: EntityCatalog = {
     create: z.strictObject({
       name: z.string().min(1),
       file_content: fileContent,
+      id: generatedId,
       mimeType: mediaType.optional(),
       parents: z.array(pathId).min(1).optional(),
       description: z.string().optional(),
@@ -579,6 +588,12 @@ export const googleDriveCatalog = defineCatalog({
     by: 'read_instant',
     why: "A file's `version` increases with every change, but it counts per file from 1 and a removal (trashed, deleted, a feed's removal) has none, so it cannot be ordered against a removal's read instant.",
     source: 'https://developers.google.com/workspace/drive/api/reference/rest/v3/files',
+  },
+  rateLimit: {
+    perSecond: null,
+    scope:
+      'quota units per minute per user and per project, a different cost per method; 403 userRateLimitExceeded or 429',
+    source: 'https://developers.google.com/workspace/drive/api/guides/limits',
   },
   purpose: 'file storage',
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline

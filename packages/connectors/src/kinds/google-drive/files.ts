@@ -8,7 +8,7 @@ import type {
   UpstreamRecord,
 } from '../../core/define-connector.ts';
 import { ConnectorError, UpstreamError } from '../../core/errors.ts';
-import { pathOf, type QueryValue } from '../../core/http-client.ts';
+import { pathOf, type QueryValue, type UpstreamRequest } from '../../core/http-client.ts';
 import { listDeclared, readListing } from '../../core/listing.ts';
 import { googleDriveCatalog } from './catalog.ts';
 import { driveJson, driveSend } from './drive-http.ts';
@@ -91,15 +91,50 @@ const { files: filesEntity, changes: changesEntity } = googleDriveCatalog.entiti
 const filesHooks = driveListHooks(['nextPageToken', 'incompleteSearch']);
 export const changesHooks = driveListHooks(['nextPageToken', 'newStartPageToken']);
 
+/**
+ * Drive deduplicates a create that carries an id from files/generateIds
+ * (https://developers.google.com/workspace/drive/api/guides/create-file#generate-ids): sending it again cannot make
+ * a second file, so the HTTP client may resend it, and its 409 Conflict means "already made" (by an earlier attempt
+ * or a call that died before recording the answer): the file itself is the answer. Google Workspace files other
+ * than folders take no pre-generated id.
+ */
+async function createOnce(ctx: ConnectorContext, params: Params, request: UpstreamRequest): Promise<unknown> {
+  if (params.id === undefined) return driveJson(ctx, request);
+  const response = await driveSend(ctx, { ...request, idempotent: true, acceptStatuses: [409] });
+  if (response.status !== 409) return ctx.http.readJson(response);
+  await response.body?.cancel();
+  return driveJson(ctx, { path: pathOf('files', String(params.id)), query: { fields: '*', supportsAllDrives: true } });
+}
+
+function takesGeneratedId(mimeType: unknown): boolean {
+  return typeof mimeType !== 'string' || !mimeType.startsWith('application/vnd.google-apps.') || mimeType === FOLDER;
+}
+
+const FOLDER = 'application/vnd.google-apps.folder';
+
+/** Adds an id from files/generateIds to a create that has none (a create that can then be sent twice safely). */
+async function withGeneratedId(ctx: ConnectorContext, action: string, params: Params): Promise<Params> {
+  if (action !== 'create' || params.id !== undefined || !takesGeneratedId(params.mimeType)) return params;
+  const generated = await driveJson<{ ids?: string[] }>(ctx, {
+    path: 'files/generateIds',
+    query: { count: 1, space: 'drive', type: 'files' },
+  });
+  const id = generated?.ids?.[0];
+  if (!id) throw new UpstreamError('upstream_error', 'files/generateIds answered without an id', 200, null);
+  return { ...params, id };
+}
+
 /** files lists and gets as declared in the catalog; writes, media and replication (the changes feed) are Drive's own. */
 export const files: EntityOperations = {
   hooks: filesHooks,
+  prepare: withGeneratedId,
   create: (ctx, params) =>
-    driveJson(ctx, {
+    createOnce(ctx, params, {
       method: 'POST',
       path: 'files',
       query: { fields: '*' },
       json: defined({
+        id: params.id,
         name: params.name,
         mimeType: params.mimeType,
         parents: params.parents,
@@ -237,6 +272,7 @@ async function* readChanges(
 }
 
 export const filesUpload: EntityOperations = {
+  prepare: withGeneratedId,
   create: async (ctx, params) => {
     const content = decodeContent(params.file_content);
     if (params.uploadType !== undefined && params.uploadType !== 'multipart') {
@@ -245,6 +281,7 @@ export const filesUpload: EntityOperations = {
       ]);
     }
     const metadata = defined({
+      id: params.id,
       name: params.name,
       mimeType: params.mimeType,
       parents: params.parents,
@@ -252,7 +289,7 @@ export const filesUpload: EntityOperations = {
     });
     const contentType = typeof params.file_mime_type === 'string' ? params.file_mime_type : 'application/octet-stream';
     const { body, boundary } = multipartBody(metadata, content, contentType);
-    return driveJson(ctx, {
+    return createOnce(ctx, params, {
       method: 'POST',
       path: uploadUrl(ctx.http.baseUrl),
       query: defined({ uploadType: 'multipart', supportsAllDrives: params.supportsAllDrives, fields: '*' }) as Record<

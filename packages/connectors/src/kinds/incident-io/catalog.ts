@@ -384,6 +384,11 @@ export const incidentIoCatalog = defineCatalog({
     why: 'Incidents have `updated_at`, but a removed incident answers 404 with no version to compare, and an edit within the same instant would not move it.',
     source: 'https://api-docs.incident.io/tag/Incidents-V2',
   },
+  rateLimit: {
+    perSecond: 20,
+    scope: 'per API key: 1,200 requests per minute',
+    source: 'https://api-docs.incident.io/',
+  },
   purpose: 'incident management',
   // An incident.io API key, sent as `Authorization: Bearer <api_key>`.
   credentials: z.strictObject({ api_key: z.string().min(1) }),

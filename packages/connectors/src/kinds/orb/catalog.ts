@@ -269,6 +269,11 @@ export const orbCatalog = defineCatalog({
     why: "Orb's customers, subscriptions and plans have `created_at` only (no `updated_at` or revision); an edit changes nothing the copy could order by.",
     source: 'https://docs.withorb.com/api-reference/customer/fetch-customer',
   },
+  rateLimit: {
+    perSecond: null,
+    scope: 'not published: Orb asks to be told before volume changes by an order of magnitude, and answers 429',
+    source: 'https://docs.withorb.com/api-reference/rate-limits',
+  },
   purpose: 'usage billing',
   credentials: z.strictObject({ api_key: z.string().min(1) }),
   replicationConfig: startDateReplicationConfig,

@@ -576,6 +576,11 @@ export const paypalTransactionCatalog = defineCatalog({
     why: '`transaction_updated_date` has whole-second precision and other entities (balances, products) have no modification time; removals carry none.',
     source: 'https://developer.paypal.com/docs/api/transaction-search/v1/',
   },
+  rateLimit: {
+    perSecond: null,
+    scope: 'not published: PayPal rate limits by traffic pattern and answers 429 RATE_LIMIT_REACHED',
+    source: 'https://developer.paypal.com/api/rest/reference/rate-limiting/',
+  },
   purpose: 'payments',
   // https://developer.paypal.com/api/rest/authentication/ (client credentials)
   tokenUrl: 'https://api-m.paypal.com/v1/oauth2/token',

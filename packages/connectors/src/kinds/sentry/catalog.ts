@@ -456,6 +456,11 @@ export const sentryCatalog = defineCatalog({
     why: '`lastSeen` moves with new events, not with edits such as a status change; issues have no revision field.',
     source: 'https://docs.sentry.io/api/events/retrieve-an-issue/',
   },
+  rateLimit: {
+    perSecond: null,
+    scope: 'per caller and endpoint, fixed windows of their own size (X-Sentry-Rate-Limit-* headers)',
+    source: 'https://docs.sentry.io/api/ratelimits/',
+  },
   purpose: 'error monitoring',
   credentials,
   replicationConfig: startDateReplicationConfig,

@@ -346,6 +346,11 @@ export const snapchatMarketingCatalog = defineCatalog({
     why: 'Ad objects have `updated_at`, but removals carry none and stats rows have no version; one order for all needs the read instant.',
     source: 'https://developers.snap.com/api/marketing-api/Ads-API/campaigns',
   },
+  rateLimit: {
+    perSecond: 10,
+    scope: 'per access token: 10 requests per second on average (20 per app)',
+    source: 'https://developers.snap.com/api/marketing-api/Ads-API/rate-limits',
+  },
   purpose: 'social advertising',
   // https://developers.snap.com/api/marketing-api/Ads-API/authentication
   tokenUrl: 'https://accounts.snapchat.com/login/oauth2/access_token',

@@ -270,6 +270,11 @@ export const typeformCatalog = defineCatalog({
     why: 'Forms have `last_updated_at` to the second, responses only `submitted_at`; a deleted response has no version.',
     source: 'https://www.typeform.com/developers/responses/reference/retrieve-responses/',
   },
+  rateLimit: {
+    perSecond: 2,
+    scope: 'per account: 2 requests per second',
+    source: 'https://www.typeform.com/developers/get-started/',
+  },
   purpose: 'forms',
   // https://www.typeform.com/developers/get-started/applications/#refresh-the-token
   tokenUrl: 'https://api.typeform.com/oauth/token',

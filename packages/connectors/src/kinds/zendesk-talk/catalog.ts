@@ -527,6 +527,11 @@ export const zendeskTalkCatalog = defineCatalog({
     why: '`updated_at` has whole-second precision (two edits in one second are not ordered) and several Talk objects have none.',
     source: 'https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/',
   },
+  rateLimit: {
+    perSecond: 50,
+    scope: 'per account: 15,000 Talk API requests per 5 minutes (plus the Support API plan limits)',
+    source: 'https://developer.zendesk.com/api-reference/voice/talk-api/introduction/',
+  },
   purpose: 'telephony',
   credentials,
   replicationConfig,

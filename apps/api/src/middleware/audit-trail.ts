@@ -1,0 +1,164 @@
+import { UpstreamError } from '@conduit/connectors';
+import { type AuditLog, redactForAudit } from '@conduit/platform';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { ApiEnv } from '../deps.ts';
+import { toProblem } from '../problem.ts';
+
+/** What a call did, as the audit trail records it; routes add to it with `auditAs`. */
+export interface AuditDetails {
+  /** `execute.create`, `connector.delete`, `webhook_endpoint.update`, ... */
+  readonly action: string;
+  readonly connectorId?: string | undefined;
+  readonly entity?: string | undefined;
+  /** Already redacted (redactForAudit). */
+  readonly params?: unknown;
+  readonly idempotencyKey?: string | undefined;
+  readonly upstreamStatus?: number | undefined;
+}
+
+/** Names what the current call does, or adds to it (entity, redacted params, ...): the trail records it answered. */
+export function auditAs(c: Context<ApiEnv>, details: Partial<AuditDetails>): void {
+  const current = c.get('audit');
+  c.set('audit', { action: current?.action ?? 'unknown', ...current, ...details });
+}
+
+export interface AuditTrailOptions {
+  readonly audit: Pick<AuditLog, 'record'>;
+  /** False only to measure the trail's cost (AUDIT_TRAIL=off). */
+  readonly enabled?: boolean;
+  /** The action of a call before its route names it (so a call refused early is audited too); undefined: not audited. */
+  readonly actionOf?: (method: string, path: string) => Omit<AuditDetails, 'params'> | undefined;
+  /** Marks calls made by MCP tools (a secret of this process on their in-process requests). */
+  readonly mcpMark?: string;
+}
+
+export const MCP_MARK_HEADER = 'x-conduit-mcp-call';
+
+/**
+ * Records every audited call once it is answered and before the answer leaves: the entry is durable (awaited;
+ * concurrent ones share one INSERT) or the call fails. Mount it after `authenticate`: the caller is who the token
+ * says. Calls whose route named no action (`auditAs`) and that `actionOf` does not know are not audited.
+ *
+ * @example
+ * app.use('*', authenticate(deps.tokens), auditTrail({ audit: deps.audit }));
+ * // in a route: auditAs(c, { action: 'webhook_endpoint.create', params: redactForAudit(body) });
+ */
+export function auditTrail(options: AuditTrailOptions): MiddlewareHandler<ApiEnv> {
+  const { audit, enabled = true, actionOf, mcpMark } = options;
+  return async function auditTrailMiddleware(c, next) {
+    if (!enabled) return next();
+    const started = performance.now();
+    const early = actionOf?.(c.req.method, c.req.path);
+    if (early) c.set('audit', early);
+    await next();
+    const details = c.get('audit');
+    const auth = c.get('auth');
+    if (!details || !auth) return;
+    const error = c.error;
+    const upstreamStatus =
+      details.upstreamStatus ?? (error instanceof UpstreamError ? (error.upstreamStatus ?? undefined) : undefined);
+    await audit.record({
+      organizationId: auth.organizationId,
+      clientId: auth.clientId,
+      connectorId: details.connectorId ?? null,
+      source: mcpMark !== undefined && c.req.header(MCP_MARK_HEADER) === mcpMark ? 'mcp' : 'api',
+      action: details.action,
+      entity: details.entity ?? null,
+      params: details.params,
+      idempotencyKey: details.idempotencyKey ?? null,
+      status: c.res.status,
+      errorCode: error ? toProblem(error).problem.code : null,
+      upstreamStatus: upstreamStatus ?? null,
+      latencyMs: performance.now() - started,
+      requestId: c.get('requestId') ?? null,
+    });
+  };
+}
+
+const CONNECTOR_PATH = /^\/api\/v1\/integrations\/connectors(?:\/([^/]+))?(?:\/([^/]+))?\/?$/;
+
+/** The audited calls of /api/v1/integrations/connectors, by method and path. */
+export function connectorActionOf(method: string, path: string): Omit<AuditDetails, 'params'> | undefined {
+  const match = CONNECTOR_PATH.exec(path);
+  if (!match) return undefined;
+  const [, id, sub] = match;
+  if (id === undefined) return method === 'POST' ? { action: 'connector.create' } : undefined;
+  // Not a connector id (the route answers 404 and names no connector): audited without one.
+  const connectorId = /^[A-Za-z0-9-]{1,64}$/.test(id) && id !== 'oauth' ? id : undefined;
+  if (id === 'oauth') return undefined;
+  if (sub === undefined) {
+    if (method === 'PATCH') return { action: 'connector.update', connectorId };
+    if (method === 'DELETE') return { action: 'connector.delete', connectorId };
+    return undefined;
+  }
+  if (sub === 'execute' && method === 'POST') return { action: 'execute', connectorId };
+  if (sub === 'sync' && method === 'POST') return { action: 'connector.sync', connectorId };
+  return undefined;
+}
+
+const WEBHOOK_ENDPOINT_PATH = /^\/api\/v1\/webhook-endpoints(?:\/([^/]+))?(?:\/([^/]+))?\/?$/;
+
+/**
+ * The audited calls of /api/v1/webhook-endpoints: every change of an endpoint (create, update, delete) and every
+ * replay; reads are not audited. An endpoint's secret is made by the server and never part of a request.
+ */
+export function webhookEndpointActionOf(method: string, path: string): Omit<AuditDetails, 'params'> | undefined {
+  const match = WEBHOOK_ENDPOINT_PATH.exec(path);
+  if (!match) return undefined;
+  const [, id, sub] = match;
+  if (id === undefined) return method === 'POST' ? { action: 'webhook_endpoint.create' } : undefined;
+  if (sub === undefined) {
+    if (method === 'PATCH') return { action: 'webhook_endpoint.update' };
+    if (method === 'DELETE') return { action: 'webhook_endpoint.delete' };
+    return undefined;
+  }
+  return sub === 'replay' && method === 'POST' ? { action: 'webhook_endpoint.replay' } : undefined;
+}
+
+interface JsonRpcMessage {
+  method?: unknown;
+  params?: { name?: unknown; arguments?: unknown };
+}
+
+/**
+ * The audit trail of POST /mcp: one entry per tool call (`mcp.tool_call`, the tool's name and its redacted
+ * arguments), recorded once answered and before the answer leaves. The API calls a tool makes are audited too, as
+ * `source: mcp`.
+ */
+export function auditMcpToolCalls(options: Pick<AuditTrailOptions, 'audit' | 'enabled'>): MiddlewareHandler<ApiEnv> {
+  const { audit, enabled = true } = options;
+  return async function auditMcpMiddleware(c, next) {
+    if (!enabled || c.req.method !== 'POST') return next();
+    const started = performance.now();
+    const message = (await c.req.raw
+      .clone()
+      .json()
+      .catch(() => undefined)) as JsonRpcMessage | undefined;
+    await next();
+    const auth = c.get('auth');
+    if (message?.method !== 'tools/call' || !auth) return;
+    const args = message.params?.arguments;
+    const connectorId =
+      args && typeof args === 'object' && typeof (args as { connector_id?: unknown }).connector_id === 'string'
+        ? (args as { connector_id: string }).connector_id
+        : null;
+    const answer = (await c.res
+      .clone()
+      .json()
+      .catch(() => undefined)) as { result?: { isError?: unknown }; error?: unknown } | undefined;
+    const failed = answer?.error !== undefined || answer?.result?.isError === true;
+    await audit.record({
+      organizationId: auth.organizationId,
+      clientId: auth.clientId,
+      connectorId,
+      source: 'mcp',
+      action: 'mcp.tool_call',
+      entity: typeof message.params?.name === 'string' ? message.params.name : null,
+      params: redactForAudit({ tool: message.params?.name, arguments: args }),
+      status: c.res.status,
+      errorCode: failed ? 'tool_error' : null,
+      latencyMs: performance.now() - started,
+      requestId: c.get('requestId') ?? null,
+    });
+  };
+}

@@ -1,0 +1,170 @@
+import { parseOrThrow } from '@conduit/connectors';
+import type { AuditEntryRow, AuditQuery } from '@conduit/db';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { authenticate } from '../middleware/authenticate.ts';
+import { rateLimit } from '../middleware/rate-limit.ts';
+import { BEARER, jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
+import { ApiError } from '../problem.ts';
+
+const NDJSON = 'application/x-ndjson';
+const EXPORT_PAGE = 1000;
+
+export const AuditEntrySchema = z
+  .object({
+    id: z.string(),
+    at: z.string().describe('ISO 8601'),
+    organization_id: z.string(),
+    client_id: z.string().nullable().describe('the API client whose token made the call'),
+    connector_id: z.string().nullable(),
+    source: z.enum(['api', 'mcp']),
+    action: z
+      .string()
+      .describe(
+        'execute.<action>, connector.create|update|delete|sync, connector.webhook_secret.set|remove, mcp.tool_call, ...',
+      ),
+    entity: z.string().nullable(),
+    params: z.unknown().describe('the call’s params, every secret replaced by "[REDACTED]"'),
+    idempotency_key: z.string().nullable(),
+    status: z.number().int().describe('the HTTP status of the answer'),
+    error_code: z.string().nullable(),
+    upstream_status: z.number().int().nullable(),
+    latency_ms: z.number(),
+    request_id: z.string().nullable(),
+  })
+  .meta({ id: 'AuditEntry' });
+
+const StatusFilter = z
+  .string()
+  .regex(/^(\d{3}|[1-5]xx|success|error)$/, 'an HTTP status (404), a class (4xx), success (< 400) or error (>= 400)');
+
+const AuditQuerySchema = z.strictObject({
+  connector_id: z.string().min(1).max(64).optional(),
+  action: z.string().min(1).max(128).optional().describe('exact, or a dotted prefix: `execute` matches execute.*'),
+  status: StatusFilter.optional(),
+  since: z.iso.datetime({ offset: true }).optional().describe('entries at or after this instant'),
+  until: z.iso.datetime({ offset: true }).optional().describe('entries before this instant'),
+  cursor: z.string().max(64).optional().describe('meta.cursor of the previous page'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const auditRoute = createRoute({
+  tags: ['Audit'],
+  method: 'get',
+  path: '/',
+  summary: 'The organization’s audit trail, newest first (Accept: application/x-ndjson exports every matching entry)',
+  security: BEARER,
+  request: { query: AuditQuerySchema },
+  responses: {
+    200: {
+      ...jsonResponse(
+        z.object({
+          data: z.array(AuditEntrySchema),
+          meta: z.object({ cursor: z.string().nullable(), has_more: z.boolean() }),
+        }),
+        'a page of entries (or, with Accept: application/x-ndjson, one entry per line)',
+      ),
+    },
+    ...problems(400, 401, 403, 429),
+  },
+});
+
+/** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */
+export function auditRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>();
+  app.use('*', authenticate(deps.tokens, deps.clientAccess));
+  app.use(
+    '*',
+    rateLimit({
+      redis: deps.redis,
+      prefix: deps.env.NAMESPACE,
+      limit: deps.env.RATE_LIMIT_PER_MINUTE,
+      windowSeconds: 60,
+    }),
+  );
+  mountRoute(app, auditRoute, async (c) => {
+    const query = parseOrThrow(AuditQuerySchema, c.req.query(), '/query', 'invalid_request', 'invalid query');
+    const filter: AuditQuery = {
+      organizationId: c.get('auth').organizationId,
+      connectorId: query.connector_id,
+      action: query.action,
+      status: query.status === undefined ? undefined : statusRange(query.status),
+      since: query.since === undefined ? undefined : new Date(query.since),
+      until: query.until === undefined ? undefined : new Date(query.until),
+      beforeId: query.cursor === undefined ? undefined : idOfCursor(query.cursor),
+      limit: query.limit,
+    };
+    if ((c.req.header('accept') ?? '').includes(NDJSON)) return exportNdjson(deps, filter);
+    const rows = await deps.auditEntries.page({ ...filter, limit: query.limit + 1 });
+    const page = rows.slice(0, query.limit);
+    const hasMore = rows.length > query.limit;
+    return c.json({
+      data: page.map(entryOf),
+      meta: { cursor: hasMore ? cursorOf(page.at(-1)!.id) : null, has_more: hasMore },
+    });
+  });
+  return app;
+}
+
+/** Every matching entry, one JSON object per line, read a page at a time as the caller consumes them. */
+function exportNdjson(deps: ApiDeps, filter: AuditQuery): Response {
+  let beforeId = filter.beforeId;
+  let done = false;
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (done) return controller.close();
+      const rows = await deps.auditEntries.page({ ...filter, beforeId, limit: EXPORT_PAGE });
+      if (rows.length < EXPORT_PAGE) done = true;
+      if (rows.length === 0) return controller.close();
+      beforeId = rows.at(-1)!.id;
+      controller.enqueue(encoder.encode(rows.map((row) => `${JSON.stringify(entryOf(row))}\n`).join('')));
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': NDJSON } });
+}
+
+function entryOf(row: AuditEntryRow): z.infer<typeof AuditEntrySchema> {
+  return {
+    id: String(row.id),
+    at: row.at.toISOString(),
+    organization_id: row.organization_id,
+    client_id: row.client_id,
+    connector_id: row.connector_id,
+    source: row.source === 'mcp' ? 'mcp' : 'api',
+    action: row.action,
+    entity: row.entity,
+    params: row.params,
+    idempotency_key: row.idempotency_key,
+    status: row.status,
+    error_code: row.error_code,
+    upstream_status: row.upstream_status,
+    latency_ms: row.latency_ms,
+    request_id: row.request_id,
+  };
+}
+
+function statusRange(filter: string): { min: number; max: number } {
+  if (filter === 'success') return { min: 100, max: 399 };
+  if (filter === 'error') return { min: 400, max: 599 };
+  if (filter.endsWith('xx')) {
+    const hundred = Number(filter[0]) * 100;
+    return { min: hundred, max: hundred + 99 };
+  }
+  return { min: Number(filter), max: Number(filter) };
+}
+
+function cursorOf(id: number): string {
+  return Buffer.from(`a:${id}`).toString('base64url');
+}
+
+function idOfCursor(cursor: string): number {
+  const id = /^a:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1];
+  if (id === undefined) {
+    throw new ApiError(400, 'invalid_cursor', 'invalid cursor', [
+      { path: '/query/cursor', message: 'is not a cursor this endpoint returned' },
+    ]);
+  }
+  return Number(id);
+}

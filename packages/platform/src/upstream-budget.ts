@@ -1,0 +1,247 @@
+import { UpstreamRateLimitError } from '@conduit/connectors';
+import type { Redis } from 'ioredis';
+
+/** Who is asking: a caller waiting for an answer (execute, webhook re-reads) or a sync page. */
+export type BudgetLane = 'live' | 'sync';
+
+/** What the HTTP client asks before every attempt, and tells after a rate limit (ConnectorSettings.budget). */
+export interface BudgetGate {
+  acquire(signal?: AbortSignal): Promise<void>;
+  /** The upstream said 429 (or its own rate-limit signal), asking for `waitMs` (null: it did not say). */
+  rateLimited(waitMs: number | null): Promise<void>;
+}
+
+/** GET .../{id} `rate_budget`: the limit in force, what was used in the last second, and a pause if any. */
+export interface BudgetView {
+  readonly limit_per_s: number;
+  /** The vendor's documented limit, or learnt from its 429s. */
+  readonly limit_source: 'documented' | 'learnt';
+  readonly used_per_s: number;
+  readonly paused_until: string | null;
+}
+
+export interface BudgetSettings {
+  /** Where a learnt limit starts, and its ceiling. */
+  readonly initialLearntPerSecond: number;
+  readonly maxLearntPerSecond: number;
+  /** A learnt limit grows by 5 % (at least 1) after this long without a 429. */
+  readonly growEveryMs: number;
+  /** A 429 that names no wait pauses the connector this long. */
+  readonly defaultPauseMs: number;
+  /**
+   * A call never waits longer than this for its slot: a longer pause is handed to the caller as a rate limit with
+   * Retry-After (the API's 429, a sync job delayed until then), as the HTTP client does with a long Retry-After.
+   */
+  readonly maxWaitMs: number;
+}
+
+const RECENT = 200;
+
+const DEFAULTS: BudgetSettings = {
+  initialLearntPerSecond: 10,
+  maxLearntPerSecond: 100,
+  growEveryMs: 10_000,
+  defaultPauseMs: 1_000,
+  maxWaitMs: 30_000,
+};
+
+/**
+ * Books the next slot of a connector's schedule (GCRA: one request every 1/limit seconds, on Redis's clock so every
+ * process agrees). Live calls always book, at most one slot ahead since sync never books ahead; a sync page books
+ * only a slot that is free now, so it never stands in front of a live call. A pause (429) stops both lanes.
+ * Returns [booked (1|0), wait ms, limit in force, used in the last whole second].
+ * KEYS: schedule, pause, learnt limit, used counter prefix. ARGV: documented limit (0: learn), lane, initial learnt,
+ * max learnt, grow every ms.
+ */
+const BOOK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+if limit == 0 then
+  local learnt = redis.call('HMGET', KEYS[3], 'limit', 'changed')
+  limit = tonumber(learnt[1]) or tonumber(ARGV[3])
+  local changed = tonumber(learnt[2]) or now
+  if now - changed >= tonumber(ARGV[5]) then
+    limit = math.min(tonumber(ARGV[4]), limit + math.max(1, math.floor(limit * 0.05)))
+    changed = now
+  end
+  redis.call('HSET', KEYS[3], 'limit', limit, 'changed', changed)
+  redis.call('PEXPIRE', KEYS[3], 86400000)
+end
+local second = math.floor(now / 1000)
+local used = tonumber(redis.call('GET', KEYS[4] .. (second - 1)) or '0')
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused > now then return {0, paused - now, limit, used} end
+local interval = 1000 / limit
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+if ARGV[2] == 'sync' and tat > now then return {0, math.ceil(tat - now), limit, used} end
+redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil(interval) + 60000)
+redis.call('INCR', KEYS[4] .. second)
+redis.call('PEXPIRE', KEYS[4] .. second, 3000)
+return {1, math.ceil(tat - now), limit, used}
+`;
+
+/**
+ * A 429: pause the connector (every lane, every process) until the wait is over, and when the limit is learnt,
+ * lower it to 70 % of what it was.
+ * KEYS: pause, learnt limit. ARGV: wait ms, learning (1|0), initial learnt.
+ */
+const PAUSE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local untilMs = now + tonumber(ARGV[1])
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilMs > current then redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1]) + 1000) end
+if ARGV[2] == '1' then
+  local limit = tonumber(redis.call('HGET', KEYS[2], 'limit')) or tonumber(ARGV[3])
+  redis.call('HSET', KEYS[2], 'limit', math.max(1, math.floor(limit * 0.7)), 'changed', now)
+  redis.call('PEXPIRE', KEYS[2], 86400000)
+end
+return untilMs
+`;
+
+interface BudgetKeys {
+  readonly schedule: string;
+  readonly pause: string;
+  readonly learnt: string;
+  readonly used: string;
+}
+
+/** What the budget needs to know of a connector. */
+export interface BudgetSubject {
+  readonly connectorId: string;
+  /** The connector_type, for the metrics (which never carry connector ids). */
+  readonly kind: string;
+  /** The kind's documented requests per second; null: learnt. */
+  readonly perSecond: number | null;
+}
+
+/**
+ * One upstream budget per connector, shared through Redis by every API and worker process (docs/trusted-calls.md).
+ *
+ * @example
+ * const gate = budgets.gate({ connectorId, perSecond: catalog.rateLimit.perSecond }, 'live');
+ * await gate.acquire(signal); // then send the request
+ */
+export class UpstreamBudgets {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #settings: BudgetSettings;
+  readonly #onWait: ((lane: BudgetLane, waitMs: number) => void) | undefined;
+  /** The connectors this process drew from lately (at most RECENT), for the metrics. */
+  readonly #recent = new Map<string, BudgetSubject>();
+
+  constructor(
+    redis: Redis,
+    namespace: string,
+    options: { settings?: Partial<BudgetSettings>; onWait?: (lane: BudgetLane, waitMs: number) => void } = {},
+  ) {
+    this.#redis = redis;
+    // One hash tag per connector keeps its keys in one slot (Redis Cluster runs the scripts).
+    this.#prefix = `${namespace}:budget`;
+    this.#settings = { ...DEFAULTS, ...options.settings };
+    this.#onWait = options.onWait;
+  }
+
+  gate(subject: BudgetSubject, lane: BudgetLane): BudgetGate {
+    const keys = this.#keys(subject.connectorId);
+    this.#recent.delete(subject.connectorId);
+    this.#recent.set(subject.connectorId, subject);
+    if (this.#recent.size > RECENT) this.#recent.delete(this.#recent.keys().next().value!);
+    return {
+      acquire: async (signal) => {
+        const started = performance.now();
+        for (;;) {
+          const [booked, waitMs] = await this.#book(keys, subject, lane);
+          if (waitMs > this.#settings.maxWaitMs) {
+            throw new UpstreamRateLimitError(
+              'the upstream rate limit paused this connector',
+              Math.max(1, Math.ceil(waitMs / 1000)),
+            );
+          }
+          if (booked === 1) {
+            if (waitMs > 0) await sleep(waitMs, signal);
+            break;
+          }
+          // Paused, or (sync) no free slot now: try again when the next one is due.
+          await sleep(Math.max(1, waitMs), signal);
+        }
+        this.#onWait?.(lane, performance.now() - started);
+      },
+      rateLimited: async (waitMs) => {
+        await this.#redis.eval(
+          PAUSE,
+          2,
+          keys.pause,
+          keys.learnt,
+          String(Math.max(1, Math.round(waitMs ?? this.#settings.defaultPauseMs))),
+          subject.perSecond === null ? '1' : '0',
+          String(this.#settings.initialLearntPerSecond),
+        );
+      },
+    };
+  }
+
+  /** The budgets of the connectors this process used lately, with their kind. */
+  async recentViews(): Promise<{ kind: string; view: BudgetView }[]> {
+    return Promise.all(
+      [...this.#recent.values()].map(async (subject) => ({ kind: subject.kind, view: await this.view(subject) })),
+    );
+  }
+
+  async view(subject: BudgetSubject): Promise<BudgetView> {
+    const keys = this.#keys(subject.connectorId);
+    const [time, pause, learnt] = await Promise.all([
+      this.#redis.time(),
+      this.#redis.get(keys.pause),
+      this.#redis.hget(keys.learnt, 'limit'),
+    ]);
+    const now = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+    const used = Number((await this.#redis.get(`${keys.used}${Math.floor(now / 1000) - 1}`)) ?? 0);
+    const pausedUntil = Number(pause ?? 0);
+    return {
+      limit_per_s: subject.perSecond ?? Number(learnt ?? this.#settings.initialLearntPerSecond),
+      limit_source: subject.perSecond === null ? 'learnt' : 'documented',
+      used_per_s: used,
+      paused_until: pausedUntil > now ? new Date(pausedUntil).toISOString() : null,
+    };
+  }
+
+  #keys(connectorId: string): BudgetKeys {
+    const base = `${this.#prefix}:{${connectorId}}`;
+    return { schedule: `${base}:tat`, pause: `${base}:pause`, learnt: `${base}:learnt`, used: `${base}:used:` };
+  }
+
+  async #book(keys: BudgetKeys, subject: BudgetSubject, lane: BudgetLane) {
+    const result = (await this.#redis.eval(
+      BOOK,
+      4,
+      keys.schedule,
+      keys.pause,
+      keys.learnt,
+      keys.used,
+      String(subject.perSecond ?? 0),
+      lane,
+      String(this.#settings.initialLearntPerSecond),
+      String(this.#settings.maxLearntPerSecond),
+      String(this.#settings.growEveryMs),
+    )) as [number, number, number, number];
+    return result;
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

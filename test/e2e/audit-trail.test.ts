@@ -1,0 +1,269 @@
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cleanupsAfterAll } from '../harness/cleanups.ts';
+import { createConnector } from '../harness/create-connector.ts';
+import { orbSettingsFrom, startOrbSimulatorPlatform } from '../harness/orb-connector.ts';
+import { eventually, type TestPlatform } from '../harness/platform.ts';
+import type { OrbSimulator } from '../simulators/orb/simulator.ts';
+
+interface Entry {
+  id: string;
+  at: string;
+  client_id: string | null;
+  connector_id: string | null;
+  source: string;
+  action: string;
+  entity: string | null;
+  params: Record<string, unknown> | null;
+  idempotency_key: string | null;
+  status: number;
+  error_code: string | null;
+  upstream_status: number | null;
+  latency_ms: number;
+  request_id: string | null;
+}
+
+interface Page {
+  data: Entry[];
+  meta: { cursor: string | null; has_more: boolean };
+}
+
+async function auditPage(platform: TestPlatform, query = ''): Promise<Page> {
+  const response = await platform.call('GET', `/api/v1/audit${query}`);
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as Page;
+}
+
+describe('the audit trail', () => {
+  const cleanups = cleanupsAfterAll();
+  let sim: OrbSimulator;
+  let platform: TestPlatform;
+  let id: string;
+  const execute = (body: unknown, headers: Record<string, string> = {}) =>
+    platform.call('POST', `/api/v1/integrations/connectors/${id}/execute`, body, headers);
+
+  beforeAll(async () => {
+    ({ sim, platform } = await startOrbSimulatorPlatform(
+      cleanups,
+      { customers: 5, subscriptionsPerCustomer: 0 },
+      { worker: false },
+    ));
+    id = await createConnector(platform, {
+      customer_name: 'audit',
+      name: 'trail',
+      ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
+    });
+  }, 60_000);
+
+  it('an answered execute call is in the trail when its answer arrives: who, what, params, statuses, latency, request id', async () => {
+    const response = await execute({ entity: 'customers', action: 'list', params: { limit: 2 } });
+    expect(response.status).toBe(200);
+    // No waiting: the entry was durable before the answer was sent.
+    const [entry] = (await auditPage(platform, `?connector_id=${id}&limit=1`)).data;
+    expect(entry).toMatchObject({
+      client_id: platform.clientId,
+      connector_id: id,
+      source: 'api',
+      action: 'execute.list',
+      entity: 'customers',
+      params: { limit: 2 },
+      status: 200,
+      upstream_status: 200,
+      error_code: null,
+      request_id: response.headers.get('x-request-id'),
+    });
+    expect(entry!.latency_ms).toBeGreaterThan(0);
+  });
+
+  it('a refused call is audited with its error code and the upstream status', async () => {
+    sim.faults.add({ status: 422, count: 1, pathIncludes: '/v1/customers' });
+    expect((await execute({ entity: 'customers', action: 'list', params: {} })).status).toBe(400);
+    const bad = await execute({ entity: 'customers', action: 'list', params: { nope: 1 } });
+    expect(bad.status).toBe(400);
+    const [invalid, rejected] = (await auditPage(platform, `?connector_id=${id}&limit=2`)).data;
+    expect(invalid).toMatchObject({ action: 'execute.list', status: 400, error_code: 'invalid_params' });
+    expect(rejected).toMatchObject({ status: 400, error_code: 'upstream_rejected', upstream_status: 422 });
+  });
+
+  it('connector create, update, webhook secret set and remove, and delete are audited with secrets redacted', async () => {
+    const other = await createConnector(platform, {
+      customer_name: 'audit',
+      name: 'short-lived',
+      ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
+    });
+    const secret = 'whsec-very-secret-value-1234';
+    const patch = (body: unknown) => platform.call('PATCH', `/api/v1/integrations/connectors/${other}`, body);
+    expect((await patch({ name: 'renamed', credentials: { api_key: sim.apiKey } })).status).toBe(200);
+    expect((await patch({ webhook_secret: secret })).status).toBe(200);
+    expect((await patch({ webhook_secret: null })).status).toBe(200);
+    expect((await platform.call('DELETE', `/api/v1/integrations/connectors/${other}`)).status).toBe(204);
+
+    const entries = (await auditPage(platform, `?connector_id=${other}`)).data;
+    expect(entries.map((e) => e.action)).toEqual([
+      'connector.delete',
+      'connector.webhook_secret.remove',
+      'connector.webhook_secret.set',
+      'connector.update',
+      'connector.create',
+    ]);
+    expect(entries.every((e) => e.client_id === platform.clientId && e.status < 300)).toBe(true);
+    expect(entries[4]!.params).toMatchObject({ credentials: { api_key: '[REDACTED]' }, name: 'short-lived' });
+    expect(entries[3]!.params).toMatchObject({ credentials: { api_key: '[REDACTED]' }, name: 'renamed' });
+    expect(entries[2]!.params).toEqual({ webhook_secret: '[REDACTED]' });
+    expect(entries[1]!.params).toEqual({ webhook_secret: null });
+
+    // No secret anywhere in the export.
+    const exported = await (
+      await platform.call('GET', '/api/v1/audit', undefined, { accept: 'application/x-ndjson' })
+    ).text();
+    expect(exported).not.toContain(sim.apiKey);
+    expect(exported).not.toContain(secret);
+  });
+
+  it('webhook endpoint changes and replays are audited; the endpoint secret is never in the trail', async () => {
+    const created = await platform.call('POST', '/api/v1/webhook-endpoints', {
+      url: 'https://hooks.example.com/audit',
+      entities: ['customers'],
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { id, secret } = (await created.json()) as { id: string; secret: string };
+    const path = `/api/v1/webhook-endpoints/${id}`;
+    expect((await platform.call('PATCH', path, { description: 'audited' })).status).toBe(200);
+    expect((await platform.call('POST', `${path}/replay`, { after: '0' })).status).toBeLessThan(300);
+    expect((await platform.call('GET', path)).status).toBe(200);
+    expect((await platform.call('DELETE', path)).status).toBe(204);
+
+    const entries = (await auditPage(platform, '?action=webhook_endpoint')).data;
+    expect(entries.map((e) => e.action)).toEqual([
+      'webhook_endpoint.delete',
+      'webhook_endpoint.replay',
+      'webhook_endpoint.update',
+      'webhook_endpoint.create',
+    ]);
+    expect(entries.every((e) => e.client_id === platform.clientId && e.status < 300)).toBe(true);
+    expect(entries[3]!.params).toMatchObject({ url: 'https://hooks.example.com/audit', entities: ['customers'] });
+    expect(entries[2]!.params).toMatchObject({ id, description: 'audited' });
+    const exported = await (
+      await platform.call('GET', '/api/v1/audit', undefined, { accept: 'application/x-ndjson' })
+    ).text();
+    expect(exported).not.toContain(secret);
+  });
+
+  it('filters by connector, action prefix, status and time; pages newest first with a cursor, without repeats', async () => {
+    const before = new Date().toISOString();
+    for (let i = 0; i < 5; i++) {
+      expect((await execute({ entity: 'customers', action: 'list', params: { limit: i + 1 } })).status).toBe(200);
+    }
+    const seen: Entry[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page = await auditPage(
+        platform,
+        `?connector_id=${id}&action=execute&status=2xx&since=${encodeURIComponent(before)}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      seen.push(...page.data);
+      cursor = page.meta.cursor;
+    } while (cursor);
+    expect(seen.map((e) => e.params?.limit)).toEqual([5, 4, 3, 2, 1]);
+    expect(new Set(seen.map((e) => e.id)).size).toBe(5);
+    expect((await auditPage(platform, `?status=4xx&connector_id=${id}`)).data.every((e) => e.status >= 400)).toBe(true);
+    expect((await auditPage(platform, `?until=${encodeURIComponent(before)}&action=execute.list`)).data).not.toEqual(
+      [],
+    );
+    const bad = await platform.call('GET', '/api/v1/audit?status=teapot');
+    expect(bad.status).toBe(400);
+  });
+
+  it('exports every matching entry as NDJSON, newest first', async () => {
+    const response = await platform.call('GET', `/api/v1/audit?connector_id=${id}`, undefined, {
+      accept: 'application/x-ndjson',
+    });
+    expect(response.headers.get('content-type')).toContain('application/x-ndjson');
+    const lines = (await response.text()).trim().split('\n');
+    const entries = lines.map((line) => JSON.parse(line) as Entry);
+    expect(entries.length).toBeGreaterThanOrEqual(9);
+    expect(entries.every((e) => e.connector_id === id)).toBe(true);
+    const ids = entries.map((e) => BigInt(e.id));
+    expect([...ids].sort((a, b) => (a > b ? -1 : 1))).toEqual(ids);
+  });
+
+  it('concurrent calls are each audited before their answer (batched into shared inserts)', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        execute(
+          { entity: 'customers', action: 'list', params: { limit: 1 } },
+          {
+            'x-request-id': `concurrent-${i}`,
+          },
+        ),
+      ),
+    );
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const recent = (await auditPage(platform, `?connector_id=${id}&limit=20`)).data;
+    expect(new Set(recent.map((e) => e.request_id))).toEqual(new Set(answers.map((_, i) => `concurrent-${i}`)));
+  });
+
+  it('MCP tool calls are audited, and the API calls they make are marked as coming through MCP', async () => {
+    const response = await platform.call(
+      'POST',
+      '/mcp',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'orb_execute',
+          arguments: { connector_id: id, entity: 'customers', action: 'list', params: { limit: 1 } },
+        },
+      },
+      { accept: 'application/json, text/event-stream' },
+    );
+    expect(response.status, await response.clone().text()).toBe(200);
+    const [toolCall, inner] = (await auditPage(platform, '?limit=2')).data;
+    expect(toolCall).toMatchObject({ source: 'mcp', action: 'mcp.tool_call', entity: 'orb_execute', connector_id: id });
+    expect(inner).toMatchObject({ source: 'mcp', action: 'execute.list', connector_id: id, status: 200 });
+  });
+
+  it('is append-only in the database: the application’s own connection cannot update, delete or truncate entries', async () => {
+    const db = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ count: string }>('select count(*) from audit_entries');
+      for (const statement of [
+        `update audit_entries set action = 'forged'`,
+        'delete from audit_entries',
+        'truncate audit_entries',
+      ]) {
+        await expect(db.query(statement), statement).rejects.toThrow(/append-only/);
+      }
+      const after = await db.query<{ count: string; forged: string }>(
+        `select count(*), count(*) filter (where action = 'forged') as forged from audit_entries`,
+      );
+      expect(after.rows[0]).toEqual({ count: rows[0]!.count, forged: '0' });
+      // The retention's own path refuses a retention under a day.
+      await expect(db.query(`select audit_purge(interval '1 hour')`)).rejects.toThrow(/at least one day/);
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe('audit retention', () => {
+  const cleanups = cleanupsAfterAll();
+
+  it('the worker removes entries older than AUDIT_RETENTION and keeps the rest', async () => {
+    const { platform } = await startOrbSimulatorPlatform(
+      cleanups,
+      { customers: 1, subscriptionsPerCustomer: 0 },
+      { env: { AUDIT_RETENTION: '30d', RETENTION_INTERVAL: '200ms' } },
+    );
+    const day = 86_400_000;
+    const base = { organizationId: platform.organizationId, source: 'api' as const, status: 200, latencyMs: 1 };
+    await platform.api.deps.audit.record({ ...base, action: 'test.old', at: new Date(Date.now() - 400 * day) });
+    await platform.api.deps.audit.record({ ...base, action: 'test.recent', at: new Date(Date.now() - 2 * day) });
+    await eventually(async () =>
+      (await auditPage(platform, '?action=test.old')).data.length === 0 ? true : undefined,
+    );
+    expect((await auditPage(platform, '?action=test.recent')).data).toHaveLength(1);
+  }, 60_000);
+});
