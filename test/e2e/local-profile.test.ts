@@ -72,7 +72,7 @@ function demoConnector(kind: string, started: Started, stored: { credentials: Re
   });
 }
 
-describe('the local profile survives restarts (issue 17 item 7)', () => {
+describe('the local profile survives restarts', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'conduit-sim-state-'));
   const running: ChildProcess[] = [];
   afterAll(async () => {

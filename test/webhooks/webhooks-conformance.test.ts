@@ -12,7 +12,7 @@ import { startTypeform } from '../simulators/typeform/simulator.ts';
 import { startZendeskTalk } from '../simulators/zendesk-talk/simulator.ts';
 
 /**
- * DESIGN §7 for every kind with webhooks, one shared table: a change in the simulator is announced by the
+ * docs/api.md for every kind with webhooks, one shared table: a change in the simulator is announced by the
  * vendor's own signed webhook and becomes searchable with no sync call; refused signatures change nothing; an
  * event id is processed once; a record gone upstream leaves the copy. One platform serves the five kinds.
  */
@@ -44,7 +44,7 @@ interface Running {
 
 let platform: TestPlatform;
 const running = new Map<string, Running>();
-/** A kind without webhooks (DESIGN §7: "unsupported"). */
+/** A kind without webhooks (docs/api.md: "unsupported"). */
 let paypal: { sim: SimulatorHandle; connectorId: string };
 
 beforeAll(async () => {

@@ -129,7 +129,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerWebhookEndpoints(webhookEndpoints, deps);
   app.route('/api/v1/webhook-endpoints', webhookEndpoints);
 
-  // MCP (DESIGN §8): the same bearer token; the tools call this app's public routes in-process.
+  // MCP (docs/operations.md): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({
     apiFetch: async (request) => {
       const headers = new Headers(request.headers);

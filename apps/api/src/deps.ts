@@ -11,7 +11,7 @@ import type { SearchService } from './services/search-service.ts';
 export interface ApiDeps
   extends Pick<
     PlatformServices,
-    // webhookQueue: accepted upstream webhooks, deduplicated by event id (DESIGN §7); metrics: GET /metrics.
+    // webhookQueue: accepted upstream webhooks, deduplicated by event id (docs/api.md); metrics: GET /metrics.
     | 'connectors'
     | 'syncStates'
     | 'changeFeed'

@@ -3,7 +3,7 @@ import { SearchQueryError } from '@conduit/search-dsl';
 import { describe, expect, it } from 'vitest';
 import { STATUS_OF_CODE, toProblem } from './problem.ts';
 
-/** DESIGN.md §3 "Errors": the status of every code a connector or the search compiler raises, by status. */
+/** docs/api.md "Errors": the status of every code a connector or the search compiler raises, by status. */
 const CODES_BY_STATUS: Readonly<Record<number, readonly ErrorCode[]>> = {
   400: [
     'invalid_request',

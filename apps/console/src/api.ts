@@ -13,7 +13,7 @@ export interface FieldProblem {
   message: string;
 }
 
-/** RFC 9457 problem details (DESIGN §3). */
+/** RFC 9457 problem details (docs/api.md). */
 export interface Problem {
   type?: string;
   title: string;

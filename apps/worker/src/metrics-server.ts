@@ -11,7 +11,7 @@ export interface MetricsServer {
 }
 
 /**
- * The worker's own GET /metrics (DESIGN §8). A port already in use (a second worker on one host) is logged and
+ * The worker's own GET /metrics (docs/operations.md). A port already in use (a second worker on one host) is logged and
  * the worker runs on without metrics rather than failing its real job.
  */
 export async function startMetricsServer(

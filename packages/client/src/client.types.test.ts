@@ -15,7 +15,7 @@ const paypal = conduit.connector('connector-id', 'Paypal-Transaction');
 const zendesk = conduit.connector('connector-id', 'Zendesk-Talk');
 const drive = conduit.connector('connector-id', 'Google-Drive');
 
-describe('the issue 15 example', () => {
+describe('the typed example of the README', () => {
   it('a misspelt search field on Orb invoices does not compile; the correct spelling does', () => {
     const correct = () =>
       orb.execute({ entity: 'invoices', action: 'search', params: { query: { filter: { eq: { status: 'paid' } } } } });
@@ -28,7 +28,7 @@ describe('the issue 15 example', () => {
 });
 
 describe('search filters are typed per entity', () => {
-  it('checks operators against field types (DESIGN §4)', () => {
+  it('checks operators against field types (docs/search.md)', () => {
     const calls = () => [
       orb.search('invoices', {
         query: {
@@ -97,7 +97,7 @@ describe('search filters are typed per entity', () => {
   });
 });
 
-describe('aggregations (DESIGN §4 params.aggregate)', () => {
+describe('aggregations (docs/search.md params.aggregate)', () => {
   it('types aggregation fields and results per entity', () => {
     const dashboard = () =>
       orb.search('invoices', {

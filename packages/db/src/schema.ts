@@ -36,7 +36,7 @@ export interface ConnectorsTable {
   credentials_ciphertext: string;
   config: Json<Record<string, unknown>>;
   replication_config: Json<Record<string, unknown>>;
-  /** The webhook secret (DESIGN §7), encrypted like the credentials; null when not configured. */
+  /** The webhook secret (docs/api.md), encrypted like the credentials; null when not configured. */
   webhook_secret_ciphertext: ColumnType<string | null, string | null | undefined, string | null>;
   /** Set when the upstream rejected the stored credentials during a sync; cleared when they are replaced. */
   credentials_rejected_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

@@ -180,7 +180,7 @@ function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<str
   };
 }
 
-/** `params.aggregate` (DESIGN §4): named aggregations over the fields each one applies to. */
+/** `params.aggregate` (docs/search.md): named aggregations over the fields each one applies to. */
 function aggregateSchema(fields: readonly FieldCapability[]): JsonSchema {
   const taking = (key: string) => fields.filter((f) => f.aggregations.includes(key)).map((f) => f.path);
   const countable = taking('count_by');

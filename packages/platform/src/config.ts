@@ -11,7 +11,7 @@ const LOCAL_TOKEN_SIGNING_KEY = 'local-development-token-signing-key-change-me';
 const PRODUCTION_KEY_BYTES = 32;
 
 /**
- * The configuration contract (DESIGN §2). Every variable has a working local default; a variable set in the
+ * The configuration contract (docs/operations.md). Every variable has a working local default; a variable set in the
  * environment always wins. Parsed once in each app's main.ts and passed down.
  */
 export const PlatformEnv = z.object({
@@ -46,7 +46,7 @@ export const PlatformEnv = z.object({
     .default('1h'),
   /**
    * At least this often, entities whose incremental cursor misses edits or deletions get a full pass (re-read from
-   * start_date, then removal of what disappeared), DESIGN §5.
+   * start_date, then removal of what disappeared), docs/architecture.md.
    */
   FULL_SYNC_INTERVAL: z
     .string()

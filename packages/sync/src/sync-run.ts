@@ -213,7 +213,7 @@ function startDateOf(row: ConnectorRow): string {
 }
 
 /**
- * Whether this run reads everything from start_date and then removes what disappeared (DESIGN §5): always for
+ * Whether this run reads everything from start_date and then removes what disappeared (docs/architecture.md): always for
  * full-refresh entities, the first pass, and a requested one; for incremental entities whose cursor misses edits
  * or deletions (catalog ChangeCapture), once the last full pass is FULL_SYNC_INTERVAL old.
  */

@@ -196,7 +196,7 @@ export async function startPaypalTransaction(
     ...(options.maxResults === undefined ? {} : { maxResults: options.maxResults }),
   });
   const { data } = sim;
-  // Document 1: start_date between 3 years ago and 12 hours before now; 400 days back excludes part of the data.
+  // The specification: start_date between 3 years ago and 12 hours before now; 400 days back excludes part of the data.
   const startMs = data.anchor - 400 * DAY;
   const startDate = new Date(startMs).toISOString().replace('.000Z', 'Z');
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');

@@ -38,7 +38,7 @@ export const ConnectorSchema = z
     replication_config: z.record(z.string(), z.unknown()),
     created_at: z.string(),
     updated_at: z.string(),
-    /** DESIGN §7: where the upstream sends its webhooks (null for kinds without webhooks). */
+    /** docs/api.md: where the upstream sends its webhooks (null for kinds without webhooks). */
     webhook_url: z.string().nullable(),
     webhooks: z.enum(['configured', 'not_configured', 'unsupported']),
     credentials_status: z.enum(['ok', 'rejected']),

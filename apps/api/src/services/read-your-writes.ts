@@ -6,7 +6,7 @@ import { z } from 'zod';
 const WRITES = new Set(['create', 'update', 'delete']);
 
 /**
- * Read-your-writes (issue 11 item 4): after a successful create, update or delete through execute on a replicated
+ * Read-your-writes: after a successful create, update or delete through execute on a replicated
  * entity, the record is re-read from the upstream (its get) and written to the copy, or removed when the upstream
  * no longer has it, before execute answers; search then reflects the write. The upstream stays the source: the
  * write's own answer only names the record.

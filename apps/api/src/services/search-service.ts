@@ -39,7 +39,7 @@ export interface SearchContext {
 const COSTLY_FROM = 20;
 
 export interface SearchService {
-  /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, DESIGN §5). */
+  /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, docs/architecture.md). */
   search(
     row: ConnectorRow,
     entity: EntityCatalog,
@@ -86,7 +86,7 @@ export function createSearchService(
   };
   return {
     async search(row, entity, params, context = {}) {
-      // Read beside the query (DESIGN §5: meta.synced_at); a failure surfaces when awaited, never unhandled.
+      // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
       const synced = syncedAt(row.id, entity.name);
       synced.catch(() => undefined);
       const plan = planSearch(params, {

@@ -28,7 +28,7 @@ export interface SyncSpec {
 }
 
 /**
- * What the upstream lets an entity's incremental reads see (issue 11, DESIGN §5). The sync engine derives its
+ * What the upstream lets an entity's incremental reads see (docs/architecture.md). The sync engine derives its
  * behaviour from it: incremental runs re-read `lookbackMs` behind the cursor, and an entity whose incremental
  * reads miss edits or deletions gets a full pass (re-read from start_date, then removal of what disappeared) at
  * least every FULL_SYNC_INTERVAL. Full-refresh entities see everything on every run and need none.
@@ -42,7 +42,7 @@ export interface ChangeCapture {
   readonly lookbackMs: number;
   /** `feed`: the cursor is a position in the upstream's changes feed (ReadPage.position), not a record field. */
   readonly cursor: 'field' | 'feed';
-  /** Where these facts come from (vendor documentation, research file). */
+  /** Where these facts come from (vendor documentation, vendor's API reference). */
   readonly source: string;
 }
 
@@ -149,7 +149,7 @@ export interface UpstreamSpec {
   readonly read?: { readonly params?: Readonly<Record<string, unknown>>; readonly since?: SinceParam };
 }
 
-/** One entity of a connector kind, as document 2 describes it. Pure data: no HTTP here. */
+/** One entity of a connector kind, as the specification describes it. Pure data: no HTTP here. */
 export interface EntityCatalog {
   readonly name: string;
   /** Dotted path to the field that identifies a record (document ids derive from it). */
@@ -158,7 +158,7 @@ export interface EntityCatalog {
   readonly upstream?: UpstreamSpec;
   /** Record fields with their types and nullability. */
   readonly record: FieldMap;
-  /** Pagination values a list returns (document 2 "Meta"). */
+  /** Pagination values a list returns (the specification's "Meta"). */
   readonly meta?: FieldMap;
   /** Searchable fields (dotted where listed). Present exactly when the entity supports `search`. */
   readonly searchable?: FieldMap;
@@ -176,9 +176,9 @@ export interface EntityCatalog {
 }
 
 export interface KindCatalog<Credentials = unknown, Config = unknown> {
-  /** Canonical connector_type (DESIGN §1), e.g. `Zendesk-Talk`. */
+  /** Canonical connector_type (docs/api.md), e.g. `Zendesk-Talk`. */
   readonly connectorType: string;
-  /** The purpose name document 1 uses, e.g. `telephony`. */
+  /** The purpose name the specification uses, e.g. `telephony`. */
   readonly purpose: string;
   /** Credentials: a union over the credential methods the kind accepts; the connector's types are inferred from it. */
   readonly credentials: z.ZodType<Credentials>;

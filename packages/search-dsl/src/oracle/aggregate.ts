@@ -4,7 +4,7 @@ import { type Amount, compare, fieldValues, type Instant, type OracleValue } fro
 
 /**
  * Reference answers of `params.aggregate` over the matching records (tests only), computed with exact arithmetic
- * (big integers for integers and amounts) in the output forms DESIGN.md §4 promises.
+ * (big integers for integers and amounts) in the output forms docs/search.md promises.
  */
 export function referenceAggregations(
   records: readonly Record<string, unknown>[],

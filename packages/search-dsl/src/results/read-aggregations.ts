@@ -27,7 +27,7 @@ type Raw = unknown;
 
 /**
  * Stage 4b: the engine's aggregation answers as `meta.aggregations`, by the caller's names. Values take the form
- * DESIGN.md §4 promises: decimals and integers as exact decimal strings (integer sums are exact while the total
+ * docs/search.md promises: decimals and integers as exact decimal strings (integer sums are exact while the total
  * stays below 2^53), numbers as numbers, dates as ISO instants; `null` when no matching record has a value.
  */
 export function readAggregations(response: unknown, nodes: readonly AggNode[]): Record<string, AggResult> {

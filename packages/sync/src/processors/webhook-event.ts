@@ -45,7 +45,7 @@ function findRow(deps: SyncDeps, id: string): Promise<ConnectorRow | undefined> 
 }
 
 /**
- * One accepted webhook event (DESIGN §7): a signal, never a source. Each record it names is re-read from the
+ * One accepted webhook event (docs/api.md): a signal, never a source. Each record it names is re-read from the
  * upstream with the stored credentials and upserted through `writeRecord` (the worker's grouped writes: events
  * arriving together share one bulk request), or removed when the upstream no longer has it. Writes are not
  * refreshed one by one: the index's own refresh (1 s) makes them searchable.

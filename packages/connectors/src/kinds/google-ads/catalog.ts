@@ -4,19 +4,19 @@ import { startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, t, withNullability } from '../../core/field-spec.ts';
 
 /*
- * Search advertising = Google Ads REST API (DESIGN §1). Sources: document 2 "Search advertising connector",
- * research/upstream-apis-2.md, and the Google Ads API reference (GAQL resources customer, campaign, ad_group,
+ * Search advertising = Google Ads REST API (docs/api.md). Sources: the specification's "Search advertising connector",
+ * the vendor's API reference, and the Google Ads API reference (GAQL resources customer, campaign, ad_group,
  * ad_group_ad, campaign_label, ad_group_label, ad_group_ad_label, label).
  *
  * Records are the rows of `customers/{cid}/googleAds:search`, in the upstream's camelCase nested shape
  * ({campaign: {...}, metrics: {...}, segments: {date}}); int64 values arrive as JSON strings.
- * Searchable fields are document 2's snake_case dotted GAQL names; the indexer matches them against the camelCase
+ * Searchable fields are the specification's snake_case dotted GAQL names; the indexer matches them against the camelCase
  * rows and coerces int64 strings to integers.
- * Document 2: "search advertising records declare plain types", so every field here is non-null.
+ * The specification: "search advertising records declare plain types", so every field here is non-null.
  */
 const plain = (fields: FieldMap): FieldMap => withNullability(fields, false);
 
-/** Ten digits, no dashes (document 1 Limits). */
+/** Ten digits, no dashes (the specification's limits). */
 export const customerIdSchema = z.string().regex(/^\d{10}$/, 'must be 10 digits without dashes, e.g. 1234567890');
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -50,7 +50,7 @@ export function googleAdsRowKey(row: Readonly<Record<string, unknown>>, mainReso
 
 const rowKey = t.string();
 
-// Document 2: "list actions return also next_page_token, string". Declared nullable: the last page has none
+// The specification: "list actions return also next_page_token, string". Declared nullable: the last page has none
 // (the upstream omits nextPageToken there).
 const meta: FieldMap = { next_page_token: t.string() };
 
@@ -59,7 +59,7 @@ const meta: FieldMap = { next_page_token: t.string() };
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * List parameters of every customer-scoped entity (document 2). `pageSize` is accepted and bounded as document 2
+ * List parameters of every customer-scoped entity. `pageSize` is accepted and bounded as the specification
  * states, but the upstream removed it in v17 (fixed 10,000-row pages; sending it fails with PAGE_SIZE_NOT_SUPPORTED):
  * the connector does not forward it.
  */
@@ -198,7 +198,7 @@ const campaignLabelCreateParams = z
   })
   .superRefine((p, ctx) => sameCustomer(p, ctx, 'create', ['campaign', 'label']));
 
-// Document 2 shows only customer_id and operations for ad_group_labels create; the operation body is the vendor's
+// The specification shows only customer_id and operations for ad_group_labels create; the operation body is the vendor's
 // AdGroupLabelOperation.create {adGroup, label}.
 const adGroupLabelCreateParams = z
   .strictObject({
@@ -210,7 +210,7 @@ const adGroupLabelCreateParams = z
   })
   .superRefine((p, ctx) => sameCustomer(p, ctx, 'create', ['adGroup', 'label']));
 
-// labels create: the seed system's action beyond document 2 (research/vendor-endpoints.tsv: POST
+// labels create: the seed system's action beyond the specification (POST
 // customers/{customer_id}/labels:mutate). LabelOperation.create is the vendor's Label resource: name (1-80
 // characters, unique in the account), optional status and text_label (https://developers.google.com/google-ads/api/reference/rpc/latest/Label).
 const labelCreateParams = z.strictObject({
@@ -242,7 +242,7 @@ const labelCreateParams = z.strictObject({
 // customer list is configuration, not a replicated entity.
 // ---------------------------------------------------------------------------------------------------------------
 
-/** GAQL `WHERE segments.date BETWEEN ... ORDER BY segments.date` (research file): incremental on the date. */
+/** GAQL `WHERE segments.date BETWEEN ... ORDER BY segments.date` : incremental on the date. */
 const byDate: SyncSpec = { mode: 'incremental', cursorField: 'segments.date' };
 /**
  * A row per resource and day: an earlier day's row keeps changing after the cursor passed it (conversions are
@@ -255,8 +255,7 @@ const dailyRows: ChangeCapture = {
   seesDeletions: true,
   lookbackMs: 0,
   cursor: 'field',
-  source:
-    'Google Ads API: segments.date, conversion window; research/upstream-apis-2.md (incremental on segments.date)',
+  source: 'Google Ads API: segments.date, conversion window (incremental on segments.date)',
 };
 /** Label associations cannot be filtered by time: full refresh. */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
@@ -266,7 +265,7 @@ const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 // ---------------------------------------------------------------------------------------------------------------
 
 /*
- * accounts: document 2 lists only `customer` as record field but segments.date as searchable, so rows are read
+ * accounts: the specification lists only `customer` as record field but segments.date as searchable, so rows are read
  * with segments.date selected (one row per customer and day, like the vendor's reference replication), and the
  * record carries `segments` and the synthetic `_row_key`.
  */
@@ -291,7 +290,7 @@ const accounts: EntityCatalog = {
     'customer.optimization_score': t.number(),
     'customer.optimization_score_weight': t.number(),
     'customer.pay_per_conversion_eligibility_failure_reasons': t.array(),
-    // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (document 2 convention).
+    // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the specification's convention).
     'customer.remarketing_setting.provider_global_site_tag': t.string(),
     'customer.resource_name': t.string(),
     'customer.test_account': t.boolean(),
@@ -333,7 +332,7 @@ const campaigns: EntityCatalog = {
     'campaign.resource_name': t.string(),
     'campaign_budget.amount_micros': t.integer(),
     'campaign.labels': t.array(),
-    // Neutral name of the vendor's campaign.network_settings.target_google_search (document 2 convention).
+    // Neutral name of the vendor's campaign.network_settings.target_google_search (the specification's convention).
     'campaign.network_settings.target_provider_search': t.boolean(),
     'campaign.network_settings.target_search_network': t.boolean(),
     'campaign.network_settings.target_content_network': t.boolean(),
@@ -449,7 +448,7 @@ const campaignLabels: EntityCatalog = {
   sync: fullRefresh,
 };
 
-// Searchable fields of ad_group_labels: "not shown" in document 2; the campaign_labels list transposed to the
+// Searchable fields of ad_group_labels: "not shown" in the specification; the campaign_labels list transposed to the
 // vendor's ad_group_label resource (ad_group.id, ad_group_label.resource_name, label.*).
 const adGroupLabels: EntityCatalog = {
   name: 'ad_group_labels',
@@ -465,7 +464,7 @@ const adGroupLabels: EntityCatalog = {
   sync: fullRefresh,
 };
 
-// Record and searchable fields of ad_group_ad_labels: "not shown" in document 2; the vendor's ad_group_ad_label
+// Record and searchable fields of ad_group_ad_labels: "not shown" in the specification; the vendor's ad_group_ad_label
 // resource (SELECT ad_group_ad.ad.id, ad_group_ad_label.resource_name, label.id, label.name, label.resource_name).
 const adGroupAdLabels: EntityCatalog = {
   name: 'ad_group_ad_labels',
@@ -481,9 +480,9 @@ const adGroupAdLabels: EntityCatalog = {
   sync: fullRefresh,
 };
 
-// Record fields of labels: "not shown" in document 2; the vendor's label resource
+// Record fields of labels: "not shown" in the specification; the vendor's label resource
 // (label.id, label.name, label.resource_name, label.status, label.text_label.{background_color,description}).
-// Document 2 lists no search for labels, so it is live-only (no sync).
+// The specification lists no search for labels, so it is live-only (no sync).
 const labels: EntityCatalog = {
   name: 'labels',
   recordKey: 'label.resourceName',
@@ -493,7 +492,7 @@ const labels: EntityCatalog = {
 };
 
 // customers:listAccessibleCustomers answers one object {resourceNames: ["customers/1234567890", ...]}: a single
-// record, not paginated. Document 2 types resourceNames as an array of objects; the upstream items are strings, so
+// record, not paginated. The specification types resourceNames as an array of objects; the upstream items are strings, so
 // the item type is left open. Not replicated, so the record key is only nominal.
 const accessibleCustomers: EntityCatalog = {
   name: 'accessible_customers',

@@ -4,16 +4,16 @@ import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../..
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
 /*
- * File storage = Google Drive API v3 (DESIGN §1), https://www.googleapis.com/drive/v3 (+ the upload host).
- * Sources: document 2 "File storage connector"; research/upstream-apis-2.md; for revisions, changes,
+ * File storage = Google Drive API v3 (docs/api.md), https://www.googleapis.com/drive/v3 (+ the upload host).
+ * Sources: the specification's "File storage connector"; for revisions, changes,
  * changes_start_page_token and about (fields and parameters "not shown"), the Drive v3 reference (discovery document).
- * Document 2: "file storage records declare every field nullable except the identifier".
+ * The specification: "file storage records declare every field nullable except the identifier".
  *
- * SEARCH: document 2 lists no search action and no searchable fields for any file storage entity. Deliberate
- * extension (issue 11, item 6): `files` is searchable, over the files record fields of document 2, and replicated
+ * SEARCH: the specification lists no search action and no searchable fields for any file storage entity. Deliberate
+ * extension: `files` is searchable, over the files record fields of the specification, and replicated
  * from start_date (files modified since then, not trashed), kept current through Drive's changes feed
  * (changes/startPageToken, then changes with its page tokens; removed or trashed files leave the copy). The other
- * entities stay unsearchable, as document 2 has them.
+ * entities stay unsearchable, as the specification has them.
  */
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ export function base64DecodedLength(value: string): number {
   return Math.floor((value.length * 3) / 4) - padding;
 }
 
-/** files_upload takes files up to 5 MB (document 1 Limits), i.e. 5 × 1024 × 1024 decoded bytes. */
+/** files_upload takes files up to 5 MB (the specification's limits), i.e. 5 × 1024 × 1024 decoded bytes. */
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 
 const fileContent = z
@@ -150,7 +150,7 @@ const pageTokenPaging = {
 
 /**
  * A paged Drive collection: `{<key>: [...], nextPageToken}` (the key is left out of an empty page); a record is
- * `<path>/{idParam}`. `fields` defaults to `*` (document 2's full records: Drive answers a few fields otherwise).
+ * `<path>/{idParam}`. `fields` defaults to `*` (the specification's full records: Drive answers a few fields otherwise).
  * Replication reads pages of `readPageSize` per parent (the path's ids).
  */
 function collection(path: string, key: string, idParam: string, readPageSize: number): UpstreamSpec {
@@ -383,7 +383,7 @@ const commentRecord: FieldMap = {
   ),
 };
 
-// `fields` is optional here as in document 2 ("required in practice"): the connector sends a default field
+// `fields` is optional here as in the specification ("required in practice"): the connector sends a default field
 // selection when the caller gives none.
 const comments: EntityCatalog = {
   name: 'comments',
@@ -449,7 +449,7 @@ const replies: EntityCatalog = {
   },
 };
 
-// ---- Fields and parameters "not shown" in document 2: the Drive v3 reference. ----
+// ---- Fields and parameters "not shown" in the specification: the Drive v3 reference. ----
 
 // Revision resource (GET files/{fileId}/revisions, pageSize 1-1000).
 const revisionRecord: FieldMap = {
@@ -599,7 +599,7 @@ export const googleDriveCatalog = defineCatalog({
   // https://developers.google.com/identity/protocols/oauth2/web-server#offline
   tokenUrl: 'https://oauth2.googleapis.com/token',
   credentials,
-  // The DESIGN §1 start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
+  // The docs/api.md start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
   entities: {

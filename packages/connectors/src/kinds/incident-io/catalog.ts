@@ -10,15 +10,15 @@ import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 
 /*
- * Incident management = incident.io API (DESIGN §1), https://api.incident.io, Bearer API key.
- * Sources: document 2 "Incident management connector"; research/upstream-apis-2.md; for the entities whose fields
- * document 2 leaves "not shown" (incident_timestamps, severities, custom_fields, catalog_types, schedules) the
+ * Incident management = incident.io API (docs/api.md), https://api.incident.io, Bearer API key.
+ * Sources: the specification's "Incident management connector"; for the entities whose fields
+ * the specification leaves "not shown" (incident_timestamps, severities, custom_fields, catalog_types, schedules) the
  * incident.io public API (OpenAPI spec published with incident-io/singer-tap, client/openapi3.json:
  * IncidentTimestampV2, SeverityV2, CustomFieldV2, CatalogTypeV2, ScheduleV2).
- * Document 2: "incident management records declare only the identifier as non-null".
+ * The specification: "incident management records declare only the identifier as non-null".
  */
 
-/** Document 2: paginated list actions return {after, page_size}, both nullable (after is null on the last page). */
+/** The specification: paginated list actions return {after, page_size}, both nullable (after is null on the last page). */
 const meta: FieldMap = { after: t.string(), page_size: t.integer() };
 
 /**
@@ -54,10 +54,10 @@ function upstream(path: string, plural: string, singular: string, maxPageSize?: 
 const byId = z.strictObject({ id: pathId });
 const none = z.strictObject({});
 
-/** GET /v2/incidents accepts updated_at[gte]: incremental on updated_at (research file). */
+/** GET /v2/incidents accepts updated_at[gte]: incremental on updated_at. */
 const incrementalUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' };
 /**
- * incidents have a real "updated since" filter (updated_at[gte], research/upstream-apis-2.md; incident.io OpenAPI
+ * incidents have a real "updated since" filter (updated_at[gte], the vendor's API reference; incident.io OpenAPI
  * IncidentsV2 List): edits come back. An incident deleted in the dashboard is just no longer listed: the full
  * pass removes it.
  */
@@ -66,7 +66,7 @@ const updatedSince: ChangeCapture = {
   seesDeletions: false,
   lookbackMs: 0,
   cursor: 'field',
-  source: 'incident.io API, GET /v2/incidents updated_at[gte]; research/upstream-apis-2.md',
+  source: 'incident.io API, GET /v2/incidents updated_at[gte]',
 };
 /** Every other list has no time filter or order upstream: full refresh (which also removes deleted records). */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
@@ -80,7 +80,7 @@ const incidentRecord: FieldMap = {
   visibility: t.string({ enum: ['public', 'private'] }),
   permalink: t.string(),
   call_url: t.string(),
-  // Neutral names (document 2 convention) of the vendor's slack_channel_id, slack_channel_name, slack_team_id.
+  // Neutral names (the specification's convention) of the vendor's slack_channel_id, slack_channel_name, slack_team_id.
   chat_channel_id: t.string(),
   chat_channel_name: t.string(),
   chat_team_id: t.string(),
@@ -115,7 +115,7 @@ const incidents: EntityCatalog = {
   record: incidentRecord,
   meta,
   searchable: incidentRecord,
-  // id: the incident's identifier or its numeric reference (document 2).
+  // id: the incident's identifier or its numeric reference.
   actions: { list: paged(250), get: byId },
   sync: incrementalUpdatedAt,
   changeCapture: updatedSince,
@@ -202,7 +202,7 @@ const incidentUpdateRecord: FieldMap = {
   updater: t.object(),
 };
 
-// Document 2 lists only list (and search) for incident_updates: no get.
+// The specification lists only list (and search) for incident_updates: no get.
 const incidentUpdates: EntityCatalog = {
   name: 'incident_updates',
   recordKey: 'id',
@@ -247,7 +247,7 @@ const incidentStatusRecord: FieldMap = {
   rank: t.number(),
 };
 
-// Searchable fields "beyond category: not shown" in document 2: all record fields, like the other entities of this
+// Searchable fields "beyond category: not shown" in the specification: all record fields, like the other entities of this
 // connector (all of them are small scalars).
 const incidentStatuses: EntityCatalog = {
   name: 'incident_statuses',
@@ -260,7 +260,7 @@ const incidentStatuses: EntityCatalog = {
   sync: fullRefresh,
 };
 
-// ---- Entities whose fields and parameters document 2 leaves "not shown": the vendor's API. Searchable: all
+// ---- Entities whose fields and parameters the specification leaves "not shown": the vendor's API. Searchable: all
 // record fields (as for every other entity of this connector). ----
 
 // GET /v2/incident_timestamps (not paginated), GET /v2/incident_timestamps/{id}. IncidentTimestampV2.

@@ -4,9 +4,9 @@ import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../..
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 
 /**
- * Change capture of every Orb list (issue 11): Orb filters lists by creation time only (`created_at[gt|gte|lt|lte]`;
+ * Change capture of every Orb list: Orb filters lists by creation time only (`created_at[gt|gte|lt|lte]`;
  * invoices also by invoice_date/due_date; no "updated since" filter exists: Orb API reference, List customers /
- * List invoices, and the orb-billing client's CustomerListParams/InvoiceListParams; research/upstream-apis-1.md).
+ * List invoices, and the orb-billing client's CustomerListParams/InvoiceListParams).
  * An edit (a customer's email, an invoice paid) does not move `created_at`, and a deleted customer simply stops
  * being listed: both are caught by the periodic full pass. Orb documents no listing delay.
  */
@@ -15,10 +15,10 @@ const byCreation: ChangeCapture = {
   seesDeletions: false,
   lookbackMs: 0,
   cursor: 'field',
-  source: 'Orb API reference (list filters: created_at[gte|gt|lt|lte] only); research/upstream-apis-1.md',
+  source: 'Orb API reference (list filters: created_at[gte|gt|lt|lte] only)',
 };
 
-// Usage billing (document 2): "incident management and usage billing records declare only the identifier as non-null".
+// Usage billing: "incident management and usage billing records declare only the identifier as non-null".
 const meta: FieldMap = { next_cursor: t.string() };
 const page = { limit: z.int().min(1).max(100).optional(), cursor: z.string().min(1).optional() };
 
@@ -87,12 +87,12 @@ const customers: EntityCatalog = {
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
 };
-// Record field types: document 2 says "strings" for every timestamp; instants are typed `datetime` so that search
+// Record field types: the specification says "strings" for every timestamp; instants are typed `datetime` so that search
 // compares them as instants (Orb sends ISO 8601 date-times for all of them, e.g. 2024-01-31T00:00:00+00:00).
 
-/** Document 1 "States": subscriptions filter status. Orb's subscription.status takes the same values. */
+/** The specification's "States": subscriptions filter status. Orb's subscription.status takes the same values. */
 export const SUBSCRIPTION_STATUSES = ['active', 'ended', 'upcoming'] as const;
-/** Document 1 "States": invoices filter status. Orb's invoice.status takes the same values. */
+/** The specification's "States": invoices filter status. Orb's invoice.status takes the same values. */
 export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'synced', 'void'] as const;
 
 const subscriptionRecord: FieldMap = {
@@ -132,7 +132,7 @@ const subscriptions: EntityCatalog = {
     }),
     get: z.strictObject({ subscription_id: pathId }),
   },
-  // Orb filters subscriptions by created_at[gte] (research file).
+  // Orb filters subscriptions by created_at[gte].
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
 };
@@ -169,7 +169,7 @@ const plans: EntityCatalog = {
     list: z.strictObject(page),
     get: z.strictObject({ plan_id: pathId }),
   },
-  // Orb filters plans by created_at[gte] (research file).
+  // Orb filters plans by created_at[gte].
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
 };

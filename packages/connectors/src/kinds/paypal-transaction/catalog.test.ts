@@ -75,7 +75,7 @@ describe('PayPal catalog', () => {
     expect(Object.keys(entities.search_invoices?.searchable ?? {})).toHaveLength(14);
   });
 
-  it('validates the transactions list (document 1 Limits)', () => {
+  it("validates the transactions list (the specification's limits)", () => {
     const list = params('transactions', 'list');
     const ok = { start_date: '2024-01-01T00:00:00Z', end_date: '2024-01-31T23:59:59Z' };
     expect(list.safeParse(ok).success).toBe(true);

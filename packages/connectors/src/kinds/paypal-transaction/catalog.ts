@@ -4,17 +4,17 @@ import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
 
 /*
- * Payments = PayPal REST APIs (DESIGN §1). Sources: document 2 "Payments connector", document 1 (credentials,
- * replication_config, Limits), research/upstream-apis-1.md.
+ * Payments = PayPal REST APIs (docs/api.md). Sources: the specification's "Payments connector", the specification (credentials,
+ * replication_config, Limits), the vendor's API reference.
  *
- * Document 2: "payments ... records declare plain types", so every field here, nested ones included, is non-null.
+ * The specification: "payments ... records declare plain types", so every field here, nested ones included, is non-null.
  * Real PayPal records omit many of them (transaction_info alone differs by event code); the nullability is
  * documentation only and nothing rejects a record for a missing field.
- * Timestamps typed as strings in document 2 are `datetime` here so search compares them as instants (PayPal sends
+ * Timestamps typed as strings in the specification are `datetime` here so search compares them as instants (PayPal sends
  * `2024-02-10T00:01:56+0000` as well as `...Z`).
  */
 
-/** Non-null at every depth: object sub-fields and array items too (document 2 "plain types"). */
+/** Non-null at every depth: object sub-fields and array items too (the specification's "plain types"). */
 export function plainDeep(spec: FieldSpec): FieldSpec {
   if (spec.type === 'object') {
     return spec.fields
@@ -37,8 +37,8 @@ const plain = (fields: FieldMap): FieldMap =>
   Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, plainDeep(spec)]));
 
 /**
- * Document 2: "Amount objects have currency_code (string) and value (string)". The value is a decimal amount
- * ("9.87"), declared `decimal` so that search compares and sums it as money (issue 17 item 11).
+ * The specification: "Amount objects have currency_code (string) and value (string)". The value is a decimal amount
+ * ("9.87"), declared `decimal` so that search compares and sums it as money.
  */
 const amount = (): FieldSpec => t.object({ currency_code: t.string(), value: t.decimal() });
 
@@ -50,7 +50,7 @@ const amount = (): FieldSpec => t.object({ currency_code: t.string(), value: t.d
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO-4217 currency code of 3 letters, e.g. USD');
 
 /**
- * ISO 8601 date-time WITH seconds (document 1 Limits: "seconds required in both dates"), in the forms PayPal takes:
+ * ISO 8601 date-time WITH seconds (the specification Limits: "seconds required in both dates"), in the forms PayPal takes:
  * `2024-01-31T00:00:00Z`, `...+01:00` and `...-0700` (PayPal's own form), optional fraction.
  */
 const WITH_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/;
@@ -104,7 +104,7 @@ const balances: EntityCatalog = {
   searchable: balancesRecord,
   actions: {
     list: z.strictObject({
-      // Document 1 Limits: "balances available for up to the previous three years".
+      // The specification Limits: "balances available for up to the previous three years".
       as_of_time: isoDateTime
         .refine((v) => Date.parse(v) >= yearsBefore(new Date(), 3), 'must lie within the previous three years')
         .optional(),
@@ -113,14 +113,15 @@ const balances: EntityCatalog = {
   },
   // The current balances are a snapshot: every run replaces them.
   sync: { mode: 'full_refresh' },
-  // Document 1 Limits: "up to three hours before balances appear". A snapshot re-read on every run: the delay is
+  // The specification Limits: "up to three hours before balances appear". A snapshot re-read on every run: the delay is
   // recorded for completeness (there is no cursor to look back from).
   changeCapture: {
     seesEdits: true,
     seesDeletions: true,
     lookbackMs: hours(3),
     cursor: 'field',
-    source: 'document 1 Limits (payments balances); PayPal Transaction Search reference, GET /v1/reporting/balances',
+    source:
+      'the specification Limits (payments balances); PayPal Transaction Search reference, GET /v1/reporting/balances',
   },
 };
 
@@ -128,7 +129,7 @@ const balances: EntityCatalog = {
 // transactions
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Document 1 "States": payments transactions, filter transaction_status. */
+/** The specification's "States": payments transactions, filter transaction_status. */
 export const TRANSACTION_STATUSES = ['D', 'P', 'S', 'V'] as const;
 
 /** The `fields` values of GET /v1/reporting/transactions (comma-separated; `all` for everything). */
@@ -224,7 +225,7 @@ const storeInfo = t.object({ store_id: t.string(), terminal_id: t.string() });
 
 /**
  * Top-level transaction_id and transaction_updated_date are copies of the transaction_info fields that the
- * connector adds to every record (document 2 lists them at the top level).
+ * connector adds to every record (the specification lists them at the top level).
  */
 const transactionRecord: FieldMap = plain({
   transaction_info: transactionInfo,
@@ -238,7 +239,7 @@ const transactionRecord: FieldMap = plain({
   transaction_updated_date: t.datetime(),
 });
 
-/** Document 1 Limits: "range at most 31 days". */
+/** The specification Limits: "range at most 31 days". */
 export const MAX_TRANSACTION_RANGE_DAYS = 31;
 
 const transactionsListParams = z
@@ -302,26 +303,26 @@ const transactions: EntityCatalog = {
     store_info: storeInfo,
     transaction_info: transactionInfo,
     transaction_id: t.string(),
-    // Searchable at the top level but absent from document 2's record list: the connector copies it from
+    // Searchable at the top level but absent from the specification's record list: the connector copies it from
     // transaction_info like transaction_id and transaction_updated_date.
     transaction_initiation_date: t.datetime(),
     transaction_updated_date: t.datetime(),
   }),
   actions: { list: transactionsListParams },
-  // The reporting API filters by date in 31-day windows; the cursor is the update date (research file).
+  // The reporting API filters by date in 31-day windows; the cursor is the update date.
   sync: { mode: 'incremental', cursorField: 'transaction_info.transaction_updated_date' },
   // start_date/end_date filter on the transaction's initiation date (PayPal "List transactions" reference; AWS Glue
   // PayPal connector notes), so a later status change (P → S, a reversal V) of an older transaction does not reach
   // an incremental read: edits need the full pass. Transactions are never deleted (a refund or reversal is a
   // transaction of its own). "It takes a maximum of three hours for executed transactions to appear in the list
-  // transactions call" (PayPal reference; document 1 Limits): incremental runs re-read 3 hours behind the cursor.
+  // transactions call" (PayPal reference; the specification Limits): incremental runs re-read 3 hours behind the cursor.
   changeCapture: {
     seesEdits: false,
     seesDeletions: true,
     lookbackMs: hours(3),
     cursor: 'field',
     source:
-      'https://developer.paypal.com/docs/api/transaction-search/v1/search-get/ (3 h delay; filter on initiation date); document 1 Limits',
+      'https://developer.paypal.com/docs/api/transaction-search/v1/search-get/ (3 h delay; filter on initiation date); the specification Limits',
   },
 };
 
@@ -377,7 +378,8 @@ const listPayments: EntityCatalog = {
     seesDeletions: true,
     lookbackMs: 0,
     cursor: 'field',
-    source: 'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); research file',
+    source:
+      'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); the vendor API reference',
   },
 };
 
@@ -410,7 +412,7 @@ const listDisputes: EntityCatalog = {
   meta: plain({ next_page_token: t.string() }),
   searchable: plain({
     ...disputeRecord,
-    // Searchable but not a record field in document 2: the update time cut to the precision PayPal filters by
+    // Searchable but not a record field in the specification: the update time cut to the precision PayPal filters by
     // (the vendor's reference replication adds it); the connector fills it from update_time.
     updated_time_cut: t.datetime(),
   }),
@@ -422,7 +424,7 @@ const listDisputes: EntityCatalog = {
       next_page_token: z.string().min(1).optional(),
     }),
   },
-  // The upstream filters by update_time_after (research file).
+  // The upstream filters by update_time_after.
   sync: { mode: 'incremental', cursorField: 'update_time' },
   // A real "updated since" filter (update_time_after; the connector filters client-side beyond its 180 days).
   // Disputes are never deleted, only closed (an edit).
@@ -431,7 +433,7 @@ const listDisputes: EntityCatalog = {
     seesDeletions: true,
     lookbackMs: 0,
     cursor: 'field',
-    source: 'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after; research/upstream-apis-1.md',
+    source: 'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after',
   },
 };
 
@@ -521,7 +523,7 @@ const searchInvoices: EntityCatalog = {
   },
   record: invoiceRecord,
   meta: pageMeta,
-  // Document 2's list (items is a record field but not searchable). gratuity is the invoice's top-level gratuity
+  // The specification's list (items is a record field but not searchable). gratuity is the invoice's top-level gratuity
   // Amount; last_update_time is detail.metadata.last_update_time, which the connector copies to the top level.
   searchable: plain({
     ...omit(invoiceRecord, ['items']),
@@ -547,7 +549,7 @@ const searchInvoices: EntityCatalog = {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Document 1 "Payments connector, OAuth method" (the only method): client_id and client_secret are required;
+ * The specification's "Payments connector, OAuth method" (the only method): client_id and client_secret are required;
  * access_token, from a client-credentials grant, is optional (the connector obtains one when it is absent).
  */
 const credentials = z.strictObject({
@@ -556,7 +558,7 @@ const credentials = z.strictObject({
   access_token: z.string().min(1).optional(),
 });
 
-/** Document 1: start_date "must lie between 3 years ago and 12 hours before the present time" (evaluated at parse). */
+/** The specification: start_date "must lie between 3 years ago and 12 hours before the present time" (evaluated at parse). */
 export const paypalReplicationConfig = z.strictObject({
   start_date: isoDateTime.superRefine((value, ctx) => {
     const now = new Date();

@@ -4,14 +4,14 @@ import { pathId, startDateReplicationConfig } from '../../core/common-schemas.ts
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 
 /*
- * Error monitoring = Sentry Web API (DESIGN §1), base https://sentry.io/api/0. Sources: document 2 "Error monitoring
- * connector", research/upstream-apis-1.md, Sentry's API reference (projects, issues, events, releases).
+ * Error monitoring = Sentry Web API (docs/api.md), base https://sentry.io/api/0. Sources: the specification's "Error monitoring
+ * connector", the vendor's API reference, Sentry's API reference (projects, issues, events, releases).
  *
- * Document 2: error monitoring records "declare every field nullable except the identifier".
- * Timestamps typed as strings in document 2 (dateCreated, firstSeen, lastSeen, firstEvent, ...) are `datetime`
+ * The specification: error monitoring records "declare every field nullable except the identifier".
+ * Timestamps typed as strings in the specification (dateCreated, firstSeen, lastSeen, firstEvent, ...) are `datetime`
  * here so search compares them as instants.
  *
- * Organization for replication: document 2 passes organization_slug as a parameter of every organization-scoped
+ * Organization for replication: the specification passes organization_slug as a parameter of every organization-scoped
  * action, but replication has no caller to pass it. Decision: replication covers every organization the token can
  * see, discovered with GET /api/0/organizations/ (https://docs.sentry.io/api/organizations/list-your-organizations/);
  * the connector configuration may narrow it to one (`organization_slug`, optional, see `config` below). Projects
@@ -20,7 +20,7 @@ import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
  * Live actions never need the configuration (they take organization_slug in params).
  */
 
-// Document 2 shows no Meta for this connector; Sentry pages with a Link header cursor, which list actions return
+// The specification shows no Meta for this connector; Sentry pages with a Link header cursor, which list actions return
 // as meta.next_cursor (null on the last page) so that callers can pass it back as `cursor`.
 const meta: FieldMap = { next_cursor: t.string() };
 /**
@@ -111,7 +111,7 @@ const projectGetOnlyFields: FieldMap = {
   dataScrubberDefaults: t.boolean(),
   isDynamicallySampled: t.boolean(),
   seerScannerAutomation: t.boolean(),
-  // Document 2: "boolean or integer". The field vocabulary has no union: typed integer (Sentry's current form, the
+  // The specification: "boolean or integer". The field vocabulary has no union: typed integer (Sentry's current form, the
   // number of crash reports to store; older projects answer a boolean). Not searchable, so it maps nothing.
   storeCrashReports: t.integer(),
   securityToken: t.string(),
@@ -131,7 +131,7 @@ const projectGetOnlyFields: FieldMap = {
 };
 
 /**
- * Document 2 gives two record shapes for projects: the list's, and the get's, which adds fields. `record` is the
+ * The specification gives two record shapes for projects: the list's, and the get's, which adds fields. `record` is the
  * union of both (the get's shape); a list record holds the subset `PROJECT_LIST_FIELDS`, and replicated records
  * (read through the list) hold that subset too.
  */
@@ -162,7 +162,7 @@ const projects: EntityCatalog = {
       'firstTransactionEvent',
       'hasAccess',
     ]),
-    // Searchable in document 2 but in neither record shape (an older Sentry project flag): a boolean.
+    // Searchable in the specification but in neither record shape (an older Sentry project flag): a boolean.
     hasCustomMetrics: t.boolean(),
     ...pick(projectRecord, [
       'hasFeedbacks',
@@ -193,7 +193,7 @@ const projects: EntityCatalog = {
 };
 
 /*
- * project_detail: the seed system's action beyond document 2 (research/vendor-endpoints.tsv), one project's full
+ * project_detail: the seed system's action beyond the specification, one project's full
  * record, live only. The tsv names the path `projects/{org}/{project}/detail/`; Sentry has no such endpoint, and
  * its "Retrieve a Project" (https://docs.sentry.io/api/projects/retrieve-a-project/) is
  * `projects/{org}/{project}/`, so that is what is called (deliberate deviation from the tsv path).
@@ -223,7 +223,7 @@ const perProject = {
 // issues
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Document 1 "States": error monitoring issues.status. */
+/** The specification's "States": error monitoring issues.status. */
 export const ISSUE_STATUSES = ['resolved', 'unresolved', 'ignored'] as const;
 
 const issueRecord: FieldMap = {
@@ -286,7 +286,7 @@ const issues: EntityCatalog = {
     // Sentry takes the numeric id or the short id (e.g. PROJ-1A) here.
     get: z.strictObject({ organization_slug: slug, issue_id: pathId }),
   },
-  // Sentry filters issues with query=lastSeen:>{since} (research file). Replication sends its own query, without
+  // Sentry filters issues with query=lastSeen:>{since}. Replication sends its own query, without
   // the is:unresolved default, so resolved and ignored issues are replicated too.
   sync: { mode: 'incremental', cursorField: 'lastSeen', parent: perProject },
   // lastSeen is the time of the issue's latest event (https://docs.sentry.io/concepts/search/searchable-properties/
@@ -297,7 +297,7 @@ const issues: EntityCatalog = {
     seesDeletions: false,
     lookbackMs: 0,
     cursor: 'field',
-    source: 'https://docs.sentry.io/concepts/search/ (issue properties: lastSeen); research/upstream-apis-1.md',
+    source: 'https://docs.sentry.io/concepts/search/ (issue properties: lastSeen)',
   },
 };
 
@@ -355,20 +355,20 @@ const events: EntityCatalog = {
   meta,
   searchable: {
     ...eventRecord,
-    // Searchable in document 2 but not a record field: a string.
+    // Searchable in the specification but not a record field: a string.
     occurrence: t.string(),
   },
   actions: {
     list: z.strictObject({
       organization_slug: slug,
       project_slug: slug,
-      // Document 2: a string, `true` for the full event body; a boolean is accepted too and sent as a string.
+      // The specification: a string, `true` for the full event body; a boolean is accepted too and sent as a string.
       full: z.union([z.enum(['true', 'false']), z.boolean()]).optional(),
       cursor,
     }),
     get: z.strictObject({ organization_slug: slug, project_slug: slug, event_id: eventId }),
   },
-  // Sentry filters a project's events with start/end on their creation time (research file).
+  // Sentry filters a project's events with start/end on their creation time.
   sync: { mode: 'incremental', cursorField: 'dateCreated', parent: perProject },
   // An event is immutable once stored; it disappears when its issue is deleted or its retention ends, which no
   // incremental read sees: the full pass removes it.
@@ -422,7 +422,7 @@ const releases: EntityCatalog = {
   },
   record: releaseRecord,
   meta,
-  // Document 2 lists the searchable fields alphabetically up to userAgent and leaves the rest "not shown"; the
+  // The specification lists the searchable fields alphabetically up to userAgent and leaves the rest "not shown"; the
   // listed ones are exactly the record fields up to userAgent in alphabetical order, and the record fields after
   // it are version and versionInfo: the decision is that every record field is searchable.
   searchable: releaseRecord,
@@ -443,7 +443,7 @@ const releases: EntityCatalog = {
 // Credentials, config
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Document 1: "not shown"; DESIGN §1: the vendor's auth, a Sentry auth token sent as `Authorization: Bearer`. */
+/** The specification: "not shown"; docs/api.md: the vendor's auth, a Sentry auth token sent as `Authorization: Bearer`. */
 const credentials = z.strictObject({ auth_token: z.string().min(1) });
 
 /** See the header comment: narrows replication to one organization (default: every organization the token sees). */

@@ -4,21 +4,21 @@ import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-
 import { type FieldMap, omit, t, withNullability } from '../../core/field-spec.ts';
 
 /*
- * Social advertising = Snap Marketing API (DESIGN §1), https://adsapi.snapchat.com/v1, OAuth 2.0 Bearer.
- * Sources: document 2 "Social advertising connector"; research/upstream-apis-2.md.
- * Document 2: "social advertising records declare plain types", so every record field is non-null.
+ * Social advertising = Snap Marketing API (docs/api.md), https://adsapi.snapchat.com/v1, OAuth 2.0 Bearer.
+ * Sources: the specification's "Social advertising connector".
+ * The specification: "social advertising records declare plain types", so every record field is non-null.
  */
 const plain = (fields: FieldMap): FieldMap => withNullability(fields, false);
 
 /**
- * Document 2: "Paginated list actions return meta.next_link (string)". Declared nullable: the last page carries no
+ * The specification: "Paginated list actions return meta.next_link (string)". Declared nullable: the last page carries no
  * paging.next_link upstream.
  */
 const meta: FieldMap = { next_link: t.string() };
 
 // Snap ids are UUIDs; they go into URL paths, so the generic path-id rule applies.
 const byId = z.strictObject({ id: pathId });
-/** The next_link an earlier page returned in Meta: the caller passes it back to read on (issue 17). */
+/** The next_link an earlier page returned in Meta: the caller passes it back to read on. */
 const nextLink = z.string().min(1).max(4096).optional();
 /** Snap pages only when asked: `limit` 50–1000 (https://developers.snap.com/api/marketing-api/Ads-API/introduction#pagination). */
 const limit = z.int().min(50).max(1000).optional();
@@ -28,7 +28,7 @@ const perAdAccount = z.strictObject({ ad_account_id: pathId, limit, next_link: n
 /**
  * Snap lists wrap every object (`{paging: {next_link}, campaigns: [{sub_request_status, campaign}]}`, unwrapped by
  * the kind's code); the next page is the absolute `paging.next_link` (it carries the cursor and limit), followed
- * as-is on the API origin and this list's path (DESIGN §6). A record is `/v1/{plural}/{id}`.
+ * as-is on the API origin and this list's path (docs/api.md). A record is `/v1/{plural}/{id}`.
  */
 function snapList(path: string, plural: string): UpstreamSpec {
   return {
@@ -43,7 +43,7 @@ function snapList(path: string, plural: string): UpstreamSpec {
 const adAccountList = (plural: string) => snapList(`adaccounts/{ad_account_id}/${plural}`, plural);
 
 /*
- * Sync: Snap lists cannot be filtered or ordered by updated_at upstream (research file: "client-side only"), so
+ * Sync: Snap lists cannot be filtered or ordered by updated_at upstream (vendor's API reference: "client-side only"), so
  * every run reads the whole list anyway. full_refresh is chosen over "incremental with a client-side filter": it
  * costs the same upstream reads and also removes records deleted upstream, which an incremental run cannot see.
  * adaccounts are read per organization, everything else per ad account.
@@ -184,7 +184,7 @@ const adSquadRecord = plain({
   delivery_properties_version: t.integer(),
   delivery_status: t.array(t.string()),
   targeting: t.object(),
-  // Apparently the neutral name (document 2 convention) of the vendor's skadnetwork_properties.
+  // Apparently the neutral name (the specification's convention) of the vendor's skadnetwork_properties.
   provider_adnetwork_properties: t.object(),
   event_sources: t.object(),
 });
@@ -296,9 +296,9 @@ const media: EntityCatalog = {
 };
 
 /*
- * segments (GET /adaccounts/{ad_account_id}/segments): document 2 gives list only; "Get and search of segments:
- * not shown" and its search list leaves segments out. get is the seed system's action beyond document 2
- * (research/vendor-endpoints.tsv: GET /segments/{id}, the vendor's "Get a Segment"); no search (hence no sync): the
+ * segments (GET /adaccounts/{ad_account_id}/segments): the specification gives list only; "Get and search of segments:
+ * not shown" and its search list leaves segments out. get is the seed system's action beyond the specification
+ * (GET /segments/{id}, the vendor's "Get a Segment"); no search (hence no sync): the
  * searchable fields are unknown. Record fields after created_at are "not shown": the vendor's updated_at is added.
  */
 const segmentRecord = plain({
@@ -329,7 +329,7 @@ const segments: EntityCatalog = {
 };
 
 /**
- * OAuth 2.0 with refresh: access tokens live about an hour (research file), so refresh_token, client_id and
+ * OAuth 2.0 with refresh: access tokens live about an hour , so refresh_token, client_id and
  * client_secret are required; access_token, when given, is used until it expires.
  */
 const credentials = z.strictObject({

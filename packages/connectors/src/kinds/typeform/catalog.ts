@@ -4,15 +4,15 @@ import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../..
 import { type FieldMap, notNull, omit, t } from '../../core/field-spec.ts';
 
 /*
- * Forms = Typeform API (DESIGN §1), base https://api.typeform.com. Sources: document 2 "Forms connector",
- * research/upstream-apis-1.md, Typeform's API reference (Create API: forms, workspaces, images, themes; Responses
+ * Forms = Typeform API (docs/api.md), base https://api.typeform.com. Sources: the specification's "Forms connector",
+ * the vendor's API reference, Typeform's API reference (Create API: forms, workspaces, images, themes; Responses
  * API; Webhooks API).
  *
- * Document 2: forms records "declare every field nullable except the identifier".
- * Timestamps typed as strings in document 2 are `datetime` here so search compares them as instants.
+ * The specification: forms records "declare every field nullable except the identifier".
+ * Timestamps typed as strings in the specification are `datetime` here so search compares them as instants.
  */
 
-// Document 2: Meta total_items, page_count (integers) on the paged lists (forms, responses, workspaces, themes).
+// The specification: Meta total_items, page_count (integers) on the paged lists (forms, responses, workspaces, themes).
 const meta: FieldMap = { total_items: t.integer(), page_count: t.integer() };
 
 /** Page-numbered lists: `page` from 1; Typeform's page_size maximum is 200 (forms, workspaces, themes). */
@@ -124,7 +124,7 @@ const responses: EntityCatalog = {
       included_response_ids: z.string().min(1).max(4000).optional(),
     }),
   },
-  // Typeform filters responses by submission time (since/until) and sorts by submitted_at (research file).
+  // Typeform filters responses by submission time (since/until) and sorts by submitted_at.
   sync: { mode: 'incremental', cursorField: 'submitted_at', parent: perForm },
   // A submitted response does not change, but responses can be deleted (DELETE /forms/{form_id}/responses,
   // Typeform Responses API), which no `since` read sees: the full pass removes them.
@@ -133,7 +133,7 @@ const responses: EntityCatalog = {
     seesDeletions: false,
     lookbackMs: 0,
     cursor: 'field',
-    source: 'Typeform Responses API (GET since/until on submitted_at; DELETE responses); research/upstream-apis-1.md',
+    source: 'Typeform Responses API (GET since/until on submitted_at; DELETE responses)',
   },
 };
 
@@ -240,7 +240,7 @@ const themes: EntityCatalog = {
 };
 
 /*
- * Credentials (document 1: "not shown"; DESIGN §1: the vendor's real auth). Typeform takes a bearer token, either a
+ * Credentials (the specification: "not shown"; docs/api.md: the vendor's real auth). Typeform takes a bearer token, either a
  * personal access token or an OAuth access token. Two methods, strict objects with disjoint shapes, so any
  * credentials object matches at most one:
  * - personal access token: exactly {access_token};

@@ -10,25 +10,25 @@ import { pathId, SUBDOMAIN_PATTERN } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t } from '../../core/field-spec.ts';
 
 /*
- * Telephony = Zendesk Talk API (DESIGN §1), base https://{subdomain}.zendesk.com/api/v2/channels/voice.
- * Sources: document 2 "Telephony connector", document 1 (credentials, replication_config, config), and
- * research/upstream-apis-1.md.
+ * Telephony = Zendesk Talk API (docs/api.md), base https://{subdomain}.zendesk.com/api/v2/channels/voice.
+ * Sources: the specification's "Telephony connector", the specification (credentials, replication_config, config), and
+ * the vendor's API reference.
  *
- * Document 2: "Every field is nullable" (for telephony, the identifier too), which is what the `t` builders
+ * The specification: "Every field is nullable" (for telephony, the identifier too), which is what the `t` builders
  * produce by default: no field below uses notNull.
- * Timestamps that document 2 types as strings (created_at, updated_at) are typed `datetime` so search compares
+ * Timestamps that the specification types as strings (created_at, updated_at) are typed `datetime` so search compares
  * them as instants.
  */
 
-// Document 2: "Paginated list actions return meta.next_page (string or null)".
+// The specification: "Paginated list actions return meta.next_page (string or null)".
 const meta: FieldMap = { next_page: t.string() };
 
-/** Document 2 lists these entities' list actions with parameters "none". */
+/** The specification lists these entities' list actions with parameters "none". */
 const noParams = z.strictObject({});
 
-/** A next_page URL that an earlier page returned in Meta: the caller passes it back to read on (issue 17). */
+/** A next_page URL that an earlier page returned in Meta: the caller passes it back to read on. */
 const nextPage = z.string().min(1).max(4096).optional();
-/** Offset-paged lists: no parameters of their own (document 2), but the next page can be asked for. */
+/** Offset-paged lists: no parameters of their own , but the next page can be asked for. */
 const pagedParams = z.strictObject({ next_page: nextPage });
 
 /**
@@ -53,10 +53,10 @@ const numericId = z.int().min(1);
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Settings entities (document 2 lists their fields)
+// Settings entities (the specification lists their fields)
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Document 1 does not list phone_numbers.line_type as state, document 2 says "(phone or digital)". */
+/** The specification does not list phone_numbers.line_type as state, the specification says "(phone or digital)". */
 export const LINE_TYPES = ['phone', 'digital'] as const;
 
 const phoneNumberRecord: FieldMap = {
@@ -99,7 +99,7 @@ const phoneNumbers: EntityCatalog = {
   upstream: offsetList('phone_numbers', 'phone_numbers', { idParam: 'phone_number_id', key: 'phone_number' }),
   record: phoneNumberRecord,
   meta,
-  // Document 2: "Searchable: all except brand_id".
+  // The specification: "Searchable: all except brand_id".
   searchable: omit(phoneNumberRecord, ['brand_id']),
   actions: { list: pagedParams, get: z.strictObject({ phone_number_id: numericId }) },
   sync: fullRefresh,
@@ -151,7 +151,7 @@ const greetings: EntityCatalog = {
   record: greetingRecord,
   meta,
   searchable: greetingRecord,
-  // Document 2: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
+  // The specification: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
   actions: { list: pagedParams, get: z.strictObject({ greeting_id: pathId }) },
   sync: fullRefresh,
 };
@@ -196,9 +196,9 @@ const ivrs: EntityCatalog = {
 // Statistics (current day)
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Document 1 "States": telephony agents_activity.agent_state. */
+/** The specification's "States": telephony agents_activity.agent_state. */
 export const AGENT_STATES = ['online', 'offline', 'away', 'transfers_only'] as const;
-/** Document 1 "States": telephony agents_activity.call_status (on_call, wrap_up, or null: the field is nullable). */
+/** The specification's "States": telephony agents_activity.call_status (on_call, wrap_up, or null: the field is nullable). */
 export const CALL_STATUSES = ['on_call', 'wrap_up'] as const;
 
 const agentActivityRecord: FieldMap = {
@@ -232,7 +232,7 @@ const agentActivityRecord: FieldMap = {
 
 const agentsActivity: EntityCatalog = {
   name: 'agents_activity',
-  // One row per agent (research file: pk agent_id); a full refresh keeps today's figures.
+  // One row per agent (vendor's API reference: pk agent_id); a full refresh keeps today's figures.
   recordKey: 'agent_id',
   upstream: offsetList('stats/agents_activity', 'agents_activity'),
   record: agentActivityRecord,
@@ -284,7 +284,7 @@ const agentsOverview: EntityCatalog = {
 };
 
 /*
- * account_overview, current_queue_activity, calls, call_legs: document 2 does not show their fields or parameters.
+ * account_overview, current_queue_activity, calls, call_legs: the specification does not show their fields or parameters.
  * Fields are those of the vendor's API (Zendesk Talk API reference: "Get Account Overview", "Show Current Queue
  * Activity", "Incremental Calls Export", "Incremental Call Legs Export"; the same fields as the vendor's reference
  * replication schemas). Searchable fields are not shown either: all record fields are searchable.
@@ -347,17 +347,17 @@ const currentQueueActivity: EntityCatalog = {
 };
 
 /**
- * calls and call_legs list parameters (document 2: "not shown"): the incremental exports' own `start_time`,
+ * calls and call_legs list parameters (the specification: "not shown"): the incremental exports' own `start_time`,
  * unix seconds, inclusive (the connector starts at 0, the beginning, when it is omitted). The exports page by
  * time: the next page is `start_time` = the previous response's end_time, so `next_page` in Meta is the URL of
  * that page and no other paging parameter exists.
  */
 const incrementalExportParams = z.strictObject({ start_time: z.int().min(0).optional(), next_page: nextPage });
 
-/** Incremental exports filter by updated_at (research file: cursor updated_at, start_time inclusive). */
+/** Incremental exports filter by updated_at (vendor's API reference: cursor updated_at, start_time inclusive). */
 const byUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' };
 /**
- * Talk's incremental exports are "updated since" reads (start_time on updated_at: research/upstream-apis-1.md,
+ * Talk's incremental exports are "updated since" reads (start_time on updated_at: the vendor's API reference,
  * Zendesk Talk API "Incremental Exports"): an edited call or leg comes back. The Talk API has no endpoint that
  * deletes a call or a leg, so there are no deletions to miss.
  */
@@ -366,7 +366,7 @@ const updatedSince: ChangeCapture = {
   seesDeletions: true,
   lookbackMs: 0,
   cursor: 'field',
-  source: 'Zendesk Talk API, Incremental Exports (start_time on updated_at); research/upstream-apis-1.md',
+  source: 'Zendesk Talk API, Incremental Exports (start_time on updated_at)',
 };
 
 /**
@@ -480,12 +480,12 @@ const callLegs: EntityCatalog = {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Credentials, replication_config, config (document 1)
+// Credentials, replication_config, config (the specification)
 // ---------------------------------------------------------------------------------------------------------------
 
 const secret = z.string().min(1);
 
-/** Document 1 "Telephony connector, OAuth method": sent as `Authorization: Bearer <access_token>`. */
+/** The specification's "Telephony connector, OAuth method": sent as `Authorization: Bearer <access_token>`. */
 export const zendeskTalkOAuthCredentials = z.strictObject({
   access_token: secret,
   refresh_token: secret.optional(),
@@ -493,7 +493,7 @@ export const zendeskTalkOAuthCredentials = z.strictObject({
   client_secret: secret.optional(),
 });
 
-/** Document 1 "Telephony connector, token method": Basic `{email}/token:{api_token}`. */
+/** The specification's "Telephony connector, token method": Basic `{email}/token:{api_token}`. */
 export const zendeskTalkTokenCredentials = z.strictObject({
   email: z.email(),
   api_token: secret,
@@ -506,14 +506,14 @@ const credentials = z.union([zendeskTalkOAuthCredentials, zendeskTalkTokenCreden
     'or the token method {email, api_token}',
 });
 
-/** Document 1: "UTC, form YYYY-MM-DDT00:00:00Z" (midnight UTC of a valid calendar day). */
+/** The specification: "UTC, form YYYY-MM-DDT00:00:00Z" (midnight UTC of a valid calendar day). */
 const midnightUtc = z.iso
   .datetime({ offset: false })
   .regex(/^\d{4}-\d{2}-\d{2}T00:00:00Z$/, 'must have the form YYYY-MM-DDT00:00:00Z, e.g. 2024-01-01T00:00:00Z');
 
 const replicationConfig = z.strictObject({ start_date: midnightUtc });
 
-/** Document 1 "Connector configuration variables (telephony)" and DESIGN §6 (validated subdomain). */
+/** The specification's "Connector configuration variables (telephony)" and docs/api.md (validated subdomain). */
 const config = z.strictObject({
   subdomain: z
     .string()
