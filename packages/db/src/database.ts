@@ -48,8 +48,11 @@ export async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (found.rowCount === 0) await client.query(`create database "${name}"`);
   } catch (error) {
-    // A concurrent creator won the race: the database exists, which is what we wanted.
-    if ((error as { code?: string }).code !== '42P04') throw error;
+    // A concurrent creator won the race: the database exists, which is what we wanted. Postgres says so as
+    // duplicate_database (42P04), or, when both creates ran at once, as a unique violation on the catalog's index.
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    const raced = code === '42P04' || (code === '23505' && constraint === 'pg_database_datname_index');
+    if (!raced) throw error;
   } finally {
     await client.end();
   }

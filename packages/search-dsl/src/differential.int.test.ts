@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { parseSearchParams } from './params/parse-search-params.ts';
 import { records } from './testing/arbitraries.ts';
 import { checkAgainstReference, type DiffQuery } from './testing/differential-check.ts';
 import { aggregateArb, filterArb, sortArb } from './testing/filter-arbitraries.ts';
 import { createTestIndex, type TestIndex } from './testing/opensearch-harness.ts';
 import { TEST_SCHEMA } from './testing/test-schema.ts';
+import { overBudget, searchCost } from './validate/search-cost.ts';
 
 /**
  * Differential test: random records and queries; OpenSearch, paged with cursors at random page sizes, must
@@ -24,16 +26,27 @@ afterAll(async () => {
   await ix?.drop();
 });
 
-const queryArb: fc.Arbitrary<DiffQuery> = fc.record(
-  {
-    filter: filterArb,
-    sort: sortArb,
-    pageSize: fc.integer({ min: 1, max: 8 }),
-    fields: fc.subarray(['id', 'name', 'created_at', 'address.city', 'meta', 'lines', 'count', 'price']),
-    aggregate: aggregateArb,
-  },
-  { requiredKeys: ['sort', 'pageSize'] },
-);
+/** Searches the API answers: one over the cost budget is refused before the engine (search-cost.test.ts). */
+const affordable = (q: DiffQuery) => {
+  const params = parseSearchParams({
+    query: q.filter === undefined ? {} : { filter: q.filter },
+    ...(q.aggregate ? { aggregate: q.aggregate } : {}),
+  });
+  return overBudget(searchCost(params)).length === 0;
+};
+
+const queryArb: fc.Arbitrary<DiffQuery> = fc
+  .record(
+    {
+      filter: filterArb,
+      sort: sortArb,
+      pageSize: fc.integer({ min: 1, max: 8 }),
+      fields: fc.subarray(['id', 'name', 'created_at', 'address.city', 'meta', 'lines', 'count', 'price']),
+      aggregate: aggregateArb,
+    },
+    { requiredKeys: ['sort', 'pageSize'] },
+  )
+  .filter(affordable);
 
 describe('OpenSearch agrees with the reference evaluator', () => {
   it(
