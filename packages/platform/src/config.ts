@@ -18,6 +18,8 @@ export const PlatformEnv = z.object({
   PROFILE: z.enum(['local', 'production']).default('local'),
   DATABASE_URL: url.default('postgres://postgres@127.0.0.1:5432/conduit'),
   REDIS_URL: url.default('redis://127.0.0.1:6379/0'),
+  /** Comma-separated host:port seeds of a Redis Cluster; when set it is used instead of REDIS_URL's host. */
+  REDIS_CLUSTER_NODES: z.string().default(''),
   OPENSEARCH_URL: url.default('http://127.0.0.1:9200'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Prefix of every index and queue name, so tests and deployments sharing services stay apart. */

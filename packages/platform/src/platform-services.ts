@@ -8,7 +8,6 @@ import {
   SyncStatesRepository,
 } from '@conduit/db';
 import { Client } from '@opensearch-project/opensearch';
-import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { PlatformEnv } from './config.ts';
 import { CredentialsCipher } from './credentials-cipher.ts';
@@ -17,13 +16,14 @@ import { IndexStore } from './index-store.ts';
 import type { Logger } from './logger.ts';
 import { PlatformMetrics } from './metrics.ts';
 import { syncQueueName } from './queues.ts';
+import { connectRedis, type RedisClient } from './redis-connection.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
 import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {
   readonly db: Kysely<Database>;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly opensearch: Client;
   readonly connectors: ConnectorsRepository;
   readonly syncStates: SyncStatesRepository;
@@ -47,7 +47,7 @@ export async function connectPlatformServices(
     logger.warn('postgres connection ended', { error: error.message }),
   );
   await migrateToLatest(db);
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = connectRedis(env, { maxRetriesPerRequest: null });
   // ioredis reconnects by itself; without a listener its connection errors would be unhandled events.
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const opensearch = new Client({ node: env.OPENSEARCH_URL });
