@@ -17,6 +17,7 @@ import type { Logger } from './logger.ts';
 import { PlatformMetrics } from './metrics.ts';
 import { syncQueueName } from './queues.ts';
 import { connectRedis, type RedisClient } from './redis-connection.ts';
+import { opensearchNodes } from './search-transport.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
 import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
@@ -50,12 +51,15 @@ export async function connectPlatformServices(
   const redis = connectRedis(env, { maxRetriesPerRequest: null });
   // ioredis reconnects by itself; without a listener its connection errors would be unhandled events.
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
-  const opensearch = new Client({ node: env.OPENSEARCH_URL });
+  const nodes = opensearchNodes(env.OPENSEARCH_URL);
+  // With several nodes the client spreads requests over them and retries one whose node is unreachable elsewhere.
+  const opensearch = new Client({ nodes, maxRetries: 2 * nodes.length });
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
     searchUrl: env.OPENSEARCH_URL,
     searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
+    replicas: env.OPENSEARCH_REPLICAS ?? (nodes.length > 1 ? 1 : 0),
     transport: {
       costlyRequests: env.OPENSEARCH_COSTLY_SEARCHES,
       perTenantWaiting: env.SEARCH_QUEUE_PER_ORGANIZATION,
