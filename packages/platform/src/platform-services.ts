@@ -53,7 +53,7 @@ export async function connectPlatformServices(
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const nodes = opensearchNodes(env.OPENSEARCH_URL);
   // With several nodes the client spreads requests over them and retries one whose node is unreachable elsewhere.
-  const opensearch = new Client({ nodes, maxRetries: 2 * nodes.length });
+  const opensearch = new Client({ nodes, maxRetries: Math.max(3, 2 * nodes.length) });
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const indexStore = new IndexStore(opensearch, env.NAMESPACE, {

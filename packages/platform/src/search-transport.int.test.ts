@@ -5,7 +5,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SearchAnswer, SearchTransport } from './search-transport.ts';
 
-const url = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
+const url = (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim();
 const client = new Client({ node: url });
 const index = `t_transport_${randomBytes(4).toString('hex')}`;
 const transport = new SearchTransport(url);
