@@ -106,7 +106,7 @@ describe.skipIf(process.env.OPENSEARCH_CHAOS !== '1')(
       expect(after.error).toBeNull();
       searching = false;
       await Promise.all(searchers);
-    expect(failures).toEqual([]);
+      expect(failures).toEqual([]);
       expect(answered).toBeGreaterThan(killedAt);
 
       const rows = await searchAllRows(platform, id, 'customers', ['id', 'email']);
