@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# A real single-node OpenSearch from Maven Central artifacts (no Docker engine, no OS package here).
-#   opensearch.sh start   install if needed, start (or reuse a healthy node), wait for yellow/green
-#   opensearch.sh stop    stop the node this script started
-#   opensearch.sh status  print cluster health
+# A real OpenSearch from Maven Central artifacts (no Docker engine, no OS package here): one node, or with
+# OPENSEARCH_NODES=N a cluster of N nodes (HTTP on OPENSEARCH_PORT..+N-1, transport on OPENSEARCH_PORT+100..,
+# each with its own configuration and data under .data/opensearch/cluster-<port>/, heap OPENSEARCH_HEAP, 512m).
+#   opensearch.sh start        install if needed, start (or reuse) every node, wait for yellow/green
+#   opensearch.sh stop         stop the nodes this script started
+#   opensearch.sh status       print cluster health
+#   opensearch.sh urls         print OPENSEARCH_URL for these nodes (comma-separated)
+#   opensearch.sh kill-node I  SIGKILL node I of a cluster (chaos tests); `start` brings it back
 # The official integ-test distribution ships only the transport module; analysis-common (lowercase and
 # asciifolding, which the search mappings use) is added from its own Maven artifact.
 set -euo pipefail
@@ -14,6 +18,8 @@ HOME_DIR="$BASE/opensearch-$VERSION"
 PID_FILE="$BASE/opensearch.pid"
 URL="http://127.0.0.1:$PORT"
 RUN_USER="${OPENSEARCH_USER:-opensearch}"
+NODES="${OPENSEARCH_NODES:-1}"
+CLUSTER_DIR="$BASE/cluster-$PORT"
 M2="${MAVEN_REPO:-$HOME/.m2/repository}"
 
 log() { echo "[opensearch] $*" >&2; }
@@ -88,6 +94,81 @@ start() {
   exit 1
 }
 
+urls() {
+  local list=() i
+  for ((i = 0; i < NODES; i++)); do list+=("http://127.0.0.1:$((PORT + i))"); done
+  local IFS=,
+  echo "${list[*]}"
+}
+
+node_up() { curl -fsS "http://127.0.0.1:$(($PORT + $1))/" >/dev/null 2>&1; }
+
+# Node I of the cluster: its own configuration folder (OPENSEARCH_PATH_CONF), data, logs and pid file.
+launch_node() {
+  local i=$1 dir="$CLUSTER_DIR/node-$1" seeds="" managers="" j
+  for ((j = 0; j < NODES; j++)); do
+    seeds+="${seeds:+, }\"127.0.0.1:$((PORT + 100 + j))\""
+    managers+="${managers:+, }\"node-$j\""
+  done
+  mkdir -p "$dir/config" "$dir/data" "$dir/logs"
+  cp -r "$HOME_DIR/config/." "$dir/config/"
+  cat >"$dir/config/opensearch.yml" <<YML
+cluster.name: conduit-local-$PORT
+node.name: node-$i
+network.host: 127.0.0.1
+http.port: $((PORT + i))
+transport.port: $((PORT + 100 + i))
+discovery.seed_hosts: [$seeds]
+cluster.initial_cluster_manager_nodes: [$managers]
+path.data: $dir/data
+path.logs: $dir/logs
+cluster.routing.allocation.disk.threshold_enabled: false
+action.auto_create_index: false
+YML
+  [ "$(id -u)" = 0 ] && chown -R "$RUN_USER" "$CLUSTER_DIR"
+  local java_home="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
+  local heap="${OPENSEARCH_HEAP:-512m}"
+  local cmd="JAVA_HOME='$java_home' OPENSEARCH_PATH_CONF='$dir/config' OPENSEARCH_JAVA_OPTS='-Xms$heap -Xmx$heap' '$HOME_DIR/bin/opensearch' -d -p '$dir/opensearch.pid' >>'$dir/logs/launcher.log' 2>&1"
+  if [ "$(id -u)" = 0 ]; then su -s /bin/bash "$RUN_USER" -c "$cmd"; else bash -c "$cmd"; fi || {
+    log "node $i failed to launch:"; tail -20 "$dir/logs/launcher.log" >&2; exit 1; }
+}
+
+start_cluster() {
+  command -v java >/dev/null || { log "java is required"; exit 1; }
+  install
+  if [ "$(id -u)" = 0 ]; then
+    id "$RUN_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$RUN_USER"
+    chown -R "$RUN_USER" "$BASE"
+  fi
+  local started=$SECONDS i
+  for ((i = 0; i < NODES; i++)); do
+    if node_up "$i"; then continue; fi
+    log "starting node $i on http://127.0.0.1:$((PORT + i))"
+    launch_node "$i"
+  done
+  for _ in $(seq 1 240); do
+    if curl -fsS "$URL/_cluster/health?wait_for_status=yellow&wait_for_nodes=$NODES&timeout=1s" >/dev/null 2>&1; then
+      log "$NODES nodes ready in $((SECONDS - started))s"; return
+    fi
+    sleep 1
+  done
+  log "the cluster did not form; last log lines of node 0:"; tail -20 "$CLUSTER_DIR/node-0/logs/conduit-local-$PORT.log" >&2 || true
+  exit 1
+}
+
+stop_cluster() {
+  local i pid
+  for ((i = 0; i < NODES; i++)); do
+    [ -f "$CLUSTER_DIR/node-$i/opensearch.pid" ] || continue
+    pid="$(cat "$CLUSTER_DIR/node-$i/opensearch.pid")"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$CLUSTER_DIR/node-$i/opensearch.pid"
+  done
+  log "stopped"
+}
+
 stop() {
   [ -f "$PID_FILE" ] || { log "not started by this script"; return; }
   local pid; pid="$(cat "$PID_FILE")"
@@ -97,8 +178,10 @@ stop() {
 }
 
 case "${1:-start}" in
-  start) start ;;
-  stop) stop ;;
+  start) if [ "$NODES" -gt 1 ]; then start_cluster; else start; fi ;;
+  stop) if [ "$NODES" -gt 1 ]; then stop_cluster; else stop; fi ;;
   status) curl -fsS "$URL/_cluster/health?pretty" ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  urls) urls ;;
+  kill-node) kill -9 "$(cat "$CLUSTER_DIR/node-${2:?which node}/opensearch.pid")" ;;
+  *) echo "usage: $0 start|stop|status|urls|kill-node I" >&2; exit 2 ;;
 esac

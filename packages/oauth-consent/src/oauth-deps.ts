@@ -1,3 +1,4 @@
+import type { RedisClient } from '@conduit/platform';
 import {
   OAUTH_PROVIDERS,
   type OAuthProviderSpec,
@@ -6,7 +7,6 @@ import {
   type PlatformEnv,
   signingKeysFrom,
 } from '@conduit/platform';
-import type { Redis } from 'ioredis';
 import { OAuthStates } from './oauth-state.ts';
 
 /** What the consent flow needs beyond the app's deps; built from them unless a test or main.ts passes one. */
@@ -24,7 +24,7 @@ export interface OAuthDeps {
 /** The app's deps the consent flow builds its own from (the API's deps satisfy it). */
 export interface OAuthDepsSource {
   readonly env: PlatformEnv;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly oauth?: OAuthDeps | undefined;
 }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@conduit/platform';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 
@@ -39,7 +39,7 @@ export type ConsumedState =
 export interface OAuthStatesOptions {
   /** The derived OAuth-state key (signingKeysFrom(env).oauthState); a string is used as it is. */
   readonly signingKey: Uint8Array | string;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Redis key prefix (namespace). */
   readonly prefix: string;
   readonly ttlSeconds: number;

@@ -20,7 +20,17 @@ export const PlatformEnv = z.object({
   PROFILE: z.enum(['local', 'production']).default('local'),
   DATABASE_URL: url.default('postgres://postgres@127.0.0.1:5432/conduit'),
   REDIS_URL: url.default('redis://127.0.0.1:6379/0'),
-  OPENSEARCH_URL: url.default('http://127.0.0.1:9200'),
+  /** Comma-separated host:port seeds of a Redis Cluster; when set it is used instead of REDIS_URL's host. */
+  REDIS_CLUSTER_NODES: z.string().default(''),
+  /** One OpenSearch node, or several comma-separated nodes of one cluster (requests go to any, and fail over). */
+  OPENSEARCH_URL: z
+    .string()
+    .default('http://127.0.0.1:9200')
+    .refine((value) => value.split(',').every((node) => url.safeParse(node.trim()).success), {
+      message: 'must be one URL or several comma-separated URLs',
+    }),
+  /** Replicas of every index; default 0 with one node in OPENSEARCH_URL, 1 with several. */
+  OPENSEARCH_REPLICAS: z.coerce.number().int().min(0).max(10).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Prefix of every index and queue name, so tests and deployments sharing services stay apart. */
   NAMESPACE: z

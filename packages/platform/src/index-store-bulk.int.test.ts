@@ -6,7 +6,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IndexStore } from './index-store.ts';
 
-const OPENSEARCH = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
+const OPENSEARCH = (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim();
 const namespace = `t_bulk_${randomBytes(4).toString('hex')}`;
 const entity: EntityCatalog = {
   name: 'things',

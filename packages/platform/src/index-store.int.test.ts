@@ -5,7 +5,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IndexStore } from './index-store.ts';
 
-const client = new Client({ node: process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const client = new Client({ node: (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim() });
 const namespace = `t_lifecycle_${randomBytes(4).toString('hex')}`;
 
 const v1: EntityCatalog = {

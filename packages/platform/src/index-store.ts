@@ -71,6 +71,7 @@ export class IndexStore {
   readonly #ensured = new Map<string, Promise<string>>();
   readonly #transport: SearchTransport | undefined;
   readonly #changes: ChangeSink;
+  readonly #replicas: number;
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
@@ -85,10 +86,13 @@ export class IndexStore {
       searchRequests?: number;
       transport?: SearchTransportOptions;
       changes?: ChangeSink;
+      /** Replicas of each index (0 when unset: a single node). */
+      replicas?: number;
     } = {},
   ) {
     this.#client = client;
     this.#namespace = namespace;
+    this.#replicas = options.replicas ?? 0;
     this.#transport = options.searchUrl
       ? new SearchTransport(options.searchUrl, { ...options.transport, requests: options.searchRequests })
       : undefined;
@@ -188,10 +192,15 @@ export class IndexStore {
     const exists = await this.#client.indices.exists({ index });
     if (!exists.body) {
       try {
-        await this.#client.indices.create({ index, body: definition as Record<string, unknown> });
+        // Replicas are a dynamic setting, so they stay out of the version: the count may change without a new index.
+        const body = { ...definition, settings: { ...definition.settings, number_of_replicas: this.#replicas } };
+        await this.#client.indices.create({ index, body: body as Record<string, unknown> });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
       }
+    } else {
+      // An index made before OPENSEARCH_REPLICAS changed (e.g. a single node grown into a cluster) follows it.
+      await this.#client.indices.putSettings({ index, body: { index: { number_of_replicas: this.#replicas } } });
     }
     const current = await this.#aliasTargets(alias);
     if (current.length !== 1 || current[0] !== index) {

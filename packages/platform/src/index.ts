@@ -37,10 +37,12 @@ export {
   connectorSchedulerId,
   entityJobId,
   JOB_NAMES,
+  queuePrefix,
   SyncConnectorJob,
   SyncEntityJob,
   syncQueueName,
 } from './queues.ts';
+export { connectRedis, duplicateRedis, type RedisClient } from './redis-connection.ts';
 export {
   currentRunId,
   type RecordWriter,

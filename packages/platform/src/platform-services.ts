@@ -12,7 +12,6 @@ import {
   WebhookEndpointsRepository,
 } from '@conduit/db';
 import { Client } from '@opensearch-project/opensearch';
-import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { AuditLog } from './audit-log.ts';
 import { ChangeFeedSink } from './change-feed-sink.ts';
@@ -23,6 +22,8 @@ import { IndexStore } from './index-store.ts';
 import type { Logger } from './logger.ts';
 import { PlatformMetrics } from './metrics.ts';
 import { syncQueueName } from './queues.ts';
+import { connectRedis, type RedisClient } from './redis-connection.ts';
+import { opensearchNodes } from './search-transport.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
 import { UpstreamBudgets } from './upstream-budget.ts';
 import { WebhookQueue } from './webhooks/webhook-queue.ts';
@@ -30,7 +31,7 @@ import { WebhookQueue } from './webhooks/webhook-queue.ts';
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {
   readonly db: Kysely<Database>;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly opensearch: Client;
   readonly connectors: ConnectorsRepository;
   readonly syncStates: SyncStatesRepository;
@@ -63,16 +64,19 @@ export async function connectPlatformServices(
     logger.warn('postgres connection ended', { error: error.message }),
   );
   await migrateToLatest(db);
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = connectRedis(env, { maxRetriesPerRequest: null });
   // ioredis reconnects by itself; without a listener its connection errors would be unhandled events.
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
-  const opensearch = new Client({ node: env.OPENSEARCH_URL });
+  const nodes = opensearchNodes(env.OPENSEARCH_URL);
+  // With several nodes the client spreads requests over them and retries one whose node is unreachable elsewhere.
+  const opensearch = new Client({ nodes, maxRetries: Math.max(3, 2 * nodes.length) });
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const changeFeed = new ChangeFeedRepository(db);
   const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
     searchUrl: env.OPENSEARCH_URL,
     searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
+    replicas: env.OPENSEARCH_REPLICAS ?? (nodes.length > 1 ? 1 : 0),
     transport: {
       costlyRequests: env.OPENSEARCH_COSTLY_SEARCHES,
       perTenantWaiting: env.SEARCH_QUEUE_PER_ORGANIZATION,

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import type { RedisClient } from './redis-connection.ts';
 
 /** Job payloads carry ids only: never credentials (they are read from Postgres and decrypted in the worker). */
 export const SyncConnectorJob = z.object({ connectorId: z.string().min(1) });
@@ -30,16 +30,26 @@ export function connectorSchedulerId(connectorId: string): string {
 }
 
 /**
+ * BullMQ's key prefix of a queue: the queue name as a Redis Cluster hash tag, so every key of one queue (its Lua
+ * scripts touch several) lands in one slot, and different queues spread over the cluster
+ * (https://docs.bullmq.io/patterns/redis-cluster). Every Queue and Worker of that name must use it.
+ */
+export function queuePrefix(queueName: string): string {
+  return `bull:{${queueName}}`;
+}
+
+/**
  * A producer's queue: failed jobs retry with exponential backoff, and the last 1000 finished jobs of each outcome
  * stay inspectable (jobs added with their own remove options override this).
  */
 export function retryingQueue(
-  connection: Redis,
+  connection: RedisClient,
   name: string,
   retry: { readonly attempts: number; readonly firstDelayMs: number },
 ): Queue {
   return new Queue(name, {
     connection,
+    prefix: queuePrefix(name),
     defaultJobOptions: {
       attempts: retry.attempts,
       backoff: { type: 'exponential', delay: retry.firstDelayMs },

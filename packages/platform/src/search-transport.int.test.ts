@@ -5,7 +5,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SearchAnswer, SearchTransport } from './search-transport.ts';
 
-const url = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
+const url = (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim();
 const client = new Client({ node: url });
 const index = `t_transport_${randomBytes(4).toString('hex')}`;
 const transport = new SearchTransport(url);
@@ -209,5 +209,28 @@ describe('SearchTransport', () => {
     const lookups = Array.from({ length: 3 }, () => nowhere.lookup(index, 'r1', ['a'], ['name']));
     await Promise.all([...searches, ...lookups].map((sent) => expect(sent).rejects.toThrow()));
     await nowhere.close();
+  });
+  it('sends a search to the next node when one cannot be reached, or drops the connection', async () => {
+    // A node that is down (nothing listens), and one that closes every connection without answering.
+    const dropping = createServer((incoming) => incoming.socket.destroy());
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
+    await new Promise((resolve) => dead.close(resolve));
+    const droppingUrl = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`;
+    const spread = new SearchTransport(`${deadUrl}, ${droppingUrl},${url}`);
+    try {
+      for (let i = 0; i < 6; i++) {
+        const answer = await spread.search(index, 'r1', { query: { term: { _id: 'a' } } });
+        expect(answer.statusCode).toBe(200);
+        expect(hitsOf(answer)).toEqual([{ _source: { name: 'first' } }]);
+        const found = await spread.lookup(index, 'r1', ['b'], ['name']);
+        expect(found.statusCode).toBe(200);
+      }
+    } finally {
+      await spread.close();
+      dropping.close();
+    }
   });
 });

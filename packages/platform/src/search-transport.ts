@@ -21,6 +21,37 @@ const MSEARCH_FILTER_PATH = ['-took', ...DROPPED_FIELDS.map((field) => `-respons
 /** A lookup's answer: what each document found holds, and why one could not be looked up. */
 const LOOKUP_FILTER_PATH = 'docs._source,docs.error,error';
 const TIMEOUT_MS = 30_000;
+/**
+ * A search that cannot read every shard fails instead of answering with part of the records (a node that died
+ * mid-search): the transport then asks another node.
+ */
+const WHOLE_ANSWERS = 'allow_partial_search_results=false';
+/** How long a node that could not be reached is passed over, before requests try it again. */
+const NODE_DOWN_MS = 2_000;
+/** undici's and the socket's codes of a node that is down or went away mid-request. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return UNREACHABLE.has(String(code)) || UNREACHABLE.has(String(cause));
+}
+
+/** The nodes of OPENSEARCH_URL: one URL, or several comma-separated. */
+export function opensearchNodes(list: string): string[] {
+  return list
+    .split(',')
+    .map((node) => node.trim())
+    .filter((node) => node !== '');
+}
 
 export interface SearchAnswer {
   readonly statusCode: number;
@@ -136,7 +167,10 @@ interface WaitingLookup extends Waiting {
  * of the other's, the engine's 0.72–0.92. At 8 in flight, nothing changed.
  */
 export class SearchTransport {
-  readonly #pool: Pool;
+  /** One pool per node of the cluster, taken in turn; a node that could not be reached is skipped for a while. */
+  readonly #pools: Pool[];
+  readonly #downUntil: number[];
+  #next = 0;
   readonly #authorization: string | undefined;
   readonly #searches: WaitingBatches<WaitingSearch>;
   readonly #costly: WaitingBatches<WaitingSearch>;
@@ -145,8 +179,10 @@ export class SearchTransport {
   readonly #timeout: string;
   readonly #cancelAfter: string;
 
-  constructor(nodeUrl: string, options: SearchTransportOptions = {}) {
-    const url = new URL(nodeUrl);
+  /** `nodeUrls`: one node, or several comma-separated nodes of one cluster (OPENSEARCH_URL). */
+  constructor(nodeUrls: string, options: SearchTransportOptions = {}) {
+    const urls = opensearchNodes(nodeUrls).map((node) => new URL(node));
+    const url = urls[0]!;
     this.#authorization =
       url.username || url.password
         ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
@@ -172,13 +208,17 @@ export class SearchTransport {
     this.#searches = new WaitingBatches((searches) => this.#search(searches), batches);
     this.#costly = new WaitingBatches(([search]) => this.#searchOne(search!), costly);
     this.#lookups = new WaitingBatches((lookups) => this.#lookUp(lookups), batches);
-    this.#pool = new Pool(url.origin, {
-      // Every request the three may have out at once, overflow included, so undici never queues our requests.
-      connections: 2 * (batches.requests + batches.overflow) + costly.requests,
-      headersTimeout: TIMEOUT_MS,
-      bodyTimeout: TIMEOUT_MS,
-      keepAliveTimeout: 30_000,
-    });
+    this.#pools = urls.map(
+      (node) =>
+        new Pool(node.origin, {
+          // Every request the three may have out at once, overflow included, so undici never queues our requests.
+          connections: 2 * (batches.requests + batches.overflow) + costly.requests,
+          headersTimeout: TIMEOUT_MS,
+          bodyTimeout: TIMEOUT_MS,
+          keepAliveTimeout: 30_000,
+        }),
+    );
+    this.#downUntil = urls.map(() => 0);
   }
 
   /**
@@ -232,7 +272,7 @@ export class SearchTransport {
     this.#searches.flush();
     this.#costly.flush();
     this.#lookups.flush();
-    await this.#pool.close();
+    await Promise.all(this.#pools.map((pool) => pool.close()));
   }
 
   #search(searches: WaitingSearch[]): Promise<void> {
@@ -248,7 +288,7 @@ export class SearchTransport {
       const { index, routing } = search;
       const path =
         `/${encodeURIComponent(index)}/_search?routing=${encodeURIComponent(routing)}` +
-        `&cancel_after_time_interval=${this.#cancelAfter}&filter_path=${SEARCH_FILTER_PATH}`;
+        `&cancel_after_time_interval=${this.#cancelAfter}&${WHOLE_ANSWERS}&filter_path=${SEARCH_FILTER_PATH}`;
       search.resolve(await this.#post(path, 'application/json', search.body, search.signal, search.opaqueId));
     } catch (error) {
       search.reject(search.signal?.aborted ? new SearchAbandonedError() : error);
@@ -257,7 +297,9 @@ export class SearchTransport {
 
   async #searchMany(searches: readonly WaitingSearch[]): Promise<void> {
     let lines = '';
-    for (const { index, routing, body } of searches) lines += `${JSON.stringify({ index, routing })}\n${body}\n`;
+    for (const { index, routing, body } of searches) {
+      lines += `${JSON.stringify({ index, routing, allow_partial_search_results: false })}\n${body}\n`;
+    }
     let answers: SearchAnswer[];
     try {
       const path =
@@ -331,10 +373,50 @@ export class SearchTransport {
   }
 
   /**
-   * POSTs `body` and collects the answer (undici's Dispatcher API: `request()` would wrap it in a stream). An
-   * aborted `signal` aborts the request, closing its connection.
+   * POSTs `body` to a node. Every request sent here only reads (`_search`, `_msearch`, `_mget`), so one whose node
+   * could not be reached, or dropped the connection, or answered that it cannot serve now (502–504), is sent again
+   * to the next node; each node is tried at most once.
    */
-  #post(
+  async #post(
+    path: string,
+    contentType: string,
+    body: string,
+    signal?: AbortSignal,
+    opaqueId?: string,
+  ): Promise<SearchAnswer> {
+    const count = this.#pools.length;
+    let failure: unknown;
+    for (let attempt = 0; attempt < count; attempt++) {
+      const node = this.#pickNode();
+      try {
+        const answer = await this.#postTo(this.#pools[node]!, path, contentType, body, signal, opaqueId);
+        if (attempt === count - 1 || answer.statusCode < 502 || answer.statusCode > 504) return answer;
+        failure = answer;
+      } catch (error) {
+        if (signal?.aborted || !isUnreachable(error) || attempt === count - 1) throw error;
+        failure = error;
+      }
+      this.#downUntil[node] = Date.now() + NODE_DOWN_MS;
+    }
+    throw failure;
+  }
+
+  /** The next node in turn that is not resting after a failure (any node, when all are). */
+  #pickNode(): number {
+    const now = Date.now();
+    for (let i = 0; i < this.#pools.length; i++) {
+      const node = this.#next++ % this.#pools.length;
+      if (this.#downUntil[node]! <= now) return node;
+    }
+    return this.#next++ % this.#pools.length;
+  }
+
+  /**
+   * POSTs `body` to one node and collects the answer (undici's Dispatcher API: `request()` would wrap it in a
+   * stream). An aborted `signal` aborts the request, closing its connection.
+   */
+  #postTo(
+    pool: Pool,
     path: string,
     contentType: string,
     body: string,
@@ -351,7 +433,7 @@ export class SearchTransport {
           stopListening();
           done(value);
         };
-      this.#pool.dispatch(
+      pool.dispatch(
         {
           method: 'POST',
           path,

@@ -1,5 +1,4 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   connectorSchedulerId,
   entityJobId,
@@ -8,12 +7,13 @@ import {
   type SyncConnectorJob,
   type SyncEntityJob,
 } from './queues.ts';
+import type { RedisClient } from './redis-connection.ts';
 
 /** The producer side of sync: what the API (and the worker's fan-out) puts on the queue. */
 export class SyncScheduler {
   readonly queue: Queue;
 
-  constructor(connection: Redis, queueName: string) {
+  constructor(connection: RedisClient, queueName: string) {
     this.queue = retryingQueue(connection, queueName, { attempts: 5, firstDelayMs: 5_000 });
   }
 

@@ -1,5 +1,5 @@
 import { UpstreamRateLimitError } from '@conduit/connectors';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.ts';
 
 /** Who is asking: a caller waiting for an answer (execute, webhook re-reads) or a sync page. */
 export type BudgetLane = 'live' | 'sync';
@@ -125,7 +125,7 @@ export interface BudgetSubject {
  * await gate.acquire(signal); // then send the request
  */
 export class UpstreamBudgets {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #settings: BudgetSettings;
   readonly #onWait: ((lane: BudgetLane, waitMs: number) => void) | undefined;
@@ -133,7 +133,7 @@ export class UpstreamBudgets {
   readonly #recent = new Map<string, BudgetSubject>();
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     namespace: string,
     options: { settings?: Partial<BudgetSettings>; onWait?: (lane: BudgetLane, waitMs: number) => void } = {},
   ) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@conduit/platform';
 
 /**
  * A cap on concurrent entity runs per key, shared by every worker through Redis: per connector, and per
@@ -7,12 +7,12 @@ import type { Redis } from 'ioredis';
  * expires after `staleMs` without a heartbeat.
  */
 export class ConnectorSlots {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #limit: number;
   readonly #staleMs: number;
 
-  constructor(redis: Redis, prefix: string, limit: number, staleMs = 120_000) {
+  constructor(redis: RedisClient, prefix: string, limit: number, staleMs = 120_000) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#limit = limit;

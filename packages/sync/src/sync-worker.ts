@@ -1,4 +1,4 @@
-import { JOB_NAMES, syncQueueName } from '@conduit/platform';
+import { duplicateRedis, JOB_NAMES, queuePrefix, syncQueueName } from '@conduit/platform';
 import { Worker } from 'bullmq';
 import { ConnectorSlots } from './connector-slots.ts';
 import { startCustomerDeliveries } from './customer-deliveries.ts';
@@ -30,7 +30,7 @@ export function startSyncWorker(deps: SyncDeps): SyncWorker {
     ),
   };
   let stopping = false;
-  const workerConnection = redis.duplicate();
+  const workerConnection = duplicateRedis(redis);
   workerConnection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const worker = new Worker(
     syncQueueName(env.NAMESPACE),
@@ -41,6 +41,7 @@ export function startSyncWorker(deps: SyncDeps): SyncWorker {
     },
     {
       connection: workerConnection,
+      prefix: queuePrefix(syncQueueName(env.NAMESPACE)),
       concurrency: env.WORKER_CONCURRENCY,
       lockDuration: env.WORKER_LOCK_MS,
       stalledInterval: env.WORKER_LOCK_MS,

@@ -1,4 +1,4 @@
-import { WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/platform';
+import { duplicateRedis, queuePrefix, WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/platform';
 import { Worker } from 'bullmq';
 import type { SyncDeps } from './deps.ts';
 import { GroupedIndexWrites } from './grouped-index-writes.ts';
@@ -16,7 +16,7 @@ export interface WebhookWorker {
  */
 export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
   const { env, logger, redis } = deps;
-  const connection = redis.duplicate();
+  const connection = duplicateRedis(redis);
   const writes = new GroupedIndexWrites(deps);
   const writeRecord = writes.write.bind(writes);
   // Unset: half of the worker's slots, so another organization always finds some.
@@ -30,7 +30,7 @@ export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
       if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps, writeRecord, shares);
       throw new Error(`unknown job ${job.name}`);
     },
-    { connection, concurrency: env.WEBHOOK_CONCURRENCY },
+    { connection, prefix: queuePrefix(webhookQueueName(env.NAMESPACE)), concurrency: env.WEBHOOK_CONCURRENCY },
   );
   worker.on('error', (error) => logger.error('webhook worker error', { error }));
   return {

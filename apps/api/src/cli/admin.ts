@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
 // The narrow entry points: the package's index loads the OpenSearch, BullMQ and metrics clients (a second of start-up).
 import { readEnv } from '@conduit/platform/config';
-import { Redis } from 'ioredis';
+import { connectRedis } from '@conduit/platform/redis-connection';
 import { clientAccessChannel } from '../services/client-access.ts';
 import { AdminCommands, AdminUsageError, requireId, requireRedirectUrl } from './admin-commands.ts';
 
@@ -120,8 +120,11 @@ async function main(argv: readonly string[]): Promise<number> {
  * Tells every API instance to forget what it remembers of the client, so its old tokens are refused at once.
  * Best effort: an instance that misses it reads the client again within seconds anyway (ClientAccessCache's TTL).
  */
-async function announceRevocation(env: { REDIS_URL: string; NAMESPACE: string }, clientId: string): Promise<void> {
-  const redis = new Redis(env.REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
+async function announceRevocation(
+  env: { REDIS_URL: string; REDIS_CLUSTER_NODES: string; NAMESPACE: string },
+  clientId: string,
+): Promise<void> {
+  const redis = connectRedis(env, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

@@ -1,5 +1,5 @@
+import type { RedisClient } from '@conduit/platform';
 import type { MiddlewareHandler } from 'hono';
-import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
@@ -7,7 +7,7 @@ import { prepareHeaders } from './prepared-headers.ts';
 import { type ConsumeShared, RateLimitLeases } from './rate-limit-leases.ts';
 
 export interface RateLimitOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
   /** Requests per client per window. */
   readonly limit: number;

@@ -1,6 +1,5 @@
 import type { ClientAccess, ClientsRepository } from '@conduit/db';
-import type { Logger } from '@conduit/platform';
-import type { Redis } from 'ioredis';
+import { duplicateRedis, type Logger, type RedisClient } from '@conduit/platform';
 
 /**
  * How long an instance trusts what it read of a client. A revocation reaches every instance at once through
@@ -35,14 +34,14 @@ interface Entry {
  */
 export class ClientAccessCache {
   readonly #clients: Pick<ClientsRepository, 'access'>;
-  readonly #subscriber: Redis;
+  readonly #subscriber: RedisClient;
   readonly #ttlMs: number;
   readonly #entries = new Map<string, Entry>();
 
-  private constructor(clients: Pick<ClientsRepository, 'access'>, redis: Redis, ttlMs: number, logger: Logger) {
+  private constructor(clients: Pick<ClientsRepository, 'access'>, redis: RedisClient, ttlMs: number, logger: Logger) {
     this.#clients = clients;
     this.#ttlMs = ttlMs;
-    this.#subscriber = redis.duplicate();
+    this.#subscriber = duplicateRedis(redis);
     this.#subscriber.on('message', (_channel: string, clientId: string) => this.#entries.delete(clientId));
     // Messages may have been lost while down: start over (the TTL bounds the gap either way).
     this.#subscriber.on('ready', () => this.#entries.clear());
@@ -53,7 +52,7 @@ export class ClientAccessCache {
 
   static async start(
     clients: Pick<ClientsRepository, 'access'>,
-    redis: Redis,
+    redis: RedisClient,
     options: { namespace: string; logger: Logger; ttlMs?: number },
   ): Promise<ClientAccessCache> {
     const cache = new ClientAccessCache(clients, redis, options.ttlMs ?? DEFAULT_TTL_MS, options.logger);

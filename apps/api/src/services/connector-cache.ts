@@ -1,6 +1,5 @@
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
-import { connectorChangesChannel, type Logger } from '@conduit/platform';
-import type { Redis } from 'ioredis';
+import { connectorChangesChannel, duplicateRedis, type Logger, type RedisClient } from '@conduit/platform';
 
 /** Safety net only: PATCH and DELETE invalidate every instance at once through Redis (below). */
 const DEFAULT_TTL_MS = 10_000;
@@ -23,8 +22,8 @@ interface Entry {
  */
 export class ConnectorCache {
   readonly #connectors: ConnectorsRepository;
-  readonly #publisher: Redis;
-  readonly #subscriber: Redis;
+  readonly #publisher: RedisClient;
+  readonly #subscriber: RedisClient;
   readonly #channel: string;
   readonly #ttlMs: number;
   readonly #entries = new Map<string, Entry>();
@@ -34,7 +33,7 @@ export class ConnectorCache {
 
   private constructor(
     connectors: ConnectorsRepository,
-    publisher: Redis,
+    publisher: RedisClient,
     channel: string,
     ttlMs: number,
     logger: Logger,
@@ -43,7 +42,7 @@ export class ConnectorCache {
     this.#publisher = publisher;
     this.#channel = channel;
     this.#ttlMs = ttlMs;
-    this.#subscriber = publisher.duplicate();
+    this.#subscriber = duplicateRedis(publisher);
     this.#subscriber.on('message', (_channel: string, id: string) => this.#forget(id));
     // Anything that may have cost us messages: forget everything and stop remembering until subscribed again.
     const down = () => {
@@ -65,7 +64,7 @@ export class ConnectorCache {
 
   static async start(
     connectors: ConnectorsRepository,
-    redis: Redis,
+    redis: RedisClient,
     options: { namespace: string; logger: Logger; ttlMs?: number },
   ): Promise<ConnectorCache> {
     const cache = new ConnectorCache(

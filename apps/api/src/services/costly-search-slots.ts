@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@conduit/platform';
 
 /**
  * Takes a slot when fewer than `limit` live ones are held (members of a sorted set scored by when they were taken;
@@ -14,7 +14,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1`;
 
 export interface CostlySearchSlotsOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly namespace: string;
   /** Costly searches one organization may have at once across every API instance. */
   readonly limit: number;
@@ -29,7 +29,7 @@ export interface CostlySearchSlotsOptions {
  * search (cheap ones never take a slot).
  */
 export class CostlySearchSlots {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #limit: number;
   readonly #staleMs: number;

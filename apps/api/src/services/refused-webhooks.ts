@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@conduit/platform';
 
 /** Counting windows of refused calls, in milliseconds. */
 const WINDOW_MS = 60_000;
 
 export interface RefusedWebhooksOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly namespace: string;
   /** Refused calls per window, per caller address and per connector, before the route answers 429. */
   readonly limit: number;
@@ -26,7 +26,7 @@ export interface Refusal {
  * a hundred, each line saying how many there were.
  */
 export class RefusedWebhooks {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #limit: number;
 
@@ -47,14 +47,16 @@ export class RefusedWebhooks {
   /** Counts a refused call from `address` (and to `connectorId`, when it exists). */
   async record(address: string, connectorId: string | undefined): Promise<Refusal> {
     const keys = [this.#key('address', address), ...(connectorId ? [this.#key('connector', connectorId)] : [])];
-    const pipeline = this.#redis.multi();
-    for (const key of keys) {
-      // A new window starts at 0 with its expiry; INCR keeps the expiry of an existing one.
-      pipeline.set(key, '0', 'PX', WINDOW_MS, 'NX').incr(key).pttl(key);
-    }
-    const results = (await pipeline.exec()) ?? [];
-    const counts = keys.map((_, i) => Number(results[i * 3 + 1]?.[1] ?? 0));
-    const ttls = keys.map((_, i) => Number(results[i * 3 + 2]?.[1] ?? WINDOW_MS));
+    // One transaction per key: the two keys may live on different Redis Cluster nodes, and only each one's own
+    // counter and expiry need to change together.
+    const results = await Promise.all(
+      keys.map((key) =>
+        // A new window starts at 0 with its expiry; INCR keeps the expiry of an existing one.
+        this.#redis.multi().set(key, '0', 'PX', WINDOW_MS, 'NX').incr(key).pttl(key).exec(),
+      ),
+    );
+    const counts = results.map((result) => Number(result?.[1]?.[1] ?? 0));
+    const ttls = results.map((result) => Number(result?.[2]?.[1] ?? WINDOW_MS));
     const count = Math.max(...counts);
     const over = counts.findIndex((c) => c > this.#limit);
     return {

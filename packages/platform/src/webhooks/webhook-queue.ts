@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { retryingQueue } from '../queues.ts';
+import type { RedisClient } from '../redis-connection.ts';
 import type { ParsedWebhook } from './types.ts';
 
 /** Job payload: ids and record references only, never a body or a secret. */
@@ -39,10 +39,10 @@ export function webhookQueueName(namespace: string): string {
  */
 export class WebhookQueue {
   readonly queue: Queue;
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
 
-  constructor(connection: Redis, namespace: string) {
+  constructor(connection: RedisClient, namespace: string) {
     this.#redis = connection;
     this.#prefix = `${namespace}:webhook-seen`;
     this.queue = retryingQueue(connection, webhookQueueName(namespace), { attempts: 6, firstDelayMs: 1_000 });

@@ -13,7 +13,7 @@ import { searchPageJson } from '../results/search-page-json.ts';
  * search the runner answers is also written from the engine's bytes (`searchPageJson`, the API's way) and must
  * come out as the same page, or the same error: so each search test is a differential test of the two readers.
  */
-export const OPENSEARCH_URL = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
+export const OPENSEARCH_URL = (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim();
 
 export type TestIndex = {
   readonly client: Client;
