@@ -31,6 +31,8 @@ import {
 type Deps = Pick<ApiDeps, 'env' | 'connectors' | 'webhookEndpoints' | 'cipher' | 'changeFeed'>;
 
 const tags = ['Webhook endpoints'];
+/** The ids this API gives endpoints: `we_` and a UUID's 32 hex digits. */
+const ENDPOINT_ID = /^we_[0-9a-f]{32}$/;
 export const createEndpointRoute = createRoute({
   tags,
   method: 'post',
@@ -150,8 +152,9 @@ export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): 
   };
   const load = async (c: Context<ApiEnv>) => {
     const id = c.req.param('endpoint_id') ?? '';
-    const row = await deps.webhookEndpoints.find(c.get('auth').organizationId, id);
-    if (!row) throw new ApiError(404, 'webhook_endpoint_not_found', `no webhook endpoint ${id}`);
+    // Only an id of ours reaches the database (a NUL byte, say, is not text Postgres takes).
+    const row = ENDPOINT_ID.test(id) ? await deps.webhookEndpoints.find(c.get('auth').organizationId, id) : undefined;
+    if (!row) throw new ApiError(404, 'webhook_endpoint_not_found', `no webhook endpoint ${JSON.stringify(id)}`);
     return row;
   };
 
