@@ -33,6 +33,7 @@ export {
   UpstreamRateLimitError,
 } from './core/errors.ts';
 export { type FieldMap, type FieldSpec, type ScalarType, t } from './core/field-spec.ts';
+export { defaultSleep } from './core/http-client.ts';
 export { at } from './core/paging.ts';
 export { failureReason, isRetryable } from './core/retry-decision.ts';
 export {

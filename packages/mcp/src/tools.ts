@@ -391,10 +391,17 @@ async function search(conduit: Conduit, kind: KindCatalog, args: Args, budget: n
     view.connector_id,
     kind.connectorType as ConnectorType,
   ) as unknown as LooseConnector;
-  const page = (await connector.execute({ entity, action: 'search', params })) as {
-    data: unknown[];
-    meta: { has_more: boolean; cursor: string | null } & Record<string, unknown>;
-  };
+  const page = (await connector.execute({ entity, action: 'search', params })) as ApiPage;
+  return budgetedPage(page, at, request, budget);
+}
+
+type ApiPage = { data: unknown[]; meta: { has_more: boolean; cursor: string | null } & Record<string, unknown> };
+
+/**
+ * An API page (search or SQL) as a tool answer: the rows from `at.skip` that fit the budget, whole; the cursor
+ * continues within this page when rows were cut, else with the API's next page.
+ */
+function budgetedPage(page: ApiPage, at: Continuation, request: string, budget: number): ToolResult {
   const rest = page.data.slice(at.skip);
   const { cursor: _apiCursor, has_more: _hasMore, ...meta } = page.meta;
   const data = fitRecords(rest, budget - JSON.stringify(meta).length);
@@ -410,8 +417,6 @@ async function search(conduit: Conduit, kind: KindCatalog, args: Args, budget: n
   });
 }
 
-type SqlPage = { data: unknown[]; meta: { has_more: boolean; cursor: string | null } & Record<string, unknown> };
-
 /** The sql tool: the API's pages, each cut to the budget between rows, as search does. */
 async function sql(conduit: Conduit, kind: KindCatalog, args: Args, budget: number): Promise<ToolResult> {
   const view = await connectorOfKind(conduit, args, kind);
@@ -421,20 +426,8 @@ async function sql(conduit: Conduit, kind: KindCatalog, args: Args, budget: numb
   const request = requestHash({ tool: 'sql', connector: view.connector_id, query, limit });
   const at = continuation(args, request);
   const connector = conduit.connector(view.connector_id, kind.connectorType as ConnectorType) as unknown as {
-    sql(query: string, options: { limit?: number; cursor?: string }): Promise<SqlPage>;
+    sql(query: string, options: { limit?: number; cursor?: string }): Promise<ApiPage>;
   };
   const page = await connector.sql(query, { limit, ...(at.page ? { cursor: at.page } : {}) });
-  const rest = page.data.slice(at.skip);
-  const { cursor: _apiCursor, has_more: _hasMore, ...meta } = page.meta;
-  const data = fitRecords(rest, budget - JSON.stringify(meta).length);
-  const cut = data.length < rest.length;
-  const next: Continuation | null = cut
-    ? { ...at, skip: at.skip + data.length }
-    : page.meta.has_more && page.meta.cursor
-      ? { page: page.meta.cursor, skip: 0, request }
-      : null;
-  return json({
-    data,
-    meta: { ...meta, has_more: next !== null, cursor: next ? encodeContinuation(next) : null, cut_to_budget: cut },
-  });
+  return budgetedPage(page, at, request, budget);
 }

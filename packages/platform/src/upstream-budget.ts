@@ -1,4 +1,4 @@
-import { UpstreamRateLimitError } from '@conduit/connectors';
+import { defaultSleep, UpstreamRateLimitError } from '@conduit/connectors';
 import type { RedisClient } from './redis-connection.ts';
 
 /** Who is asking: a caller waiting for an answer (execute, webhook re-reads) or a sync page. */
@@ -161,11 +161,11 @@ export class UpstreamBudgets {
             );
           }
           if (booked === 1) {
-            if (waitMs > 0) await sleep(waitMs, signal);
+            if (waitMs > 0) await defaultSleep(waitMs, signal);
             break;
           }
           // Paused, or (sync) no free slot now: try again when the next one is due.
-          await sleep(Math.max(1, waitMs), signal);
+          await defaultSleep(Math.max(1, waitMs), signal);
         }
         this.#onWait?.(lane, performance.now() - started);
       },
@@ -229,19 +229,4 @@ export class UpstreamBudgets {
     )) as [number, number, number, number];
     return result;
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
