@@ -90,18 +90,18 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   // The API calls MCP tools make carry this process's mark, so the trail says they came through MCP.
   const mcpMark = randomBytes(16).toString('base64url');
   const auditing = deps.env.AUDIT_TRAIL === 'on';
+  // One of each for every bearer-token route group: the rate limit's leases are then shared by them all.
+  const signedIn = authenticate(deps.tokens, deps.clientAccess);
+  const limited = rateLimit({
+    redis: deps.redis,
+    prefix: deps.env.NAMESPACE,
+    limit: deps.env.RATE_LIMIT_PER_MINUTE,
+    windowSeconds: 60,
+  });
   const connectors = new OpenAPIHono<ApiEnv>();
-  connectors.use('*', authenticate(deps.tokens, deps.clientAccess));
+  connectors.use('*', signedIn);
   connectors.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: connectorActionOf, mcpMark }));
-  connectors.use(
-    '*',
-    rateLimit({
-      redis: deps.redis,
-      prefix: deps.env.NAMESPACE,
-      limit: deps.env.RATE_LIMIT_PER_MINUTE,
-      windowSeconds: 60,
-    }),
-  );
+  connectors.use('*', limited);
   registerCreate(connectors, deps);
   registerOAuthInitiate(connectors, deps);
   registerReadUpdateDelete(connectors, deps);
@@ -109,23 +109,15 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerChanges(connectors, deps);
   registerSql(connectors, deps);
   app.route('/api/v1/integrations/connectors', connectors);
-  app.route('/api/v1/audit', auditRoutes(deps));
+  app.route('/api/v1/audit', auditRoutes(deps, [signedIn, limited]));
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();
-  webhookEndpoints.use('*', authenticate(deps.tokens, deps.clientAccess));
+  webhookEndpoints.use('*', signedIn);
   webhookEndpoints.use(
     '*',
     auditTrail({ audit: deps.audit, enabled: auditing, actionOf: webhookEndpointActionOf, mcpMark }),
   );
-  webhookEndpoints.use(
-    '*',
-    rateLimit({
-      redis: deps.redis,
-      prefix: deps.env.NAMESPACE,
-      limit: deps.env.RATE_LIMIT_PER_MINUTE,
-      windowSeconds: 60,
-    }),
-  );
+  webhookEndpoints.use('*', limited);
   registerWebhookEndpoints(webhookEndpoints, deps);
   app.route('/api/v1/webhook-endpoints', webhookEndpoints);
 
@@ -140,7 +132,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   app.use(
     '/mcp',
     mcpOrigin({ allowed: parseAllowedOrigins(deps.env.MCP_ALLOWED_ORIGINS), publicBaseUrl: baseUrl }),
-    authenticate(deps.tokens, deps.clientAccess),
+    signedIn,
     bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }),
     auditMcpToolCalls({ audit: deps.audit, enabled: auditing }),
   );

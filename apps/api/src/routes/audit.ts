@@ -1,10 +1,9 @@
 import { parseOrThrow } from '@conduit/connectors';
 import type { AuditEntryRow, AuditQuery } from '@conduit/db';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { authenticate } from '../middleware/authenticate.ts';
-import { rateLimit } from '../middleware/rate-limit.ts';
 import { BEARER, jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
 
@@ -71,18 +70,10 @@ export const auditRoute = createRoute({
 });
 
 /** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */
-export function auditRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<ApiEnv>[]): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
-  app.use('*', authenticate(deps.tokens, deps.clientAccess));
-  app.use(
-    '*',
-    rateLimit({
-      redis: deps.redis,
-      prefix: deps.env.NAMESPACE,
-      limit: deps.env.RATE_LIMIT_PER_MINUTE,
-      windowSeconds: 60,
-    }),
-  );
+  // The caller's authentication and rate limit, the same instances as every bearer-token route's (app.ts).
+  for (const guard of guards) app.use('*', guard);
   mountRoute(app, auditRoute, async (c) => {
     const query = parseOrThrow(AuditQuerySchema, c.req.query(), '/query', 'invalid_request', 'invalid query');
     const filter: AuditQuery = {
