@@ -1,23 +1,7 @@
+import type { ChangeEvent, ChangesPage, DeliveriesPage, WebhookEndpoint } from './generated/api.ts';
 import type { Transport } from './transport.ts';
 
-export type ChangeType = 'record.created' | 'record.updated' | 'record.deleted';
-
-/** One change the copy applied (GET .../changes; docs/changes.md). */
-export interface ChangeEvent {
-  readonly id: string;
-  readonly type: ChangeType;
-  readonly entity: string;
-  readonly key: string;
-  /** The record as read; absent for deletions. */
-  readonly record?: Record<string, unknown>;
-  readonly changed_at: string;
-  readonly source: 'sync' | 'full_pass' | 'webhook' | 'execute';
-}
-
-export interface ChangesPage {
-  readonly data: ChangeEvent[];
-  readonly meta: { readonly cursor: string; readonly has_more: boolean };
-}
+export type ChangeType = ChangeEvent['type'];
 
 export interface ChangesOptions {
   /** A `meta.cursor` (or an event's `cursor`) to continue after; `latest` for only what comes next. */
@@ -70,18 +54,6 @@ export async function* iterateChanges(
   }
 }
 
-export interface WebhookEndpoint {
-  readonly id: string;
-  readonly url: string;
-  readonly description: string | null;
-  readonly connector_ids: string[] | null;
-  readonly entities: string[] | null;
-  readonly types: ChangeType[] | null;
-  readonly enabled: boolean;
-  readonly disabled_reason: string | null;
-  readonly created_at: string;
-}
-
 export interface WebhookEndpointInput {
   readonly url: string;
   readonly description?: string;
@@ -90,13 +62,8 @@ export interface WebhookEndpointInput {
   readonly types?: ChangeType[];
 }
 
-export interface WebhookDelivery {
-  readonly webhook_id: string;
-  readonly connector_id: string;
-  readonly status: 'pending' | 'delivered' | 'failed';
-  readonly created_at: string;
-  readonly attempts: { at: string; http_status: number | null; error: string | null; latency_ms: number }[];
-}
+/** One delivery of an event to an endpoint, with its attempts. */
+export type WebhookDelivery = DeliveriesPage['data'][number];
 
 const ENDPOINTS = '/api/v1/webhook-endpoints';
 const endpointPath = (id: string, suffix = '') => `${ENDPOINTS}/${encodeURIComponent(id)}${suffix}`;

@@ -1,11 +1,5 @@
-import {
-  type ChangeEventAt,
-  type ChangesOptions,
-  type ChangesPage,
-  changesQuery,
-  iterateChanges,
-  WebhookEndpoints,
-} from './changes.ts';
+import { type ChangeEventAt, type ChangesOptions, changesQuery, iterateChanges, WebhookEndpoints } from './changes.ts';
+import type { ChangesPage } from './generated/api.ts';
 import { LIST_PAGING } from './generated/catalog.ts';
 import type { Aggregation, SearchParams, SearchResult } from './search-types.ts';
 import type { SqlResult, SqlText } from './sql-types.ts';

@@ -1,15 +1,21 @@
 export type {
-  ChangeEvent,
   ChangeEventAt,
   ChangesOptions,
-  ChangesPage,
   ChangeType,
   WebhookDelivery,
-  WebhookEndpoint,
   WebhookEndpointInput,
 } from './changes.ts';
 export { WebhookEndpoints } from './changes.ts';
 export { Conduit, ConnectorClient, Connectors } from './conduit.ts';
+export type {
+  AuditEntry,
+  AuditPage,
+  ChangeEvent,
+  ChangesPage,
+  ConnectorList,
+  SearchTotal,
+  WebhookEndpoint,
+} from './generated/api.ts';
 export { CONNECTOR_TYPES, type ConnectorKinds, LIST_PAGING, type ListPaging } from './generated/catalog.ts';
 export {
   ConduitProblem,

@@ -1,19 +1,10 @@
-/** One problem of a request, with the JSON pointer of the field to fix (e.g. `/params/query/filter/eq/stauts`). */
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+import type { Problem } from './generated/api.ts';
 
 /** RFC 9457 problem details as the API answers them (docs/api.md). */
-export interface ProblemDetails {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldProblem[];
-  upstream?: { status: number | null; body: string | null };
-}
+export type ProblemDetails = Problem;
+
+/** One problem of a request, with the JSON pointer of the field to fix (e.g. `/params/query/filter/eq/stauts`). */
+export type FieldProblem = NonNullable<Problem['errors']>[number];
 
 /** Every failed call throws this: the API's problem details, typed. */
 export class ConduitProblem extends Error {

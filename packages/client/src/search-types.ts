@@ -1,3 +1,4 @@
+import type { SearchTotal } from './generated/api.ts';
 /**
  * The search language (docs/search.md) typed per entity. Each searchable entity has a generated `…SearchFields` map
  * (src/generated/catalog.ts) saying which field paths each operator takes and with which value type; `Filter`
@@ -99,7 +100,7 @@ export interface SearchMeta<G = Record<string, unknown>> {
   took_ms: number | null;
   /** End of the entity's last completed pass (ISO 8601), null before the first. */
   synced_at?: string | null;
-  total?: { value: number; exact: boolean };
+  total?: SearchTotal;
   aggregations?: AggregationResults<G>;
 }
 

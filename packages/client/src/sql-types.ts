@@ -1,3 +1,4 @@
+import type { SqlResult as ApiSqlResult } from './generated/api.ts';
 import type { ConnectorType, SearchableEntity, SearchFieldsOf } from './types.ts';
 
 /**
@@ -32,25 +33,10 @@ type QuotedColumnsOk<Q extends string, Fields extends string> = Q extends `${str
   : true;
 
 /** A column of an SQL answer. */
-export interface SqlColumn {
-  name: string;
-  type: string;
-  /** COUNT(DISTINCT): an estimate, close to exact below this many distinct values. */
-  approximate?: { precision_threshold: number };
-}
+export type SqlColumn = ApiSqlResult['meta']['columns'][number];
 
-/** One page of an SQL answer: rows keyed by column name. */
-export interface SqlResult<Row = Record<string, unknown>> {
-  data: Row[];
-  meta: {
-    columns: SqlColumn[];
-    has_more: boolean;
-    cursor: string | null;
-    took_ms: number | null;
-    synced_at: string | null;
-    total?: { value: number; exact: boolean };
-  };
-}
+/** One page of an SQL answer: rows keyed by column name (the API's schema, with the rows typed). */
+export type SqlResult<Row = Record<string, unknown>> = Omit<ApiSqlResult, 'data'> & { data: Row[] };
 
 /** The searchable fields (SQL columns) of an entity. */
 export type SqlColumnOf<K extends ConnectorType, E extends SearchableEntity<K>> = SearchFieldsOf<K, E>['fields'];

@@ -1,3 +1,4 @@
+import type { Connector } from './generated/api.ts';
 import type { ConnectorKinds } from './generated/catalog.ts';
 import type { SearchFields, SearchParams, SearchResult } from './search-types.ts';
 
@@ -89,29 +90,20 @@ export type ExecuteRequest<K extends ConnectorType, E extends EntityName<K>, A e
   signal?: AbortSignal;
 } & ParamsField<ParamsOf<K, E, A>>;
 
-export interface EntityStatus {
-  status: 'pending' | 'initial_sync' | 'ready' | 'failed';
-  running: boolean;
-  last_success_at: string | null;
-  last_full_sync_at?: string | null;
-  record_count: number;
-  error: string | null;
-}
+/** One entity's sync status, as GET connector shows it. */
+export type EntityStatus = NonNullable<Connector['entities'][string]>;
 
-/** A connector as the API shows it (never its credentials), with per-entity sync status. */
-export interface ConnectorView<K extends ConnectorType = ConnectorType> {
-  connector_id: string;
+/**
+ * A connector as the API shows it (never its credentials), with per-entity sync status: the API's own schema
+ * (generated from its OpenAPI document), with the kind's replication_config typed.
+ */
+export type ConnectorView<K extends ConnectorType = ConnectorType> = Omit<
+  Connector,
+  'connector_type' | 'replication_config'
+> & {
   connector_type: K;
-  customer_name: string;
-  name: string;
-  config: Record<string, unknown>;
   replication_config: ConnectorKinds[K]['replicationConfig'];
-  created_at: string;
-  updated_at: string;
-  entities: Record<string, EntityStatus>;
-  webhook_url?: string | null;
-  webhooks?: 'configured' | 'not_configured' | 'unsupported';
-}
+};
 
 export type CreateConnectorInput<K extends ConnectorType> = {
   connector_type: K;
