@@ -19,6 +19,7 @@ import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
+import { ROUTE_BASES } from './route-bases.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { registerChanges } from './routes/connectors/changes.ts';
@@ -80,12 +81,12 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   app.route('/', healthRoutes(deps));
   app.route('/', metricsRoutes(deps));
-  app.route('/api/v1/catalog', catalogRoutes(deps));
+  app.route(ROUTE_BASES.catalog, catalogRoutes(deps));
   app.route('/', consoleRoutes());
-  app.route('/api/v1/oauth/token', oauthTokenRoutes(deps));
-  app.route('/api/v1/integrations/connectors/oauth/callback', oauthCallbackRoutes(deps));
+  app.route(ROUTE_BASES.token, oauthTokenRoutes(deps));
+  app.route(ROUTE_BASES.oauthCallback, oauthCallbackRoutes(deps));
   // Public: upstream vendors call it, authenticated by their signature (never a bearer token).
-  app.route('/api/v1/integrations/connectors', webhookRoutes(deps));
+  app.route(ROUTE_BASES.connectors, webhookRoutes(deps));
 
   // The API calls MCP tools make carry this process's mark, so the trail says they came through MCP.
   const mcpMark = randomBytes(16).toString('base64url');
@@ -108,8 +109,8 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerExecute(connectors, deps);
   registerChanges(connectors, deps);
   registerSql(connectors, deps);
-  app.route('/api/v1/integrations/connectors', connectors);
-  app.route('/api/v1/audit', auditRoutes(deps, [signedIn, limited]));
+  app.route(ROUTE_BASES.connectors, connectors);
+  app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited]));
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();
   webhookEndpoints.use('*', signedIn);
@@ -119,7 +120,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   );
   webhookEndpoints.use('*', limited);
   registerWebhookEndpoints(webhookEndpoints, deps);
-  app.route('/api/v1/webhook-endpoints', webhookEndpoints);
+  app.route(ROUTE_BASES.webhookEndpoints, webhookEndpoints);
 
   // MCP (docs/operations.md): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({

@@ -5,7 +5,17 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 const PRINT_OPENAPI = fileURLToPath(new URL('../../../apps/api/scripts/print-openapi.ts', import.meta.url));
 
 /** The document's named response schemas the client hands out, as they are named there. */
-const COMPONENTS = ['Connector', 'ChangeEvent', 'WebhookEndpoint', 'AuditEntry', 'Problem', 'SqlResult', 'SearchTotal'];
+const COMPONENTS = [
+  'Catalog',
+  'Connector',
+  'ChangeEvent',
+  'WebhookEndpoint',
+  'AuditEntry',
+  'Problem',
+  'SqlResult',
+  'SearchTotal',
+  'OAuthInitiateResponse',
+];
 
 /** Answers with no named schema of their own: a type name for the 200 answer of an operation. */
 const OPERATIONS: readonly { name: string; path: string; method: 'get' | 'post' }[] = [
@@ -15,16 +25,42 @@ const OPERATIONS: readonly { name: string; path: string; method: 'get' | 'post' 
   { name: 'AuditPage', path: '/api/v1/audit', method: 'get' },
 ];
 
+/** Request bodies with no named schema of their own. */
+const REQUESTS: readonly { name: string; path: string; method: 'post' }[] = [
+  { name: 'OAuthInitiateRequest', path: '/api/v1/integrations/connectors/oauth/initiate', method: 'post' },
+];
+
+/** Query strings: a type name for an operation's query parameters. */
+const QUERIES: readonly { name: string; path: string; method: 'get' }[] = [
+  { name: 'AuditQuery', path: '/api/v1/audit', method: 'get' },
+];
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema: JSONSchema;
+  description?: string;
+}
+
 interface OpenApiDocument {
   components: { schemas: Record<string, JSONSchema> };
   paths: Record<
     string,
-    Record<string, { responses: Record<string, { content?: Record<string, { schema: JSONSchema }> }> }>
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { content?: Record<string, { schema: JSONSchema }> };
+        responses: Record<string, { content?: Record<string, { schema: JSONSchema }> }>;
+      }
+    >
   >;
 }
 
 /**
- * The TypeScript source of src/generated/api.ts (unformatted): the response bodies of the HTTP API, from the same
+ * The TypeScript source of src/generated/api.ts (unformatted): the response bodies (and some query strings) of the
+ * HTTP API, from the same
  * OpenAPI document GET /openapi.json serves (the API prints it without starting: apps/api/scripts/print-openapi.ts).
  */
 export async function buildApiSource(): Promise<string> {
@@ -38,6 +74,25 @@ export async function buildApiSource(): Promise<string> {
     const schema = document.paths[path]?.[method]?.responses['200']?.content?.['application/json']?.schema;
     if (!schema) throw new Error(`the OpenAPI document has no JSON 200 answer for ${method.toUpperCase()} ${path}`);
     properties[name] = { ...schema, title: name };
+  }
+  for (const { name, path, method } of REQUESTS) {
+    const schema = document.paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) throw new Error(`the OpenAPI document has no JSON body for ${method.toUpperCase()} ${path}`);
+    properties[name] = { ...schema, title: name };
+  }
+  for (const { name, path, method } of QUERIES) {
+    const parameters = (document.paths[path]?.[method]?.parameters ?? []).filter((p) => p.in === 'query');
+    if (parameters.length === 0)
+      throw new Error(`the OpenAPI document names no query for ${method.toUpperCase()} ${path}`);
+    properties[name] = {
+      title: name,
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        parameters.map((p) => [p.name, { ...p.schema, ...(p.description ? { description: p.description } : {}) }]),
+      ),
+      required: parameters.filter((p) => p.required).map((p) => p.name),
+    };
   }
   // One schema referring to every type, so that each is declared once; the holder itself is dropped.
   const holder = {

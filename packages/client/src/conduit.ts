@@ -1,5 +1,12 @@
 import { type ChangeEventAt, type ChangesOptions, changesQuery, iterateChanges, WebhookEndpoints } from './changes.ts';
-import type { ChangesPage } from './generated/api.ts';
+import type {
+  AuditPage,
+  AuditQuery,
+  Catalog,
+  ChangesPage,
+  OAuthInitiateRequest,
+  OAuthInitiateResponse,
+} from './generated/api.ts';
 import { LIST_PAGING } from './generated/catalog.ts';
 import type { Aggregation, SearchParams, SearchResult } from './search-types.ts';
 import type { SqlResult, SqlText } from './sql-types.ts';
@@ -59,6 +66,26 @@ export class Conduit {
   token(): Promise<string> {
     return this.#transport.token();
   }
+
+  /** The kinds this deployment serves: credentials, config and replication schemas, entities, searchable fields. */
+  catalog(): Promise<Catalog> {
+    return this.#transport.json('GET', '/api/v1/catalog', { safe: true });
+  }
+
+  /**
+   * One page of the organization's audit trail, newest first (follow `meta.cursor`).
+   *
+   * @example
+   * const { data } = await conduit.audit({ connector_id: id, action: 'execute', status: '4xx' });
+   */
+  audit(query: AuditQuery = {}): Promise<AuditPage> {
+    const search = new URLSearchParams(
+      Object.entries(query)
+        .filter(([, value]) => value !== undefined && value !== '')
+        .map(([key, value]): [string, string] => [key, String(value)]),
+    ).toString();
+    return this.#transport.json('GET', `/api/v1/audit${search ? `?${search}` : ''}`, { safe: true });
+  }
 }
 
 export class Connectors {
@@ -89,6 +116,11 @@ export class Connectors {
 
   async delete(connectorId: string): Promise<void> {
     await this.#transport.request('DELETE', connectorPath(connectorId), { safe: false });
+  }
+
+  /** Starts the OAuth consent flow for a new connector of a kind: send the user to `consent_url`. */
+  oauthInitiate(input: OAuthInitiateRequest): Promise<OAuthInitiateResponse> {
+    return this.#transport.json('POST', `${CONNECTORS}/oauth/initiate`, { body: input, safe: false });
   }
 
   /** Starts a sync now (202): every replicated entity, or one; `mode: 'full'` re-reads from start_date. */

@@ -10,9 +10,13 @@ export { Conduit, ConnectorClient, Connectors } from './conduit.ts';
 export type {
   AuditEntry,
   AuditPage,
+  AuditQuery,
+  Catalog,
   ChangeEvent,
   ChangesPage,
   ConnectorList,
+  OAuthInitiateRequest,
+  OAuthInitiateResponse,
   SearchTotal,
   WebhookEndpoint,
 } from './generated/api.ts';

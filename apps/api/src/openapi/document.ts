@@ -1,6 +1,7 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
+import { ROUTE_BASES } from '../route-bases.ts';
 import { auditRoute } from '../routes/audit.ts';
 import { catalogRoute } from '../routes/catalog.ts';
 import { listChangesRoute } from '../routes/connectors/changes.ts';
@@ -30,19 +31,19 @@ import {
   updateEndpointRoute,
 } from '../routes/webhook-endpoints/routes.ts';
 
-export const CONNECTORS_BASE = '/api/v1/integrations/connectors';
+const CONNECTORS_BASE = ROUTE_BASES.connectors;
 
 /**
  * Every route definition with the prefix it is mounted under (app.ts mounts the same objects). Routes added
  * elsewhere join this list: the documentation test checks it against the served document.
  */
 export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route: RouteConfig }[] = [
-  { base: '/api/v1/oauth/token', route: tokenRoute },
-  { base: '/api/v1/catalog', route: catalogRoute },
+  { base: ROUTE_BASES.token, route: tokenRoute },
+  { base: ROUTE_BASES.catalog, route: catalogRoute },
   { base: CONNECTORS_BASE, route: listConnectorsRoute },
   { base: CONNECTORS_BASE, route: createConnectorRoute },
   { base: CONNECTORS_BASE, route: oauthInitiateRoute },
-  { base: `${CONNECTORS_BASE}/oauth/callback`, route: oauthCallbackRoute },
+  { base: ROUTE_BASES.oauthCallback, route: oauthCallbackRoute },
   { base: CONNECTORS_BASE, route: getConnectorRoute },
   { base: CONNECTORS_BASE, route: updateConnectorRoute },
   { base: CONNECTORS_BASE, route: deleteConnectorRoute },
@@ -58,9 +59,9 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
     deleteEndpointRoute,
     listDeliveriesRoute,
     replayRoute,
-  ].map((route) => ({ base: '/api/v1/webhook-endpoints', route })),
+  ].map((route) => ({ base: ROUTE_BASES.webhookEndpoints, route })),
   { base: CONNECTORS_BASE, route: sqlRoute },
-  { base: '/api/v1/audit', route: auditRoute },
+  { base: ROUTE_BASES.audit, route: auditRoute },
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },
