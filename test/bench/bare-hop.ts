@@ -3,7 +3,7 @@
  * as it came and the answer back, with nothing else (no auth, rate limit, connector, planning or reshaping).
  * ours - hop is our own work; hop - raw is what one Node process between the caller and the engine costs on this
  * machine, whatever it does. Run by search-bench.ts in its own process; prints {"url": ...} when listening.
- *   node bare-hop.ts <opensearch url> <connections>
+ *   node bare-hop.ts <opensearch url, or several comma-separated> <connections (per node)>
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -54,6 +54,7 @@ export {
 export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 export {
   lookupRequest,
+  opensearchNodes,
   SearchAbandonedError,
   type SearchAnswer,
   SearchQueueFullError,

@@ -58,15 +58,9 @@ export function validateSearch(params: SearchParams, { searchable }: ValidateOpt
     }
   });
 
-  const fields: string[] = [];
-  (params.fields ?? Object.keys(searchable)).forEach((name, i) => {
-    if (!resolveField(scope, name)) {
-      problems.push({
-        path: pointer(['fields', i]),
-        message: unknownFieldMessage('field', name, knownPaths(searchable)),
-      });
-    } else if (!fields.includes(name)) fields.push(name);
-  });
+  const { fields, wholeRecord } = params.fields
+    ? requestedProjection(params.fields, scope, searchable, problems)
+    : defaultProjection(searchable, problems);
 
   const aggregations = validateAggregations(params.aggregate ?? {}, searchable, problems);
 
@@ -75,12 +69,53 @@ export function validateSearch(params: SearchParams, { searchable }: ValidateOpt
     filter: flattenLogic(filter),
     sort: Object.freeze(sort),
     fields: Object.freeze(fields),
-    wholeRecord: Object.keys(searchable).every((name) => fields.includes(name)),
+    wholeRecord,
     aggregations: Object.freeze(aggregations),
     limit: params.limit,
     cursor: params.cursor,
     params,
   });
+}
+
+interface Projection {
+  readonly fields: readonly string[];
+  readonly wholeRecord: boolean;
+}
+
+/** The paths of `fields` in request order, each once; an unknown one is a problem at its index. */
+function requestedProjection(
+  names: readonly string[],
+  scope: ReturnType<typeof rootScope>,
+  searchable: FieldMap,
+  problems: SearchProblem[],
+): Projection {
+  const fields: string[] = [];
+  names.forEach((name, i) => {
+    if (!resolveField(scope, name)) {
+      problems.push({
+        path: pointer(['fields', i]),
+        message: unknownFieldMessage('field', name, knownPaths(searchable)),
+      });
+    } else if (!fields.includes(name)) fields.push(name);
+  });
+  return { fields, wholeRecord: Object.keys(searchable).every((name) => fields.includes(name)) };
+}
+
+/**
+ * Without `fields`, every searchable field: the same answer for every search of the entity (a catalog never
+ * changes while the process runs), so it is worked out once per field map instead of field by field per search.
+ */
+const defaultProjections = new WeakMap<FieldMap, Projection & { readonly problems: readonly SearchProblem[] }>();
+function defaultProjection(searchable: FieldMap, problems: SearchProblem[]): Projection {
+  let known = defaultProjections.get(searchable);
+  if (!known) {
+    const found: SearchProblem[] = [];
+    const projection = requestedProjection(Object.keys(searchable), rootScope(searchable), searchable, found);
+    known = { fields: Object.freeze(projection.fields), wholeRecord: projection.wholeRecord, problems: found };
+    defaultProjections.set(searchable, known);
+  }
+  problems.push(...known.problems);
+  return known;
 }
 
 function sortablePaths(searchable: FieldMap): string[] {
