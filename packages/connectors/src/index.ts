@@ -3,7 +3,10 @@ export { TokenCache } from './core/auth.ts';
 export {
   ACTIONS,
   type ActionName,
+  type AuthSpec,
   type ChangeCapture,
+  type ConsentSpec,
+  type CredentialSource,
   type EntityCatalog,
   entityActions,
   entityOf,
@@ -43,5 +46,22 @@ export {
   type TokenRequest,
   type TokenSet,
 } from './core/token-endpoint.ts';
+export { fillUrl } from './core/url-template.ts';
 export { parseOrThrow, problemsOf, zodProblems } from './core/validate.ts';
-export { CONNECTOR_DEFINITIONS, connectorTypes, envSuffix, findConnectorDefinition } from './kinds/registry.ts';
+export {
+  type HeaderLookup,
+  type ParsedWebhook,
+  SIGNATURE_TOLERANCE_MS,
+  type Verification,
+  type WebhookDelivery,
+  WebhookPayloadError,
+  type WebhookRecordRef,
+  type WebhookScheme,
+} from './core/webhook-scheme.ts';
+export {
+  CONNECTOR_DEFINITIONS,
+  connectorTypes,
+  envSuffix,
+  findConnectorDefinition,
+  webhookSchemeFor,
+} from './kinds/registry.ts';

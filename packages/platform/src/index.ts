@@ -21,9 +21,7 @@ export { type IndexedBatch, type IndexRefresh, IndexStore } from './index-store.
 export { createLogger, type LogFields, type Logger, type LogLevel, redact } from './logger.ts';
 export { type EntityLag, type MetricsSources, metricsAuthorized, PlatformMetrics } from './metrics.ts';
 export {
-  type CredentialSource,
   credentialsFrom,
-  expandProviderUrl,
   OAUTH_PROVIDERS,
   type OAuthProvider,
   type OAuthProviderLookup,
@@ -70,18 +68,9 @@ export { describeStartupError, exitOnStartupFailure, startProcess } from './star
 export { SyncScheduler } from './sync-scheduler.ts';
 export { type BudgetView, UpstreamBudgets } from './upstream-budget.ts';
 export {
-  type HeaderLookup,
-  type ParsedWebhook,
-  SIGNATURE_TOLERANCE_MS,
-  type Verification,
   WEBHOOK_DEDUP_MS,
   WEBHOOK_JOB_NAME,
-  type WebhookDelivery,
   WebhookEventJob,
-  WebhookPayloadError,
   WebhookQueue,
-  type WebhookRecordRef,
-  type WebhookScheme,
   webhookQueueName,
-  webhookSchemeFor,
-} from './webhooks/index.ts';
+} from './webhooks/webhook-queue.ts';
