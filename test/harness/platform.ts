@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ApiRuntime, buildApp, createApiRuntime } from '@conduit/api';
-import { createLogger, type Logger, readEnv, type UpstreamOverrides } from '@conduit/platform';
+import { readEnv } from '@conduit/config';
+import { createLogger, type Logger, type UpstreamOverrides } from '@conduit/platform';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import type { Hono } from 'hono';
 import { listen } from '../simulators/kit/server.ts';

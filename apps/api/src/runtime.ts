@@ -1,15 +1,12 @@
+import { hashClientSecret, type PlatformEnv, signingKeysFrom, verifyClientSecret } from '@conduit/config';
 import { ClientsRepository } from '@conduit/db';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
 import {
   AccessTokens,
   connectPlatformServices,
   createLogger,
-  hashClientSecret,
   type Logger,
-  type PlatformEnv,
-  signingKeysFrom,
   type UpstreamOverrides,
-  verifyClientSecret,
 } from '@conduit/platform';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';

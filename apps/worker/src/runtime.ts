@@ -1,11 +1,5 @@
-import {
-  connectPlatformServices,
-  createLogger,
-  intervalMs,
-  type Logger,
-  type PlatformEnv,
-  type UpstreamOverrides,
-} from '@conduit/platform';
+import { intervalMs, type PlatformEnv } from '@conduit/config';
+import { connectPlatformServices, createLogger, type Logger, type UpstreamOverrides } from '@conduit/platform';
 import { changesPurges, type SyncDeps, startRetention, startSyncWorker, startWebhookWorker } from '@conduit/sync';
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';

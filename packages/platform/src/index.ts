@@ -1,7 +1,5 @@
 export { AccessTokens } from './access-tokens.ts';
 export { AuditLog, redactForAudit } from './audit-log.ts';
-export { hashClientSecret, verifyClientSecret } from './client-secrets.ts';
-export { intervalMs, PlatformEnv, publicBaseUrl, readEnv, upstreamOverrides } from './config.ts';
 export { changeEventId, changeEventView } from './customer-webhooks/change-event-view.ts';
 export { createDeliverySender, type DeliverySender } from './customer-webhooks/delivery-sender.ts';
 export { newEndpointSecret, signedHeaders } from './customer-webhooks/endpoint-secret.ts';
@@ -39,6 +37,5 @@ export {
 } from './refresh-record.ts';
 export { recordKeyOf, searchDocument } from './search-documents.ts';
 export { lookupRequest, SearchAbandonedError, type SearchAnswer, SearchQueueFullError } from './search-transport.ts';
-export { signingKeysFrom } from './signing-keys.ts';
 export { exitOnStartupFailure, startProcess } from './startup-failure.ts';
 export { WEBHOOK_JOB_NAME, WebhookEventJob, webhookQueueName } from './webhooks/webhook-queue.ts';

@@ -1,3 +1,4 @@
+import { CredentialsCipher, type PlatformEnv } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
   AuditEntriesRepository,
@@ -15,8 +16,6 @@ import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
 import { AuditLog } from './audit-log.ts';
 import { ChangeFeedSink } from './change-feed-sink.ts';
-import type { PlatformEnv } from './config.ts';
-import { CredentialsCipher } from './credentials-cipher.ts';
 import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
 import { IndexStore } from './index-store.ts';
 import type { Logger } from './logger.ts';

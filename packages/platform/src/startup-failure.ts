@@ -1,4 +1,4 @@
-import { type PlatformEnv, readEnv } from './config.ts';
+import { type PlatformEnv, readEnv } from '@conduit/config';
 import { createLogger, type Logger } from './logger.ts';
 
 /**

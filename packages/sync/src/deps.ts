@@ -1,4 +1,5 @@
-import type { Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
+import type { PlatformEnv } from '@conduit/config';
+import type { Logger, PlatformServices } from '@conduit/platform';
 
 /** What the sync engine needs; the worker app builds it from its configuration. */
 export interface SyncDeps

@@ -1,4 +1,4 @@
-import { intervalMs } from '@conduit/platform';
+import { intervalMs } from '@conduit/config';
 import type { SyncDeps } from './deps.ts';
 import { repeatEvery } from './repeat.ts';
 

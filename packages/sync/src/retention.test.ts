@@ -1,4 +1,5 @@
-import { createLogger, type PlatformEnv } from '@conduit/platform';
+import type { PlatformEnv } from '@conduit/config';
+import { createLogger } from '@conduit/platform';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Purge, startRetention } from './retention.ts';
 

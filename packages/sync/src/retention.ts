@@ -1,4 +1,5 @@
-import { intervalMs, type Logger, type PlatformEnv } from '@conduit/platform';
+import { intervalMs, type PlatformEnv } from '@conduit/config';
+import type { Logger } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
 import { repeatEvery } from './repeat.ts';
 

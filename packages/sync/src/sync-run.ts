@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { intervalMs } from '@conduit/config';
 import {
   at,
   type Connector,
@@ -9,7 +10,7 @@ import {
   type ReadPage,
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
-import { connectorChangesChannel, intervalMs, type Logger } from '@conduit/platform';
+import { connectorChangesChannel, type Logger } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';
 import { pageGroups } from './page-groups.ts';
 
