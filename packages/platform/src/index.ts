@@ -19,16 +19,6 @@ export {
 } from './oauth-providers.ts';
 export { connectPlatformServices, type PlatformServices } from './platform-services.ts';
 export {
-  connectorChangesChannel,
-  connectorSchedulerId,
-  JOB_NAMES,
-  queuePrefix,
-  SyncConnectorJob,
-  SyncEntityJob,
-  syncQueueName,
-} from './queues.ts';
-export { duplicateRedis, type RedisClient } from './redis-connection.ts';
-export {
   currentRunId,
   type RecordWriter,
   type RefreshRecordDeps,
@@ -38,4 +28,3 @@ export {
 export { recordKeyOf, searchDocument } from './search-documents.ts';
 export { lookupRequest, SearchAbandonedError, type SearchAnswer, SearchQueueFullError } from './search-transport.ts';
 export { exitOnStartupFailure, startProcess } from './startup-failure.ts';
-export { WEBHOOK_JOB_NAME, WebhookEventJob, webhookQueueName } from './webhooks/webhook-queue.ts';

@@ -12,6 +12,7 @@ import {
   SyncStatesRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
+import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
 import { AuditLog } from './audit-log.ts';
@@ -20,12 +21,8 @@ import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts
 import { IndexStore } from './index-store.ts';
 import type { Logger } from './logger.ts';
 import { PlatformMetrics } from './metrics.ts';
-import { syncQueueName } from './queues.ts';
-import { connectRedis, type RedisClient } from './redis-connection.ts';
 import { opensearchNodes } from './search-transport.ts';
-import { SyncScheduler } from './sync-scheduler.ts';
 import { UpstreamBudgets } from './upstream-budget.ts';
-import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {

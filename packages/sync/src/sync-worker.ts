@@ -1,4 +1,4 @@
-import { duplicateRedis, JOB_NAMES, queuePrefix, syncQueueName } from '@conduit/platform';
+import { duplicateRedis, JOB_NAMES, queuePrefix, syncQueueName } from '@conduit/queues';
 import { Worker } from 'bullmq';
 import { ConnectorSlots } from './connector-slots.ts';
 import { startCustomerDeliveries } from './customer-deliveries.ts';

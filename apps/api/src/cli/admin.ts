@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 // The narrow entry points: the package's index loads the OpenSearch, BullMQ and metrics clients (a second of start-up).
 import { readEnv } from '@conduit/config';
 import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
-import { connectRedis } from '@conduit/platform/redis-connection';
+import { connectRedis } from '@conduit/queues';
 import { clientAccessChannel } from '../services/client-access.ts';
 import { AdminCommands, AdminUsageError, requireId, requireRedirectUrl } from './admin-commands.ts';
 

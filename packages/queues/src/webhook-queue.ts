@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { ParsedWebhook } from '@conduit/connectors';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
-import { retryingQueue } from '../queues.ts';
-import type { RedisClient } from '../redis-connection.ts';
+import { retryingQueue } from './queues.ts';
+import type { RedisClient } from './redis-connection.ts';
 
 /** Job payload: ids and record references only, never a body or a secret. */
 export const WebhookEventJob = z.object({
