@@ -8,7 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readEnv } from '@conduit/config';
-import { connectPlatformServices, createLogger } from '@conduit/platform';
+import { createLogger } from '@conduit/observability';
+import { connectPlatformServices } from '@conduit/platform';
 import pg from 'pg';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 

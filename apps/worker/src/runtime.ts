@@ -1,5 +1,6 @@
 import { intervalMs, type PlatformEnv } from '@conduit/config';
-import { connectPlatformServices, createLogger, type Logger, type UpstreamOverrides } from '@conduit/platform';
+import { createLogger, type Logger } from '@conduit/observability';
+import { connectPlatformServices, type UpstreamOverrides } from '@conduit/platform';
 import { changesPurges, type SyncDeps, startRetention, startSyncWorker, startWebhookWorker } from '@conduit/sync';
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';

@@ -1,5 +1,6 @@
 import { fillUrl } from '@conduit/connectors';
-import { credentialsFrom, type Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
+import { credentialsFrom } from '@conduit/platform';
 import type { OAuthDeps } from './oauth-deps.ts';
 import type { OAuthStateClaims } from './oauth-state.ts';
 import type { ConsentPorts } from './ports.ts';

@@ -6,7 +6,8 @@ import {
   parseOrThrow,
   problemsOf,
 } from '@conduit/connectors';
-import type { Logger, OAuthProvider, OAuthProviderLookup } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
+import type { OAuthProvider, OAuthProviderLookup } from '@conduit/platform';
 import { z } from 'zod';
 import type { OAuthDeps } from './oauth-deps.ts';
 import type { ConsentPorts } from './ports.ts';

@@ -6,8 +6,6 @@ export { newEndpointSecret, signedHeaders } from './customer-webhooks/endpoint-s
 export { endpointUrlProblem } from './customer-webhooks/endpoint-url.ts';
 export type { UpstreamOverrides } from './hosted-connectors.ts';
 export { IndexStore } from './index-store.ts';
-export { createLogger, type Logger } from './logger.ts';
-export { metricsAuthorized, PlatformMetrics } from './metrics.ts';
 export {
   credentialsFrom,
   OAUTH_PROVIDERS,

@@ -12,6 +12,7 @@ import {
   SyncStatesRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
+import { type Logger, PlatformMetrics } from '@conduit/observability';
 import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
@@ -19,8 +20,6 @@ import { AuditLog } from './audit-log.ts';
 import { ChangeFeedSink } from './change-feed-sink.ts';
 import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
 import { IndexStore } from './index-store.ts';
-import type { Logger } from './logger.ts';
-import { PlatformMetrics } from './metrics.ts';
 import { opensearchNodes } from './search-transport.ts';
 import { UpstreamBudgets } from './upstream-budget.ts';
 

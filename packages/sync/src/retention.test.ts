@@ -1,5 +1,5 @@
 import type { PlatformEnv } from '@conduit/config';
-import { createLogger } from '@conduit/platform';
+import { createLogger } from '@conduit/observability';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Purge, startRetention } from './retention.ts';
 

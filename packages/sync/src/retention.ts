@@ -1,5 +1,5 @@
 import { intervalMs, type PlatformEnv } from '@conduit/config';
-import type { Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import type { SyncDeps } from './deps.ts';
 import { repeatEvery } from './repeat.ts';
 

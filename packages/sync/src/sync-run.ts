@@ -10,7 +10,7 @@ import {
   type ReadPage,
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
-import type { Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import { connectorChangesChannel } from '@conduit/queues';
 import type { SyncDeps } from './deps.ts';
 import { pageGroups } from './page-groups.ts';

@@ -1,5 +1,5 @@
 import type { ClientAccess, ClientsRepository } from '@conduit/db';
-import type { Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import { duplicateRedis, type RedisClient } from '@conduit/queues';
 
 /**

@@ -1,5 +1,5 @@
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
-import type { Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import { connectorChangesChannel, duplicateRedis, type RedisClient } from '@conduit/queues';
 
 /** Safety net only: PATCH and DELETE invalidate every instance at once through Redis (below). */

@@ -3,7 +3,7 @@ import { intervalMs, publicBaseUrl } from '@conduit/config';
 import { connectorTypes, didYouMean, findConnectorDefinition, parseOrThrow, problemsOf } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { ConsentConnector } from '@conduit/oauth-consent';
-import type { Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError } from '../problem.ts';
 import { connectorView, searchableEntities } from './connector-view.ts';
