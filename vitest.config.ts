@@ -12,6 +12,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // Vitest's default is one worker per core less one: a single worker on a 2-core machine, where most files wait
+    // on Postgres, Redis, OpenSearch and the simulators rather than compute. VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),
     reporters: ['default', new FileDurations()],
     projects: [
       {

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connectorSchedulerId } from '@conduit/queues';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterAll } from '../harness/cleanups.ts';
 import { entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom, startOrbSimulatorPlatform } from '../harness/orb-connector.ts';
-import type { TestPlatform } from '../harness/platform.ts';
+import { eventually, type TestPlatform } from '../harness/platform.ts';
 import { testServices } from '../harness/services.ts';
 import { TcpProxy } from '../harness/tcp-proxy.ts';
 import type { OrbSimulator } from '../simulators/orb/simulator.ts';
@@ -159,5 +160,10 @@ describe('replication engine', () => {
     expect(done.record_count).toBe(expectedCustomers(sim).length);
     expect((await searchAllIds(platform, id, 'customers')).length).toBe(expectedCustomers(sim).length);
     expect((await entityStatuses(platform, id)).customers?.error).toBeNull();
+    // The schedule Redis lost is back (the reconciler re-creates it from Postgres).
+    const schedule = await eventually(() =>
+      platform.api.deps.scheduler.queue.getJobScheduler(connectorSchedulerId(id)),
+    );
+    expect(schedule?.every).toBe(3_600_000);
   }, 180_000);
 });

@@ -41,6 +41,11 @@ export class WorkerProcess {
     }
   }
 
+  /** The running process's id (undefined before start). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
   /** The exit code once the process has exited, null while it runs (or before start). */
   get exitCode(): number | null {
     return this.#child?.exitCode ?? null;

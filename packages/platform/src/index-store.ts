@@ -3,6 +3,7 @@ import type { EntityCatalog } from '@conduit/connectors';
 import { buildIndexMapping, copyScope, INTERNAL_FIELDS, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { type AppliedWrite, type ChangeSink, type ChangeSource, NO_CHANGES } from './change-sink.ts';
+import { CoalescedRefresh } from './coalesced-refresh.ts';
 import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import {
   type SearchAnswer,
@@ -72,6 +73,9 @@ export class IndexStore {
   readonly #transport: SearchTransport | undefined;
   readonly #changes: ChangeSink;
   readonly #replicas: number;
+  readonly #refreshes = new CoalescedRefresh(async (index) => {
+    await this.#client.indices.refresh({ index }, { ignore: [404] });
+  });
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
@@ -529,8 +533,9 @@ export class IndexStore {
     return (response.body as { count?: number }).count ?? 0;
   }
 
-  async refresh(connectorType: string, entity: string): Promise<void> {
-    await this.#client.indices.refresh({ index: this.alias(connectorType, entity) }, { ignore: [404] });
+  /** Makes every write acknowledged before the call searchable (concurrent callers share refreshes). */
+  refresh(connectorType: string, entity: string): Promise<void> {
+    return this.#refreshes.refresh(this.alias(connectorType, entity));
   }
 }
 

@@ -46,6 +46,27 @@ export class SyncScheduler {
     );
   }
 
+  /**
+   * Re-creates the schedules Redis lost, or whose interval changed, or whose next run is overdue by a whole
+   * interval (its next job is gone); the others are left alone. Re-upserting a healthy schedule is idempotent but
+   * replaces its waiting job, which at thousands of connectors a minute is most of the scheduler's work.
+   * Answers how many it (re-)created.
+   */
+  async ensureSchedules(connectorIds: readonly string[], everyMs: number): Promise<number> {
+    const healthy = new Set<string>();
+    const overdue = Date.now() - everyMs;
+    for (const scheduler of await this.queue.getJobSchedulers()) {
+      if (scheduler.every === everyMs && (scheduler.next ?? 0) >= overdue) healthy.add(scheduler.key);
+    }
+    let created = 0;
+    for (const id of connectorIds) {
+      if (healthy.has(connectorSchedulerId(id))) continue;
+      await this.schedule(id, everyMs);
+      created++;
+    }
+    return created;
+  }
+
   async unschedule(connectorId: string): Promise<void> {
     await this.queue.removeJobScheduler(connectorSchedulerId(connectorId));
   }

@@ -7,12 +7,12 @@ import { repeatEvery } from './repeat.ts';
  * both (a restart without persistence). Re-creating schedules is idempotent, and an interrupted run is
  * re-queued under its deduplicating job id, so it never runs twice at once.
  */
-export async function reconcile(deps: SyncDeps): Promise<{ schedules: number; resumed: number }> {
+export async function reconcile(deps: SyncDeps): Promise<{ schedules: number; rescheduled: number; resumed: number }> {
   const connectorIds = await deps.connectors.listAllIds();
-  for (const id of connectorIds) await deps.scheduler.schedule(id, intervalMs(deps.env.SYNC_INTERVAL));
+  const rescheduled = await deps.scheduler.ensureSchedules(connectorIds, intervalMs(deps.env.SYNC_INTERVAL));
   const interrupted = await deps.syncStates.listInterrupted();
   for (const run of interrupted) await deps.scheduler.syncEntity(run.connector_id, run.entity);
-  return { schedules: connectorIds.length, resumed: interrupted.length };
+  return { schedules: connectorIds.length, rescheduled, resumed: interrupted.length };
 }
 
 /** Runs `reconcile` now and then every RECONCILE_INTERVAL; errors are logged and retried next time. */
@@ -21,7 +21,7 @@ export function startReconciler(deps: SyncDeps): () => void {
     intervalMs(deps.env.RECONCILE_INTERVAL),
     async () => {
       const result = await reconcile(deps);
-      if (result.resumed > 0) deps.logger.info('re-queued interrupted sync runs', result);
+      if (result.resumed > 0 || result.rescheduled > 0) deps.logger.info('re-created lost schedules and runs', result);
     },
     (error) => deps.logger.warn('reconcile failed', { error }),
   );

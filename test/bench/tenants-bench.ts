@@ -1,0 +1,315 @@
+/**
+ * pnpm bench:tenants: what many connectors cost. For each size (TENANT_SIZES, default 100,1000,10000) a fresh
+ * platform (own database and namespace) gets that many Orb connectors (4 searchable entities each) created through
+ * the API, one worker process syncs them all once, and then, with nothing due, the bench measures one steady
+ * minute (TENANT_STEADY_SECONDS) of the worker's scheduling work (the reconciler re-checks every schedule each
+ * RECONCILE_INTERVAL) and the stores' footprint, and times GET connector and a search on one connector against an
+ * API process of its own. The upstream (Orb simulator, TENANT_CUSTOMERS customers per connector) runs in its own
+ * process; this process is the load generator. Cost per connector must be flat: every per-connector column of
+ * the last table should stay level as the size grows tenfold.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { WorkerProcess } from '../harness/worker-process.ts';
+import { fixed, ms, runConcurrent, summarize, table, verdict } from './stats.ts';
+
+const SIZES = (process.env.TENANT_SIZES ?? '100,1000,10000').split(',').map(Number);
+const STEADY_SECONDS = Number(process.env.TENANT_STEADY_SECONDS ?? 60);
+const PROBE_SECONDS = Number(process.env.TENANT_PROBE_SECONDS ?? 10);
+const WORKER_CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '4';
+const START = '2024-01-01T00:00:00Z';
+
+const upstreamProcess = spawn(process.execPath, [fileURLToPath(new URL('./scaleout-upstream.ts', import.meta.url))], {
+  env: {
+    ...process.env,
+    SCALEOUT_CUSTOMERS: process.env.TENANT_CUSTOMERS ?? '2',
+    SCALEOUT_LATENCY_MS: process.env.TENANT_LATENCY_MS ?? '0',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const [line] = (await once(createInterface({ input: upstreamProcess.stdout! }), 'line')) as [string];
+const upstream = JSON.parse(line) as { url: string; apiKey: string };
+
+interface SizeResult {
+  connectors: number;
+  createPerSecond: number;
+  initialSyncSeconds: number;
+  entityRuns: number;
+  workerCpuMsPerMinute: number;
+  redisCpuMsPerMinute: number;
+  redisKeys: number;
+  redisBytes: number;
+  postgresRows: number;
+  postgresBytes: number;
+  indices: number;
+  getConnectorP50: number;
+  searchP50: number;
+  probeErrors: number;
+}
+
+async function redisInfo(platform: TestPlatform): Promise<{ cpuMs: number; usedBytes: number }> {
+  const info = await platform.api.deps.redis.info();
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  return { cpuMs: (field('used_cpu_user') + field('used_cpu_sys')) * 1000, usedBytes: field('used_memory') };
+}
+
+/** Keys of this platform's namespace (its queues and its own keys all carry it). */
+async function namespaceKeys(platform: TestPlatform): Promise<number> {
+  let count = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await platform.api.deps.redis.scan(cursor, 'MATCH', `*${platform.namespace}*`, 'COUNT', 5000);
+    cursor = next;
+    count += keys.length;
+  } while (cursor !== '0');
+  return count;
+}
+
+async function createConnectors(platform: TestPlatform, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  await runConcurrent(
+    async (i) => {
+      const created = await platform.call('POST', '/api/v1/integrations/connectors', {
+        customer_name: `tenant-${i}`,
+        connector_type: 'Orb',
+        name: 'billing',
+        credentials: { api_key: upstream.apiKey },
+        replication_config: { start_date: START },
+      });
+      if (created.status !== 201) throw new Error(`create: ${created.status} ${await created.text()}`);
+      ids.push(((await created.json()) as { connector_id: string }).connector_id);
+    },
+    { concurrency: 8, durationMs: Number.POSITIVE_INFINITY, maxCount: count },
+  );
+  if (ids.length !== count) throw new Error(`created ${ids.length} of ${count} connectors`);
+  return ids;
+}
+
+async function measure(size: number): Promise<SizeResult> {
+  const platform = await startTestPlatform({
+    overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
+    worker: false,
+    env: {
+      LOG_LEVEL: 'warn',
+      // Nothing falls due during the bench: the steady minute is scheduling alone.
+      SYNC_INTERVAL: '6h',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      // One organization holds every connector here; many tenants would each have their own share.
+      ORGANIZATION_SYNC_CONCURRENCY: WORKER_CONCURRENCY,
+    },
+  });
+  const db = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
+  await db.connect();
+  const worker = new WorkerProcess(platform.api.deps.env, {
+    CONNECTOR_BASE_URL_ORB: upstream.url,
+    WORKER_METRICS_PORT: '0',
+    WORKER_CONCURRENCY,
+    ORGANIZATION_SYNC_CONCURRENCY: WORKER_CONCURRENCY,
+    SYNC_INTERVAL: '6h',
+    LOG_LEVEL: process.env.TENANT_WORKER_LOG ?? 'warn',
+  });
+  let api: ApiProcess | undefined;
+  try {
+    const createStarted = performance.now();
+    const ids = await createConnectors(platform, size);
+    const createPerSecond = size / ((performance.now() - createStarted) / 1000);
+
+    const syncStarted = performance.now();
+    worker.start();
+    for (;;) {
+      const { rows } = await db.query<{ done: string; total: string }>(
+        'SELECT count(*) FILTER (WHERE last_success_at IS NOT NULL AND NOT running) AS done, count(*) AS total FROM sync_states',
+      );
+      if (Number(rows[0]!.total) === size * 4 && rows[0]!.done === rows[0]!.total) break;
+      if (worker.exitCode !== null) throw new Error(`the worker exited:\n${worker.output.slice(-10).join('\n')}`);
+      if (performance.now() - syncStarted > 3_600_000) throw new Error('the initial sync did not finish in an hour');
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const initialSyncSeconds = (performance.now() - syncStarted) / 1000;
+
+    // The steady minute: every connector synced, none due; the reconciler runs at least once in it.
+    await new Promise((r) => setTimeout(r, 5000));
+    const workerCpuBefore = processCpuMs(worker.pid!);
+    const redisBefore = await redisInfo(platform);
+    const runsBefore = await entityRunsStarted(db);
+    await new Promise((r) => setTimeout(r, STEADY_SECONDS * 1000));
+    const perMinute = 60 / STEADY_SECONDS;
+    const workerCpuMsPerMinute = (processCpuMs(worker.pid!) - workerCpuBefore) * perMinute;
+    const redisCpuMsPerMinute = ((await redisInfo(platform)).cpuMs - redisBefore.cpuMs) * perMinute;
+    const entityRuns = (await entityRunsStarted(db)) - runsBefore;
+
+    await db.query('ANALYZE');
+    const { rows: tableRows } = await db.query<{ rows: string }>(
+      'SELECT coalesce(sum(n_live_tup), 0) AS rows FROM pg_stat_user_tables',
+    );
+    const { rows: sizeRows } = await db.query<{ bytes: string }>(
+      'SELECT pg_database_size(current_database()) AS bytes',
+    );
+    const indices = await platform.api.deps.indexStore.client.cat.indices({
+      index: `${platform.namespace}_*`,
+      format: 'json',
+    });
+
+    api = await ApiProcess.start(platform.api.deps.env, {
+      CONNECTOR_BASE_URL_ORB: upstream.url,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      AUDIT_TRAIL: process.env.AUDIT_TRAIL ?? 'on',
+    });
+    const token = await platform.token();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const pick = (i: number) => ids[(i * 7919) % ids.length]!;
+    const get = await runConcurrent(
+      async (i) => {
+        const response = await fetch(`${api!.url}/api/v1/integrations/connectors/${pick(i)}`, { headers });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`GET connector: ${response.status}`);
+      },
+      { concurrency: 1, durationMs: PROBE_SECONDS * 1000 },
+    );
+    const search = await runConcurrent(
+      async (i) => {
+        const response = await fetch(`${api!.url}/api/v1/integrations/connectors/${pick(i)}/execute`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ entity: 'customers', action: 'search', params: { query: {}, limit: 10 } }),
+        });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`search: ${response.status}`);
+      },
+      { concurrency: 1, durationMs: PROBE_SECONDS * 1000 },
+    );
+
+    return {
+      connectors: size,
+      createPerSecond,
+      initialSyncSeconds,
+      entityRuns,
+      workerCpuMsPerMinute,
+      redisCpuMsPerMinute,
+      redisKeys: await namespaceKeys(platform),
+      redisBytes: (await redisInfo(platform)).usedBytes,
+      postgresRows: Number(tableRows[0]!.rows),
+      postgresBytes: Number(sizeRows[0]!.bytes),
+      indices: (indices.body as unknown[]).length,
+      getConnectorP50: summarize(get).p50,
+      searchP50: summarize(search).p50,
+      probeErrors: get.errors + search.errors,
+    };
+  } finally {
+    await api?.stop();
+    await worker.kill('SIGTERM');
+    if (process.env.TENANT_WORKER_LOG) writeFileSync(`.artifacts/tenants-worker-${size}.log`, worker.output.join('\n'));
+    await db.end();
+    await platform.close();
+  }
+}
+
+async function entityRunsStarted(db: pg.Client): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    "SELECT count(*) AS n FROM sync_states WHERE last_run_started_at > now() - interval '1 hour'",
+  );
+  return Number(rows[0]!.n);
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+try {
+  console.log(
+    `tenants: sizes ${SIZES.join(', ')} Orb connectors x 4 entities, ${process.env.TENANT_CUSTOMERS ?? 2} ` +
+      `customers each, WORKER_CONCURRENCY=${WORKER_CONCURRENCY}, steady window ${STEADY_SECONDS} s; ` +
+      `load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+  );
+  const results: SizeResult[] = [];
+  for (const size of SIZES) {
+    results.push(await measure(size));
+    const r = results.at(-1)!;
+    console.log(
+      `  ${size}: created ${fixed(r.createPerSecond, 0)}/s, initial sync ${r.initialSyncSeconds.toFixed(1)} s, ` +
+        `load average ${loadavg()[0]!.toFixed(2)}`,
+    );
+  }
+  console.log(
+    table(
+      [
+        'connectors',
+        'create/s',
+        'initial sync s',
+        'worker CPU ms/min',
+        'Redis CPU ms/min',
+        'entity runs in window',
+        'Redis keys',
+        'Redis used MiB',
+        'Postgres rows',
+        'Postgres MiB',
+        'indices',
+        'GET connector p50 ms',
+        'search p50 ms',
+        'probe errors',
+      ],
+      results.map((r) => [
+        String(r.connectors),
+        fixed(r.createPerSecond, 0),
+        r.initialSyncSeconds.toFixed(1),
+        fixed(r.workerCpuMsPerMinute, 0),
+        fixed(r.redisCpuMsPerMinute, 0),
+        String(r.entityRuns),
+        String(r.redisKeys),
+        mib(r.redisBytes),
+        String(r.postgresRows),
+        mib(r.postgresBytes),
+        String(r.indices),
+        ms(r.getConnectorP50),
+        ms(r.searchP50),
+        String(r.probeErrors),
+      ]),
+    ),
+  );
+  console.log('\nper connector:');
+  console.log(
+    table(
+      ['connectors', 'initial sync ms', 'worker CPU ms/min', 'Redis CPU ms/min', 'Redis keys', 'Postgres rows'],
+      results.map((r) => [
+        String(r.connectors),
+        fixed((r.initialSyncSeconds * 1000) / r.connectors, 1),
+        fixed(r.workerCpuMsPerMinute / r.connectors, 3),
+        fixed(r.redisCpuMsPerMinute / r.connectors, 3),
+        fixed(r.redisKeys / r.connectors, 1),
+        fixed(r.postgresRows / r.connectors, 1),
+      ]),
+    ),
+  );
+  // Flat: from the smallest to the largest size, no per-connector cost grows by more than half (noise), and the
+  // lookups a user waits for stay within 1.5x.
+  const first = results[0]!;
+  const last = results.at(-1)!;
+  const growth = (f: (r: SizeResult) => number) => f(last) / last.connectors / (f(first) / first.connectors);
+  const checks: [string, number][] = [
+    ['initial sync time per connector', growth((r) => r.initialSyncSeconds)],
+    ['worker CPU per connector per minute', growth((r) => r.workerCpuMsPerMinute)],
+    ['Redis keys per connector', growth((r) => r.redisKeys)],
+    ['Postgres rows per connector', growth((r) => r.postgresRows)],
+  ];
+  for (const [name, ratio] of checks) {
+    console.log(`  ${verdict(ratio <= 1.5)}  ${name}: ${fixed(ratio)}x from ${first.connectors} to ${last.connectors}`);
+  }
+  for (const [name, f] of [
+    ['GET connector p50', (r: SizeResult) => r.getConnectorP50],
+    ['search p50', (r: SizeResult) => r.searchP50],
+  ] as const) {
+    const ratio = f(last) / f(first);
+    console.log(`  ${verdict(ratio <= 1.5)}  ${name}: ${fixed(ratio)}x from ${first.connectors} to ${last.connectors}`);
+  }
+  console.log(`  load average at the end ${loadavg()[0]!.toFixed(2)}`);
+} finally {
+  upstreamProcess.kill('SIGTERM');
+}
+process.exit(0);
