@@ -7,7 +7,9 @@
  *   BENCH_EVENTS=100000 node test/bench/change-feed-store-bench.ts
  */
 import { randomBytes } from 'node:crypto';
-import { connectPlatformServices, createLogger, readEnv } from '@conduit/platform';
+import { readEnv } from '@conduit/config';
+import { createLogger } from '@conduit/observability';
+import { connectPlatformServices } from '@conduit/platform';
 import pg from 'pg';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 

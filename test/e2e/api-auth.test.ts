@@ -1,4 +1,5 @@
-import { AccessTokens, signingKeysFrom } from '@conduit/platform';
+import { signingKeysFrom } from '@conduit/config';
+import { AccessTokens } from '@conduit/platform';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
@@ -36,7 +37,7 @@ describe('authorization matrix', () => {
 
   const get = (headers: Record<string, string>) => fetch(`${platform.url}${path()}`, { headers });
   const addClient = async (clientId: string, secret: string, name: string) => {
-    const { hashClientSecret } = await import('@conduit/platform');
+    const { hashClientSecret } = await import('@conduit/config');
     await platform.api.deps.clients.upsertClient({
       client_id: clientId,
       secret_hash: await hashClientSecret(secret),

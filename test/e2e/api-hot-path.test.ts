@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ApiRuntime, buildApp, rateLimit } from '@conduit/api';
-
-import { connectorChangesChannel, hashClientSecret } from '@conduit/platform';
+import { hashClientSecret } from '@conduit/config';
+import { connectorChangesChannel } from '@conduit/queues';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { Conduit } from '@conduit/client';
-import { hashClientSecret } from '@conduit/platform';
+import { hashClientSecret } from '@conduit/config';
 import { purgeExpired } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityStatuses, waitForEntity } from '../harness/connector-status.ts';

@@ -1,4 +1,4 @@
-import { connectorSchedulerId } from '@conduit/platform';
+import { connectorSchedulerId } from '@conduit/queues';
 import { runEntitySync } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';

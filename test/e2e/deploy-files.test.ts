@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_NODE_FLAGS } from '@conduit/api';
-import { PlatformEnv } from '@conduit/platform';
+import { PlatformEnv } from '@conduit/config';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { type ApiDeps, buildApp } from '@conduit/api';
+import { hashClientSecret } from '@conduit/config';
 import { findConnectorDefinition } from '@conduit/connectors';
 import { type OAuthDeps, oauthDepsFrom } from '@conduit/oauth-consent';
-import { hashClientSecret, OAUTH_PROVIDERS, type OAuthProviderSpec } from '@conduit/platform';
+import { OAUTH_PROVIDERS, type OAuthProviderSpec } from '@conduit/platform';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { findConnectorDefinition } from '@conduit/connectors';
-import { queuePrefix, syncQueueName, webhookQueueName } from '@conduit/platform';
+import { queuePrefix, syncQueueName, webhookQueueName } from '@conduit/queues';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchAllIds, waitForEntity } from '../harness/connector-status.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '@conduit/api';
-import { hashClientSecret } from '@conduit/platform';
+import { hashClientSecret } from '@conduit/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longMemoConnector, SCANNING_LIKE } from '../harness/long-memo-invoices.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';

@@ -1,5 +1,6 @@
+import { PlatformEnv, signingKeysFrom } from '@conduit/config';
 import { OAuthStates } from '@conduit/oauth-consent';
-import { AccessTokens, PlatformEnv, signingKeysFrom } from '@conduit/platform';
+import { AccessTokens } from '@conduit/platform';
 import { decodeCursor, encodeCursor, hashQuery } from '@conduit/search-dsl';
 import { Redis } from 'ioredis';
 import { decodeProtectedHeader, jwtVerify } from 'jose';

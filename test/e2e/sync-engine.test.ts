@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connectorSchedulerId } from '@conduit/platform';
+import { connectorSchedulerId } from '@conduit/queues';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterAll } from '../harness/cleanups.ts';
 import { entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';

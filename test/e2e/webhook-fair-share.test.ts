@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { hashClientSecret } from '@conduit/config';
 import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
-import { hashClientSecret } from '@conduit/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';

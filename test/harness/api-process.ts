@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_NODE_FLAGS } from '@conduit/api';
-import type { PlatformEnv } from '@conduit/platform';
+import type { PlatformEnv } from '@conduit/config';
 import { freePort } from './free-port.ts';
 
 const THIS_CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import type { PlatformEnv } from '@conduit/platform';
+import type { PlatformEnv } from '@conduit/config';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { publicBaseUrl } from '@conduit/config';
 import { mcpHttpHandler } from '@conduit/mcp';
-import { publicBaseUrl } from '@conduit/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps, ApiEnv } from './deps.ts';

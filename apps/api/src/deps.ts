@@ -1,6 +1,8 @@
+import type { PlatformEnv } from '@conduit/config';
 import type { ClientsRepository } from '@conduit/db';
 import type { OAuthDeps } from '@conduit/oauth-consent';
-import type { AccessTokens, Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
+import type { AccessTokens, PlatformServices } from '@conduit/platform';
 import type { AuditDetails } from './middleware/audit-trail.ts';
 import type { ClientAccessCache } from './services/client-access.ts';
 import type { ConnectorCache } from './services/connector-cache.ts';

@@ -1,6 +1,6 @@
 export { buildApp } from './app.ts';
 export type { ApiDeps } from './deps.ts';
-export { rateLimit, SLIDING_WINDOW_SCRIPT } from './middleware/rate-limit.ts';
+export { rateLimit } from './middleware/rate-limit.ts';
 export { API_NODE_FLAGS } from './node-flags.ts';
-export { type DocumentedOperation, documentedOperations, openApiDocument } from './openapi/index.ts';
+export { documentedOperations, openApiDocument } from './openapi/index.ts';
 export { type ApiRuntime, createApiRuntime } from './runtime.ts';

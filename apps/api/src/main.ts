@@ -1,4 +1,5 @@
-import { exitOnStartupFailure, startProcess, upstreamOverrides } from '@conduit/platform';
+import { upstreamOverrides } from '@conduit/config';
+import { exitOnStartupFailure, startProcess } from '@conduit/platform';
 import { serve } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { createApiRuntime } from './runtime.ts';

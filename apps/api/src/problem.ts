@@ -8,6 +8,8 @@ import {
 } from '@conduit/connectors';
 import type { SearchErrorCode, SearchProblem } from '@conduit/search-dsl';
 import type { Context } from 'hono';
+import type { z } from 'zod';
+import type { ProblemSchema } from './openapi/schemas.ts';
 
 /** API-level failures that are not about a connector: auth, tenancy, missing resources, limits. */
 export class ApiError extends Error {
@@ -31,15 +33,8 @@ export class ApiError extends Error {
   }
 }
 
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldProblem[];
-  upstream?: { status: number | null; body: string | null };
-}
+/** RFC 9457 problem details, as the OpenAPI document describes them. */
+export type Problem = z.infer<typeof ProblemSchema>;
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',

@@ -1,16 +1,8 @@
+import { hashClientSecret, type PlatformEnv, signingKeysFrom, verifyClientSecret } from '@conduit/config';
 import { ClientsRepository } from '@conduit/db';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
-import {
-  AccessTokens,
-  connectPlatformServices,
-  createLogger,
-  hashClientSecret,
-  type Logger,
-  type PlatformEnv,
-  signingKeysFrom,
-  type UpstreamOverrides,
-  verifyClientSecret,
-} from '@conduit/platform';
+import { createLogger, type Logger } from '@conduit/observability';
+import { AccessTokens, connectPlatformServices, type UpstreamOverrides } from '@conduit/platform';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
 import { ClientAccessCache } from './services/client-access.ts';

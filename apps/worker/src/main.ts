@@ -1,4 +1,5 @@
-import { exitOnStartupFailure, startProcess, upstreamOverrides } from '@conduit/platform';
+import { upstreamOverrides } from '@conduit/config';
+import { exitOnStartupFailure, startProcess } from '@conduit/platform';
 import { createWorkerRuntime } from './runtime.ts';
 
 const { env, logger } = startProcess('worker');

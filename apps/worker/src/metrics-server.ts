@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Logger, metricsAuthorized, type PlatformMetrics } from '@conduit/platform';
+import { type Logger, metricsAuthorized, type PlatformMetrics } from '@conduit/observability';
 
 export interface MetricsServer {
   /** The port actually bound (WORKER_METRICS_PORT=0 picks a free one), or null when it could not bind. */

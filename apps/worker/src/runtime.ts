@@ -1,14 +1,9 @@
-import {
-  connectPlatformServices,
-  createLogger,
-  type Logger,
-  type PlatformEnv,
-  type UpstreamOverrides,
-} from '@conduit/platform';
-import { type SyncDeps, startSyncWorker, startWebhookWorker } from '@conduit/sync';
+import { intervalMs, type PlatformEnv } from '@conduit/config';
+import { createLogger, type Logger } from '@conduit/observability';
+import { connectPlatformServices, type UpstreamOverrides } from '@conduit/platform';
+import { changesPurges, type SyncDeps, startRetention, startSyncWorker, startWebhookWorker } from '@conduit/sync';
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
-import { startRetention } from './retention.ts';
 
 export interface WorkerRuntime {
   readonly deps: SyncDeps;
@@ -49,12 +44,13 @@ export async function createWorkerRuntime(
     logger,
   });
   const webhooks = startWebhookWorker(deps);
-  const stopRetention = startRetention({
-    env,
-    logger,
-    auditEntries: services.auditEntries,
-    idempotencyKeys: services.idempotencyKeys,
-  });
+  const stopRetention = startRetention(deps, [
+    ...changesPurges(deps),
+    // Audit entries older than AUDIT_RETENTION leave only through the database's audit_purge (the trail is
+    // append-only); idempotency keys expire after 24 h.
+    { name: 'audit_entries', run: () => services.auditEntries.purge(intervalMs(env.AUDIT_RETENTION)) },
+    { name: 'idempotency_keys', run: () => services.idempotencyKeys.purgeExpired() },
+  ]);
   return {
     deps,
     worker: sync.worker,

@@ -28,8 +28,47 @@ export {
   type ProblemDetails,
   retryAfterSeconds,
 } from './problem.ts';
-export type * from './search-types.ts';
-export type * from './sql-types.ts';
+export type {
+  Aggregation,
+  AggregationResult,
+  AggregationResults,
+  Bucket,
+  Filter,
+  SearchFields,
+  SearchMeta,
+  SearchParams,
+  SearchQuery,
+  SearchResult,
+  SortEntry,
+} from './search-types.ts';
+export type {
+  SqlColumn,
+  SqlColumnOf,
+  SqlResult,
+  SqlText,
+} from './sql-types.ts';
 export type { ConduitOptions, FetchLike } from './transport.ts';
-export type * from './types.ts';
-export type * from './values.ts';
+export type {
+  ActionName,
+  ConnectorType,
+  ConnectorView,
+  CreateConnectorInput,
+  Download,
+  EntityName,
+  EntityStatus,
+  ExecuteRequest,
+  ListResult,
+  PageableEntity,
+  ParamsOf,
+  RecordOf,
+  ResultOf,
+  SearchableEntity,
+  SearchFieldsOf,
+  SyncOptions,
+} from './types.ts';
+export type {
+  DateTimeValue,
+  DecimalValue,
+  FlatValue,
+  IntegerValue,
+} from './values.ts';

@@ -2,27 +2,18 @@ export { connect } from './connect.ts';
 export { TokenCache } from './core/auth.ts';
 export {
   ACTIONS,
-  type ActionName,
-  type ChangeCapture,
+  type AuthSpec,
+  type ConsentSpec,
   type EntityCatalog,
   entityActions,
   entityOf,
-  hours,
   type KindCatalog,
   literalDottedFields,
   needsFullPasses,
-  type SyncSpec,
 } from './core/catalog.ts';
-export { SUBDOMAIN_PATTERN } from './core/common-schemas.ts';
-export type { Connector, ExecuteRequest, ExecuteResult } from './core/connect.ts';
-export type {
-  ConnectorSettings,
-  DownloadResult,
-  ReadPage,
-  ReadRequest,
-  UpstreamRecord,
-} from './core/define-connector.ts';
-export { didYouMean, editDistance, nearest } from './core/did-you-mean.ts';
+export type { Connector, ExecuteResult } from './core/connect.ts';
+export type { ReadPage } from './core/define-connector.ts';
+export { didYouMean, editDistance } from './core/did-you-mean.ts';
 export {
   ConnectorError,
   type ErrorCode,
@@ -36,12 +27,14 @@ export { type FieldMap, type FieldSpec, type ScalarType, t } from './core/field-
 export { defaultSleep } from './core/http-client.ts';
 export { at } from './core/paging.ts';
 export { failureReason, isRetryable } from './core/retry-decision.ts';
+export { requestTokens } from './core/token-endpoint.ts';
+export { fillUrl } from './core/url-template.ts';
+export { parseOrThrow, problemsOf } from './core/validate.ts';
+export { type ParsedWebhook, WebhookPayloadError } from './core/webhook-scheme.ts';
 export {
-  requestTokens,
-  type TokenClientAuth,
-  type TokenGrant,
-  type TokenRequest,
-  type TokenSet,
-} from './core/token-endpoint.ts';
-export { parseOrThrow, problemsOf, zodProblems } from './core/validate.ts';
-export { CONNECTOR_DEFINITIONS, connectorTypes, envSuffix, findConnectorDefinition } from './kinds/registry.ts';
+  CONNECTOR_DEFINITIONS,
+  connectorTypes,
+  envSuffix,
+  findConnectorDefinition,
+  webhookSchemeFor,
+} from './kinds/registry.ts';

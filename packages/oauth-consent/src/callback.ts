@@ -1,4 +1,6 @@
-import { credentialsFrom, expandProviderUrl, type Logger } from '@conduit/platform';
+import { fillUrl } from '@conduit/connectors';
+import type { Logger } from '@conduit/observability';
+import { credentialsFrom } from '@conduit/platform';
 import type { OAuthDeps } from './oauth-deps.ts';
 import type { OAuthStateClaims } from './oauth-state.ts';
 import type { ConsentPorts } from './ports.ts';
@@ -63,7 +65,7 @@ export async function completeConsent(
     return { code: 'unauthorized_client', description: 'the API client may no longer act for this organization' };
   }
   const lookup = oauth.providers.lookup(claims.connector_type);
-  const tokenUrl = expandProviderUrl(lookup.status === 'ok' ? lookup.provider.tokenUrl : '', claims.config);
+  const tokenUrl = fillUrl(lookup.status === 'ok' ? lookup.provider.tokenUrl : '', claims.config);
   if (lookup.status !== 'ok' || !('url' in tokenUrl)) {
     return { code: 'server_error', description: `the OAuth client for ${claims.connector_type} is not configured` };
   }

@@ -1,5 +1,13 @@
-import { ConnectorError, type FieldProblem, type KindCatalog, parseOrThrow, problemsOf } from '@conduit/connectors';
-import { expandProviderUrl, type Logger, type OAuthProvider, type OAuthProviderLookup } from '@conduit/platform';
+import {
+  ConnectorError,
+  type FieldProblem,
+  fillUrl,
+  type KindCatalog,
+  parseOrThrow,
+  problemsOf,
+} from '@conduit/connectors';
+import type { Logger } from '@conduit/observability';
+import type { OAuthProvider, OAuthProviderLookup } from '@conduit/platform';
 import { z } from 'zod';
 import type { OAuthDeps } from './oauth-deps.ts';
 import type { ConsentPorts } from './ports.ts';
@@ -57,12 +65,12 @@ export async function startConsent(
 
   const client = await ports.findClient(request.clientId);
   const redirectProblem = redirectUrlProblem(body.redirect_url, client?.allowed_redirect_urls ?? []);
-  const authorize = expandProviderUrl(provider.authorizeUrl, config);
+  const authorize = fillUrl(provider.authorizeUrl, config);
   const problems: FieldProblem[] = [
     ...(redirectProblem ? [{ path: '/redirect_url', message: redirectProblem }] : []),
     ...problemsOf(() => parseOrThrow(catalog.config, config, '/config', 'invalid_request', '')),
     ...placeholderProblems(authorize),
-    ...placeholderProblems(expandProviderUrl(provider.tokenUrl, config)),
+    ...placeholderProblems(fillUrl(provider.tokenUrl, config)),
     ...problemsOf(() =>
       parseOrThrow(catalog.replicationConfig, replicationConfig, '/replication_config', 'invalid_request', ''),
     ),

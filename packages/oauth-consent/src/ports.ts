@@ -1,4 +1,4 @@
-import type { Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 
 /** The connector the callback creates from the consent's state and the provider's tokens. */
 export interface ConsentConnector {

@@ -1,6 +1,6 @@
+import type { CredentialsCipher } from '@conduit/config';
 import { type Connector, connect, envSuffix, findConnectorDefinition, type TokenCache } from '@conduit/connectors';
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
-import type { CredentialsCipher } from './credentials-cipher.ts';
 import type { BudgetLane, UpstreamBudgets } from './upstream-budget.ts';
 
 export interface UpstreamOverrides {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialsFrom, expandProviderUrl, OAUTH_PROVIDERS, oauthProviders } from './oauth-providers.ts';
+import { credentialsFrom, OAUTH_PROVIDERS, oauthProviders } from './oauth-providers.ts';
 
 const typeformClient = { OAUTH_CLIENT_ID_TYPEFORM: 'tf-id', OAUTH_CLIENT_SECRET_TYPEFORM: 'tf-secret' };
 
@@ -47,20 +47,6 @@ describe('oauthProviders', () => {
       expect(providers.lookup(kind)).toEqual({ status: 'unsupported' });
     }
     expect(oauthProviders(typeformClient).configured()).toEqual(['Typeform']);
-  });
-});
-
-describe('expandProviderUrl', () => {
-  it('fills a valid subdomain and refuses a missing or hostile one', () => {
-    const template = 'https://{subdomain}.zendesk.com/oauth/tokens';
-    expect(expandProviderUrl(template, { subdomain: 'acme-1' })).toEqual({
-      url: 'https://acme-1.zendesk.com/oauth/tokens',
-    });
-    expect(expandProviderUrl(template, {})).toEqual({ invalid: ['subdomain'] });
-    expect(expandProviderUrl(template, { subdomain: 'evil.com/x' })).toEqual({ invalid: ['subdomain'] });
-    expect(expandProviderUrl('https://api.typeform.com/oauth/token', {})).toEqual({
-      url: 'https://api.typeform.com/oauth/token',
-    });
   });
 });
 

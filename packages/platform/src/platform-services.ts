@@ -1,3 +1,4 @@
+import { CredentialsCipher, type PlatformEnv } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
   AuditEntriesRepository,
@@ -11,22 +12,16 @@ import {
   SyncStatesRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
+import { type Logger, PlatformMetrics } from '@conduit/observability';
+import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
 import { AuditLog } from './audit-log.ts';
 import { ChangeFeedSink } from './change-feed-sink.ts';
-import type { PlatformEnv } from './config.ts';
-import { CredentialsCipher } from './credentials-cipher.ts';
 import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
 import { IndexStore } from './index-store.ts';
-import type { Logger } from './logger.ts';
-import { PlatformMetrics } from './metrics.ts';
-import { syncQueueName } from './queues.ts';
-import { connectRedis, type RedisClient } from './redis-connection.ts';
 import { opensearchNodes } from './search-transport.ts';
-import { SyncScheduler } from './sync-scheduler.ts';
 import { UpstreamBudgets } from './upstream-budget.ts';
-import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {

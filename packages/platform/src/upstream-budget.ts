@@ -1,5 +1,5 @@
 import { defaultSleep, UpstreamRateLimitError } from '@conduit/connectors';
-import type { RedisClient } from './redis-connection.ts';
+import type { RedisClient } from '@conduit/queues';
 
 /** Who is asking: a caller waiting for an answer (execute, webhook re-reads) or a sync page. */
 export type BudgetLane = 'live' | 'sync';

@@ -3,15 +3,10 @@ import { z } from 'zod';
 import * as api from './index.ts';
 
 describe('public API', () => {
-  it('exports the stages, the schema and the limits', () => {
+  it('exports the planner, the page reader, the mapping, the schema and the limits', () => {
     for (const name of [
-      'parseSearchParams',
-      'validateSearch',
-      'compileSearch',
-      'compileFilter',
-      'readSearchPage',
-      'projectSource',
       'planSearch',
+      'readSearchPage',
       'buildIndexMapping',
       'toIndexDocument',
       'indexDocumentId',

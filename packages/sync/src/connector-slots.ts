@@ -1,4 +1,4 @@
-import type { RedisClient } from '@conduit/platform';
+import type { RedisClient } from '@conduit/queues';
 
 /**
  * A cap on concurrent entity runs per key, shared by every worker through Redis: per connector, and per

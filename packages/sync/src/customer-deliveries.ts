@@ -1,10 +1,10 @@
+import { intervalMs } from '@conduit/config';
 import type { ClaimedDelivery, WebhookEndpointRow } from '@conduit/db';
 import {
   changeEventId,
   changeEventView,
   createDeliverySender,
   type DeliverySender,
-  intervalMs,
   signedHeaders,
 } from '@conduit/platform';
 import type { SyncDeps } from './deps.ts';

@@ -1,4 +1,6 @@
-import type { Logger, PlatformEnv, PlatformServices } from '@conduit/platform';
+import type { PlatformEnv } from '@conduit/config';
+import type { Logger } from '@conduit/observability';
+import type { PlatformServices } from '@conduit/platform';
 
 /** What the sync engine needs; the worker app builds it from its configuration. */
 export interface SyncDeps

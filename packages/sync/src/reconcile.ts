@@ -1,5 +1,6 @@
-import { intervalMs } from '@conduit/platform';
+import { intervalMs } from '@conduit/config';
 import type { SyncDeps } from './deps.ts';
+import { repeatEvery } from './repeat.ts';
 
 /**
  * Postgres is the source of truth for what should be scheduled and what was interrupted; Redis may lose
@@ -16,20 +17,12 @@ export async function reconcile(deps: SyncDeps): Promise<{ schedules: number; re
 
 /** Runs `reconcile` now and then every RECONCILE_INTERVAL; errors are logged and retried next time. */
 export function startReconciler(deps: SyncDeps): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const tick = async () => {
-    try {
+  return repeatEvery(
+    intervalMs(deps.env.RECONCILE_INTERVAL),
+    async () => {
       const result = await reconcile(deps);
       if (result.resumed > 0 || result.rescheduled > 0) deps.logger.info('re-created lost schedules and runs', result);
-    } catch (error) {
-      deps.logger.warn('reconcile failed', { error });
-    }
-    if (!stopped) timer = setTimeout(tick, intervalMs(deps.env.RECONCILE_INTERVAL));
-  };
-  void tick();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+    },
+    (error) => deps.logger.warn('reconcile failed', { error }),
+  );
 }

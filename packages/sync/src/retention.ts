@@ -1,37 +1,56 @@
-import { intervalMs } from '@conduit/platform';
+import { intervalMs, type PlatformEnv } from '@conduit/config';
+import type { Logger } from '@conduit/observability';
 import type { SyncDeps } from './deps.ts';
+import { repeatEvery } from './repeat.ts';
 
-/**
- * Removes what is older than CHANGES_RETENTION (docs/changes.md): tombstones of removed records in the copy,
- * change-feed events, and finished webhook deliveries with their attempts. Idempotent, so every worker may run it; a tombstone written again meanwhile is kept.
- */
-export async function purgeExpired(
-  deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed' | 'webhookEndpoints'>,
-  now = Date.now(),
-) {
-  const before = now - intervalMs(deps.env.CHANGES_RETENTION);
-  const tombstones = await deps.indexStore.purgeTombstones(before);
-  const events = await deps.changeFeed.purgeBefore(new Date(before));
-  const deliveries = await deps.webhookEndpoints.purgeBefore(new Date(before));
-  return { tombstones, events, deliveries };
+/** One kind of expired rows: its name in the log, and the call that removes them and says how many it removed. */
+export interface Purge {
+  readonly name: string;
+  run(now: number): Promise<number>;
 }
 
-/** Runs `purgeExpired` now and then every RETENTION_INTERVAL; errors are logged and retried next time. */
-export function startRetention(deps: SyncDeps): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const tick = async () => {
-    try {
-      const purged = await purgeExpired(deps);
-      if (Object.values(purged).some((n) => n > 0)) deps.logger.info('purged what is past CHANGES_RETENTION', purged);
-    } catch (error) {
-      deps.logger.warn('retention purge failed', { error });
-    }
-    if (!stopped) timer = setTimeout(tick, intervalMs(deps.env.RETENTION_INTERVAL));
-  };
-  void tick();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+/**
+ * What is older than CHANGES_RETENTION (docs/changes.md): tombstones of removed records in the copy, change-feed
+ * events, and finished webhook deliveries with their attempts. A tombstone written again meanwhile is kept.
+ */
+export function changesPurges(deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed' | 'webhookEndpoints'>): Purge[] {
+  const before = (now: number) => now - intervalMs(deps.env.CHANGES_RETENTION);
+  return [
+    { name: 'tombstones', run: (now) => deps.indexStore.purgeTombstones(before(now)) },
+    { name: 'events', run: (now) => deps.changeFeed.purgeBefore(new Date(before(now))) },
+    { name: 'deliveries', run: (now) => deps.webhookEndpoints.purgeBefore(new Date(before(now))) },
+  ];
+}
+
+/** Runs each purge once, in order; how many rows each removed, by name. */
+export async function runPurges(purges: readonly Purge[], now = Date.now()): Promise<Record<string, number>> {
+  const removed: Record<string, number> = {};
+  for (const purge of purges) removed[purge.name] = await purge.run(now);
+  return removed;
+}
+
+/** Runs the CHANGES_RETENTION purges once (tests move `now` past the retention). */
+export function purgeExpired(
+  deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed' | 'webhookEndpoints'>,
+  now = Date.now(),
+): Promise<Record<string, number>> {
+  return runPurges(changesPurges(deps), now);
+}
+
+/**
+ * The one retention loop of a worker: runs every purge now and then every RETENTION_INTERVAL. Every worker may run
+ * it: the deletes are idempotent. A failure is logged and retried next time.
+ */
+export function startRetention(
+  deps: { readonly env: Pick<PlatformEnv, 'RETENTION_INTERVAL'>; readonly logger: Logger },
+  purges: readonly Purge[],
+): () => void {
+  return repeatEvery(
+    intervalMs(deps.env.RETENTION_INTERVAL),
+    async () => {
+      const removed = await runPurges(purges);
+      if (Object.values(removed).some((n) => n > 0)) deps.logger.info('retention removed old rows', removed);
+    },
+    (error) => deps.logger.warn('retention failed', { error }),
+  );
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { intervalMs } from '@conduit/config';
 import {
   at,
   type Connector,
@@ -9,7 +10,8 @@ import {
   type ReadPage,
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
-import { connectorChangesChannel, intervalMs, type Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
+import { connectorChangesChannel } from '@conduit/queues';
 import type { SyncDeps } from './deps.ts';
 import { pageGroups } from './page-groups.ts';
 

@@ -1,4 +1,4 @@
-import { duplicateRedis, JOB_NAMES, queuePrefix, syncQueueName } from '@conduit/platform';
+import { duplicateRedis, JOB_NAMES, queuePrefix, syncQueueName } from '@conduit/queues';
 import { Worker } from 'bullmq';
 import { ConnectorSlots } from './connector-slots.ts';
 import { startCustomerDeliveries } from './customer-deliveries.ts';
@@ -6,7 +6,6 @@ import type { SyncDeps } from './deps.ts';
 import { processSyncConnector } from './processors/sync-connector.ts';
 import { processSyncEntity } from './processors/sync-entity.ts';
 import { startReconciler } from './reconcile.ts';
-import { startRetention } from './retention.ts';
 
 export interface SyncWorker {
   readonly worker: Worker;
@@ -51,7 +50,6 @@ export function startSyncWorker(deps: SyncDeps): SyncWorker {
   );
   worker.on('error', (error) => logger.error('worker error', { error }));
   const stopReconciler = startReconciler(deps);
-  const stopRetention = startRetention(deps);
   const stopDeliveries = startCustomerDeliveries(deps);
   logger.info('worker started', { queue: syncQueueName(env.NAMESPACE), concurrency: env.WORKER_CONCURRENCY });
   return {
@@ -59,7 +57,6 @@ export function startSyncWorker(deps: SyncDeps): SyncWorker {
     async close() {
       stopping = true;
       stopReconciler();
-      stopRetention();
       await stopDeliveries();
       await worker.close();
       workerConnection.disconnect();

@@ -1,4 +1,4 @@
-import { duplicateRedis, queuePrefix, WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/platform';
+import { duplicateRedis, queuePrefix, WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/queues';
 import { Worker } from 'bullmq';
 import type { SyncDeps } from './deps.ts';
 import { GroupedIndexWrites } from './grouped-index-writes.ts';

@@ -1,5 +1,5 @@
+import { generateClientSecret, hashClientSecret } from '@conduit/config';
 import { ClientsRepository, ConnectorsRepository, type Database } from '@conduit/db';
-import { generateClientSecret, hashClientSecret } from '@conduit/platform/client-secrets';
 import type { Kysely } from 'kysely';
 
 /** A mistake of the operator (bad arguments, unknown ids): printed as is, exit code 2. */

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
 // The narrow entry points: the package's index loads the OpenSearch, BullMQ and metrics clients (a second of start-up).
-import { readEnv } from '@conduit/platform/config';
-import { connectRedis } from '@conduit/platform/redis-connection';
+import { readEnv } from '@conduit/config';
+import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
+import { connectRedis } from '@conduit/queues';
 import { clientAccessChannel } from '../services/client-access.ts';
 import { AdminCommands, AdminUsageError, requireId, requireRedirectUrl } from './admin-commands.ts';
 

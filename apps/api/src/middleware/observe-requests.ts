@@ -1,4 +1,4 @@
-import type { PlatformMetrics } from '@conduit/platform';
+import type { PlatformMetrics } from '@conduit/observability';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { ApiEnv } from '../deps.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readEnv } from '@conduit/platform/config';
+import { readEnv } from '@conduit/config';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';

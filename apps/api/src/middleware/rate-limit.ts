@@ -1,4 +1,4 @@
-import type { RedisClient } from '@conduit/platform';
+import type { RedisClient } from '@conduit/queues';
 import type { MiddlewareHandler } from 'hono';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';

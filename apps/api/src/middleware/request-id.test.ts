@@ -1,4 +1,4 @@
-import { createLogger } from '@conduit/platform';
+import { createLogger } from '@conduit/observability';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { ApiEnv } from '../deps.ts';

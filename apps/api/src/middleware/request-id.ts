@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
 import { afterAnswer } from './after-answer.ts';

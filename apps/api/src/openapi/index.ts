@@ -1,1 +1,1 @@
-export { type DocumentedOperation, documentedOperations, openApiDocument } from './document.ts';
+export { documentedOperations, openApiDocument } from './document.ts';

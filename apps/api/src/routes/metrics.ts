@@ -1,4 +1,4 @@
-import { metricsAuthorized } from '@conduit/platform';
+import { metricsAuthorized } from '@conduit/observability';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';

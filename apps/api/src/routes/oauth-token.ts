@@ -1,5 +1,5 @@
+import { verifyClientSecret } from '@conduit/config';
 import { parseOrThrow } from '@conduit/connectors';
-import { verifyClientSecret } from '@conduit/platform';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';

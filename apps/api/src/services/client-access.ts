@@ -1,5 +1,6 @@
 import type { ClientAccess, ClientsRepository } from '@conduit/db';
-import { duplicateRedis, type Logger, type RedisClient } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
+import { duplicateRedis, type RedisClient } from '@conduit/queues';
 
 /**
  * How long an instance trusts what it read of a client. A revocation reaches every instance at once through

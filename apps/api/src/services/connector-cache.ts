@@ -1,5 +1,6 @@
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
-import { connectorChangesChannel, duplicateRedis, type Logger, type RedisClient } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
+import { connectorChangesChannel, duplicateRedis, type RedisClient } from '@conduit/queues';
 
 /** Safety net only: PATCH and DELETE invalidate every instance at once through Redis (below). */
 const DEFAULT_TTL_MS = 10_000;

@@ -1,6 +1,6 @@
 import type { KindCatalog } from '@conduit/connectors';
+import { webhookSchemeFor } from '@conduit/connectors';
 import type { ConnectorRow, SyncStateRow } from '@conduit/db';
-import { webhookSchemeFor } from '@conduit/platform';
 
 export interface EntityStatusView {
   status: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '@conduit/platform';
+import type { RedisClient } from '@conduit/queues';
 
 /**
  * Takes a slot when fewer than `limit` live ones are held (members of a sorted set scored by when they were taken;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { intervalMs, publicBaseUrl } from '@conduit/config';
 import { connectorTypes, didYouMean, findConnectorDefinition, parseOrThrow, problemsOf } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import type { ConsentConnector } from '@conduit/oauth-consent';
-import { intervalMs, type Logger, publicBaseUrl } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError } from '../problem.ts';
 import { connectorView, searchableEntities } from './connector-view.ts';

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { intervalMs, type PlatformEnv } from '@conduit/config';
 import { isRetryable } from '@conduit/connectors';
 import type { IdempotencyKeysRepository, IdempotencyRef } from '@conduit/db';
-import { intervalMs, type Logger, type PlatformEnv } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
 import canonicalize from 'canonicalize';
 import { ApiError, toProblem } from '../problem.ts';
 

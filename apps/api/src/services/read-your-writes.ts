@@ -1,6 +1,7 @@
 import { type EntityCatalog, entityOf, type KindCatalog } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
-import { type Logger, type RefreshRecordDeps, recordKeyOf, refreshRecord } from '@conduit/platform';
+import type { Logger } from '@conduit/observability';
+import { type RefreshRecordDeps, recordKeyOf, refreshRecord } from '@conduit/platform';
 import { z } from 'zod';
 
 const WRITES = new Set(['create', 'update', 'delete']);

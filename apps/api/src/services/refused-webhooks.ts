@@ -1,4 +1,4 @@
-import type { RedisClient } from '@conduit/platform';
+import type { RedisClient } from '@conduit/queues';
 
 /** Counting windows of refused calls, in milliseconds. */
 const WINDOW_MS = 60_000;

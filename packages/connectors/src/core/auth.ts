@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { AuthSpec } from './catalog.ts';
 import { UpstreamError } from './errors.ts';
 import type { AuthStrategy } from './http-client.ts';
 import { requestTokens, type TokenClientAuth } from './token-endpoint.ts';
+import { fillUrlOrThrow } from './url-template.ts';
 
 export function noAuth(): AuthStrategy {
   return { headers: async () => ({}), secrets: () => [] };
@@ -29,8 +31,8 @@ export interface OAuthRefreshOptions {
   /** Called with the new tokens after a refresh, so rotating refresh tokens are written back to the connector. */
   readonly onRotate?: (tokens: { access_token: string; refresh_token?: string }) => Promise<void> | void;
   readonly fetch?: typeof fetch;
-  /** How the client authenticates at the token endpoint: form fields (Google, Snap) or HTTP Basic. */
-  readonly clientAuth?: TokenClientAuth;
+  /** How the client authenticates at the token endpoint (the kind's catalog `auth.clientAuth`). */
+  readonly clientAuth: TokenClientAuth;
 }
 
 /**
@@ -49,7 +51,7 @@ export function oauthRefreshAuth(options: OAuthRefreshOptions): AuthStrategy {
       tokenUrl: options.tokenUrl,
       clientId: options.clientId,
       clientSecret: options.clientSecret,
-      clientAuth: options.clientAuth ?? 'form',
+      clientAuth: options.clientAuth,
       grant: { type: 'refresh_token', refreshToken },
       fetch: options.fetch,
     });
@@ -118,12 +120,14 @@ export interface ClientCredentialsOptions {
   readonly tokenUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** How the client authenticates at the token endpoint (the kind's catalog `auth.clientAuth`). */
+  readonly clientAuth: TokenClientAuth;
   readonly accessToken?: string | undefined;
   readonly cache: TokenCache;
   readonly fetch?: typeof fetch;
 }
 
-/** OAuth2 client-credentials (PayPal): Basic client auth at the token endpoint; the token is cached until expiry. */
+/** OAuth2 client-credentials (PayPal); the token is cached until expiry. */
 export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthStrategy {
   // The secret is part of the key: another connector with the same client id but a wrong secret must not
   // borrow a token that the right secret obtained.
@@ -135,7 +139,7 @@ export function clientCredentialsAuth(options: ClientCredentialsOptions): AuthSt
       tokenUrl: options.tokenUrl,
       clientId: options.clientId,
       clientSecret: options.clientSecret,
-      clientAuth: 'basic',
+      clientAuth: options.clientAuth,
       grant: { type: 'client_credentials' },
       fetch: options.fetch,
     });
@@ -169,8 +173,9 @@ export interface OAuthCredentials {
 }
 
 /**
- * The usual OAuth set-up of a kind: refresh at the kind's token endpoint (or CONNECTOR_TOKEN_URL_<KIND>), and
- * hand rotated tokens back to the host, merged into the stored credentials.
+ * The usual OAuth set-up of a kind: refresh at the catalog's token endpoint (or CONNECTOR_TOKEN_URL_<KIND>), its
+ * `{subdomain}` filled from the config, with the catalog's client auth; rotated tokens go back to the host, merged
+ * into the stored credentials.
  */
 export function credentialsOAuth(
   credentials: OAuthCredentials,
@@ -179,14 +184,15 @@ export function credentialsOAuth(
     fetch?: typeof fetch;
     onCredentialsRotated?: (c: Record<string, unknown>) => Promise<void> | void;
   },
-  defaults: { tokenUrl: string; clientAuth: TokenClientAuth },
+  auth: AuthSpec,
+  config: unknown = {},
 ): AuthStrategy {
   return oauthRefreshAuth({
-    tokenUrl: settings.tokenUrl ?? defaults.tokenUrl,
+    tokenUrl: fillUrlOrThrow(settings.tokenUrl ?? auth.tokenUrl, config),
     clientId: credentials.client_id,
     clientSecret: credentials.client_secret,
     tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
-    clientAuth: defaults.clientAuth,
+    clientAuth: auth.clientAuth,
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
     onRotate: (tokens) => settings.onCredentialsRotated?.({ ...credentials, ...tokens }),
   });

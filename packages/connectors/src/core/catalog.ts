@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { FieldMap } from './field-spec.ts';
+import type { TokenClientAuth } from './token-endpoint.ts';
+import type { WebhookScheme } from './webhook-scheme.ts';
 
 export const ACTIONS = ['list', 'get', 'search', 'create', 'update', 'delete', 'download'] as const;
 export type ActionName = (typeof ACTIONS)[number];
@@ -186,16 +188,62 @@ export interface KindCatalog<Credentials = unknown, Config = unknown> {
   /** Connector configuration variables (telephony: subdomain); an empty strict object when there are none. */
   readonly config: z.ZodType<Config>;
   /**
-   * The vendor's OAuth token endpoint, for kinds that refresh or obtain tokens (`{subdomain}` is filled from the
-   * config). The connector and the platform's consent flow both read it here.
+   * The vendor's OAuth endpoints, for kinds that refresh or obtain tokens: the connector's refresh and the
+   * platform's consent flow both read them here. Absent for kinds that take API keys only.
    */
-  readonly tokenUrl?: string;
+  readonly auth?: AuthSpec;
+  /** How the vendor signs its webhooks and what its events name; absent for kinds without webhooks (docs/api.md). */
+  readonly webhooks?: WebhookScheme;
   /** What orders two writes of one of the kind's records in the copy, and why (docs/changes.md). */
   readonly copyVersion: CopyVersion;
   /** The vendor's documented request rate for one connector's credentials: what its upstream budget allows. */
   readonly rateLimit: RateLimitSpec;
   readonly entities: Readonly<Record<string, EntityCatalog>>;
 }
+
+/**
+ * A kind's OAuth 2.0 facts, stated once. URLs may hold `{subdomain}`: fillUrl fills it from the connector's
+ * config (validated against SUBDOMAIN_PATTERN), and CONNECTOR_TOKEN_URL_<KIND> / OAUTH_AUTHORIZE_URL_<KIND>
+ * may override them (docs/operations.md).
+ */
+export interface AuthSpec {
+  /** The token endpoint: refreshes, client-credentials grants and the consent flow's code exchange. */
+  readonly tokenUrl: string;
+  /** How the client authenticates at the token endpoint: form fields or HTTP Basic (RFC 6749 §2.3.1). */
+  readonly clientAuth: TokenClientAuth;
+  /** The authorization-code consent flow, where the vendor offers one. */
+  readonly consent?: ConsentSpec;
+}
+
+/** The vendor's authorization-code flow (the platform's OAuth consent, docs/api.md). */
+export interface ConsentSpec {
+  readonly authorizeUrl: string;
+  readonly scopes: readonly string[];
+  /** Proof Key for Code Exchange (RFC 7636, S256) where the vendor documents it. */
+  readonly pkce: boolean;
+  /** Extra authorize parameters, e.g. Google's access_type=offline to receive a refresh token. */
+  readonly authorizeParams: Readonly<Record<string, string>>;
+  /** Credential fields of a connector the consent flow creates, and where each comes from. */
+  readonly credentials: Readonly<Record<string, CredentialSource>>;
+}
+
+/**
+ * Where one credential field of a connector created by the OAuth consent flow comes from:
+ * the provider's token response, the platform's OAuth client, or a platform-wide secret in the environment
+ * (`OAUTH_<name>_<KIND>`, e.g. Google Ads' developer token).
+ */
+export type CredentialSource =
+  | { readonly from: 'token'; readonly field: 'access_token' | 'refresh_token' }
+  | { readonly from: 'client'; readonly field: 'client_id' | 'client_secret' }
+  | { readonly from: 'env'; readonly name: string };
+
+/** access_token + refresh_token + the client that refreshes them: what every refreshing connector stores. */
+export const REFRESHING_CREDENTIALS = {
+  access_token: { from: 'token', field: 'access_token' },
+  refresh_token: { from: 'token', field: 'refresh_token' },
+  client_id: { from: 'client', field: 'client_id' },
+  client_secret: { from: 'client', field: 'client_secret' },
+} as const satisfies Readonly<Record<string, CredentialSource>>;
 
 /**
  * The version a write to the copy carries (docs/changes.md): `read_instant`, when its upstream read began, or

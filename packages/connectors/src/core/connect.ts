@@ -1,6 +1,5 @@
 import { TokenCache } from './auth.ts';
 import { ACTIONS, type ActionName, entityActions, entityOf, type LiveActionName } from './catalog.ts';
-import { SUBDOMAIN_PATTERN } from './common-schemas.ts';
 import type {
   ConnectorContext,
   ConnectorDefinition,
@@ -14,6 +13,7 @@ import { didYouMean } from './did-you-mean.ts';
 import { ConnectorError } from './errors.ts';
 import { UpstreamHttpClient } from './http-client.ts';
 import { declaredOperations } from './listing.ts';
+import { fillUrlOrThrow } from './url-template.ts';
 import { parseOrThrow } from './validate.ts';
 
 export interface ExecuteRequest {
@@ -61,7 +61,7 @@ export function connectWith<Credentials, Config>(
   );
   const config = parseOrThrow(catalog.config, rawConfig ?? {}, '/config', 'invalid_request', 'invalid config');
   const tokenCache = settings.tokenCache ?? new TokenCache();
-  const baseUrl = fillBase(settings.baseUrl ?? definition.defaultBaseUrl, config);
+  const baseUrl = fillUrlOrThrow(settings.baseUrl ?? definition.defaultBaseUrl, config);
   const http = new UpstreamHttpClient({
     baseUrl,
     auth: definition.auth({ credentials, config, settings, tokenCache }),
@@ -150,15 +150,4 @@ export function connectWith<Credentials, Config>(
       return read(context(signal), request);
     },
   };
-}
-
-function fillBase(base: string, config: unknown): string {
-  if (!base.includes('{subdomain}')) return base;
-  const subdomain = (config as { subdomain?: unknown })?.subdomain;
-  if (typeof subdomain !== 'string' || !SUBDOMAIN_PATTERN.test(subdomain)) {
-    throw new ConnectorError('invalid_request', 'invalid config', [
-      { path: '/config/subdomain', message: `is required: ${SUBDOMAIN_PATTERN.source}` },
-    ]);
-  }
-  return base.replaceAll('{subdomain}', subdomain);
 }

@@ -1,4 +1,5 @@
 import type { ConnectorDefinition } from '../core/define-connector.ts';
+import type { WebhookScheme } from '../core/webhook-scheme.ts';
 import { googleAdsConnector } from './google-ads/connector.ts';
 import { googleDriveConnector } from './google-drive/connector.ts';
 import { incidentIoConnector } from './incident-io/connector.ts';
@@ -38,4 +39,9 @@ export function connectorTypes(): string[] {
 /** `Zendesk-Talk` → `ZENDESK_TALK`, the suffix of CONNECTOR_BASE_URL_<KIND>. */
 export function envSuffix(connectorType: string): string {
   return connectorType.toUpperCase().replaceAll('-', '_');
+}
+
+/** The kind's webhook scheme (its catalog's), or undefined for kinds without webhooks (docs/api.md). */
+export function webhookSchemeFor(connectorType: string): WebhookScheme | undefined {
+  return findConnectorDefinition(connectorType)?.catalog.webhooks;
 }

@@ -58,7 +58,6 @@ export type Node =
   | AndNode
   | OrNode;
 
-export type NodeKind = Node['kind'];
 export type NodeVisitor<R> = Visitor<Node, R>;
 
 export function visitNode<R>(node: Node, visitor: NodeVisitor<R>): R {

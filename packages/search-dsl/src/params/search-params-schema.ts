@@ -133,4 +133,3 @@ export const SearchParamsSchema = z.strictObject({
 });
 
 export type SearchParams = z.infer<typeof SearchParamsSchema>;
-export type SearchParamsInput = z.input<typeof SearchParamsSchema>;

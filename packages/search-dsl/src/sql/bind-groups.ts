@@ -16,15 +16,17 @@ import { aggregatable } from '../validate/validate-aggregations.ts';
 import type { BindContext } from './bind-sql.ts';
 import { type Classified, classify } from './classify-expr.ts';
 import { literalOf, literalValue } from './sql-literals.ts';
-import type {
-  Comparison,
-  Condition,
-  GroupKey,
-  GroupsQuery,
-  Measure,
-  Operand,
-  OrderKey,
-  SqlColumn,
+import {
+  COMPARISONS,
+  type Comparison,
+  type Condition,
+  FLIPPED,
+  type GroupKey,
+  type GroupsQuery,
+  type Measure,
+  type Operand,
+  type OrderKey,
+  type SqlColumn,
 } from './sql-tree.ts';
 
 type Bound = Pick<GroupsQuery, 'keys' | 'measures' | 'having' | 'order' | 'columns'>;
@@ -37,23 +39,6 @@ const KIND_OF: Readonly<Record<string, AggKind>> = {
   max: 'MaxAgg',
 };
 const CREATE = { CountAgg, DistinctAgg, SumAgg, AvgAgg, MinAgg, MaxAgg } as const;
-
-const COMPARISONS: Readonly<Record<string, Comparison>> = {
-  '=': 'eq',
-  '!=': 'neq',
-  '<': 'lt',
-  '<=': 'lte',
-  '>': 'gt',
-  '>=': 'gte',
-};
-const FLIPPED: Readonly<Record<Comparison, Comparison>> = {
-  eq: 'eq',
-  neq: 'neq',
-  lt: 'gt',
-  lte: 'gte',
-  gt: 'lt',
-  gte: 'lte',
-};
 
 /**
  * Stage 2b of SQL: GROUP BY, the aggregates, HAVING and ORDER BY of a grouping query. Keys are scalar columns or

@@ -42,6 +42,26 @@ export type Operand =
 
 export type Comparison = 'eq' | 'neq' | 'lt' | 'lte' | 'gt' | 'gte';
 
+/** SQL's comparison operators as the search language's comparisons (WHERE and HAVING alike). */
+export const COMPARISONS: Readonly<Record<string, Comparison>> = {
+  '=': 'eq',
+  '!=': 'neq',
+  '<': 'lt',
+  '<=': 'lte',
+  '>': 'gt',
+  '>=': 'gte',
+};
+
+/** `5 < col` is `col > 5`. */
+export const FLIPPED: Readonly<Record<Comparison, Comparison>> = {
+  eq: 'eq',
+  neq: 'neq',
+  lt: 'gt',
+  lte: 'gte',
+  gt: 'lt',
+  gte: 'lte',
+};
+
 /** HAVING, with the search language's null semantics (a comparison with null is false, `<>` true). */
 export type Condition =
   | {

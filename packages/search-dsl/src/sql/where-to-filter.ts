@@ -2,6 +2,7 @@ import type { Expr, ExprRef } from 'pgsql-ast-parser';
 import { pointer } from '../errors.ts';
 import type { FieldRef } from '../fields/field-resolution.ts';
 import { literalOf, literalValue, type SqlLiteral } from './sql-literals.ts';
+import { COMPARISONS, FLIPPED } from './sql-tree.ts';
 
 type Json = Record<string, unknown>;
 type Path = readonly (string | number)[];
@@ -15,17 +16,6 @@ export type WhereContext = {
   /** JSON pointer of each condition built → offset of its SQL text, to put the validator's problems back. */
   readonly locations: Map<string, number>;
 };
-
-const COMPARISONS: Readonly<Record<string, string>> = {
-  '=': 'eq',
-  '!=': 'neq',
-  '<': 'lt',
-  '<=': 'lte',
-  '>': 'gt',
-  '>=': 'gte',
-};
-/** `5 < col` is `col > 5`. */
-const FLIPPED: Readonly<Record<string, string>> = { eq: 'eq', neq: 'neq', lt: 'gt', lte: 'gte', gt: 'lt', gte: 'lte' };
 
 /**
  * Stage 2a of SQL: a WHERE clause as the search language's filter (`{"eq": {"status": "paid"}}`), so that it is

@@ -1,5 +1,5 @@
 import { findConnectorDefinition } from '@conduit/connectors';
-import { SyncConnectorJob } from '@conduit/platform';
+import { SyncConnectorJob } from '@conduit/queues';
 import type { SyncDeps } from '../deps.ts';
 
 /** Fans a connector sync out into one deduplicated job per searchable entity. */

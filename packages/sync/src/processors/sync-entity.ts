@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { failureReason, isConnectorError, isRetryable, UpstreamRateLimitError } from '@conduit/connectors';
-import { SyncEntityJob } from '@conduit/platform';
+import { SyncEntityJob } from '@conduit/queues';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { ConnectorSlots } from '../connector-slots.ts';
 import type { SyncDeps } from '../deps.ts';

@@ -1,12 +1,7 @@
 import { type Connector, failureReason, isRetryable, UpstreamRateLimitError } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
-import {
-  type RecordWriter,
-  type RefreshRecordDeps,
-  type RefreshRecordOutcome,
-  refreshRecord,
-  WebhookEventJob,
-} from '@conduit/platform';
+import { type RecordWriter, type RefreshRecordDeps, type RefreshRecordOutcome, refreshRecord } from '@conduit/platform';
+import { WebhookEventJob } from '@conduit/queues';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { SyncDeps } from '../deps.ts';
 

@@ -1,5 +1,6 @@
-import { findConnectorDefinition } from '@conduit/connectors';
-import { publicBaseUrl, redactForAudit, webhookSchemeFor } from '@conduit/platform';
+import { publicBaseUrl } from '@conduit/config';
+import { findConnectorDefinition, webhookSchemeFor } from '@conduit/connectors';
+import { redactForAudit } from '@conduit/platform';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';

@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { type ChangeCapture, defineCatalog, type EntityCatalog, type SyncSpec } from '../../core/catalog.ts';
+import {
+  type ChangeCapture,
+  defineCatalog,
+  type EntityCatalog,
+  REFRESHING_CREDENTIALS,
+  type SyncSpec,
+} from '../../core/catalog.ts';
 import { startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, t, withNullability } from '../../core/field-spec.ts';
+import { GOOGLE_CONSENT, GOOGLE_OAUTH } from '../google-oauth.ts';
 
 /*
  * Search advertising = Google Ads REST API (docs/api.md). Sources: the specification's "Search advertising connector",
@@ -547,8 +554,15 @@ export const googleAdsCatalog = defineCatalog({
     source: 'https://developers.google.com/google-ads/api/docs/productionize/rate-limits',
   },
   purpose: 'search advertising',
-  // https://developers.google.com/identity/protocols/oauth2/web-server#offline
-  tokenUrl: 'https://oauth2.googleapis.com/token',
+  auth: {
+    ...GOOGLE_OAUTH,
+    consent: {
+      ...GOOGLE_CONSENT,
+      scopes: ['https://www.googleapis.com/auth/adwords'],
+      // Every Google Ads call also sends the platform's developer token (OAUTH_DEVELOPER_TOKEN_GOOGLE_ADS).
+      credentials: { ...REFRESHING_CREDENTIALS, developer_token: { from: 'env', name: 'DEVELOPER_TOKEN' } },
+    },
+  },
   credentials,
   replicationConfig: startDateReplicationConfig,
   config,

@@ -1,4 +1,4 @@
-import { oauthRefreshAuth } from '../../core/auth.ts';
+import { credentialsOAuth } from '../../core/auth.ts';
 import { classifyWithWait, GOOGLE_RETRY_DELAY, waitInBodyMs } from '../../core/classify.ts';
 import { defineConnector, type EntityOperations, type Params } from '../../core/define-connector.ts';
 import { type AuthStrategy, pathOf } from '../../core/http-client.ts';
@@ -97,16 +97,8 @@ export const googleAdsConnector = defineConnector({
   auth: ({ credentials, settings }) => {
     return googleAdsAuth(
       credentials,
-      oauthRefreshAuth({
-        tokenUrl: settings.tokenUrl ?? googleAdsCatalog.tokenUrl!,
-        clientId: credentials.client_id,
-        clientSecret: credentials.client_secret,
-        tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
-        // Google takes the client as form fields; it normally keeps the refresh token, but a new one is stored.
-        clientAuth: 'form',
-        ...(settings.fetch ? { fetch: settings.fetch } : {}),
-        onRotate: (rotated) => settings.onCredentialsRotated?.({ ...credentials, ...rotated }),
-      }),
+      // Google normally keeps the refresh token, but a new one is stored.
+      credentialsOAuth(credentials, settings, googleAdsCatalog.auth!),
     );
   },
   entities: {

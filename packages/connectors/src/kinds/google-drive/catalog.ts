@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type Paging, type UpstreamSpec } from '../../core/catalog.ts';
+import {
+  defineCatalog,
+  type EntityCatalog,
+  type Paging,
+  REFRESHING_CREDENTIALS,
+  type UpstreamSpec,
+} from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
+import { GOOGLE_CONSENT, GOOGLE_OAUTH } from '../google-oauth.ts';
 
 /*
  * File storage = Google Drive API v3 (docs/api.md), https://www.googleapis.com/drive/v3 (+ the upload host).
@@ -596,8 +603,14 @@ export const googleDriveCatalog = defineCatalog({
     source: 'https://developers.google.com/workspace/drive/api/guides/limits',
   },
   purpose: 'file storage',
-  // https://developers.google.com/identity/protocols/oauth2/web-server#offline
-  tokenUrl: 'https://oauth2.googleapis.com/token',
+  auth: {
+    ...GOOGLE_OAUTH,
+    consent: {
+      ...GOOGLE_CONSENT,
+      scopes: ['https://www.googleapis.com/auth/drive'],
+      credentials: REFRESHING_CREDENTIALS,
+    },
+  },
   credentials,
   // The docs/api.md start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
   replicationConfig: startDateReplicationConfig,

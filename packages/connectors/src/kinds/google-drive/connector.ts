@@ -15,9 +15,8 @@ export const googleDriveConnector = defineConnector({
   catalog: googleDriveCatalog,
   defaultBaseUrl: 'https://www.googleapis.com/drive/v3',
   classify: classifyDrive,
-  // Form-encoded client authentication at the token endpoint; rotated refresh tokens are stored.
-  auth: ({ credentials, settings }) =>
-    credentialsOAuth(credentials, settings, { tokenUrl: googleDriveCatalog.tokenUrl!, clientAuth: 'form' }),
+  // Rotated refresh tokens are stored.
+  auth: ({ credentials, settings }) => credentialsOAuth(credentials, settings, googleDriveCatalog.auth!),
   entities: {
     files,
     files_upload: filesUpload,

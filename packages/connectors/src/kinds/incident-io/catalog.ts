@@ -8,6 +8,7 @@ import {
 } from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
+import { incidentIoWebhooks } from './webhooks.ts';
 
 /*
  * Incident management = incident.io API (docs/api.md), https://api.incident.io, Bearer API key.
@@ -384,6 +385,7 @@ export const incidentIoCatalog = defineCatalog({
     why: 'Incidents have `updated_at`, but a removed incident answers 404 with no version to compare, and an edit within the same instant would not move it.',
     source: 'https://api-docs.incident.io/tag/Incidents-V2',
   },
+  webhooks: incidentIoWebhooks,
   rateLimit: {
     perSecond: 20,
     scope: 'per API key: 1,200 requests per minute',

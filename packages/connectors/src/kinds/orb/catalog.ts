@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type ChangeCapture, defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
+import { orbWebhooks } from './webhooks.ts';
 
 /**
  * Change capture of every Orb list: Orb filters lists by creation time only (`created_at[gt|gte|lt|lte]`;
@@ -269,6 +270,7 @@ export const orbCatalog = defineCatalog({
     why: "Orb's customers, subscriptions and plans have `created_at` only (no `updated_at` or revision); an edit changes nothing the copy could order by.",
     source: 'https://docs.withorb.com/api-reference/customer/fetch-customer',
   },
+  webhooks: orbWebhooks,
   rateLimit: {
     perSecond: null,
     scope: 'not published: Orb asks to be told before volume changes by an order of magnitude, and answers 429',

@@ -584,8 +584,9 @@ export const paypalTransactionCatalog = defineCatalog({
     source: 'https://developer.paypal.com/api/rest/reference/rate-limiting/',
   },
   purpose: 'payments',
-  // https://developer.paypal.com/api/rest/authentication/ (client credentials)
-  tokenUrl: 'https://api-m.paypal.com/v1/oauth2/token',
+  // Client credentials only, the client as HTTP Basic (`curl -u "CLIENT_ID:CLIENT_SECRET"`): no consent flow.
+  // https://developer.paypal.com/api/rest/authentication/
+  auth: { tokenUrl: 'https://api-m.paypal.com/v1/oauth2/token', clientAuth: 'basic' },
   credentials,
   replicationConfig: paypalReplicationConfig,
   config: noConfig,

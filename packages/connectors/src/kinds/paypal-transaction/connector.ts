@@ -53,9 +53,10 @@ export const paypalTransactionConnector = defineConnector({
   defaultBaseUrl: 'https://api-m.paypal.com',
   auth: ({ credentials, settings, tokenCache }) =>
     clientCredentialsAuth({
-      tokenUrl: settings.tokenUrl ?? paypalTransactionCatalog.tokenUrl!,
+      tokenUrl: settings.tokenUrl ?? paypalTransactionCatalog.auth!.tokenUrl,
       clientId: credentials.client_id,
       clientSecret: credentials.client_secret,
+      clientAuth: paypalTransactionCatalog.auth!.clientAuth,
       accessToken: credentials.access_token,
       cache: tokenCache,
       ...(settings.fetch ? { fetch: settings.fetch } : {}),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineCatalog, type EntityCatalog, type Paging } from '../../core/catalog.ts';
 import { pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
+import { sentryWebhooks } from './webhooks.ts';
 
 /*
  * Error monitoring = Sentry Web API (docs/api.md), base https://sentry.io/api/0. Sources: the specification's "Error monitoring
@@ -456,6 +457,7 @@ export const sentryCatalog = defineCatalog({
     why: '`lastSeen` moves with new events, not with edits such as a status change; issues have no revision field.',
     source: 'https://docs.sentry.io/api/events/retrieve-an-issue/',
   },
+  webhooks: sentryWebhooks,
   rateLimit: {
     perSecond: null,
     scope: 'per caller and endpoint, fixed windows of their own size (X-Sentry-Rate-Limit-* headers)',

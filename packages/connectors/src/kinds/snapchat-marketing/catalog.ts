@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type SyncSpec, type UpstreamSpec } from '../../core/catalog.ts';
+import {
+  defineCatalog,
+  type EntityCatalog,
+  REFRESHING_CREDENTIALS,
+  type SyncSpec,
+  type UpstreamSpec,
+} from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t, withNullability } from '../../core/field-spec.ts';
 
@@ -352,8 +358,18 @@ export const snapchatMarketingCatalog = defineCatalog({
     source: 'https://developers.snap.com/api/marketing-api/Ads-API/rate-limits',
   },
   purpose: 'social advertising',
-  // https://developers.snap.com/api/marketing-api/Ads-API/authentication
-  tokenUrl: 'https://accounts.snapchat.com/login/oauth2/access_token',
+  // https://developers.snap.com/api/marketing-api/Ads-API/authentication: the client as form fields.
+  auth: {
+    tokenUrl: 'https://accounts.snapchat.com/login/oauth2/access_token',
+    clientAuth: 'form',
+    consent: {
+      authorizeUrl: 'https://accounts.snapchat.com/login/oauth2/authorize',
+      scopes: ['snapchat-marketing-api'],
+      pkce: false,
+      authorizeParams: {},
+      credentials: REFRESHING_CREDENTIALS,
+    },
+  },
   credentials,
   replicationConfig: startDateReplicationConfig,
   config: noConfig,

@@ -144,8 +144,7 @@ function readOneParent(
 export const snapchatMarketingConnector = defineConnector({
   catalog: snapchatMarketingCatalog,
   defaultBaseUrl: 'https://adsapi.snapchat.com/v1',
-  // Form-encoded client authentication at the token endpoint; rotated refresh tokens are stored.
-  auth: ({ credentials, settings }) =>
-    credentialsOAuth(credentials, settings, { tokenUrl: snapchatMarketingCatalog.tokenUrl!, clientAuth: 'form' }),
+  // Rotated refresh tokens are stored.
+  auth: ({ credentials, settings }) => credentialsOAuth(credentials, settings, snapchatMarketingCatalog.auth!),
   entities: Object.fromEntries(Object.keys(SINGULAR).map((name) => [name, entity(name)])),
 });

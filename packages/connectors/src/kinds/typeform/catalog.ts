@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, REFRESHING_CREDENTIALS, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, omit, t } from '../../core/field-spec.ts';
+import { typeformWebhooks } from './webhooks.ts';
 
 /*
  * Forms = Typeform API (docs/api.md), base https://api.typeform.com. Sources: the specification's "Forms connector",
@@ -276,8 +277,29 @@ export const typeformCatalog = defineCatalog({
     source: 'https://www.typeform.com/developers/get-started/',
   },
   purpose: 'forms',
-  // https://www.typeform.com/developers/get-started/applications/#refresh-the-token
-  tokenUrl: 'https://api.typeform.com/oauth/token',
+  // https://www.typeform.com/developers/get-started/applications/ (#refresh-the-token): the client as form
+  // fields; `offline` grants the refresh token.
+  auth: {
+    tokenUrl: 'https://api.typeform.com/oauth/token',
+    clientAuth: 'form',
+    consent: {
+      authorizeUrl: 'https://api.typeform.com/oauth/authorize',
+      scopes: [
+        'offline',
+        'accounts:read',
+        'forms:read',
+        'responses:read',
+        'webhooks:read',
+        'workspaces:read',
+        'images:read',
+        'themes:read',
+      ],
+      pkce: false,
+      authorizeParams: {},
+      credentials: REFRESHING_CREDENTIALS,
+    },
+  },
+  webhooks: typeformWebhooks,
   credentials,
   replicationConfig: startDateReplicationConfig,
   config: noConfig,

@@ -58,7 +58,7 @@ export const typeformConnector = defineConnector({
     if (!('refresh_token' in credentials)) return bearerAuth(credentials.access_token);
     // Typeform rotates refresh tokens: each refresh returns a new one that must be stored
     // (https://www.typeform.com/developers/get-started/applications/#refresh-the-token).
-    return credentialsOAuth(credentials, settings, { tokenUrl: typeformCatalog.tokenUrl!, clientAuth: 'form' });
+    return credentialsOAuth(credentials, settings, typeformCatalog.auth!);
   },
   entities: { forms: { read: readForms }, responses, webhooks },
 });

@@ -3,11 +3,13 @@ import {
   type ChangeCapture,
   defineCatalog,
   type EntityCatalog,
+  REFRESHING_CREDENTIALS,
   type SyncSpec,
   type UpstreamSpec,
 } from '../../core/catalog.ts';
 import { pathId, SUBDOMAIN_PATTERN } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t } from '../../core/field-spec.ts';
+import { zendeskWebhooks } from './webhooks.ts';
 
 /*
  * Telephony = Zendesk Talk API (docs/api.md), base https://{subdomain}.zendesk.com/api/v2/channels/voice.
@@ -536,8 +538,20 @@ export const zendeskTalkCatalog = defineCatalog({
   credentials,
   replicationConfig,
   config,
-  // https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/
-  tokenUrl: 'https://{subdomain}.zendesk.com/oauth/tokens',
+  // https://developer.zendesk.com/api-reference/ticketing/oauth/oauth_tokens/ and .../grant_type_tokens/: the
+  // client as form fields, PKCE since 2023; `{subdomain}` is the config's validated subdomain (fillUrl).
+  auth: {
+    tokenUrl: 'https://{subdomain}.zendesk.com/oauth/tokens',
+    clientAuth: 'form',
+    consent: {
+      authorizeUrl: 'https://{subdomain}.zendesk.com/oauth/authorizations/new',
+      scopes: ['read'],
+      pkce: true,
+      authorizeParams: {},
+      credentials: REFRESHING_CREDENTIALS,
+    },
+  },
+  webhooks: zendeskWebhooks,
   entities: {
     phone_numbers: phoneNumbers,
     addresses,

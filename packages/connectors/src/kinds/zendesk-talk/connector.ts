@@ -1,4 +1,4 @@
-import { basicAuth, bearerAuth, oauthRefreshAuth } from '../../core/auth.ts';
+import { basicAuth, bearerAuth, credentialsOAuth } from '../../core/auth.ts';
 import { type ContextOf, defineConnector, type EntityOperations, type ListPage } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
 import { zendeskTalkCatalog } from './catalog.ts';
@@ -63,14 +63,7 @@ export const zendeskTalkConnector = defineConnector({
     if (!credentials.refresh_token || !credentials.client_id) return bearerAuth(credentials.access_token);
     // Zendesk OAuth tokens with a refresh token rotate it on every refresh: the new pair is written back
     // (https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/#refresh-token-grant-type).
-    return oauthRefreshAuth({
-      tokenUrl: (settings.tokenUrl ?? zendeskTalkCatalog.tokenUrl!).replaceAll('{subdomain}', config.subdomain),
-      clientId: credentials.client_id,
-      clientSecret: credentials.client_secret,
-      tokens: { access_token: credentials.access_token, refresh_token: credentials.refresh_token },
-      onRotate: (tokens) => settings.onCredentialsRotated?.({ ...credentials, ...tokens }),
-      ...(settings.fetch ? { fetch: settings.fetch } : {}),
-    });
+    return credentialsOAuth(credentials, settings, zendeskTalkCatalog.auth!, config);
   },
   // The offset-paged settings lists and the exports' lists are declared in the catalog; what is Zendesk's own is below.
   entities: {

@@ -1,5 +1,17 @@
-import { hmacSha256, idOf, isObject, matchesSignature, type SignedAtHeaders, verifyTimestamped } from './hmac.ts';
-import { type ParsedWebhook, WebhookPayloadError, type WebhookRecordRef, type WebhookScheme } from './types.ts';
+import {
+  hmacSha256,
+  idOf,
+  isObject,
+  matchesSignature,
+  type SignedAtHeaders,
+  verifyTimestamped,
+} from '../../core/webhook-hmac.ts';
+import {
+  type ParsedWebhook,
+  WebhookPayloadError,
+  type WebhookRecordRef,
+  type WebhookScheme,
+} from '../../core/webhook-scheme.ts';
 
 /** Talk resources named by a `zen:<resource>:<id>` subject, with the entity and get param they map to. */
 const RESOURCES: Record<string, { entity: string; param: string; numeric: boolean }> = {
@@ -28,7 +40,6 @@ const SIGNATURE_HEADERS: SignedAtHeaders = {
  * same envelope, and `subject` names the Talk record (e.g. `zen:phone_number:123`). `id` is the event id.
  */
 export const zendeskWebhooks: WebhookScheme = {
-  connectorType: 'Zendesk-Talk',
   checkSecret: () => null,
   verify({ headers, body }, secret, nowMs) {
     return verifyTimestamped(headers, nowMs, SIGNATURE_HEADERS, (signature, timestamp) =>

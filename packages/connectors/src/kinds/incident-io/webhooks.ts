@@ -1,5 +1,18 @@
-import { hmacSha256, idOf, isObject, matchesAnyV1, refused, unixSecondsMs, verifyTimestamped } from './hmac.ts';
-import { type ParsedWebhook, WebhookPayloadError, type WebhookRecordRef, type WebhookScheme } from './types.ts';
+import {
+  hmacSha256,
+  idOf,
+  isObject,
+  matchesAnyV1,
+  refused,
+  unixSecondsMs,
+  verifyTimestamped,
+} from '../../core/webhook-hmac.ts';
+import {
+  type ParsedWebhook,
+  WebhookPayloadError,
+  type WebhookRecordRef,
+  type WebhookScheme,
+} from '../../core/webhook-scheme.ts';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -32,7 +45,6 @@ function keyOf(secret: string): Buffer | null {
  * (the object sits under the event type's own name); `webhook-id` is the event id.
  */
 export const incidentIoWebhooks: WebhookScheme = {
-  connectorType: 'Incident-Io',
   checkSecret: (secret) =>
     keyOf(secret) ? null : 'incident.io signing secrets are whsec_ followed by base64 (Settings > Webhooks)',
   verify({ headers, body }, secret, nowMs) {

@@ -35,9 +35,8 @@ export class WebhookPayloadError extends Error {
   override name = 'WebhookPayloadError';
 }
 
-/** One vendor's webhook scheme: how it signs, and how its events name records. */
+/** One vendor's webhook scheme, in its kind's folder: how it signs, and how its events name records. */
 export interface WebhookScheme {
-  readonly connectorType: string;
   /** A reason the secret cannot be this vendor's (e.g. incident.io secrets are `whsec_` + base64), or null. */
   checkSecret(secret: string): string | null;
   /** Checks the signature over the raw body (and the timestamp, where the scheme has one) before any parsing. */

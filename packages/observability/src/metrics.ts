@@ -2,7 +2,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
-import type { BudgetView } from './upstream-budget.ts';
 
 /** Per-entity lag rows: the oldest last success of an entity across the connectors of a kind. */
 export interface EntityLag {
@@ -16,7 +15,14 @@ export interface MetricsSources {
   readonly entityLag: () => Promise<readonly EntityLag[]>;
   readonly logger: Logger;
   /** The upstream budgets of the connectors this process used lately (GET .../{id} rate_budget). */
-  readonly budgets?: () => Promise<readonly { kind: string; view: BudgetView }[]>;
+  readonly budgets?: () => Promise<readonly { kind: string; view: BudgetReading }[]>;
+}
+
+/** What the budget gauge reads of one connector's upstream budget (the platform's BudgetView). */
+interface BudgetReading {
+  readonly limit_per_s: number;
+  readonly used_per_s: number;
+  readonly paused_until: string | null;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'waiting-children'] as const;

@@ -1,5 +1,5 @@
-import { hmacSha256, idOf, isObject, matchesSignature, refused } from './hmac.ts';
-import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from './types.ts';
+import { hmacSha256, idOf, isObject, matchesSignature, refused } from '../../core/webhook-hmac.ts';
+import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from '../../core/webhook-scheme.ts';
 
 /**
  * Typeform (https://www.typeform.com/developers/webhooks/secure-your-webhooks/):
@@ -12,7 +12,6 @@ import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from './t
  * `included_response_ids` (https://www.typeform.com/developers/responses/reference/retrieve-responses/).
  */
 export const typeformWebhooks: WebhookScheme = {
-  connectorType: 'Typeform',
   checkSecret: () => null,
   verify({ headers, body }, secret) {
     const header = headers('typeform-signature');

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { ParsedWebhook } from '@conduit/connectors';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
-import { retryingQueue } from '../queues.ts';
-import type { RedisClient } from '../redis-connection.ts';
-import type { ParsedWebhook } from './types.ts';
+import { retryingQueue } from './queues.ts';
+import type { RedisClient } from './redis-connection.ts';
 
 /** Job payload: ids and record references only, never a body or a secret. */
 export const WebhookEventJob = z.object({

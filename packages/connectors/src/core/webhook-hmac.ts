@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { type HeaderLookup, SIGNATURE_TOLERANCE_MS, type Verification } from './types.ts';
+import { type HeaderLookup, SIGNATURE_TOLERANCE_MS, type Verification } from './webhook-scheme.ts';
 
 export function hmacSha256(key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
   const hmac = createHmac('sha256', key);

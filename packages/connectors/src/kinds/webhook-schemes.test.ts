@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { webhookSchemeFor } from './index.ts';
-import type { WebhookDelivery } from './types.ts';
+import type { WebhookDelivery } from '../core/webhook-scheme.ts';
+import { webhookSchemeFor } from './registry.ts';
 
 const NOW = Date.parse('2025-03-01T12:00:00Z');
 const SECRET = 'webhook-secret-123';

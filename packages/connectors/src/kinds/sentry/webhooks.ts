@@ -6,8 +6,8 @@ import {
   type SignedAtHeaders,
   unixSecondsMs,
   verifyTimestamped,
-} from './hmac.ts';
-import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from './types.ts';
+} from '../../core/webhook-hmac.ts';
+import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from '../../core/webhook-scheme.ts';
 
 const SIGNATURE_HEADERS: SignedAtHeaders = {
   signature: 'sentry-hook-signature',
@@ -28,7 +28,6 @@ const SIGNATURE_HEADERS: SignedAtHeaders = {
  * the connector's `organization_slug`).
  */
 export const sentryWebhooks: WebhookScheme = {
-  connectorType: 'Sentry',
   checkSecret: () => null,
   verify({ headers, body }, secret, nowMs) {
     // The timestamp is not signed: the signature covers the body alone.

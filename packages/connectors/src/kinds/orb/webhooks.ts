@@ -1,5 +1,17 @@
-import { hmacSha256, idOf, isObject, matchesAnyV1, type SignedAtHeaders, verifyTimestamped } from './hmac.ts';
-import { type ParsedWebhook, WebhookPayloadError, type WebhookRecordRef, type WebhookScheme } from './types.ts';
+import {
+  hmacSha256,
+  idOf,
+  isObject,
+  matchesAnyV1,
+  type SignedAtHeaders,
+  verifyTimestamped,
+} from '../../core/webhook-hmac.ts';
+import {
+  type ParsedWebhook,
+  WebhookPayloadError,
+  type WebhookRecordRef,
+  type WebhookScheme,
+} from '../../core/webhook-scheme.ts';
 
 /** Orb resources whose events carry the object under its own name, and the entity + get param it maps to. */
 const RESOURCES: Record<string, { entity: string; param: string }> = {
@@ -25,7 +37,6 @@ const SIGNATURE_HEADERS: SignedAtHeaders = {
  * properties, customer: {...}}`; the resource object sits under the name before the dot in `type`.
  */
 export const orbWebhooks: WebhookScheme = {
-  connectorType: 'Orb',
   checkSecret: () => null,
   verify({ headers, body }, secret, nowMs) {
     return verifyTimestamped(headers, nowMs, SIGNATURE_HEADERS, (signatures, timestamp) =>

@@ -1,0 +1,4 @@
+export { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
+export { intervalMs, PlatformEnv, publicBaseUrl, readEnv, upstreamOverrides } from './config.ts';
+export { CredentialsCipher } from './credentials-cipher.ts';
+export { signingKeysFrom } from './signing-keys.ts';

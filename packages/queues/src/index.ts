@@ -1,0 +1,12 @@
+export {
+  connectorChangesChannel,
+  connectorSchedulerId,
+  JOB_NAMES,
+  queuePrefix,
+  SyncConnectorJob,
+  SyncEntityJob,
+  syncQueueName,
+} from './queues.ts';
+export { connectRedis, duplicateRedis, type RedisClient } from './redis-connection.ts';
+export { SyncScheduler } from './sync-scheduler.ts';
+export { WEBHOOK_JOB_NAME, WebhookEventJob, WebhookQueue, webhookQueueName } from './webhook-queue.ts';
