@@ -42,7 +42,7 @@ describe('startRetention', () => {
     expect(calls).toHaveLength(4);
   });
 
-  it('logs a failed pass and tries again next interval', async () => {
+  it('logs a failed purge, runs the others, and tries it again next interval', async () => {
     vi.useFakeTimers();
     const { logger, lines } = recordingLogger();
     let attempts = 0;
@@ -54,12 +54,17 @@ describe('startRetention', () => {
         return 1;
       },
     };
-    const stop = startRetention({ env, logger }, [flaky]);
+    let others = 0;
+    const steady: Purge = { name: 'events', run: async () => ++others };
+    const stop = startRetention({ env, logger }, [flaky, steady]);
     await vi.advanceTimersByTimeAsync(0);
-    expect(lines.some((l) => l.message === 'retention failed')).toBe(true);
+    expect(lines.find((l) => l.message === 'retention failed')).toMatchObject({ purge: 'idempotency_keys' });
+    // One purge's failure does not keep the others from running.
+    expect(others).toBe(1);
+    expect(lines.find((l) => l.message === 'retention removed old rows')).toMatchObject({ events: 1 });
     await vi.advanceTimersByTimeAsync(3_600_000);
     expect(attempts).toBe(2);
-    expect(lines.find((l) => l.message === 'retention removed old rows')).toMatchObject({ idempotency_keys: 1 });
+    expect(lines.findLast((l) => l.message === 'retention removed old rows')).toMatchObject({ idempotency_keys: 1 });
     stop();
   });
 });

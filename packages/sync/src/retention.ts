@@ -22,10 +22,24 @@ export function changesPurges(deps: Pick<SyncDeps, 'env' | 'indexStore' | 'chang
   ];
 }
 
-/** Runs each purge once, in order; how many rows each removed, by name. */
-export async function runPurges(purges: readonly Purge[], now = Date.now()): Promise<Record<string, number>> {
+/**
+ * Runs each purge once, in order; how many rows each removed, by name. With `onError`, a purge that fails is reported
+ * there and the others still run (one table's trouble does not keep the rest from being cleaned); without, it throws.
+ */
+export async function runPurges(
+  purges: readonly Purge[],
+  now = Date.now(),
+  onError?: (purge: Purge, error: unknown) => void,
+): Promise<Record<string, number>> {
   const removed: Record<string, number> = {};
-  for (const purge of purges) removed[purge.name] = await purge.run(now);
+  for (const purge of purges) {
+    try {
+      removed[purge.name] = await purge.run(now);
+    } catch (error) {
+      if (!onError) throw error;
+      onError(purge, error);
+    }
+  }
   return removed;
 }
 
@@ -39,7 +53,7 @@ export function purgeExpired(
 
 /**
  * The one retention loop of a worker: runs every purge now and then every RETENTION_INTERVAL. Every worker may run
- * it: the deletes are idempotent. A failure is logged and retried next time.
+ * it: the deletes are idempotent. A purge that fails is logged and retried next time; the others run all the same.
  */
 export function startRetention(
   deps: { readonly env: Pick<PlatformEnv, 'RETENTION_INTERVAL'>; readonly logger: Logger },
@@ -48,7 +62,9 @@ export function startRetention(
   return repeatEvery(
     intervalMs(deps.env.RETENTION_INTERVAL),
     async () => {
-      const removed = await runPurges(purges);
+      const removed = await runPurges(purges, Date.now(), (purge, error) =>
+        deps.logger.warn('retention failed', { purge: purge.name, error }),
+      );
       if (Object.values(removed).some((n) => n > 0)) deps.logger.info('retention removed old rows', removed);
     },
     (error) => deps.logger.warn('retention failed', { error }),
