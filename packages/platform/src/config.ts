@@ -150,11 +150,12 @@ export const PlatformEnv = z.object({
   /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
   AUDIT_RETENTION: duration.default('365d'),
   /**
-   * `sync`: an audit entry is flushed to disk (fsync) before its call is answered. `async` (synchronous_commit off
-   * for the trail's inserts): committed before the answer, so an API crash loses nothing, but a Postgres crash may
-   * lose the last ~0.6 s of entries; it saves a disk flush per call (docs/trusted-calls.md).
+   * How a call's outcome row is committed before its answer leaves (its intent, written while the call runs, is
+   * always flushed to disk). `async` (synchronous_commit off): an API crash loses nothing, a Postgres crash may lose
+   * the outcomes of the last ~0.6 s but never a call's intent. `sync`: flushed to disk too, at a disk flush per
+   * call on the answer's path (docs/trusted-calls.md).
    */
-  AUDIT_COMMIT: z.enum(['sync', 'async']).default('sync'),
+  AUDIT_COMMIT: z.enum(['sync', 'async']).default('async'),
   /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   /**

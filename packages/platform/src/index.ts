@@ -1,5 +1,5 @@
 export { type AccessTokenClaims, AccessTokens } from './access-tokens.ts';
-export { AuditLog, type AuditRecord, redactForAudit } from './audit-log.ts';
+export { type AuditedCall, type AuditIntent, AuditLog, type AuditRecord, redactForAudit } from './audit-log.ts';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
 export { intervalMs, PlatformEnv, publicBaseUrl, readEnv, upstreamOverrides } from './config.ts';
 export { CredentialsCipher } from './credentials-cipher.ts';

@@ -1,6 +1,7 @@
 import { TokenCache } from '@conduit/connectors';
 import {
   AuditEntriesRepository,
+  AuditWriter,
   ChangeFeedRepository,
   ConnectorsRepository,
   createDatabase,
@@ -97,21 +98,16 @@ export async function connectPlatformServices(
     logger,
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
-  // AUDIT_COMMIT=async: the trail's inserts go through connections of their own that do not wait for the flush.
-  const auditDb =
-    env.AUDIT_COMMIT === 'async'
-      ? createDatabase(
-          env.DATABASE_URL,
-          4,
-          (error) => logger.warn('postgres connection ended', { error: error.message }),
-          {
-            synchronous_commit: 'off',
-          },
-        )
-      : db;
-  const auditEntries = new AuditEntriesRepository(auditDb);
+  // The trail's writes on connections of their own: intents (and whole entries) flushed to disk, outcomes as
+  // AUDIT_COMMIT says; apart, so an outcome never waits behind an intent's flush.
+  const auditEntriesWriter = new AuditWriter(env.DATABASE_URL);
+  const auditOutcomesWriter = new AuditWriter(
+    env.DATABASE_URL,
+    env.AUDIT_COMMIT === 'async' ? { synchronous_commit: 'off' } : {},
+  );
+  const auditEntries = new AuditEntriesRepository(db);
   return {
-    audit: new AuditLog(auditEntries),
+    audit: new AuditLog(auditEntriesWriter, auditOutcomesWriter),
     auditEntries,
     idempotencyKeys: new IdempotencyKeysRepository(db),
     db,
@@ -142,7 +138,8 @@ export async function connectPlatformServices(
       redis.disconnect();
       await indexStore.close();
       await opensearch.close();
-      if (auditDb !== db) await auditDb.destroy();
+      await auditEntriesWriter.close();
+      await auditOutcomesWriter.close();
       await db.destroy();
     },
   };
