@@ -95,6 +95,27 @@ describe('AuditLog', () => {
     ]);
   });
 
+  it('writes a call answered before its intent left (queued behind another write) as one whole row', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store);
+    const first = log.begin(intent('a'));
+    const second = log.begin(intent('b')); // waits behind a's write
+    const done = second.finish({ status: 404, errorCode: 'upstream_not_found', latencyMs: 2 });
+    store.finishAll();
+    await turn();
+    store.finishAll();
+    await done;
+    expect(store.batches[1]).toEqual([
+      expect.objectContaining({ action: 'b', status: 404, error_code: 'upstream_not_found', latency_ms: 2 }),
+    ]);
+    expect(store.outcomes).toEqual([]);
+    const finished = first.finish({ status: 200, latencyMs: 1 });
+    await turn();
+    store.finishAll();
+    await finished;
+    expect(store.outcomes.flat()).toEqual([expect.objectContaining({ entryId: '1', status: 200 })]);
+  });
+
   it('fails the callers of a batch whose insert failed (their calls must not answer unaudited)', async () => {
     const down = async () => Promise.reject(new Error('postgres is down'));
     const log = new AuditLog({ insertEntries: down, insertOutcomes: down });

@@ -47,6 +47,12 @@ export interface AuditedCall {
 
 const MAX_BATCH = 500;
 
+/** An entry waiting for its write; `sent` once a write took it. */
+interface PendingEntry {
+  readonly row: NewAuditEntry;
+  sent: boolean;
+}
+
 /**
  * Group commit: items that arrive while a write is in flight wait for it and then leave together in one write.
  * Under load, one round trip per batch, not per item; alone, one round trip and no added wait.
@@ -101,11 +107,14 @@ class GroupWriter<Item, Result> {
  * await call.finish({ status: 200, latencyMs: 12 });
  */
 export class AuditLog {
-  readonly #entries: GroupWriter<NewAuditEntry, string>;
+  readonly #entries: GroupWriter<PendingEntry, string>;
   readonly #outcomes: GroupWriter<NewAuditOutcome, undefined>;
 
   constructor(store: AuditStore, outcomes: Pick<AuditStore, 'insertOutcomes'> = store) {
-    this.#entries = new GroupWriter((rows) => store.insertEntries(rows));
+    this.#entries = new GroupWriter((pending) => {
+      for (const entry of pending) entry.sent = true;
+      return store.insertEntries(pending.map((entry) => entry.row));
+    });
     this.#outcomes = new GroupWriter(async (rows) => {
       await outcomes.insertOutcomes(rows);
       return rows.map(() => undefined);
@@ -114,16 +123,23 @@ export class AuditLog {
 
   /** Writes a whole call in one row; resolves once it is durable. */
   async record(entry: AuditRecord): Promise<void> {
-    await this.#entries.push({ ...rowOf(entry), ...outcomeColumns(entry) });
+    await this.#entries.push({ row: { ...rowOf(entry), ...outcomeColumns(entry) }, sent: false });
   }
 
   /** Starts writing the call's intent now; the returned call's `finish` adds the outcome. */
   begin(intent: AuditIntent): AuditedCall {
-    const entryId = this.#entries.push(rowOf(intent));
+    const pending: PendingEntry = { row: rowOf(intent), sent: false };
+    const entryId = this.#entries.push(pending);
     // Awaited by finish; a call that never finishes (its process ended) leaves its intent alone in the trail.
     entryId.catch(() => undefined);
     return {
       finish: async (outcome) => {
+        if (!pending.sent) {
+          // Answered before its intent left (it waited behind another write): one whole row instead of two.
+          Object.assign(pending.row, outcomeColumns(outcome));
+          await entryId;
+          return;
+        }
         const id = await entryId;
         await this.#outcomes.push({
           entryId: id,
