@@ -17,7 +17,8 @@
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ApiProcess } from '../harness/api-process.ts';
+import pg from 'pg';
+import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { startOrbSimulator } from '../simulators/orb/simulator.ts';
 import type { AuditLoadCommand, AuditLoadResult } from './audit-load.ts';
@@ -32,7 +33,10 @@ interface Totals {
   latencies: number[];
   elapsedMs: number;
   errors: number;
+  /** CPU of the side's API process and its Postgres backends. */
   cpuMs: number;
+  /** CPU of everything the call runs on: the above, the load generator and the simulator (this process). */
+  allCpuMs: number;
 }
 
 /** The trail off, on as deployed (AUDIT_COMMIT=async, the default), and on with the outcome flushed too (sync). */
@@ -50,6 +54,26 @@ const loadAverage = () =>
 const loadBefore = loadAverage();
 const cpus = availableParallelism();
 
+const appName = (side: SideName) => `audit-bench-${side}`;
+
+/** CPU used so far (ms) by a side's API process and its Postgres backends, the load generator and this process. */
+async function cpuNow(side: { name: SideName; api: ApiProcess }, postgres: pg.Client) {
+  const { rows } = await postgres.query<{ pid: number }>(
+    'select pid from pg_stat_activity where application_name = $1',
+    [appName(side.name)],
+  );
+  const backends = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      backends.set(pid, processCpuMs(pid));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const own = process.cpuUsage();
+  return { api: side.api.cpuMs(), backends, load: processCpuMs(load.pid!), own: (own.user + own.system) / 1000 };
+}
+
 const load = fork(fileURLToPath(new URL('./audit-load.ts', import.meta.url)));
 const loadReady = new Promise<void>((resolve) => load.once('message', () => resolve()));
 const runLoad = (command: AuditLoadCommand) =>
@@ -61,6 +85,7 @@ const runLoad = (command: AuditLoadCommand) =>
 const sim = await startOrbSimulator({ customers: 20, subscriptionsPerCustomer: 0 });
 const platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} }, worker: false });
 const sides: { name: SideName; api: ApiProcess }[] = [];
+let postgres: pg.Client | undefined;
 try {
   const created = await platform.call('POST', '/api/v1/integrations/connectors', {
     customer_name: 'bench',
@@ -78,9 +103,13 @@ try {
     CONNECTOR_RATE_LIMIT_ORB: '1000000',
   };
   for (const name of Object.keys(SIDES) as SideName[]) {
-    sides.push({ name, api: await ApiProcess.start(platform.api.deps.env, { ...extra, ...SIDES[name] }) });
+    const api = await ApiProcess.start(platform.api.deps.env, { ...extra, ...SIDES[name], PGAPPNAME: appName(name) });
+    sides.push({ name, api });
   }
   await loadReady;
+  const db = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
+  postgres = db;
+  await db.connect();
   const path = `/api/v1/integrations/connectors/${connectorId}/execute`;
   const body = JSON.stringify({ entity: 'customers', action: 'list', params: { limit: 1 } });
   const headers = { authorization: `Bearer ${token}` };
@@ -89,11 +118,14 @@ try {
   const verdicts: string[] = [];
   for (const concurrency of CONCURRENCY) {
     const totals = Object.fromEntries(
-      sides.map((side): [SideName, Totals] => [side.name, { latencies: [], elapsedMs: 0, errors: 0, cpuMs: 0 }]),
+      sides.map((side): [SideName, Totals] => [
+        side.name,
+        { latencies: [], elapsedMs: 0, errors: 0, cpuMs: 0, allCpuMs: 0 },
+      ]),
     ) as Record<SideName, Totals>;
     for (let round = 0; round < ROUNDS; round++) {
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-        const cpuBefore = side.api.cpuMs();
+        const before = await cpuNow(side, db);
         const result = await runLoad({
           type: 'run',
           url: side.api.url,
@@ -109,8 +141,12 @@ try {
         t.latencies.push(...result.latencies);
         t.elapsedMs += result.elapsedMs;
         t.errors += result.errors;
-        // Over the warm-up too: CPU per call is then over a few more calls than counted (the same for every side).
-        t.cpuMs += (side.api.cpuMs() - cpuBefore) * (SECONDS / (SECONDS + WARMUP_SECONDS));
+        // Over the warm-up too: scaled to the measured part (the same for every side).
+        const after = await cpuNow(side, db);
+        const share = SECONDS / (SECONDS + WARMUP_SECONDS);
+        const backends = [...after.backends].reduce((sum, [pid, ms]) => sum + ms - (before.backends.get(pid) ?? 0), 0);
+        t.cpuMs += (after.api - before.api + backends) * share;
+        t.allCpuMs += (after.api - before.api + backends + after.load - before.load + after.own - before.own) * share;
       }
     }
     const mean = (t: Totals) => t.latencies.reduce((a, b) => a + b, 0) / Math.max(1, t.latencies.length);
@@ -121,6 +157,7 @@ try {
       );
     const throughput = (t: Totals) => (t.latencies.length * 1000) / Math.max(1, t.elapsedMs);
     const cpuPerCall = (t: Totals) => t.cpuMs / Math.max(1, t.latencies.length);
+    const allCpuPerCall = (t: Totals) => t.allCpuMs / Math.max(1, t.latencies.length);
     const off = totals.off;
     for (const name of ['async', 'sync'] as const) {
       const on = totals[name];
@@ -137,6 +174,7 @@ try {
         fixed(throughput(on), 0),
         fixed(ratio, 3),
         `${fixed(cpuPerCall(off), 3)} / ${fixed(cpuPerCall(on), 3)}`,
+        fixed(allCpuPerCall(off) / allCpuPerCall(on), 3),
         String(on.errors + off.errors),
       ]);
       const label = name === 'async' ? 'async (default)' : 'sync';
@@ -167,7 +205,8 @@ try {
         'req/s off',
         'req/s on',
         'on/off',
-        'API CPU ms/call off / on',
+        'API+PG CPU ms/call off / on',
+        'CPU-bound on/off',
         'errors',
       ],
       rows,
@@ -177,6 +216,7 @@ try {
   console.log(`load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAverage()} (${cpus} cores)`);
 } finally {
   load.send({ type: 'stop' });
+  await postgres?.end();
   for (const side of sides) await side.api.stop();
   await platform.close();
   await sim.close();

@@ -35,6 +35,21 @@ async function auditPage(platform: TestPlatform, query = ''): Promise<Page> {
   return (await response.json()) as Page;
 }
 
+/** An Orb simulator, a platform without a worker, and one Orb connector on it. */
+async function platformWithConnector(cleanups: (() => Promise<void>)[], name: string) {
+  const { sim, platform } = await startOrbSimulatorPlatform(
+    cleanups,
+    { customers: 5, subscriptionsPerCustomer: 0 },
+    { worker: false },
+  );
+  const id = await createConnector(platform, {
+    customer_name: 'audit',
+    name,
+    ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
+  });
+  return { sim, platform, id };
+}
+
 describe('the audit trail', () => {
   const cleanups = cleanupsAfterAll();
   let sim: OrbSimulator;
@@ -44,16 +59,7 @@ describe('the audit trail', () => {
     platform.call('POST', `/api/v1/integrations/connectors/${id}/execute`, body, headers);
 
   beforeAll(async () => {
-    ({ sim, platform } = await startOrbSimulatorPlatform(
-      cleanups,
-      { customers: 5, subscriptionsPerCustomer: 0 },
-      { worker: false },
-    ));
-    id = await createConnector(platform, {
-      customer_name: 'audit',
-      name: 'trail',
-      ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
-    });
+    ({ sim, platform, id } = await platformWithConnector(cleanups, 'trail'));
   }, 60_000);
 
   it('an answered execute call is in the trail when its answer arrives: who, what, params, statuses, latency, request id', async () => {
@@ -260,16 +266,7 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
   let doomed: ApiProcess | undefined;
 
   beforeAll(async () => {
-    ({ sim, platform } = await startOrbSimulatorPlatform(
-      cleanups,
-      { customers: 5, subscriptionsPerCustomer: 0 },
-      { worker: false },
-    ));
-    id = await createConnector(platform, {
-      customer_name: 'audit',
-      name: 'killed',
-      ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
-    });
+    ({ sim, platform, id } = await platformWithConnector(cleanups, 'killed'));
     cleanups.push(async () => {
       sim.faults.release();
       await doomed?.kill();
