@@ -228,8 +228,11 @@ describe('the audit trail', () => {
       { accept: 'application/json, text/event-stream' },
     );
     expect(response.status, await response.clone().text()).toBe(200);
-    // Newest first by when each call began: the tool call began before the API call it made.
-    const [inner, toolCall] = (await auditPage(platform, '?limit=2')).data;
+    // Newest first: by when each entry was written (the tool call's when it ends, or with AUDIT_COMMIT=intent its
+    // intent when it begins, before the API call it makes).
+    const latest = (await auditPage(platform, '?limit=2')).data;
+    const toolCall = latest.find((e) => e.action === 'mcp.tool_call');
+    const inner = latest.find((e) => e.action !== 'mcp.tool_call');
     expect(toolCall).toMatchObject({ source: 'mcp', action: 'mcp.tool_call', entity: 'orb_execute', connector_id: id });
     expect(inner).toMatchObject({ source: 'mcp', action: 'execute.list', connector_id: id, status: 200 });
   });
@@ -273,8 +276,12 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
     });
   }, 60_000);
 
-  const startDoomed = async () =>
-    ApiProcess.start(platform.api.deps.env, { CONNECTOR_BASE_URL_ORB: sim.url, RATE_LIMIT_PER_MINUTE: '1000000' });
+  const startDoomed = async (commit: 'async' | 'intent') =>
+    ApiProcess.start(platform.api.deps.env, {
+      CONNECTOR_BASE_URL_ORB: sim.url,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      AUDIT_COMMIT: commit,
+    });
 
   async function executeOn(api: ApiProcess, requestId: string): Promise<number> {
     const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
@@ -290,38 +297,44 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
     return response.status;
   }
 
-  it('every call answered before the kill is in the trail with its outcome', async () => {
-    doomed = await startDoomed();
-    const api = doomed;
-    const answered: string[] = [];
-    let killing: Promise<void> | undefined;
-    // Eight callers in a loop; the process dies the moment the 40th answer arrives, with calls still in flight.
-    const caller = async (n: number) => {
-      for (let i = 0; ; i++) {
-        const requestId = `killed-${n}-${i}`;
-        const status = await executeOn(api, requestId).catch(() => undefined);
-        if (status === undefined) return;
-        expect(status).toBe(200);
-        answered.push(requestId);
-        if (answered.length === 40) killing = api.kill();
+  it.each(['async', 'intent'] as const)(
+    'AUDIT_COMMIT=%s: every call answered before the kill is in the trail with its outcome',
+    async (commit) => {
+      doomed = await startDoomed(commit);
+      const api = doomed;
+      const answered: string[] = [];
+      let killing: Promise<void> | undefined;
+      // Eight callers in a loop; the process dies the moment the 40th answer arrives, with calls still in flight.
+      const caller = async (n: number) => {
+        for (let i = 0; ; i++) {
+          const requestId = `killed-${commit}-${n}-${i}`;
+          const status = await executeOn(api, requestId).catch(() => undefined);
+          if (status === undefined) return;
+          expect(status).toBe(200);
+          answered.push(requestId);
+          if (answered.length === 40) killing = api.kill();
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, n) => caller(n)));
+      await killing;
+      const entries = (await auditPage(platform, `?connector_id=${id}&action=execute&limit=1000`)).data;
+      const byRequest = new Map(entries.map((e) => [e.request_id, e]));
+      for (const requestId of answered) {
+        expect(byRequest.get(requestId), requestId).toMatchObject({ action: 'execute.list', status: 200 });
+        expect(byRequest.get(requestId)!.latency_ms).toBeGreaterThan(0);
       }
-    };
-    await Promise.all(Array.from({ length: 8 }, (_, n) => caller(n)));
-    await killing;
-    const entries = (await auditPage(platform, `?connector_id=${id}&action=execute&limit=1000`)).data;
-    const byRequest = new Map(entries.map((e) => [e.request_id, e]));
-    for (const requestId of answered) {
-      expect(byRequest.get(requestId), requestId).toMatchObject({ action: 'execute.list', status: 200 });
-      expect(byRequest.get(requestId)!.latency_ms).toBeGreaterThan(0);
-    }
-    // A call cut off by the kill has its intent in the trail, or nothing if it died before its intent was written.
-    for (const entry of entries.filter((e) => !answered.includes(e.request_id!))) {
-      expect(entry).toMatchObject({ action: 'execute.list', status: null, latency_ms: null });
-    }
-  }, 60_000);
+      // A call cut off by the kill: nothing, its whole entry (committed, the answer lost on the way), or (intent)
+      // its intent alone.
+      for (const entry of entries.filter((e) => e.request_id?.startsWith(`killed-${commit}-`))) {
+        expect(entry.status === null).toBe(entry.latency_ms === null);
+        if (commit === 'async') expect(entry.status).toBe(200);
+      }
+    },
+    60_000,
+  );
 
-  it('a call at the upstream when the process dies is in the trail (who, what, params) without an outcome', async () => {
-    doomed = await startDoomed();
+  it('AUDIT_COMMIT=intent: a call at the upstream when the process dies is in the trail (who, what, params) without an outcome', async () => {
+    doomed = await startDoomed('intent');
     const holdsBefore = sim.faults.heldTotal;
     sim.faults.add({ holdAnswer: true, count: 1, pathIncludes: '/v1/customers' });
     const cut = executeOn(doomed, 'held-then-killed').catch((error: unknown) => error);

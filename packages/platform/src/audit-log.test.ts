@@ -116,6 +116,20 @@ describe('AuditLog', () => {
     expect(store.outcomes.flat()).toEqual([expect.objectContaining({ entryId: '1', status: 200 })]);
   });
 
+  it('without intents, writes nothing until finish, then the whole call in one row', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store, { intents: false });
+    const call = log.begin({ ...intent('execute.list'), requestId: 'r1' });
+    expect(store.batches).toEqual([]);
+    const done = call.finish({ status: 200, upstreamStatus: 200, latencyMs: 2 });
+    expect(store.batches).toEqual([
+      [expect.objectContaining({ action: 'execute.list', request_id: 'r1', status: 200, latency_ms: 2 })],
+    ]);
+    store.finishAll();
+    await done;
+    expect(store.outcomes).toEqual([]);
+  });
+
   it('fails the callers of a batch whose insert failed (their calls must not answer unaudited)', async () => {
     const down = async () => Promise.reject(new Error('postgres is down'));
     const log = new AuditLog({ insertEntries: down, insertOutcomes: down });

@@ -92,14 +92,12 @@ class GroupWriter<Item, Result> {
 }
 
 /**
- * The audit trail's writer. A call is audited in two append-only rows: `begin` writes its intent (who, what,
- * params, request id) at once, durably, while the call runs; `finish` adds its outcome (status, error, latency) once
- * it is answered. Awaiting `finish` before answering means an answered call is always in the trail, with its
- * outcome, and the intent's disk flush overlaps the call instead of following it. `record` writes a whole call in
- * one row (where the params are known only at the end).
- *
- * `entries` should wait for the disk flush (an intent must survive a Postgres crash); `outcomes` may not
- * (AUDIT_COMMIT=async): then a Postgres crash can lose the last outcomes, never an intent.
+ * The audit trail's writer. Awaiting `finish` (or `record`) before answering means an answered call is always in
+ * the trail, with its outcome. With intents (AUDIT_COMMIT=intent), a call is two append-only rows: `begin` writes
+ * its intent (who, what, params, request id) at once while the call runs, so its disk flush overlaps the call, and
+ * `finish` adds the outcome (status, error, latency); the store should then flush entries to disk and may leave
+ * outcomes unflushed. Without (the default), `finish` writes the whole call in one row, the cheapest. `record`
+ * writes a whole call in one row (where the params are known only at the end).
  *
  * @example
  * const call = audit.begin({ organizationId, clientId, source: 'api', action: 'execute.create', params });
@@ -109,8 +107,19 @@ class GroupWriter<Item, Result> {
 export class AuditLog {
   readonly #entries: GroupWriter<PendingEntry, string>;
   readonly #outcomes: GroupWriter<NewAuditOutcome, undefined>;
+  readonly #intents: boolean;
 
-  constructor(store: AuditStore, outcomes: Pick<AuditStore, 'insertOutcomes'> = store) {
+  /**
+   * `options.intents` false: `begin` writes nothing until `finish`, which writes the whole call in one row (fewer
+   * writes; the entry is then as durable as `store` commits it). `options.outcomes`: where outcomes go (default
+   * `store`).
+   */
+  constructor(
+    store: AuditStore,
+    options: { readonly outcomes?: Pick<AuditStore, 'insertOutcomes'>; readonly intents?: boolean } = {},
+  ) {
+    const outcomes = options.outcomes ?? store;
+    this.#intents = options.intents ?? true;
     this.#entries = new GroupWriter((pending) => {
       for (const entry of pending) entry.sent = true;
       return store.insertEntries(pending.map((entry) => entry.row));
@@ -128,6 +137,7 @@ export class AuditLog {
 
   /** Starts writing the call's intent now; the returned call's `finish` adds the outcome. */
   begin(intent: AuditIntent): AuditedCall {
+    if (!this.#intents) return { finish: (outcome) => this.record({ ...intent, ...outcome }) };
     const pending: PendingEntry = { row: rowOf(intent), sent: false };
     const entryId = this.#entries.push(pending);
     // Awaited by finish; a call that never finishes (its process ended) leaves its intent alone in the trail.

@@ -150,12 +150,14 @@ export const PlatformEnv = z.object({
   /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
   AUDIT_RETENTION: duration.default('365d'),
   /**
-   * How a call's outcome row is committed before its answer leaves (its intent, written while the call runs, is
-   * always flushed to disk). `async` (synchronous_commit off): an API crash loses nothing, a Postgres crash may lose
-   * the outcomes of the last ~0.6 s but never a call's intent. `sync`: flushed to disk too, at a disk flush per
-   * call on the answer's path (docs/trusted-calls.md).
+   * How an audited call's entry is committed before its answer leaves (docs/trusted-calls.md). `async` (default):
+   * one row, committed without waiting for the disk flush: an API crash loses nothing, a Postgres crash may lose the
+   * last ~0.6 s of entries. `intent`: the call's intent is flushed to disk while the call runs and its outcome
+   * committed (unflushed) before the answer: a Postgres crash loses no answered call (at most the last outcomes),
+   * and a call cut off by a crash is still in the trail; two writes per call. `sync`: one row flushed to disk before
+   * the answer, a disk flush on every answer's path.
    */
-  AUDIT_COMMIT: z.enum(['sync', 'async']).default('async'),
+  AUDIT_COMMIT: z.enum(['async', 'intent', 'sync']).default('async'),
   /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   /**

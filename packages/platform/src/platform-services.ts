@@ -98,16 +98,18 @@ export async function connectPlatformServices(
     logger,
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
-  // The trail's writes on connections of their own: intents (and whole entries) flushed to disk, outcomes as
-  // AUDIT_COMMIT says; apart, so an outcome never waits behind an intent's flush.
-  const auditEntriesWriter = new AuditWriter(env.DATABASE_URL);
-  const auditOutcomesWriter = new AuditWriter(
-    env.DATABASE_URL,
-    env.AUDIT_COMMIT === 'async' ? { synchronous_commit: 'off' } : {},
-  );
+  // The trail's writes on connections of their own (opened on first use): entries flushed to disk unless
+  // AUDIT_COMMIT=async; the outcomes of AUDIT_COMMIT=intent not flushed, and apart, so that an outcome never waits
+  // behind an intent's flush.
+  const noFlush = { synchronous_commit: 'off' };
+  const auditEntriesWriter = new AuditWriter(env.DATABASE_URL, env.AUDIT_COMMIT === 'async' ? noFlush : {});
+  const auditOutcomesWriter = new AuditWriter(env.DATABASE_URL, noFlush);
   const auditEntries = new AuditEntriesRepository(db);
   return {
-    audit: new AuditLog(auditEntriesWriter, auditOutcomesWriter),
+    audit: new AuditLog(auditEntriesWriter, {
+      outcomes: auditOutcomesWriter,
+      intents: env.AUDIT_COMMIT === 'intent',
+    }),
     auditEntries,
     idempotencyKeys: new IdempotencyKeysRepository(db),
     db,
