@@ -1,46 +1,92 @@
 /**
- * `pnpm bench:audit`: what the audit trail costs a call. Three API processes on the same services, the trail off,
- * on with a disk flush per entry (AUDIT_COMMIT=sync, the default) and on without (async), answer the same live
- * execute call (an Orb customers list against the simulator) in interleaved rounds, at concurrency 1 (the added
- * latency per call: target ≤ 0.3 ms) and 32 (throughput with the trail over throughput without: target ≥ 0.9;
- * concurrent entries share one INSERT, so one flush).
+ * `pnpm bench:audit`: what the audit trail costs a call. Four API processes on the same services, the trail off and
+ * on with each AUDIT_COMMIT (async, the default: one row committed before the answer, unflushed; intent: the intent
+ * flushed to disk while the call runs, the outcome committed before the answer; sync: one row flushed before the
+ * answer), answer the same live execute call (an Orb customers list against the simulator) in interleaved rounds, at concurrency 1 (the added latency per call:
+ * target ≤ 0.3 ms) and 32 (throughput with the trail over throughput without: target ≥ 0.9). The load generator
+ * runs in its own process (audit-load.ts); the API processes' CPU per call is reported beside, and the load
+ * average before and after (the machine may be shared).
  *
- *   BENCH_SECONDS=5           measured seconds per side, concurrency and round (after BENCH_WARMUP_SECONDS=1)
- *   BENCH_ROUNDS=3            rounds; the sides alternate within each
+ *   BENCH_SECONDS=3           measured seconds per side, concurrency and round (after BENCH_WARMUP_SECONDS=0.5)
+ *   BENCH_ROUNDS=6            rounds; the sides alternate within each
  *   BENCH_CONCURRENCY=1,32    concurrencies
  *
  * Needs the local Postgres, Redis and OpenSearch. Exit code 0 unless something crashed; PASS/MISS lines are
  * informational.
  */
-import { ApiProcess } from '../harness/api-process.ts';
+import { fork } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { startOrbSimulator } from '../simulators/orb/simulator.ts';
-import { KeepAliveClient } from './http-client.ts';
-import { fixed, ms, runConcurrent, table, verdict } from './stats.ts';
+import type { AuditLoadCommand, AuditLoadResult } from './audit-load.ts';
+import { fixed, ms, percentile, table, verdict } from './stats.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 0.5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,32').split(',').map(Number);
 
 interface Totals {
-  count: number;
-  latencySum: number;
+  latencies: number[];
   elapsedMs: number;
   errors: number;
+  /** CPU of the side's API process and its Postgres backends. */
+  cpuMs: number;
+  /** CPU of everything the call runs on: the above, the load generator and the simulator (this process). */
+  allCpuMs: number;
 }
 
-/** The trail off, on with a disk flush per entry (AUDIT_COMMIT=sync, the default), and on without it (async). */
+/** The trail off, and on with each AUDIT_COMMIT (async is the default). */
 const SIDES = {
   off: { AUDIT_TRAIL: 'off' },
-  sync: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'sync' },
   async: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'async' },
+  intent: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'intent' },
+  sync: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'sync' },
 } as const;
 type SideName = keyof typeof SIDES;
+
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const loadBefore = loadAverage();
+const cpus = availableParallelism();
+
+const appName = (side: SideName) => `audit-bench-${side}`;
+
+/** CPU used so far (ms) by a side's API process and its Postgres backends, the load generator and this process. */
+async function cpuNow(side: { name: SideName; api: ApiProcess }, postgres: pg.Client) {
+  const { rows } = await postgres.query<{ pid: number }>(
+    'select pid from pg_stat_activity where application_name = $1',
+    [appName(side.name)],
+  );
+  const backends = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      backends.set(pid, processCpuMs(pid));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const own = process.cpuUsage();
+  return { api: side.api.cpuMs(), backends, load: processCpuMs(load.pid!), own: (own.user + own.system) / 1000 };
+}
+
+const load = fork(fileURLToPath(new URL('./audit-load.ts', import.meta.url)));
+const loadReady = new Promise<void>((resolve) => load.once('message', () => resolve()));
+const runLoad = (command: AuditLoadCommand) =>
+  new Promise<AuditLoadResult>((resolve) => {
+    load.once('message', (result: AuditLoadResult) => resolve(result));
+    load.send(command);
+  });
 
 const sim = await startOrbSimulator({ customers: 20, subscriptionsPerCustomer: 0 });
 const platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} }, worker: false });
 const sides: { name: SideName; api: ApiProcess }[] = [];
+let postgres: pg.Client | undefined;
 try {
   const created = await platform.call('POST', '/api/v1/integrations/connectors', {
     customer_name: 'bench',
@@ -58,8 +104,13 @@ try {
     CONNECTOR_RATE_LIMIT_ORB: '1000000',
   };
   for (const name of Object.keys(SIDES) as SideName[]) {
-    sides.push({ name, api: await ApiProcess.start(platform.api.deps.env, { ...extra, ...SIDES[name] }) });
+    const api = await ApiProcess.start(platform.api.deps.env, { ...extra, ...SIDES[name], PGAPPNAME: appName(name) });
+    sides.push({ name, api });
   }
+  await loadReady;
+  const db = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
+  postgres = db;
+  await db.connect();
   const path = `/api/v1/integrations/connectors/${connectorId}/execute`;
   const body = JSON.stringify({ entity: 'customers', action: 'list', params: { limit: 1 } });
   const headers = { authorization: `Bearer ${token}` };
@@ -68,65 +119,105 @@ try {
   const verdicts: string[] = [];
   for (const concurrency of CONCURRENCY) {
     const totals = Object.fromEntries(
-      sides.map((side) => [side.name, { count: 0, latencySum: 0, elapsedMs: 0, errors: 0 }]),
+      sides.map((side): [SideName, Totals] => [
+        side.name,
+        { latencies: [], elapsedMs: 0, errors: 0, cpuMs: 0, allCpuMs: 0 },
+      ]),
     ) as Record<SideName, Totals>;
     for (let round = 0; round < ROUNDS; round++) {
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-        const client = new KeepAliveClient(side.api.url, concurrency);
-        const call = async () => {
-          const answer = await client.post(path, body, headers);
-          if (answer.status !== 200) throw new Error(`${answer.status} ${answer.text.slice(0, 200)}`);
-        };
-        await runConcurrent(call, { concurrency, durationMs: WARMUP_SECONDS * 1000 });
-        const samples = await runConcurrent(call, { concurrency, durationMs: SECONDS * 1000 });
-        client.close();
-        if (samples.firstError) console.error(`${side.name} c=${concurrency}:`, samples.firstError);
+        const before = await cpuNow(side, db);
+        const result = await runLoad({
+          type: 'run',
+          url: side.api.url,
+          path,
+          body,
+          headers,
+          concurrency,
+          warmupMs: WARMUP_SECONDS * 1000,
+          durationMs: SECONDS * 1000,
+        });
+        if (result.firstError) console.error(`${side.name} c=${concurrency}:`, result.firstError);
         const t = totals[side.name];
-        t.count += samples.latencies.length;
-        t.latencySum += samples.latencies.reduce((a, b) => a + b, 0);
-        t.elapsedMs += samples.elapsedMs;
-        t.errors += samples.errors;
+        t.latencies.push(...result.latencies);
+        t.elapsedMs += result.elapsedMs;
+        t.errors += result.errors;
+        // Over the warm-up too: scaled to the measured part (the same for every side).
+        const after = await cpuNow(side, db);
+        const share = SECONDS / (SECONDS + WARMUP_SECONDS);
+        const backends = [...after.backends].reduce((sum, [pid, ms]) => sum + ms - (before.backends.get(pid) ?? 0), 0);
+        t.cpuMs += (after.api - before.api + backends) * share;
+        t.allCpuMs += (after.api - before.api + backends + after.load - before.load + after.own - before.own) * share;
       }
     }
-    const mean = (t: Totals) => t.latencySum / Math.max(1, t.count);
-    const throughput = (t: Totals) => (t.count * 1000) / Math.max(1, t.elapsedMs);
-    for (const name of ['sync', 'async'] as const) {
-      const added = mean(totals[name]) - mean(totals.off);
-      const ratio = throughput(totals[name]) / throughput(totals.off);
+    const mean = (t: Totals) => t.latencies.reduce((a, b) => a + b, 0) / Math.max(1, t.latencies.length);
+    const p50 = (t: Totals) =>
+      percentile(
+        [...t.latencies].sort((a, b) => a - b),
+        0.5,
+      );
+    const throughput = (t: Totals) => (t.latencies.length * 1000) / Math.max(1, t.elapsedMs);
+    const cpuPerCall = (t: Totals) => t.cpuMs / Math.max(1, t.latencies.length);
+    const allCpuPerCall = (t: Totals) => t.allCpuMs / Math.max(1, t.latencies.length);
+    const off = totals.off;
+    for (const name of ['async', 'intent', 'sync'] as const) {
+      const on = totals[name];
+      const added = mean(on) - mean(off);
+      const ratio = throughput(on) / throughput(off);
       rows.push([
         String(concurrency),
         name,
-        ms(mean(totals.off)),
-        ms(mean(totals[name])),
+        ms(mean(off)),
+        ms(mean(on)),
         fixed(added, 3),
-        fixed(throughput(totals.off), 0),
-        fixed(throughput(totals[name]), 0),
+        fixed(p50(on) - p50(off), 3),
+        fixed(throughput(off), 0),
+        fixed(throughput(on), 0),
         fixed(ratio, 3),
-        String(totals[name].errors + totals.off.errors),
+        `${fixed(cpuPerCall(off), 3)} / ${fixed(cpuPerCall(on), 3)}`,
+        fixed(allCpuPerCall(off) / allCpuPerCall(on), 3),
+        String(on.errors + off.errors),
       ]);
+      const label = name === 'async' ? 'async (default)' : name;
       if (concurrency === 1) {
         verdicts.push(
-          `${verdict(added <= 0.3)} ${name}: added latency at concurrency 1: ${fixed(added, 3)} ms (≤ 0.3)`,
+          `${verdict(added <= 0.3)} ${label}: added latency at concurrency 1: ${fixed(added, 3)} ms mean, ${fixed(p50(on) - p50(off), 3)} ms p50 (≤ 0.3)`,
         );
       }
       if (concurrency >= 32) {
         verdicts.push(
-          `${verdict(ratio >= 0.9)} ${name}: throughput at concurrency ${concurrency}: ${fixed(ratio, 3)}× (≥ 0.9)`,
+          `${verdict(ratio >= 0.9)} ${label}: throughput at concurrency ${concurrency}: ${fixed(ratio, 3)}× (≥ 0.9)`,
         );
       }
     }
   }
   console.log(
-    `audit trail on (AUDIT_COMMIT sync | async) vs off: live execute (Orb customers list) on three API processes, ${ROUNDS} round(s) × ${SECONDS} s`,
+    `audit trail on (AUDIT_COMMIT async | intent | sync) vs off: live execute (Orb customers list) on four API processes, load generator in its own process, ${ROUNDS} round(s) × ${SECONDS} s per side`,
   );
   console.log(
     table(
-      ['concurrency', 'commit', 'mean off ms', 'mean on ms', 'added ms', 'req/s off', 'req/s on', 'on/off', 'errors'],
+      [
+        'concurrency',
+        'commit',
+        'mean off ms',
+        'mean on ms',
+        'added ms',
+        'added p50 ms',
+        'req/s off',
+        'req/s on',
+        'on/off',
+        'API+PG CPU ms/call off / on',
+        'CPU-bound on/off',
+        'errors',
+      ],
       rows,
     ),
   );
   for (const line of verdicts) console.log(line);
+  console.log(`load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAverage()} (${cpus} cores)`);
 } finally {
+  load.send({ type: 'stop' });
+  await postgres?.end();
   for (const side of sides) await side.api.stop();
   await platform.close();
   await sim.close();

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiProcess } from '../harness/api-process.ts';
 import { cleanupsAfterAll } from '../harness/cleanups.ts';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom, startOrbSimulatorPlatform } from '../harness/orb-connector.ts';
@@ -16,10 +17,10 @@ interface Entry {
   entity: string | null;
   params: Record<string, unknown> | null;
   idempotency_key: string | null;
-  status: number;
+  status: number | null;
   error_code: string | null;
   upstream_status: number | null;
-  latency_ms: number;
+  latency_ms: number | null;
   request_id: string | null;
 }
 
@@ -34,6 +35,21 @@ async function auditPage(platform: TestPlatform, query = ''): Promise<Page> {
   return (await response.json()) as Page;
 }
 
+/** An Orb simulator, a platform without a worker, and one Orb connector on it. */
+async function platformWithConnector(cleanups: (() => Promise<void>)[], name: string) {
+  const { sim, platform } = await startOrbSimulatorPlatform(
+    cleanups,
+    { customers: 5, subscriptionsPerCustomer: 0 },
+    { worker: false },
+  );
+  const id = await createConnector(platform, {
+    customer_name: 'audit',
+    name,
+    ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
+  });
+  return { sim, platform, id };
+}
+
 describe('the audit trail', () => {
   const cleanups = cleanupsAfterAll();
   let sim: OrbSimulator;
@@ -43,16 +59,7 @@ describe('the audit trail', () => {
     platform.call('POST', `/api/v1/integrations/connectors/${id}/execute`, body, headers);
 
   beforeAll(async () => {
-    ({ sim, platform } = await startOrbSimulatorPlatform(
-      cleanups,
-      { customers: 5, subscriptionsPerCustomer: 0 },
-      { worker: false },
-    ));
-    id = await createConnector(platform, {
-      customer_name: 'audit',
-      name: 'trail',
-      ...orbSettingsFrom(sim.apiKey, '2024-01-01T00:00:00Z'),
-    });
+    ({ sim, platform, id } = await platformWithConnector(cleanups, 'trail'));
   }, 60_000);
 
   it('an answered execute call is in the trail when its answer arrives: who, what, params, statuses, latency, request id', async () => {
@@ -106,7 +113,7 @@ describe('the audit trail', () => {
       'connector.update',
       'connector.create',
     ]);
-    expect(entries.every((e) => e.client_id === platform.clientId && e.status < 300)).toBe(true);
+    expect(entries.every((e) => e.client_id === platform.clientId && e.status! < 300)).toBe(true);
     expect(entries[4]!.params).toMatchObject({ credentials: { api_key: '[REDACTED]' }, name: 'short-lived' });
     expect(entries[3]!.params).toMatchObject({ credentials: { api_key: '[REDACTED]' }, name: 'renamed' });
     expect(entries[2]!.params).toEqual({ webhook_secret: '[REDACTED]' });
@@ -140,7 +147,7 @@ describe('the audit trail', () => {
       'webhook_endpoint.update',
       'webhook_endpoint.create',
     ]);
-    expect(entries.every((e) => e.client_id === platform.clientId && e.status < 300)).toBe(true);
+    expect(entries.every((e) => e.client_id === platform.clientId && e.status! < 300)).toBe(true);
     expect(entries[3]!.params).toMatchObject({ url: 'https://hooks.example.com/audit', entities: ['customers'] });
     expect(entries[2]!.params).toMatchObject({ id, description: 'audited' });
     const exported = await (
@@ -166,7 +173,9 @@ describe('the audit trail', () => {
     } while (cursor);
     expect(seen.map((e) => e.params?.limit)).toEqual([5, 4, 3, 2, 1]);
     expect(new Set(seen.map((e) => e.id)).size).toBe(5);
-    expect((await auditPage(platform, `?status=4xx&connector_id=${id}`)).data.every((e) => e.status >= 400)).toBe(true);
+    expect((await auditPage(platform, `?status=4xx&connector_id=${id}`)).data.every((e) => e.status! >= 400)).toBe(
+      true,
+    );
     expect((await auditPage(platform, `?until=${encodeURIComponent(before)}&action=execute.list`)).data).not.toEqual(
       [],
     );
@@ -219,7 +228,11 @@ describe('the audit trail', () => {
       { accept: 'application/json, text/event-stream' },
     );
     expect(response.status, await response.clone().text()).toBe(200);
-    const [toolCall, inner] = (await auditPage(platform, '?limit=2')).data;
+    // Newest first: by when each entry was written (the tool call's when it ends, or with AUDIT_COMMIT=intent its
+    // intent when it begins, before the API call it makes).
+    const latest = (await auditPage(platform, '?limit=2')).data;
+    const toolCall = latest.find((e) => e.action === 'mcp.tool_call');
+    const inner = latest.find((e) => e.action !== 'mcp.tool_call');
     expect(toolCall).toMatchObject({ source: 'mcp', action: 'mcp.tool_call', entity: 'orb_execute', connector_id: id });
     expect(inner).toMatchObject({ source: 'mcp', action: 'execute.list', connector_id: id, status: 200 });
   });
@@ -246,6 +259,103 @@ describe('the audit trail', () => {
       await db.end();
     }
   });
+});
+
+describe('the audit trail when the API process is killed (SIGKILL)', () => {
+  const cleanups = cleanupsAfterAll();
+  let sim: OrbSimulator;
+  let platform: TestPlatform;
+  let id: string;
+  let doomed: ApiProcess | undefined;
+
+  beforeAll(async () => {
+    ({ sim, platform, id } = await platformWithConnector(cleanups, 'killed'));
+    cleanups.push(async () => {
+      sim.faults.release();
+      await doomed?.kill();
+    });
+  }, 60_000);
+
+  const startDoomed = async (commit: 'async' | 'intent') =>
+    ApiProcess.start(platform.api.deps.env, {
+      CONNECTOR_BASE_URL_ORB: sim.url,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      AUDIT_COMMIT: commit,
+    });
+
+  async function executeOn(api: ApiProcess, requestId: string): Promise<number> {
+    const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await platform.token()}`,
+        'content-type': 'application/json',
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify({ entity: 'customers', action: 'list', params: { limit: 1 } }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  it.each(['async', 'intent'] as const)(
+    'AUDIT_COMMIT=%s: every call answered before the kill is in the trail with its outcome',
+    async (commit) => {
+      doomed = await startDoomed(commit);
+      const api = doomed;
+      const answered: string[] = [];
+      let killing: Promise<void> | undefined;
+      // Eight callers in a loop; the process dies the moment the 40th answer arrives, with calls still in flight.
+      const caller = async (n: number) => {
+        for (let i = 0; ; i++) {
+          const requestId = `killed-${commit}-${n}-${i}`;
+          const status = await executeOn(api, requestId).catch(() => undefined);
+          if (status === undefined) return;
+          expect(status).toBe(200);
+          answered.push(requestId);
+          if (answered.length === 40) killing = api.kill();
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, n) => caller(n)));
+      await killing;
+      const entries = (await auditPage(platform, `?connector_id=${id}&action=execute&limit=1000`)).data;
+      const byRequest = new Map(entries.map((e) => [e.request_id, e]));
+      for (const requestId of answered) {
+        expect(byRequest.get(requestId), requestId).toMatchObject({ action: 'execute.list', status: 200 });
+        expect(byRequest.get(requestId)!.latency_ms).toBeGreaterThan(0);
+      }
+      // A call cut off by the kill: nothing, its whole entry (committed, the answer lost on the way), or (intent)
+      // its intent alone.
+      for (const entry of entries.filter((e) => e.request_id?.startsWith(`killed-${commit}-`))) {
+        expect(entry.status === null).toBe(entry.latency_ms === null);
+        if (commit === 'async') expect(entry.status).toBe(200);
+      }
+    },
+    60_000,
+  );
+
+  it('AUDIT_COMMIT=intent: a call at the upstream when the process dies is in the trail (who, what, params) without an outcome', async () => {
+    doomed = await startDoomed('intent');
+    const holdsBefore = sim.faults.heldTotal;
+    sim.faults.add({ holdAnswer: true, count: 1, pathIncludes: '/v1/customers' });
+    const cut = executeOn(doomed, 'held-then-killed').catch((error: unknown) => error);
+    await sim.faults.held(holdsBefore + 1);
+    // The intent is durable while the upstream still has the call: no answer, no outcome yet.
+    const [entry] = (await auditPage(platform, `?connector_id=${id}&limit=1`)).data;
+    expect(entry).toMatchObject({
+      client_id: platform.clientId,
+      action: 'execute.list',
+      entity: 'customers',
+      params: { limit: 1 },
+      request_id: 'held-then-killed',
+      status: null,
+      latency_ms: null,
+    });
+    await doomed.kill();
+    expect(await cut).toBeInstanceOf(Error);
+    sim.faults.release();
+    const [after] = (await auditPage(platform, `?connector_id=${id}&limit=1`)).data;
+    expect(after).toMatchObject({ request_id: 'held-then-killed', status: null });
+  }, 60_000);
 });
 
 describe('audit retention', () => {

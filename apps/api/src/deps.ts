@@ -54,5 +54,12 @@ export interface AuthContext {
 }
 
 export type ApiEnv = {
-  Variables: { requestId: string; auth: AuthContext; logger: Logger; audit?: AuditDetails | undefined };
+  Variables: {
+    requestId: string;
+    auth: AuthContext;
+    logger: Logger;
+    audit?: AuditDetails | undefined;
+    /** Set by the audit trail: starts writing the call's intent (beginAudit). */
+    auditBegin?: (() => void) | undefined;
+  };
 };

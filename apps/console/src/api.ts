@@ -93,10 +93,11 @@ export interface AuditEntry {
   entity: string | null;
   params: unknown;
   idempotency_key: string | null;
-  status: number;
+  /** null (with latency_ms): no outcome was recorded, the API process ended before answering. */
+  status: number | null;
   error_code: string | null;
   upstream_status: number | null;
-  latency_ms: number;
+  latency_ms: number | null;
   request_id: string | null;
 }
 

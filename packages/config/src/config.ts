@@ -150,11 +150,14 @@ export const PlatformEnv = z.object({
   /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
   AUDIT_RETENTION: duration.default('365d'),
   /**
-   * `sync`: an audit entry is flushed to disk (fsync) before its call is answered. `async` (synchronous_commit off
-   * for the trail's inserts): committed before the answer, so an API crash loses nothing, but a Postgres crash may
-   * lose the last ~0.6 s of entries; it saves a disk flush per call (docs/trusted-calls.md).
+   * How an audited call's entry is committed before its answer leaves (docs/trusted-calls.md). `async` (default):
+   * one row, committed without waiting for the disk flush: an API crash loses nothing, a Postgres crash may lose the
+   * last ~0.6 s of entries. `intent`: the call's intent is flushed to disk while the call runs and its outcome
+   * committed (unflushed) before the answer: a Postgres crash loses no answered call (at most the last outcomes),
+   * and a call cut off by a crash is still in the trail; two writes per call. `sync`: one row flushed to disk before
+   * the answer, a disk flush on every answer's path.
    */
-  AUDIT_COMMIT: z.enum(['sync', 'async']).default('sync'),
+  AUDIT_COMMIT: z.enum(['async', 'intent', 'sync']).default('async'),
   /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   /**

@@ -176,7 +176,8 @@ export interface IdempotencyKeysTable {
 /** One audited call (docs/trusted-calls.md); rows are only ever inserted (a trigger refuses the rest). */
 export interface AuditEntriesTable {
   id: ColumnType<number, never, never>;
-  at: ColumnType<Date, Date | undefined, never>;
+  /** Inserted null or left out: now (the database's clock). */
+  at: ColumnType<Date, Date | null | undefined, never>;
   organization_id: string;
   client_id: string | null;
   connector_id: string | null;
@@ -188,12 +189,21 @@ export interface AuditEntriesTable {
   /** The call's params with every secret replaced by "[REDACTED]". */
   params: ColumnType<unknown, string | null, never>;
   idempotency_key: string | null;
-  /** The HTTP status of the answer. */
+  /** The HTTP status of the answer; null when the outcome is in `audit_outcomes` (or was never written). */
+  status: number | null;
+  error_code: string | null;
+  upstream_status: number | null;
+  latency_ms: number | null;
+  request_id: string | null;
+}
+
+/** The outcome of a call whose intent was written while it ran (`audit_entries.id`); only ever inserted. */
+export interface AuditOutcomesTable {
+  entry_id: number;
   status: number;
   error_code: string | null;
   upstream_status: number | null;
   latency_ms: number;
-  request_id: string | null;
 }
 
 export interface Database {
@@ -211,6 +221,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
+  audit_outcomes: AuditOutcomesTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -1,58 +1,157 @@
-import type { NewAuditEntry } from '@conduit/db';
+import type { NewAuditEntry, NewAuditOutcome } from '@conduit/db';
 import { describe, expect, it } from 'vitest';
 import { AuditLog, redactForAudit } from './audit-log.ts';
 
-/** A repository whose inserts wait until the test lets them finish, recording each batch. */
-function heldRepository() {
+/** A store whose inserts wait until the test lets them finish, recording each batch; ids count from 1. */
+function heldStore() {
   const batches: NewAuditEntry[][] = [];
+  const outcomes: NewAuditOutcome[][] = [];
   const finish: (() => void)[] = [];
+  let nextId = 1;
   return {
     batches,
+    outcomes,
     finishAll: () => {
       for (const go of finish.splice(0)) go();
     },
-    insertMany: (rows: readonly NewAuditEntry[]) =>
-      new Promise<void>((resolve) => {
+    insertEntries: (rows: readonly NewAuditEntry[]) =>
+      new Promise<string[]>((resolve) => {
         batches.push([...rows]);
+        finish.push(() => resolve(rows.map(() => String(nextId++))));
+      }),
+    insertOutcomes: (rows: readonly NewAuditOutcome[]) =>
+      new Promise<void>((resolve) => {
+        outcomes.push([...rows]);
         finish.push(resolve);
       }),
   };
 }
 
-const entry = (action: string) => ({ organizationId: 'o', source: 'api' as const, action, status: 200, latencyMs: 1 });
+const turn = () => new Promise((r) => setImmediate(r));
+const intent = (action: string) => ({ organizationId: 'o', source: 'api' as const, action });
+const entry = (action: string) => ({ ...intent(action), status: 200, latencyMs: 1 });
 
 describe('AuditLog', () => {
   it('sends an entry alone at once, and the entries that arrive meanwhile together in one insert', async () => {
-    const repository = heldRepository();
-    const log = new AuditLog(repository);
+    const store = heldStore();
+    const log = new AuditLog(store);
     const first = log.record(entry('a'));
     const rest = [log.record(entry('b')), log.record(entry('c')), log.record(entry('d'))];
-    expect(repository.batches.map((b) => b.map((r) => r.action))).toEqual([['a']]);
+    expect(store.batches.map((b) => b.map((r) => r.action))).toEqual([['a']]);
     let firstDone = false;
     void first.then(() => {
       firstDone = true;
     });
-    repository.finishAll();
+    store.finishAll();
     await first;
     expect(firstDone).toBe(true);
-    await new Promise((r) => setImmediate(r));
-    expect(repository.batches.map((b) => b.map((r) => r.action))).toEqual([['a'], ['b', 'c', 'd']]);
-    repository.finishAll();
+    await turn();
+    expect(store.batches.map((b) => b.map((r) => r.action))).toEqual([['a'], ['b', 'c', 'd']]);
+    store.finishAll();
     await Promise.all(rest);
   });
 
+  it('writes a begun call’s intent at once; its outcome follows the durable intent, and finish waits for both', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store);
+    const call = log.begin({ ...intent('execute.create'), params: { name: 'x' }, requestId: 'r1' });
+    // The intent is on its way before the call's work, without its outcome.
+    expect(store.batches).toEqual([[expect.objectContaining({ action: 'execute.create', status: null })]]);
+    let finished = false;
+    const done = call.finish({ status: 201, upstreamStatus: 200, latencyMs: 12.3456 }).then(() => {
+      finished = true;
+    });
+    await turn();
+    expect(store.outcomes).toEqual([]); // the intent is not durable yet: no outcome, no answer
+    store.finishAll();
+    await turn();
+    expect(store.outcomes).toEqual([
+      [{ entryId: '1', status: 201, errorCode: null, upstreamStatus: 200, latencyMs: 12.346 }],
+    ]);
+    expect(finished).toBe(false); // the outcome is not committed yet
+    store.finishAll();
+    await done;
+  });
+
+  it('batches the outcomes of concurrent calls into one insert, each with its own intent’s id', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store);
+    const calls = ['a', 'b', 'c'].map((action) => log.begin(intent(action)));
+    store.finishAll();
+    await turn();
+    store.finishAll(); // the second intent batch (b, c)
+    await turn();
+    const done = calls.map((call, i) => call.finish({ status: 200 + i, latencyMs: 1 }));
+    await turn();
+    store.finishAll();
+    await turn();
+    store.finishAll();
+    await Promise.all(done);
+    expect(store.batches.map((b) => b.map((r) => r.action))).toEqual([['a'], ['b', 'c']]);
+    expect(store.outcomes.flat().map((o) => [o.entryId, o.status])).toEqual([
+      ['1', 200],
+      ['2', 201],
+      ['3', 202],
+    ]);
+  });
+
+  it('writes a call answered before its intent left (queued behind another write) as one whole row', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store);
+    const first = log.begin(intent('a'));
+    const second = log.begin(intent('b')); // waits behind a's write
+    const done = second.finish({ status: 404, errorCode: 'upstream_not_found', latencyMs: 2 });
+    store.finishAll();
+    await turn();
+    store.finishAll();
+    await done;
+    expect(store.batches[1]).toEqual([
+      expect.objectContaining({ action: 'b', status: 404, error_code: 'upstream_not_found', latency_ms: 2 }),
+    ]);
+    expect(store.outcomes).toEqual([]);
+    const finished = first.finish({ status: 200, latencyMs: 1 });
+    await turn();
+    store.finishAll();
+    await finished;
+    expect(store.outcomes.flat()).toEqual([expect.objectContaining({ entryId: '1', status: 200 })]);
+  });
+
+  it('without intents, writes nothing until finish, then the whole call in one row', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store, { intents: false });
+    const call = log.begin({ ...intent('execute.list'), requestId: 'r1' });
+    expect(store.batches).toEqual([]);
+    const done = call.finish({ status: 200, upstreamStatus: 200, latencyMs: 2 });
+    expect(store.batches).toEqual([
+      [expect.objectContaining({ action: 'execute.list', request_id: 'r1', status: 200, latency_ms: 2 })],
+    ]);
+    store.finishAll();
+    await done;
+    expect(store.outcomes).toEqual([]);
+  });
+
   it('fails the callers of a batch whose insert failed (their calls must not answer unaudited)', async () => {
-    const log = new AuditLog({ insertMany: async () => Promise.reject(new Error('postgres is down')) });
+    const down = async () => Promise.reject(new Error('postgres is down'));
+    const log = new AuditLog({ insertEntries: down, insertOutcomes: down });
     await expect(log.record(entry('a'))).rejects.toThrow('postgres is down');
+    await expect(log.begin(intent('b')).finish({ status: 200, latencyMs: 1 })).rejects.toThrow('postgres is down');
+  });
+
+  it('fails a call whose outcome could not be written, though its intent is durable', async () => {
+    const log = new AuditLog({
+      insertEntries: async (rows) => rows.map((_, i) => String(i + 1)),
+      insertOutcomes: async () => Promise.reject(new Error('outcome lost')),
+    });
+    await expect(log.begin(intent('a')).finish({ status: 200, latencyMs: 1 })).rejects.toThrow('outcome lost');
   });
 
   it('keeps a NUL a caller sent as U+FFFD (Postgres holds none), in text and in params', async () => {
-    const repository = heldRepository();
-    const log = new AuditLog(repository);
+    const store = heldStore();
+    const log = new AuditLog(store);
     const done = log.record({ ...entry('execute.get'), connectorId: 'a\0b', params: { id: 'x\0y', raw: '\\u0000' } });
-    repository.finishAll();
+    store.finishAll();
     await done;
-    const [row] = repository.batches[0]!;
+    const [row] = store.batches[0]!;
     expect(row!.connector_id).toBe('a\ufffdb');
     expect(JSON.parse(row!.params as string)).toEqual({ id: 'x\ufffdy', raw: '\\u0000' });
   });

@@ -1,7 +1,7 @@
-import type { AuditEntriesRepository, NewAuditEntry } from '@conduit/db';
+import type { NewAuditEntry, NewAuditOutcome } from '@conduit/db';
 
-/** One audited call (docs/trusted-calls.md). `params` must already be redacted (see redactForAudit). */
-export interface AuditRecord {
+/** Who made a call and what it asks for: known before the call runs. `params` must already be redacted. */
+export interface AuditIntent {
   readonly organizationId: string;
   readonly clientId?: string | null;
   readonly connectorId?: string | null;
@@ -12,45 +12,63 @@ export interface AuditRecord {
   readonly entity?: string | null;
   readonly params?: unknown;
   readonly idempotencyKey?: string | null;
-  /** The HTTP status of the answer. */
-  readonly status: number;
-  readonly errorCode?: string | null;
-  readonly upstreamStatus?: number | null;
-  readonly latencyMs: number;
   readonly requestId?: string | null;
   /** When it happened; default now (the database's clock). */
   readonly at?: Date;
 }
 
-interface Waiting {
-  readonly row: NewAuditEntry;
-  readonly done: (error?: unknown) => void;
+/** How a call ended. */
+export interface AuditOutcome {
+  /** The HTTP status of the answer. */
+  readonly status: number;
+  readonly errorCode?: string | null;
+  readonly upstreamStatus?: number | null;
+  readonly latencyMs: number;
+}
+
+/** One audited call (docs/trusted-calls.md). `params` must already be redacted (see redactForAudit). */
+export type AuditRecord = AuditIntent & AuditOutcome;
+
+/** Where the trail's rows go: entries (intents, or whole calls) and the outcomes of intents. */
+export interface AuditStore {
+  /** Returns the entries' ids, in the order given. */
+  insertEntries(rows: readonly NewAuditEntry[]): Promise<string[]>;
+  insertOutcomes(rows: readonly NewAuditOutcome[]): Promise<void>;
+}
+
+/** A call whose intent is being written; `finish` records its outcome. */
+export interface AuditedCall {
+  /**
+   * Resolves once the intent is durable and the outcome committed (flushed to disk or not: the outcome store's
+   * setting). A caller that awaits it before answering never answers a call the trail does not fully hold.
+   */
+  finish(outcome: AuditOutcome): Promise<void>;
 }
 
 const MAX_BATCH = 500;
 
+/** An entry waiting for its write; `sent` once a write took it. */
+interface PendingEntry {
+  readonly row: NewAuditEntry;
+  sent: boolean;
+}
+
 /**
- * The audit trail's writer. `record` resolves once the entry is durably in Postgres, so a caller that awaits it
- * before answering never answers an unaudited call. Entries that arrive while an insert is in flight wait for it
- * and then leave together as one multi-row INSERT (group commit): under load, one round trip per batch, not per
- * call; alone, one round trip and no added wait.
- *
- * @example
- * await audit.record({ organizationId, clientId, source: 'api', action: 'webhook_endpoint.create', status: 201,
- *   latencyMs: 12, params: redactForAudit(body) });
+ * Group commit: items that arrive while a write is in flight wait for it and then leave together in one write.
+ * Under load, one round trip per batch, not per item; alone, one round trip and no added wait.
  */
-export class AuditLog {
-  readonly #repository: Pick<AuditEntriesRepository, 'insertMany'>;
-  readonly #waiting: Waiting[] = [];
+class GroupWriter<Item, Result> {
+  readonly #write: (items: Item[]) => Promise<Result[]>;
+  readonly #waiting: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
   #writing = false;
 
-  constructor(repository: Pick<AuditEntriesRepository, 'insertMany'>) {
-    this.#repository = repository;
+  constructor(write: (items: Item[]) => Promise<Result[]>) {
+    this.#write = write;
   }
 
-  record(entry: AuditRecord): Promise<void> {
+  push(item: Item): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ row: rowOf(entry), done: (error) => (error === undefined ? resolve() : reject(error)) });
+      this.#waiting.push({ item, resolve, reject });
       if (!this.#writing) void this.#drain();
     });
   }
@@ -61,10 +79,10 @@ export class AuditLog {
       while (this.#waiting.length > 0) {
         const batch = this.#waiting.splice(0, MAX_BATCH);
         try {
-          await this.#repository.insertMany(batch.map((w) => w.row));
-          for (const w of batch) w.done();
+          const results = await this.#write(batch.map((w) => w.item));
+          for (const [i, w] of batch.entries()) w.resolve(results[i] as Result);
         } catch (error) {
-          for (const w of batch) w.done(error ?? new Error('audit insert failed'));
+          for (const w of batch) w.reject(error ?? new Error('audit insert failed'));
         }
       }
     } finally {
@@ -73,9 +91,94 @@ export class AuditLog {
   }
 }
 
-function rowOf(entry: AuditRecord): NewAuditEntry {
+/**
+ * The audit trail's writer. Awaiting `finish` (or `record`) before answering means an answered call is always in
+ * the trail, with its outcome. With intents (AUDIT_COMMIT=intent), a call is two append-only rows: `begin` writes
+ * its intent (who, what, params, request id) at once while the call runs, so its disk flush overlaps the call, and
+ * `finish` adds the outcome (status, error, latency); the store should then flush entries to disk and may leave
+ * outcomes unflushed. Without (the default), `finish` writes the whole call in one row, the cheapest. `record`
+ * writes a whole call in one row (where the params are known only at the end).
+ *
+ * @example
+ * const call = audit.begin({ organizationId, clientId, source: 'api', action: 'execute.create', params });
+ * // ... the upstream call ...
+ * await call.finish({ status: 200, latencyMs: 12 });
+ */
+export class AuditLog {
+  readonly #entries: GroupWriter<PendingEntry, string>;
+  readonly #outcomes: GroupWriter<NewAuditOutcome, undefined>;
+  readonly #intents: boolean;
+
+  /**
+   * `options.intents` false: `begin` writes nothing until `finish`, which writes the whole call in one row (fewer
+   * writes; the entry is then as durable as `store` commits it). `options.outcomes`: where outcomes go (default
+   * `store`).
+   */
+  constructor(
+    store: AuditStore,
+    options: { readonly outcomes?: Pick<AuditStore, 'insertOutcomes'>; readonly intents?: boolean } = {},
+  ) {
+    const outcomes = options.outcomes ?? store;
+    this.#intents = options.intents ?? true;
+    this.#entries = new GroupWriter((pending) => {
+      for (const entry of pending) entry.sent = true;
+      return store.insertEntries(pending.map((entry) => entry.row));
+    });
+    this.#outcomes = new GroupWriter(async (rows) => {
+      await outcomes.insertOutcomes(rows);
+      return rows.map(() => undefined);
+    });
+  }
+
+  /** Writes a whole call in one row; resolves once it is durable. */
+  async record(entry: AuditRecord): Promise<void> {
+    await this.#entries.push({ row: { ...rowOf(entry), ...outcomeColumns(entry) }, sent: false });
+  }
+
+  /** Starts writing the call's intent now; the returned call's `finish` adds the outcome. */
+  begin(intent: AuditIntent): AuditedCall {
+    if (!this.#intents) return { finish: (outcome) => this.record({ ...intent, ...outcome }) };
+    const pending: PendingEntry = { row: rowOf(intent), sent: false };
+    const entryId = this.#entries.push(pending);
+    // Awaited by finish; a call that never finishes (its process ended) leaves its intent alone in the trail.
+    entryId.catch(() => undefined);
+    return {
+      finish: async (outcome) => {
+        if (!pending.sent) {
+          // Answered before its intent left (it waited behind another write): one whole row instead of two.
+          Object.assign(pending.row, outcomeColumns(outcome));
+          await entryId;
+          return;
+        }
+        const id = await entryId;
+        await this.#outcomes.push({
+          entryId: id,
+          status: outcome.status,
+          errorCode: textOrNull(outcome.errorCode),
+          upstreamStatus: outcome.upstreamStatus ?? null,
+          latencyMs: roundedMs(outcome.latencyMs),
+        });
+      },
+    };
+  }
+}
+
+function outcomeColumns(outcome: AuditOutcome) {
   return {
-    ...(entry.at ? { at: entry.at } : {}),
+    status: outcome.status,
+    error_code: textOrNull(outcome.errorCode),
+    upstream_status: outcome.upstreamStatus ?? null,
+    latency_ms: roundedMs(outcome.latencyMs),
+  };
+}
+
+function roundedMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+function rowOf(entry: AuditIntent): NewAuditEntry {
+  return {
+    at: entry.at ?? null,
     organization_id: text(entry.organizationId),
     client_id: textOrNull(entry.clientId),
     connector_id: textOrNull(entry.connectorId),
@@ -84,10 +187,10 @@ function rowOf(entry: AuditRecord): NewAuditEntry {
     entity: textOrNull(entry.entity),
     params: entry.params === undefined ? null : jsonText(entry.params),
     idempotency_key: textOrNull(entry.idempotencyKey),
-    status: entry.status,
-    error_code: textOrNull(entry.errorCode),
-    upstream_status: entry.upstreamStatus ?? null,
-    latency_ms: Math.round(entry.latencyMs * 1000) / 1000,
+    status: null,
+    error_code: null,
+    upstream_status: null,
+    latency_ms: null,
     request_id: textOrNull(entry.requestId),
   };
 }

@@ -1,5 +1,5 @@
 export { AccessTokens } from './access-tokens.ts';
-export { AuditLog, redactForAudit } from './audit-log.ts';
+export { type AuditedCall, type AuditIntent, AuditLog, redactForAudit } from './audit-log.ts';
 export { changeEventId, changeEventView } from './customer-webhooks/change-event-view.ts';
 export { createDeliverySender, type DeliverySender } from './customer-webhooks/delivery-sender.ts';
 export { newEndpointSecret, signedHeaders } from './customer-webhooks/endpoint-secret.ts';

@@ -2,6 +2,7 @@ import { CredentialsCipher, type PlatformEnv } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
   AuditEntriesRepository,
+  AuditWriter,
   ChangeFeedRepository,
   ConnectorsRepository,
   createDatabase,
@@ -92,21 +93,18 @@ export async function connectPlatformServices(
     logger,
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
-  // AUDIT_COMMIT=async: the trail's inserts go through connections of their own that do not wait for the flush.
-  const auditDb =
-    env.AUDIT_COMMIT === 'async'
-      ? createDatabase(
-          env.DATABASE_URL,
-          4,
-          (error) => logger.warn('postgres connection ended', { error: error.message }),
-          {
-            synchronous_commit: 'off',
-          },
-        )
-      : db;
-  const auditEntries = new AuditEntriesRepository(auditDb);
+  // The trail's writes on connections of their own (opened on first use): entries flushed to disk unless
+  // AUDIT_COMMIT=async; the outcomes of AUDIT_COMMIT=intent not flushed, and apart, so that an outcome never waits
+  // behind an intent's flush.
+  const noFlush = { synchronous_commit: 'off' };
+  const auditEntriesWriter = new AuditWriter(env.DATABASE_URL, env.AUDIT_COMMIT === 'async' ? noFlush : {});
+  const auditOutcomesWriter = new AuditWriter(env.DATABASE_URL, noFlush);
+  const auditEntries = new AuditEntriesRepository(db);
   return {
-    audit: new AuditLog(auditEntries),
+    audit: new AuditLog(auditEntriesWriter, {
+      outcomes: auditOutcomesWriter,
+      intents: env.AUDIT_COMMIT === 'intent',
+    }),
     auditEntries,
     idempotencyKeys: new IdempotencyKeysRepository(db),
     db,
@@ -137,7 +135,8 @@ export async function connectPlatformServices(
       redis.disconnect();
       await indexStore.close();
       await opensearch.close();
-      if (auditDb !== db) await auditDb.destroy();
+      await auditEntriesWriter.close();
+      await auditOutcomesWriter.close();
       await db.destroy();
     },
   };

@@ -1,5 +1,5 @@
 import { UpstreamError } from '@conduit/connectors';
-import { type AuditLog, redactForAudit } from '@conduit/platform';
+import { type AuditedCall, type AuditIntent, type AuditLog, redactForAudit } from '@conduit/platform';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
 import { toProblem } from '../problem.ts';
@@ -22,8 +22,18 @@ export function auditAs(c: Context<ApiEnv>, details: Partial<AuditDetails>): voi
   c.set('audit', { action: current?.action ?? 'unknown', ...current, ...details });
 }
 
+/**
+ * `auditAs`, and the call's intent (who, what, params) is complete: the trail starts writing it now, while the call
+ * runs, so that by the time the answer is ready it is durable and only the outcome is left to add. Call it once,
+ * before the call's slow part (the upstream, the engine); later `auditAs` calls may add only `upstreamStatus`.
+ */
+export function beginAudit(c: Context<ApiEnv>, details: Partial<AuditDetails>): void {
+  auditAs(c, details);
+  c.get('auditBegin')?.();
+}
+
 export interface AuditTrailOptions {
-  readonly audit: Pick<AuditLog, 'record'>;
+  readonly audit: Pick<AuditLog, 'record' | 'begin'>;
   /** False only to measure the trail's cost (AUDIT_TRAIL=off). */
   readonly enabled?: boolean;
   /** The action of a call before its route names it (so a call refused early is audited too); undefined: not audited. */
@@ -35,9 +45,11 @@ export interface AuditTrailOptions {
 export const MCP_MARK_HEADER = 'x-conduit-mcp-call';
 
 /**
- * Records every audited call once it is answered and before the answer leaves: the entry is durable (awaited;
- * concurrent ones share one INSERT) or the call fails. Mount it after `authenticate`: the caller is who the token
- * says. Calls whose route named no action (`auditAs`) and that `actionOf` does not know are not audited.
+ * Records every audited call before its answer leaves: its entry is durable (awaited; concurrent ones share one
+ * INSERT) or the call fails. A route that calls `beginAudit` has its intent written while it runs and its outcome
+ * added at the end; any other audited call is written whole at the end. Mount it after `authenticate`: the caller is
+ * who the token says. Calls whose route named no action (`auditAs`) and that `actionOf` does not know are not
+ * audited.
  *
  * @example
  * app.use('*', authenticate(deps.tokens), auditTrail({ audit: deps.audit }));
@@ -50,28 +62,43 @@ export function auditTrail(options: AuditTrailOptions): MiddlewareHandler<ApiEnv
     const started = performance.now();
     const early = actionOf?.(c.req.method, c.req.path);
     if (early) c.set('audit', early);
+    const source = mcpMark !== undefined && c.req.header(MCP_MARK_HEADER) === mcpMark ? 'mcp' : 'api';
+    let call: AuditedCall | undefined;
+    c.set('auditBegin', () => {
+      const details = c.get('audit');
+      const auth = c.get('auth');
+      if (call || !details || !auth) return;
+      call = audit.begin(intentOf(c, details, source));
+    });
     await next();
     const details = c.get('audit');
-    const auth = c.get('auth');
-    if (!details || !auth) return;
+    if (!details || !c.get('auth')) return;
     const error = c.error;
     const upstreamStatus =
       details.upstreamStatus ?? (error instanceof UpstreamError ? (error.upstreamStatus ?? undefined) : undefined);
-    await audit.record({
-      organizationId: auth.organizationId,
-      clientId: auth.clientId,
-      connectorId: details.connectorId ?? null,
-      source: mcpMark !== undefined && c.req.header(MCP_MARK_HEADER) === mcpMark ? 'mcp' : 'api',
-      action: details.action,
-      entity: details.entity ?? null,
-      params: details.params,
-      idempotencyKey: details.idempotencyKey ?? null,
+    const outcome = {
       status: c.res.status,
       errorCode: error ? toProblem(error).problem.code : null,
       upstreamStatus: upstreamStatus ?? null,
       latencyMs: performance.now() - started,
-      requestId: c.get('requestId') ?? null,
-    });
+    };
+    if (call) await call.finish(outcome);
+    else await audit.record({ ...intentOf(c, details, source), ...outcome });
+  };
+}
+
+function intentOf(c: Context<ApiEnv>, details: AuditDetails, source: 'api' | 'mcp'): AuditIntent {
+  const auth = c.get('auth');
+  return {
+    organizationId: auth.organizationId,
+    clientId: auth.clientId,
+    connectorId: details.connectorId ?? null,
+    source,
+    action: details.action,
+    entity: details.entity ?? null,
+    params: details.params,
+    idempotencyKey: details.idempotencyKey ?? null,
+    requestId: c.get('requestId') ?? null,
   };
 }
 
@@ -122,8 +149,8 @@ interface JsonRpcMessage {
 
 /**
  * The audit trail of POST /mcp: one entry per tool call (`mcp.tool_call`, the tool's name and its redacted
- * arguments), recorded once answered and before the answer leaves. The API calls a tool makes are audited too, as
- * `source: mcp`.
+ * arguments), its intent written while the tool runs and its outcome before the answer leaves. The API calls a tool
+ * makes are audited too, as `source: mcp`.
  */
 export function auditMcpToolCalls(options: Pick<AuditTrailOptions, 'audit' | 'enabled'>): MiddlewareHandler<ApiEnv> {
   const { audit, enabled = true } = options;
@@ -134,20 +161,14 @@ export function auditMcpToolCalls(options: Pick<AuditTrailOptions, 'audit' | 'en
       .clone()
       .json()
       .catch(() => undefined)) as JsonRpcMessage | undefined;
-    await next();
     const auth = c.get('auth');
-    if (message?.method !== 'tools/call' || !auth) return;
+    if (message?.method !== 'tools/call' || !auth) return next();
     const args = message.params?.arguments;
     const connectorId =
       args && typeof args === 'object' && typeof (args as { connector_id?: unknown }).connector_id === 'string'
         ? (args as { connector_id: string }).connector_id
         : null;
-    const answer = (await c.res
-      .clone()
-      .json()
-      .catch(() => undefined)) as { result?: { isError?: unknown }; error?: unknown } | undefined;
-    const failed = answer?.error !== undefined || answer?.result?.isError === true;
-    await audit.record({
+    const call = audit.begin({
       organizationId: auth.organizationId,
       clientId: auth.clientId,
       connectorId,
@@ -155,10 +176,18 @@ export function auditMcpToolCalls(options: Pick<AuditTrailOptions, 'audit' | 'en
       action: 'mcp.tool_call',
       entity: typeof message.params?.name === 'string' ? message.params.name : null,
       params: redactForAudit({ tool: message.params?.name, arguments: args }),
+      requestId: c.get('requestId') ?? null,
+    });
+    await next();
+    const answer = (await c.res
+      .clone()
+      .json()
+      .catch(() => undefined)) as { result?: { isError?: unknown }; error?: unknown } | undefined;
+    const failed = answer?.error !== undefined || answer?.result?.isError === true;
+    await call.finish({
       status: c.res.status,
       errorCode: failed ? 'tool_error' : null,
       latencyMs: performance.now() - started,
-      requestId: c.get('requestId') ?? null,
     });
   };
 }

@@ -26,10 +26,16 @@ export const AuditEntrySchema = z
     entity: z.string().nullable(),
     params: z.unknown().describe('the call’s params, every secret replaced by "[REDACTED]"'),
     idempotency_key: z.string().nullable(),
-    status: z.number().int().describe('the HTTP status of the answer'),
+    status: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'the HTTP status of the answer; null: no outcome was recorded (the API process ended before answering)',
+      ),
     error_code: z.string().nullable(),
     upstream_status: z.number().int().nullable(),
-    latency_ms: z.number(),
+    latency_ms: z.number().nullable().describe('null with status null'),
     request_id: z.string().nullable(),
   })
   .meta({ id: 'AuditEntry' });

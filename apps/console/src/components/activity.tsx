@@ -14,8 +14,9 @@ const STATUSES = [
 
 /** Latency of the entries shown, oldest to newest, as a line: what got slow, and when. */
 function LatencyChart({ entries }: { entries: readonly AuditEntry[] }) {
-  if (entries.length < 2) return null;
-  const points = [...entries].reverse();
+  // Calls without an outcome (their process ended before answering) have no latency to draw.
+  const points = entries.filter((e): e is AuditEntry & { latency_ms: number } => e.latency_ms !== null).reverse();
+  if (points.length < 2) return null;
   const width = 720;
   const height = 140;
   const times = points.map((e) => Date.parse(e.at));
@@ -39,7 +40,7 @@ function LatencyChart({ entries }: { entries: readonly AuditEntry[] }) {
             cx={x(times[i]!)}
             cy={y(e.latency_ms)}
             r="2.5"
-            class={e.status >= 400 ? 'point-error' : 'point-ok'}
+            class={(e.status ?? 0) >= 400 ? 'point-error' : 'point-ok'}
           >
             <title>{`${e.action} ${e.status} ${e.latency_ms.toFixed(1)} ms at ${e.at}`}</title>
           </circle>
@@ -140,12 +141,12 @@ export function Activity(props: { api: Api; connectors: readonly ConnectorView[]
                   <td>{e.entity ?? ''}</td>
                   <td>{e.connector_id ?? ''}</td>
                   <td>{e.client_id ?? ''}</td>
-                  <td class={e.status >= 400 ? 'error' : ''}>
-                    {e.status}
+                  <td class={e.status === null || e.status >= 400 ? 'error' : ''}>
+                    {e.status ?? 'no outcome'}
                     {e.error_code ? ` ${e.error_code}` : ''}
                   </td>
                   <td>{e.upstream_status ?? ''}</td>
-                  <td>{e.latency_ms.toFixed(1)}</td>
+                  <td>{e.latency_ms?.toFixed(1) ?? ''}</td>
                   <td>{e.source}</td>
                 </tr>
               ))}

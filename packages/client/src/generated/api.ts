@@ -155,12 +155,15 @@ export interface AuditEntry {
   };
   idempotency_key: string | null;
   /**
-   * the HTTP status of the answer
+   * the HTTP status of the answer; null: no outcome was recorded (the API process ended before answering)
    */
-  status: number;
+  status: number | null;
   error_code: string | null;
   upstream_status: number | null;
-  latency_ms: number;
+  /**
+   * null with status null
+   */
+  latency_ms: number | null;
   request_id: string | null;
 }
 /**

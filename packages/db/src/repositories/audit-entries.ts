@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { AuditEntryRow, Database, NewAuditEntry } from '../schema.ts';
+import type { AuditEntryRow, Database } from '../schema.ts';
 
 export interface AuditQuery {
   readonly organizationId: string;
@@ -15,43 +15,55 @@ export interface AuditQuery {
   readonly limit: number;
 }
 
-/** The audit trail's rows: inserted in batches, read newest first, removed only by the retention (audit_purge). */
+/** The audit trail's rows (written by AuditWriter): read newest first, removed only by the retention (audit_purge). */
 export class AuditEntriesRepository {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;
   }
 
-  /** One INSERT for every entry given: concurrent calls' entries travel together. */
-  async insertMany(entries: readonly NewAuditEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.#db
-      .insertInto('audit_entries')
-      .values([...entries])
-      .execute();
-  }
-
-  /** A page of the organization's entries, newest first. */
+  /**
+   * A page of the organization's entries, newest first, each with its outcome (from `audit_outcomes` when the
+   * intent was written first; status and latency null when the call never recorded one).
+   */
   async page(query: AuditQuery): Promise<AuditEntryRow[]> {
+    const status = sql<number | null>`coalesce(o.status, e.status)`;
     let select = this.#db
-      .selectFrom('audit_entries')
-      .selectAll()
-      .where('organization_id', '=', query.organizationId)
-      .orderBy('id', 'desc')
+      .selectFrom('audit_entries as e')
+      .leftJoin('audit_outcomes as o', 'o.entry_id', 'e.id')
+      .select([
+        'e.id',
+        'e.at',
+        'e.organization_id',
+        'e.client_id',
+        'e.connector_id',
+        'e.source',
+        'e.action',
+        'e.entity',
+        'e.params',
+        'e.idempotency_key',
+        status.as('status'),
+        sql<string | null>`coalesce(o.error_code, e.error_code)`.as('error_code'),
+        sql<number | null>`coalesce(o.upstream_status, e.upstream_status)`.as('upstream_status'),
+        sql<number | null>`coalesce(o.latency_ms, e.latency_ms)`.as('latency_ms'),
+        'e.request_id',
+      ])
+      .where('e.organization_id', '=', query.organizationId)
+      .orderBy('e.id', 'desc')
       .limit(query.limit);
-    if (query.connectorId !== undefined) select = select.where('connector_id', '=', query.connectorId);
+    if (query.connectorId !== undefined) select = select.where('e.connector_id', '=', query.connectorId);
     if (query.action !== undefined) {
       const action = query.action;
       select = select.where((eb) =>
-        eb.or([eb('action', '=', action), eb('action', 'like', `${action.replaceAll(/[\\%_]/g, '\\$&')}.%`)]),
+        eb.or([eb('e.action', '=', action), eb('e.action', 'like', `${action.replaceAll(/[\\%_]/g, '\\$&')}.%`)]),
       );
     }
     if (query.status !== undefined) {
-      select = select.where('status', '>=', query.status.min).where('status', '<=', query.status.max);
+      select = select.where(status, '>=', query.status.min).where(status, '<=', query.status.max);
     }
-    if (query.since !== undefined) select = select.where('at', '>=', query.since);
-    if (query.until !== undefined) select = select.where('at', '<', query.until);
-    if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
+    if (query.since !== undefined) select = select.where('e.at', '>=', query.since);
+    if (query.until !== undefined) select = select.where('e.at', '<', query.until);
+    if (query.beforeId !== undefined) select = select.where('e.id', '<', query.beforeId);
     return select.execute();
   }
 

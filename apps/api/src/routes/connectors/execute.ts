@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
-import { auditAs } from '../../middleware/audit-trail.ts';
+import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
@@ -80,7 +80,7 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       throw new ApiError(413, 'payload_too_large', 'the request body is over 1 MiB (only files_upload may be larger)');
     }
     const idempotencyKey = isWriteAction(body.action) ? idempotencyKeyOf(c.req.header(IDEMPOTENCY_HEADER)) : undefined;
-    auditAs(c, {
+    beginAudit(c, {
       action: `execute.${body.action}`,
       entity: body.entity,
       params: auditParams(catalog, body.params),

@@ -1,0 +1,119 @@
+import pg from 'pg';
+import type { NewAuditEntry } from '../schema.ts';
+
+/** The outcome of a call whose entry (its intent) is `entryId`. */
+export interface NewAuditOutcome {
+  readonly entryId: string;
+  readonly status: number;
+  readonly errorCode: string | null;
+  readonly upstreamStatus: number | null;
+  readonly latencyMs: number;
+}
+
+const ENTRY_COLUMNS = [
+  ['at', 'timestamptz'],
+  ['organization_id', 'text'],
+  ['client_id', 'text'],
+  ['connector_id', 'text'],
+  ['source', 'text'],
+  ['action', 'text'],
+  ['entity', 'text'],
+  ['params', 'jsonb'],
+  ['idempotency_key', 'text'],
+  ['status', 'integer'],
+  ['error_code', 'text'],
+  ['upstream_status', 'integer'],
+  ['latency_ms', 'double precision'],
+  ['request_id', 'text'],
+] as const satisfies readonly (readonly [keyof NewAuditEntry, string])[];
+
+// One statement text for every batch size (the rows travel as one array per column), so it is parsed and planned
+// once per connection. Rows are inserted in the order given, so their ids ascend in that order.
+const INSERT_ENTRIES = {
+  name: 'audit_insert_entries',
+  text: `insert into audit_entries (${ENTRY_COLUMNS.map(([name]) => name).join(', ')})
+    select coalesce(at, now()), ${ENTRY_COLUMNS.slice(1)
+      .map(([name]) => name)
+      .join(', ')}
+    from unnest(${ENTRY_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
+      with ordinality as u(${ENTRY_COLUMNS.map(([name]) => name).join(', ')}, position)
+    order by position
+    returning id`,
+};
+
+const INSERT_OUTCOMES = {
+  name: 'audit_insert_outcomes',
+  text: `insert into audit_outcomes (entry_id, status, error_code, upstream_status, latency_ms)
+    select * from unnest($1::bigint[], $2::integer[], $3::text[], $4::integer[], $5::double precision[])`,
+};
+
+/**
+ * The audit trail's writes, on one connection of their own (never waiting for a pooled one behind other queries),
+ * with prepared statements whose text does not depend on the batch size. `settings` are the connection's session
+ * settings (`{ synchronous_commit: 'off' }`). A connection that fails is replaced on the next write.
+ */
+export class AuditWriter {
+  readonly #config: pg.ClientConfig;
+  #client: Promise<pg.Client> | undefined;
+
+  constructor(databaseUrl: string, settings: Readonly<Record<string, string>> = {}) {
+    const options = Object.entries(settings)
+      .map(([name, value]) => `-c ${name}=${value}`)
+      .join(' ');
+    this.#config = { connectionString: databaseUrl, ...(options ? { options } : {}) };
+  }
+
+  /** Inserts the entries in one statement; returns their ids, in the order given. */
+  async insertEntries(rows: readonly NewAuditEntry[]): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const values = ENTRY_COLUMNS.map(([name]) => rows.map((row) => row[name] ?? null));
+    const result = await this.#query<{ id: string }>(INSERT_ENTRIES.name, INSERT_ENTRIES.text, values);
+    return result.rows
+      .map((r) => BigInt(r.id))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(String);
+  }
+
+  /** Inserts the outcomes in one statement. */
+  async insertOutcomes(rows: readonly NewAuditOutcome[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.#query(INSERT_OUTCOMES.name, INSERT_OUTCOMES.text, [
+      rows.map((r) => r.entryId),
+      rows.map((r) => r.status),
+      rows.map((r) => r.errorCode),
+      rows.map((r) => r.upstreamStatus),
+      rows.map((r) => r.latencyMs),
+    ]);
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    await (await client?.catch(() => undefined))?.end();
+  }
+
+  async #query<Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) {
+    const client = await this.#connected();
+    return client.query<Row>({ name, text, values });
+  }
+
+  #connected(): Promise<pg.Client> {
+    if (this.#client) return this.#client;
+    const client = new pg.Client(this.#config);
+    const forget = () => {
+      if (this.#client === connecting) this.#client = undefined;
+    };
+    // A connection the server ends (restart, admin termination): the next write opens a new one.
+    client.on('error', forget);
+    client.on('end', forget);
+    const connecting = client.connect().then(
+      () => client,
+      (error: unknown) => {
+        forget();
+        throw error;
+      },
+    );
+    this.#client = connecting;
+    return connecting;
+  }
+}
