@@ -53,6 +53,7 @@ export {
 } from './refresh-record.ts';
 export { projectRecord, recordKeyOf, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 export {
+  type LookupAnswer,
   lookupRequest,
   opensearchNodes,
   SearchAbandonedError,
