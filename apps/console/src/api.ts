@@ -42,7 +42,7 @@ export interface DownloadedFile {
 }
 
 type KindFields = 'connector_type' | 'credentials' | 'config' | 'replication_config';
-/** The client's create input with the kind picked at run time: its fields as the form generated from the schemas holds them. */
+/** The client's create input, the kind picked at run time: its fields as the form built from its schemas holds them. */
 type ConnectorForm = Omit<CreateConnectorInput<ConnectorType>, KindFields> & {
   connector_type: string;
   credentials: Record<string, unknown>;
