@@ -261,6 +261,16 @@ describe('the web console in headless Chromium', () => {
     await shot('activity');
   });
 
+  it('returns to the sign-in form when the API no longer accepts the token', async () => {
+    await page.evaluate(() => {
+      for (const key of Object.keys(sessionStorage)) sessionStorage.setItem(key, 'revoked-token');
+    });
+    await page.reload();
+    // The connectors list answers 401: the token is dropped and the sign-in form comes back.
+    await page.locator('input[name=client_id]').waitFor();
+    expect(await page.evaluate(() => Object.values(sessionStorage))).not.toContain('revoked-token');
+  });
+
   it('opens the API reference (/docs) with no request off this origin', async () => {
     const origin = new URL(platform.url).origin;
     const elsewhere: string[] = [];

@@ -48,10 +48,6 @@ export function App() {
     api.onUnauthorized = () => setSignedIn(false);
     const onHash = () => setTab(tabFromHash());
     window.addEventListener('hashchange', onHash);
-    api.catalog().then(
-      (c) => setKinds(c.kinds),
-      (error) => setProblem(asProblem(error)),
-    );
     const back = consentReturn();
     if (back.connectorId) {
       setSelected(back.connectorId);
@@ -63,10 +59,19 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
 
+  // The catalog is read once signed in (every call of the client carries the token; this one does not need it).
+  useEffect(() => {
+    if (!signedIn || kinds) return;
+    api.conduit.catalog().then(
+      (c) => setKinds(c.kinds),
+      (error) => setProblem(asProblem(error)),
+    );
+  }, [signedIn]);
+
   // Search and actions pick among the connectors; load them when those tabs open.
   useEffect(() => {
     if (!signedIn || (!TOOLS[tab] && tab !== 'activity')) return;
-    api.listConnectors().then(setConnectors, (error) => setProblem(asProblem(error)));
+    api.conduit.connectors.list().then(setConnectors, (error) => setProblem(asProblem(error)));
   }, [signedIn, tab]);
 
   const go = (next: Tab) => {

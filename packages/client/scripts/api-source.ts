@@ -15,6 +15,7 @@ const COMPONENTS = [
   'SqlResult',
   'SearchTotal',
   'OAuthInitiateResponse',
+  'ExecuteResult',
 ];
 
 /** Answers with no named schema of their own: a type name for the 200 answer of an operation. */
@@ -67,7 +68,10 @@ export async function buildApiSource(): Promise<string> {
   const document = JSON.parse(execFileSync(process.execPath, [PRINT_OPENAPI], { encoding: 'utf8' })) as OpenApiDocument;
   const properties: Record<string, JSONSchema> = {};
   for (const name of COMPONENTS) {
-    if (!document.components.schemas[name]) throw new Error(`the OpenAPI document names no schema ${name}`);
+    const schema = document.components.schemas[name];
+    if (!schema) throw new Error(`the OpenAPI document names no schema ${name}`);
+    // Named where it is declared, so that a union (anyOf) becomes a type of that name too, not an inline union.
+    schema.title ??= name;
     properties[name] = { $ref: `#/components/schemas/${name}` };
   }
   for (const { name, path, method } of OPERATIONS) {

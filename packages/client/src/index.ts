@@ -15,6 +15,7 @@ export type {
   ChangeEvent,
   ChangesPage,
   ConnectorList,
+  ExecuteResult,
   OAuthInitiateRequest,
   OAuthInitiateResponse,
   SearchTotal,

@@ -6,6 +6,7 @@ import { type AppliedWrite, type ChangeSink, type ChangeSource, NO_CHANGES } fro
 import { CoalescedRefresh } from './coalesced-refresh.ts';
 import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import {
+  type LookupAnswer,
   type SearchAnswer,
   type SearchRequestOptions,
   SearchTransport,
@@ -140,7 +141,7 @@ export class IndexStore {
     ids: readonly string[],
     includes: readonly string[],
     tenant?: string,
-  ): Promise<SearchAnswer> {
+  ): Promise<LookupAnswer> {
     return this.#searchTransport().lookup(index, routing, ids, includes, tenant);
   }
 

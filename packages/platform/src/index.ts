@@ -25,6 +25,7 @@ export {
 } from './refresh-record.ts';
 export { recordKeyOf, searchDocument } from './search-documents.ts';
 export {
+  type LookupAnswer,
   lookupRequest,
   opensearchNodes,
   SearchAbandonedError,

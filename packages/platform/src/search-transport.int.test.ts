@@ -197,6 +197,10 @@ describe('SearchTransport', () => {
       expect(bodyOf(missingIndex!).docs).toEqual([
         { error: expect.objectContaining({ type: 'index_not_found_exception' }) },
       ]);
+      // Each carries its time at the engine (an _mget has no `took`): the four that left together share theirs.
+      expect(alone!.engineMs).toBeGreaterThan(0);
+      expect(new Set([both, missingDoc, reversed, missingIndex].map((answer) => answer!.engineMs)).size).toBe(1);
+      expect(both!.engineMs).toBeGreaterThan(0);
     } finally {
       await oneRequest.close();
       proxy.server.close();

@@ -59,6 +59,12 @@ export interface SearchAnswer {
   readonly json: Buffer;
 }
 
+/** A lookup's answer, with its time at the engine (an `_mget` answer carries no `took` of its own). */
+export interface LookupAnswer extends SearchAnswer {
+  /** In ms, from its `_mget` leaving to the engine's last byte: the time it waited here for a request left out. */
+  readonly engineMs: number;
+}
+
 const NO_ANSWER = Buffer.from('{}');
 const DOCS_OPEN = Buffer.from('{"docs":[');
 const DOCS_CLOSE = Buffer.from(']}');
@@ -125,11 +131,11 @@ export interface SearchTransportOptions {
   readonly timeoutMs?: number;
 }
 
-interface Waiting {
+interface Waiting<Answer = SearchAnswer> {
   readonly tenant: string;
   readonly index: string;
   readonly routing: string;
-  readonly resolve: (answer: SearchAnswer) => void;
+  readonly resolve: (answer: Answer) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -140,7 +146,7 @@ interface WaitingSearch extends Waiting {
   readonly opaqueId: string | undefined;
 }
 
-interface WaitingLookup extends Waiting {
+interface WaitingLookup extends Waiting<LookupAnswer> {
   readonly ids: readonly string[];
   readonly includes: readonly string[];
 }
@@ -262,7 +268,7 @@ export class SearchTransport {
     ids: readonly string[],
     includes: readonly string[],
     tenant = '',
-  ): Promise<SearchAnswer> {
+  ): Promise<LookupAnswer> {
     return new Promise((resolve, reject) => {
       if (!this.#lookups.add({ tenant, index, routing, ids, includes, resolve, reject })) {
         reject(new SearchQueueFullError(1));
@@ -332,12 +338,14 @@ export class SearchTransport {
   }
 
   async #lookUp(lookups: WaitingLookup[]): Promise<void> {
-    let answers: SearchAnswer[];
+    let answers: LookupAnswer[];
     try {
       if (lookups.length === 1) {
         const { index, routing, ids, includes } = lookups[0]!;
         const { path, body } = lookupRequest(index, routing, ids, includes);
-        answers = [await this.#post(path, 'application/json', body)];
+        const sent = performance.now();
+        const answer = await this.#post(path, 'application/json', body);
+        answers = [{ ...answer, engineMs: performance.now() - sent }];
       } else {
         answers = await this.#lookUpMany(lookups);
       }
@@ -351,15 +359,18 @@ export class SearchTransport {
   }
 
   /** One `_mget` of every lookup's documents; its answer cut into each lookup's, in the order they were asked. */
-  async #lookUpMany(lookups: readonly WaitingLookup[]): Promise<SearchAnswer[]> {
+  async #lookUpMany(lookups: readonly WaitingLookup[]): Promise<LookupAnswer[]> {
     const docs = lookups.flatMap(({ index, routing, ids, includes }) =>
       ids.map((id) => ({ _index: index, _id: id, routing, _source: includes })),
     );
     // `found` keeps a document not found in the answer (as `{"found":false}`), so the answer's documents line up
     // with the ones asked for.
     const path = `/_mget?realtime=false&filter_path=docs.found,${LOOKUP_FILTER_PATH}`;
+    const sent = performance.now();
     const { statusCode, json } = await this.#post(path, 'application/json', JSON.stringify({ docs }));
-    if (statusCode !== 200) return lookups.map(() => ({ statusCode, json }));
+    // Each lookup of the batch was at the engine for the whole of it.
+    const engineMs = performance.now() - sent;
+    if (statusCode !== 200) return lookups.map(() => ({ statusCode, json, engineMs }));
     const found = mgetDocs(json);
     if (found.length !== docs.length) throw new Error(`_mget answered ${found.length} documents to ${docs.length}`);
     let first = 0;
@@ -371,7 +382,7 @@ export class SearchTransport {
       }
       parts.push(DOCS_CLOSE);
       first += ids.length;
-      return { statusCode, json: Buffer.concat(parts) };
+      return { statusCode, json: Buffer.concat(parts), engineMs };
     });
   }
 

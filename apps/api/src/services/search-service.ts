@@ -1,7 +1,13 @@
 import { createSecretKey } from 'node:crypto';
 import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
-import { type IndexStore, SearchAbandonedError, type SearchAnswer, SearchQueueFullError } from '@conduit/platform';
+import {
+  type IndexStore,
+  type LookupAnswer,
+  SearchAbandonedError,
+  type SearchAnswer,
+  SearchQueueFullError,
+} from '@conduit/platform';
 import {
   type CompiledSearch,
   emptySearchPage,
@@ -224,8 +230,7 @@ async function lookUp(
   plan: CompiledSearch,
   synced: Promise<Date | null>,
 ): Promise<Buffer<ArrayBuffer> | undefined> {
-  const started = performance.now();
-  let answer: SearchAnswer;
+  let answer: LookupAnswer;
   try {
     answer = await indexStore.lookup(index, row.id, lookup.ids, lookup.includes, row.organization_id);
   } catch (error) {
@@ -233,7 +238,7 @@ async function lookUp(
     throw searchUnavailable('cannot answer', error);
   }
   const asSearch =
-    answer.statusCode === 200 ? lookupAnswerAsSearch(answer.json, Math.round(performance.now() - started)) : undefined;
+    answer.statusCode === 200 ? lookupAnswerAsSearch(answer.json, Math.round(answer.engineMs)) : undefined;
   if (!asSearch) return undefined;
   const extra = { synced_at: (await synced)?.toISOString() ?? null };
   try {

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { DownloadedFile, EntityInfo, ExecuteJson, JsonSchema } from '../api.ts';
+import type { DownloadedFile, EntityInfo, ExecuteResult } from '../api.ts';
 import { useApiCall } from './api-call.ts';
 import { JsonEditor, Picker } from './fields.tsx';
 import { ConnectorAndEntityPickers, type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { ResultsTable } from './results-table.tsx';
+import { type JsonSchema, jsonSchema } from './schema-form.tsx';
 
 /** A starting point for the params editor: the required params with a value of their type. */
 function skeleton(schema: JsonSchema | undefined): Record<string, unknown> {
@@ -28,10 +29,11 @@ export function ActionRunner(props: ConnectorToolProps) {
   const actions = Object.keys(entity?.params ?? {});
   const [actionName, setActionName] = useState('');
   const action = actions.includes(actionName) ? actionName : (actions[0] ?? '');
-  const schema = entity?.params[action];
+  const published = entity?.params[action];
+  const schema = published ? jsonSchema(published) : undefined;
   const [raw, setRaw] = useState('{}');
   const { busy, problem, setProblem, run: call } = useApiCall();
-  const [result, setResult] = useState<ExecuteJson | DownloadedFile | null>(null);
+  const [result, setResult] = useState<ExecuteResult | DownloadedFile | null>(null);
 
   useEffect(() => {
     setRaw(JSON.stringify(skeleton(schema), null, 2));
@@ -49,7 +51,7 @@ export function ActionRunner(props: ConnectorToolProps) {
       return;
     }
     await call(
-      async () => setResult(await props.api.execute(connector.connector_id, { entity: entity.name, action, params })),
+      async () => setResult(await props.api.execute(connector, { entity: entity.name, action, params })),
       () => setResult(null),
     );
   };

@@ -3,7 +3,7 @@ import { type Api, type AuditEntry, asProblem, type ConnectorView, type Problem 
 import { ProblemView } from './problem-view.tsx';
 import { TableHead } from './results-table.tsx';
 
-const PAGE = '100';
+const PAGE = 100;
 const STATUSES = [
   ['', 'any status'],
   ['success', 'success'],
@@ -65,7 +65,7 @@ export function Activity(props: { api: Api; connectors: readonly ConnectorView[]
 
   const load = async (from: string | null) => {
     try {
-      const page = await props.api.audit({
+      const page = await props.api.conduit.audit({
         connector_id: connectorId,
         action,
         status,

@@ -27,19 +27,6 @@ function when(iso: string | null): string {
   return new Date(iso).toLocaleString();
 }
 
-/** Webhook state, when the connector view carries one (registered, last delivery, ...). */
-function webhookState(connector: ConnectorView): string {
-  const webhooks = connector.webhooks ?? connector.webhook;
-  if (webhooks === undefined || webhooks === null) return '—';
-  if (typeof webhooks !== 'object') return String(webhooks);
-  const w = webhooks as Record<string, unknown>;
-  if (typeof w.status === 'string') return w.status;
-  if (typeof w.enabled === 'boolean') return w.enabled ? 'enabled' : 'disabled';
-  return Object.entries(w)
-    .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
-    .join(', ');
-}
-
 export function StatusBadge({ entity }: { entity: EntityStatus }) {
   return (
     <span class={`badge status-${entity.status}${entity.running ? ' running' : ''}`} data-status={entity.status}>
@@ -62,7 +49,7 @@ export function Connectors(props: { api: Api; selected: string | null; onSelect:
     const load = async () => {
       let next = SLOW_REFRESH_MS;
       try {
-        const list = await props.api.listConnectors();
+        const list = await props.api.conduit.connectors.list();
         if (cancelled) return;
         setConnectors(list);
         setProblem(null);
@@ -84,7 +71,7 @@ export function Connectors(props: { api: Api; selected: string | null; onSelect:
   const sync = async (connector: ConnectorView, mode: 'incremental' | 'full', entity?: string) => {
     setProblem(null);
     try {
-      await props.api.sync(connector.connector_id, {
+      await props.api.conduit.connectors.sync(connector.connector_id, {
         ...(entity ? { entity } : {}),
         ...(mode === 'full' ? { mode } : {}),
       });
@@ -100,7 +87,7 @@ export function Connectors(props: { api: Api; selected: string | null; onSelect:
   const remove = async (connector: ConnectorView) => {
     if (!window.confirm(`Delete ${connector.name} and its indexed records?`)) return;
     try {
-      await props.api.deleteConnector(connector.connector_id);
+      await props.api.conduit.connectors.delete(connector.connector_id);
       if (props.selected === connector.connector_id) props.onSelect(null);
       refresh();
     } catch (error) {
@@ -150,7 +137,7 @@ export function Connectors(props: { api: Api; selected: string | null; onSelect:
                   <td class="num">{entities.reduce((n, e) => n + e.record_count, 0).toLocaleString()}</td>
                   <td>{when(lastSync(c))}</td>
                   <td class={errors ? 'error-text' : ''}>{errors || '—'}</td>
-                  <td>{webhookState(c)}</td>
+                  <td>{c.webhooks}</td>
                 </tr>
               );
             })}
@@ -212,7 +199,7 @@ function ConnectorDetail(props: {
           ))}
         </tbody>
       </table>
-      <RecentChanges api={props.api} connectorId={c.connector_id} lastSync={lastSync(c)} />
+      <RecentChanges api={props.api} connector={c} lastSync={lastSync(c)} />
       <details>
         <summary>configuration</summary>
         <pre>{JSON.stringify({ config: c.config, replication_config: c.replication_config }, null, 2)}</pre>

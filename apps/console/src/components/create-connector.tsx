@@ -1,15 +1,16 @@
 import { useState } from 'preact/hooks';
-import { type Api, asProblem, type JsonSchema, type KindInfo } from '../api.ts';
+import { type Api, asProblem, type KindInfo } from '../api.ts';
 import { useApiCall } from './api-call.ts';
 import { Picker, TextInput } from './fields.tsx';
 import { ProblemView } from './problem-view.tsx';
-import { SchemaForm } from './schema-form.tsx';
+import { type JsonSchema, jsonSchema, SchemaForm } from './schema-form.tsx';
 
 type Obj = Record<string, unknown>;
 /** One of the kind's published schemas as a fieldset: its legend, form name, schema, value and setter. */
 type SchemaSection = readonly [legend: string, field: string, schema: JsonSchema, value: Obj, set: (v: Obj) => void];
 
-function hasFields(schema: KindInfo['config']): boolean {
+function hasFields(document: KindInfo['config']): boolean {
+  const schema = jsonSchema(document);
   const options = schema.anyOf ?? [schema];
   return options.some((o) => Object.keys(o.properties ?? {}).length > 0);
 }
@@ -55,7 +56,7 @@ export function CreateConnector(props: { api: Api; kinds: KindInfo[]; onCreated:
     setProblem(null);
     try {
       const redirect = new URL('/console/', window.location.origin).toString();
-      const started = await props.api.oauthInitiate({
+      const started = await props.api.conduit.connectors.oauthInitiate({
         connector_type: kind.connector_type,
         customer_name: customer,
         name: name || undefined,
@@ -72,9 +73,11 @@ export function CreateConnector(props: { api: Api; kinds: KindInfo[]; onCreated:
 
   if (!kind) return <p class="muted">The catalog is empty.</p>;
   const schemas: SchemaSection[] = [
-    ['Credentials', 'credentials', kind.credentials, credentials, setCredentials],
-    ...(hasFields(kind.config) ? [['Configuration', 'config', kind.config, config, setConfig] as const] : []),
-    ['Replication', 'replication_config', kind.replication_config, replication, setReplication],
+    ['Credentials', 'credentials', jsonSchema(kind.credentials), credentials, setCredentials],
+    ...(hasFields(kind.config)
+      ? [['Configuration', 'config', jsonSchema(kind.config), config, setConfig] as const]
+      : []),
+    ['Replication', 'replication_config', jsonSchema(kind.replication_config), replication, setReplication],
   ];
   return (
     <form class="card create" onSubmit={submit} data-testid="create-form">

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Api, asProblem, type ChangeEvent, type Problem } from '../api.ts';
+import { type Api, asProblem, type ChangeEvent, type ConnectorView, type Problem } from '../api.ts';
 import { ProblemView } from './problem-view.tsx';
 import { TableHead } from './results-table.tsx';
 
@@ -9,7 +9,7 @@ const SHOWN = 20;
  * The connector's last changes (its change feed, docs/changes.md), newest first. Feed cursors number a connector's
  * events one by one, so the last SHOWN start SHOWN before the newest cursor. Read again when a sync ends.
  */
-export function RecentChanges(props: { api: Api; connectorId: string; lastSync: string | null }) {
+export function RecentChanges(props: { api: Api; connector: ConnectorView; lastSync: string | null }) {
   const [events, setEvents] = useState<ChangeEvent[] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [tick, setTick] = useState(0);
@@ -17,18 +17,19 @@ export function RecentChanges(props: { api: Api; connectorId: string; lastSync: 
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      const head = await props.api.changes(props.connectorId, { after: 'latest' });
+      const feed = props.api.connector(props.connector);
+      const head = await feed.changesPage({ after: 'latest' });
       const from = Math.max(Number(head.meta.cursor) - SHOWN, 0);
-      const page = await props.api
-        .changes(props.connectorId, { after: String(from), limit: SHOWN })
+      const page = await feed
+        .changesPage({ after: String(from), limit: SHOWN })
         // Older than the retention: the oldest retained instead.
-        .catch(() => props.api.changes(props.connectorId, { limit: SHOWN }));
+        .catch(() => feed.changesPage({ limit: SHOWN }));
       if (!cancelled) setEvents([...page.data].reverse());
     })().catch((error) => !cancelled && setProblem(asProblem(error)));
     return () => {
       cancelled = true;
     };
-  }, [props.connectorId, props.lastSync, tick]);
+  }, [props.connector.connector_id, props.lastSync, tick]);
 
   return (
     <section class="recent-changes" data-testid="recent-changes">

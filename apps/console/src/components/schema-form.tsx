@@ -1,8 +1,29 @@
 import type { ComponentChild } from 'preact';
 import { useState } from 'preact/hooks';
-import type { JsonSchema } from '../api.ts';
 
 type Obj = Record<string, unknown>;
+
+/** The subset of JSON Schema (2020-12) that zod emits for the catalog's credentials, config and params. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  description?: string;
+  default?: unknown;
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  additionalProperties?: boolean | JsonSchema;
+}
+
+/** A schema the catalog publishes (a plain JSON object there), read as the subset the forms know. */
+export const jsonSchema = (document: Record<string, unknown>): JsonSchema => document as JsonSchema;
 
 const SECRET_NAME = /(secret|token|password|api_key|key)$/i;
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { EntityInfo, ExecuteJson, SearchableField } from '../api.ts';
+import type { EntityInfo, SearchAnswer, SearchableField } from '../api.ts';
 import { useApiCall } from './api-call.ts';
 import { JsonEditor } from './fields.tsx';
 import { ConnectorAndEntityPickers, type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
@@ -74,7 +74,7 @@ export function SearchPlayground(props: ConnectorToolProps) {
   const [raw, setRaw] = useState('');
   const [rawProblem, setRawProblem] = useState<string | null>(null);
   const { busy, problem, setProblem, run: call } = useApiCall();
-  const [result, setResult] = useState<ExecuteJson | null>(null);
+  const [result, setResult] = useState<SearchAnswer | null>(null);
   const [pages, setPages] = useState<(string | null)[]>([null]);
   const [pageIndex, setPageIndex] = useState(0);
 
@@ -105,14 +105,13 @@ export function SearchPlayground(props: ConnectorToolProps) {
     }
     await call(
       async () => {
-        const answer = await props.api.execute(connector.connector_id, {
+        const answer = await props.api.execute(connector, {
           entity: entity.name,
           action: 'search',
           params: cursor ? { ...params, cursor } : params,
         });
-        if ('download' in answer) throw new Error('search answered with a file');
         setResult(answer);
-        const next = answer.meta?.has_more ? ((answer.meta.cursor as string | null) ?? null) : null;
+        const next = answer.meta.has_more ? answer.meta.cursor : null;
         setPages((list) => [...list.slice(0, pageIndex + 1), ...(next ? [next] : [])]);
         setPageIndex(pageIndex);
       },
@@ -123,8 +122,8 @@ export function SearchPlayground(props: ConnectorToolProps) {
   if (props.connectors.length === 0) return <p class="muted">Create a connector first.</p>;
   const update = (id: number, patch: Partial<Condition>) =>
     setConditions((list) => list.map((c) => (c.id === id ? { ...c, ...patch } : c)));
-  const total = result?.meta?.total as { value: number; exact: boolean } | undefined;
-  const aggregations = result?.meta?.aggregations as Record<string, unknown> | undefined;
+  const total = result?.meta.total;
+  const aggregations = result?.meta.aggregations;
 
   return (
     <section class="card" data-testid="search">

@@ -11,7 +11,7 @@ import {
   Tooltip,
 } from 'chart.js';
 import { useEffect, useRef } from 'preact/hooks';
-import type { SqlPage } from '../api.ts';
+import type { SqlResult } from '../api.ts';
 
 Chart.register(
   BarController,
@@ -33,7 +33,7 @@ const COLORS = ['#2f6fde', '#e0793a', '#3a9d5d', '#9b59b6'];
  * DATE_TRUNC) and the numeric columns after it are the series; bars for categories, a line over time.
  */
 export function chartOf(
-  page: SqlPage,
+  page: SqlResult,
 ): { kind: 'bar' | 'line'; labels: string[]; series: { name: string; values: number[] }[] } | null {
   const [first, ...rest] = page.meta.columns;
   const series = rest.filter((c) => NUMERIC.has(c.type));
@@ -51,7 +51,7 @@ export function chartOf(
 }
 
 /** The chart of a grouped SQL answer (chart.js on a canvas). */
-export function SqlChart({ page }: { page: SqlPage }) {
+export function SqlChart({ page }: { page: SqlResult }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const shape = chartOf(page);
   useEffect(() => {

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import type { SqlPage } from '../api.ts';
+import type { SqlResult } from '../api.ts';
 import { useApiCall } from './api-call.ts';
 import { Picker } from './fields.tsx';
 import { type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
@@ -23,14 +23,14 @@ export function SqlPlayground(props: ConnectorToolProps) {
   );
   const [query, setQuery] = useState(() => `SELECT * FROM ${entities[0]?.name ?? 'invoices'} LIMIT 25`);
   const { busy, problem, setProblem, run: call } = useApiCall();
-  const [result, setResult] = useState<SqlPage | null>(null);
+  const [result, setResult] = useState<SqlResult | null>(null);
   const [pages, setPages] = useState<(string | null)[]>([null]);
   const [pageIndex, setPageIndex] = useState(0);
 
   const run = (cursor: string | null, index: number) =>
     call(async () => {
       if (!connector) return;
-      const page = await props.api.sql(connector.connector_id, { query, limit: 100, ...(cursor ? { cursor } : {}) });
+      const page = await props.api.connector(connector).sql(query, { limit: 100, ...(cursor ? { cursor } : {}) });
       setResult(page);
       setPageIndex(index);
       setPages((known) => [...known.slice(0, index + 1), page.meta.has_more ? page.meta.cursor : null]);

@@ -17,7 +17,7 @@ export function Webhooks(props: { api: Api }) {
   const [entities, setEntities] = useState('');
 
   useEffect(() => {
-    props.api.listWebhookEndpoints().then(setEndpoints, (error) => setProblem(asProblem(error)));
+    props.api.conduit.webhookEndpoints.list().then(setEndpoints, (error) => setProblem(asProblem(error)));
   }, [tick]);
 
   const create = (event: Event) => {
@@ -27,7 +27,10 @@ export function Webhooks(props: { api: Api }) {
       .map((s) => s.trim())
       .filter(Boolean);
     void form.run(async () => {
-      const endpoint = await props.api.createWebhookEndpoint({ url, ...(names.length ? { entities: names } : {}) });
+      const endpoint = await props.api.conduit.webhookEndpoints.create({
+        url,
+        ...(names.length ? { entities: names } : {}),
+      });
       setCreated({ id: endpoint.id, secret: endpoint.secret });
       setUrl('');
       setEntities('');
@@ -97,7 +100,7 @@ export function Webhooks(props: { api: Api }) {
                       <button
                         type="button"
                         class="link"
-                        onClick={() => act(() => props.api.updateWebhookEndpoint(e.id, { enabled: true }))}
+                        onClick={() => act(() => props.api.conduit.webhookEndpoints.update(e.id, { enabled: true }))}
                       >
                         enable
                       </button>
@@ -105,7 +108,7 @@ export function Webhooks(props: { api: Api }) {
                     <button
                       type="button"
                       class="link danger"
-                      onClick={() => act(() => props.api.deleteWebhookEndpoint(e.id))}
+                      onClick={() => act(() => props.api.conduit.webhookEndpoints.delete(e.id))}
                     >
                       delete
                     </button>
@@ -140,12 +143,14 @@ function Deliveries(props: { api: Api; endpointId: string }) {
   const call = useApiCall();
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    void call.run(async () => setDeliveries(await props.api.webhookDeliveries(props.endpointId)));
+    void call.run(async () =>
+      setDeliveries(await props.api.conduit.webhookEndpoints.deliveries(props.endpointId, { limit: 20 })),
+    );
   }, [props.endpointId, tick]);
   const replay = (event: Event) => {
     event.preventDefault();
     void call.run(async () => {
-      const { connector_ids } = await props.api.replayWebhooks(props.endpointId, after);
+      const { connector_ids } = await props.api.conduit.webhookEndpoints.replay(props.endpointId, after);
       setNotice(`Replaying the changes after ${after} of ${connector_ids.length} connector(s).`);
       setTick(tick + 1);
     });

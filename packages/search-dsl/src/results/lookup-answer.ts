@@ -7,10 +7,11 @@ const COMMA = Buffer.from(',');
  * An engine `_mget` answer (asked with `filter_path=docs._source,docs.error,error`, so each document found is
  * `{"_source": …}` and one not found is left out, or with `docs.found` as well when lookups went together, so each
  * is `{"found":true,"_source": …}` or `{"found":false}`) as the `_search` answer its lookup stands for: the same
- * hits, in the order they were asked for, with an exact total. `tookMs` is what the lookup took, the engine giving
- * no `took` of its own. Undefined when the engine could not look a document up (no index yet, an alias over two
- * indices): the search itself answers those. A removed record's tombstone (its `_source` carries `_deleted`, which
- * the lookup asks for) is left out, as a search leaves it out.
+ * hits, in the order they were asked for, with an exact total. `tookMs` is the lookup's time at the engine (from
+ * its `_mget` leaving to the engine's last byte), the engine giving no `took` of its own. Undefined when the engine
+ * could not look a document up (no index yet, an alias over two indices): the search itself answers those. A
+ * removed record's tombstone (its `_source` carries `_deleted`, which the lookup asks for) is left out, as a search
+ * leaves it out.
  */
 export function lookupAnswerAsSearch(answer: Buffer, tookMs: number): Buffer | undefined {
   const found: Buffer[] = [];

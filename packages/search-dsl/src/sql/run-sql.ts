@@ -67,7 +67,11 @@ export type SqlEngine = {
   /** A `_search`; 404 when there is no index yet. */
   search(entity: string, body: unknown): Promise<EngineAnswer>;
   /** A multi-get of documents by id with these source includes (`_mget`), for row queries by record keys. */
-  lookup?(entity: string, ids: readonly string[], includes: readonly string[]): Promise<EngineAnswer>;
+  lookup?(
+    entity: string,
+    ids: readonly string[],
+    includes: readonly string[],
+  ): Promise<EngineAnswer & { readonly engineMs: number }>;
 };
 
 /** Groups read before ORDER BY an aggregate gives up (each page re-reads them all). */
@@ -196,11 +200,10 @@ async function lookedUpBytes(plan: SqlPlan, query: RowsQuery, engine: SqlEngine,
     includes,
   });
   if (!lookup) return undefined;
-  const started = performance.now();
   const answer = await engine.lookup(query.entity, lookup.ids, lookup.includes);
   if (answer.statusCode !== 200) return undefined;
   const json = typeof answer.json === 'string' ? Buffer.from(answer.json) : answer.json;
-  return lookupAnswerAsSearch(json, Math.round(performance.now() - started));
+  return lookupAnswerAsSearch(json, Math.round(answer.engineMs));
 }
 
 async function runRows(plan: SqlPlan, query: RowsQuery, engine: SqlEngine): Promise<SqlPage> {

@@ -21,6 +21,7 @@ export function sqlOver(ix: TestIndex, table = 'things') {
         },
         // As the API's IndexStore.lookup: the documents by id, from the last refreshed copy.
         async lookup(_entity, ids, includes) {
+          const sent = performance.now();
           const answer = await fetch(
             `${OPENSEARCH_URL}/${ix.index}/_mget?realtime=false&filter_path=docs._source,docs.error,error`,
             {
@@ -29,7 +30,8 @@ export function sqlOver(ix: TestIndex, table = 'things') {
               body: JSON.stringify({ ids, _source: { includes } }),
             },
           );
-          return { statusCode: answer.status, json: Buffer.from(await answer.arrayBuffer()) };
+          const json = Buffer.from(await answer.arrayBuffer());
+          return { statusCode: answer.status, json, engineMs: performance.now() - sent };
         },
       },
     );
