@@ -17,7 +17,7 @@ export {
   isPublicAddress,
 } from './customer-webhooks/endpoint-url.ts';
 export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
-export { type IndexedBatch, type IndexRefresh, IndexStore } from './index-store.ts';
+export { type IndexedBatch, type IndexRefresh, IndexStore, type WrittenChanges } from './index-store.ts';
 export { createLogger, type LogFields, type Logger, type LogLevel, redact } from './logger.ts';
 export { type EntityLag, type MetricsSources, metricsAuthorized, PlatformMetrics } from './metrics.ts';
 export {
