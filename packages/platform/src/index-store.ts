@@ -311,7 +311,7 @@ export class IndexStore {
   ): Promise<IndexedBatch> {
     const written = await this.writeRecords(connectorType, entity, connectorId, runId, records, options);
     await this.recordChanges(written);
-    return written;
+    return { indexed: written.indexed, skipped: written.skipped, stale: written.stale };
   }
 
   /**
