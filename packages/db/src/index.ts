@@ -18,6 +18,7 @@ export {
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
 export {
   type ClaimedDelivery,
+  type DeliveryAttempt,
   type DeliveryAttemptOutcome,
   type NewWebhookEndpoint,
   type WebhookDeliveryRow,
