@@ -301,15 +301,8 @@ export class IndexStore {
    * Idempotent, versioned bulk write: the same record always lands on the same document id, with its read instant
    * as version; a record the copy already holds from a newer read is dropped (counted as `stale`), not an error.
    */
-  async writeBatch(
-    connectorType: string,
-    entity: EntityCatalog,
-    connectorId: string,
-    runId: string,
-    records: readonly Record<string, unknown>[],
-    options: CopyWriteOptions,
-  ): Promise<IndexedBatch> {
-    const written = await this.writeRecords(connectorType, entity, connectorId, runId, records, options);
+  async writeBatch(...write: Parameters<IndexStore['writeRecords']>): Promise<IndexedBatch> {
+    const written = await this.writeRecords(...write);
     await this.recordChanges(written);
     return { indexed: written.indexed, skipped: written.skipped, stale: written.stale };
   }
