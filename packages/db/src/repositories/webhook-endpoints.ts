@@ -296,9 +296,11 @@ export class WebhookEndpointsRepository {
             .set({ failing_since: null })
             .where('id', '=', endpointId)
             .execute();
+          // Due from when they were queued: the backlog goes out oldest first, and claimDue's order (by due time)
+          // does not have one huge tie to sort on every claim.
           await trx
             .updateTable('webhook_deliveries')
-            .set({ next_attempt_at: sql`now()` })
+            .set({ next_attempt_at: sql`created_at` })
             .where('endpoint_id', '=', endpointId)
             .where('status', '=', 'pending')
             .where('attempts', '>', 0)
