@@ -25,7 +25,7 @@ import { entityStatuses } from '../harness/connector-status.ts';
 import { eventually, startTestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import type { ChangesCommand, ChangesLoadEvent } from './changes-load.ts';
-import { fastestRawBulk } from './raw-bulk.ts';
+import { fastestRawBulk, workerBulkEnv } from './raw-bulk.ts';
 import { percentile, table, verdict } from './stats.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
@@ -61,7 +61,7 @@ const { upstream, receiverUrl } = await ready;
 const platform = await startTestPlatform({
   overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
   worker: false,
-  env: { LOG_LEVEL: 'info', ...LOCAL },
+  env: { LOG_LEVEL: 'info', ...LOCAL, ...workerBulkEnv() },
 });
 let worker: ChildProcess | undefined;
 try {

@@ -4,6 +4,7 @@
  *
  *   BENCH_RECORDS=1000000  customers (default 1,000,000; the run also does N/10 first)
  *   BENCH_PROFILE=dir      run the worker with --cpu-prof, writing its profiles into dir
+ *   OPENSEARCH_BULK_BYTES, OPENSEARCH_BULK_CONCURRENCY  the worker's bulk setting (default: the product's)
  *
  * Sync time runs from the connector's creation (which enqueues its first sync) to `customers` being `ready`.
  * Raw = the fastest bulk indexing of the same searchDocument() output this machine's OpenSearch takes (raw-bulk.ts:
@@ -20,7 +21,7 @@ import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { startBenchOrbUpstream } from './orb-upstream.ts';
-import { fastestRawBulk, type RawResult } from './raw-bulk.ts';
+import { fastestRawBulk, type RawResult, workerBulkEnv } from './raw-bulk.ts';
 import { fixed, table, verdict } from './stats.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
@@ -61,7 +62,7 @@ async function run(n: number): Promise<RunResult> {
   const platform = await startTestPlatform({
     overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
     worker: false,
-    env: { LOG_LEVEL: 'info' },
+    env: { LOG_LEVEL: 'info', ...workerBulkEnv() },
   });
   let worker: ChildProcess | null = null;
   try {

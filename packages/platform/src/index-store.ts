@@ -22,12 +22,8 @@ const DELETED_FIELD = INTERNAL_FIELDS.deleted;
  */
 const VERSION_TYPE = 'external_gte';
 const DELETE_PAGE = 1000;
-/**
- * A sync write group (up to 1,000 records, ~0.9 MB of Orb customers) goes out as bulk requests of about this size,
- * BULK_CONCURRENCY at a time: bench:sync's raw grid found the engine indexing fastest that way on a 2-core machine.
- */
-const BULK_FLUSH_BYTES = 1_000_000;
-const BULK_CONCURRENCY = 2;
+/** Bulk requests of about this size, one at a time, unless the store is told otherwise (OPENSEARCH_BULK_*). */
+const BULK_FLUSH_BYTES = 5_000_000;
 /** Items refused with 429 are retried this many times, BULK_RETRY_WAIT_MS apart, before the page fails. */
 const BULK_RETRIES = 5;
 const BULK_RETRY_WAIT_MS = 500;
@@ -39,6 +35,12 @@ interface StoredDocument {
   _sync_run?: string;
   _deleted?: boolean;
   _deleted_at?: number;
+}
+
+/** Bulk requests of about `flushBytes` bytes, `concurrency` of them in flight at once. */
+export interface BulkSetting {
+  readonly flushBytes: number;
+  readonly concurrency: number;
 }
 
 /** `wait_for`: the call returns once the write is visible to search (read-your-writes, webhooks). */
@@ -83,6 +85,7 @@ export class IndexStore {
   readonly #transport: SearchTransport | undefined;
   readonly #changes: ChangeSink;
   readonly #replicas: number;
+  readonly #bulk: BulkSetting;
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
@@ -99,11 +102,14 @@ export class IndexStore {
       changes?: ChangeSink;
       /** Replicas of each index (0 when unset: a single node). */
       replicas?: number;
+      /** How writes are cut into bulk requests, and how many go at once (one request of up to 5 MB unless set). */
+      bulk?: BulkSetting;
     } = {},
   ) {
     this.#client = client;
     this.#namespace = namespace;
     this.#replicas = options.replicas ?? 0;
+    this.#bulk = options.bulk ?? { flushBytes: BULK_FLUSH_BYTES, concurrency: 1 };
     this.#transport = options.searchUrl
       ? new SearchTransport(options.searchUrl, { ...options.transport, requests: options.searchRequests })
       : undefined;
@@ -435,9 +441,9 @@ export class IndexStore {
   ): Promise<AppliedWrite[]> {
     const unique = uniqueById(documents);
     if (unique.length === 0) return [];
-    // The client's bulk helper: requests of about BULK_FLUSH_BYTES, BULK_CONCURRENCY in flight (ids are unique here,
-    // so their order between requests does not matter), and the items the engine refuses with 429 (write queue
-    // full) are sent again after a pause instead of failing the page.
+    // The client's bulk helper: requests of about `flushBytes`, `concurrency` in flight (ids are unique here, so
+    // their order between requests does not matter), and the items the engine refuses with 429 (write queue full)
+    // are sent again after a pause instead of failing the page.
     const stale = new Set<string>();
     const dropped: { status: number; error: unknown }[] = [];
     await this.#client.helpers.bulk({
@@ -454,8 +460,8 @@ export class IndexStore {
         },
         document.doc,
       ],
-      flushBytes: BULK_FLUSH_BYTES,
-      concurrency: BULK_CONCURRENCY,
+      flushBytes: this.#bulk.flushBytes,
+      concurrency: this.#bulk.concurrency,
       retries: BULK_RETRIES,
       wait: BULK_RETRY_WAIT_MS,
       onDrop: (item) => {
