@@ -9,6 +9,7 @@ import * as webhookEndpoints from './migrations/0006-webhook-endpoints.ts';
 import * as tokenGeneration from './migrations/0010-token-generation.ts';
 import * as idempotencyKeys from './migrations/0015-idempotency-keys.ts';
 import * as auditLog from './migrations/0016-audit-log.ts';
+import * as pendingDeliveries from './migrations/0021-pending-deliveries.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-token-generation': tokenGeneration,
   '0015-idempotency-keys': idempotencyKeys,
   '0016-audit-log': auditLog,
+  '0021-pending-deliveries': pendingDeliveries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
