@@ -12,6 +12,7 @@
  *       distinct webhook-ids = events, no record's events out of order.
  *
  *   BENCH_RECORDS=1000000 BENCH_RATE=100 BENCH_SECONDS=60 BENCH_DOWN_SECONDS=600 (defaults)
+ *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
  *   BENCH_RETRY_SCHEDULE  the worker's WEBHOOK_RETRY_SCHEDULE (default 5s,30s,1m,2m,5m,5m,5m,5m: a receiver back
  *                         after 10 minutes is retried within 5; the product default waits up to 30 minutes there)
  */
@@ -25,8 +26,9 @@ import { entityStatuses } from '../harness/connector-status.ts';
 import { eventually, startTestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import type { ChangesCommand, ChangesLoadEvent } from './changes-load.ts';
-import { fastestRawBulk, workerBulkEnv } from './raw-bulk.ts';
+import { fastestRawBulk } from './raw-bulk.ts';
 import { percentile, table, verdict } from './stats.ts';
+import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
@@ -69,6 +71,7 @@ try {
     PATH: process.env.PATH,
     ...Object.fromEntries(Object.entries(platform.api.deps.env).map(([k, v]) => [k, String(v)])),
     CONNECTOR_BASE_URL_ORB: upstream.url,
+    ...workerUpstreamEnv(),
     LOG_LEVEL: 'info',
     ...LOCAL,
   };

@@ -32,16 +32,6 @@ export interface RawResult {
   readonly load: string;
 }
 
-/** The worker's bulk setting when set in this environment (OPENSEARCH_BULK_*; see docs/operations.md). */
-export function workerBulkEnv(): Record<string, string> {
-  return Object.fromEntries(
-    ['OPENSEARCH_BULK_BYTES', 'OPENSEARCH_BULK_CONCURRENCY'].flatMap((name) => {
-      const value = process.env[name];
-      return value === undefined ? [] : [[name, value]];
-    }),
-  );
-}
-
 const MB = 1_000_000;
 export const RAW_GRID: readonly RawSetting[] = [
   { flushBytes: MB, concurrency: 1 },

@@ -5,6 +5,7 @@
  *   BENCH_RECORDS=1000000  customers (default 1,000,000; the run also does N/10 first)
  *   BENCH_PROFILE=dir      run the worker with --cpu-prof, writing its profiles into dir
  *   OPENSEARCH_BULK_BYTES, OPENSEARCH_BULK_CONCURRENCY  the worker's bulk setting (default: the product's)
+ *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
  *
  * Sync time runs from the connector's creation (which enqueues its first sync) to `customers` being `ready`.
  * Raw = the fastest bulk indexing of the same searchDocument() output this machine's OpenSearch takes (raw-bulk.ts:
@@ -21,8 +22,9 @@ import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { startBenchOrbUpstream } from './orb-upstream.ts';
-import { fastestRawBulk, type RawResult, workerBulkEnv } from './raw-bulk.ts';
+import { fastestRawBulk, type RawResult } from './raw-bulk.ts';
 import { fixed, table, verdict } from './stats.ts';
+import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const START = '2023-01-01T00:00:00Z';
@@ -71,6 +73,7 @@ async function run(n: number): Promise<RunResult> {
       PATH: process.env.PATH,
       ...Object.fromEntries(Object.entries(platform.api.deps.env).map(([k, v]) => [k, String(v)])),
       CONNECTOR_BASE_URL_ORB: upstream.url,
+      ...workerUpstreamEnv(),
       LOG_LEVEL: 'info',
     };
     const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
