@@ -4,13 +4,15 @@
  * (changes-load.ts).
  *
  *   (a) an initial sync of BENCH_RECORDS customers with the feed on (every record a `record.created`): sync/raw
- *       (raw = the same documents bulk-indexed in pages of 100) and the worker's peak RSS;
+ *       (raw = the fastest bulk indexing of the same documents, raw-bulk.ts, as bench:sync) and the worker's peak
+ *       RSS (with samples);
  *   (b) BENCH_RATE upstream edits per second for BENCH_SECONDS: copy write (the event's changed_at) → receiver,
  *       p50 / p95;
  *   (c) the receiver down (503) for BENCH_DOWN_SECONDS during the same rate, then back: every event delivered,
  *       distinct webhook-ids = events, no record's events out of order.
  *
  *   BENCH_RECORDS=1000000 BENCH_RATE=100 BENCH_SECONDS=60 BENCH_DOWN_SECONDS=600 (defaults)
+ *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
  *   BENCH_RETRY_SCHEDULE  the worker's WEBHOOK_RETRY_SCHEDULE (default 5s,30s,1m,2m,5m,5m,5m,5m: a receiver back
  *                         after 10 minutes is retried within 5; the product default waits up to 30 minutes there)
  */
@@ -19,13 +21,14 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
-import { IndexStore, searchDocument } from '@conduit/platform';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { eventually, startTestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import type { ChangesCommand, ChangesLoadEvent } from './changes-load.ts';
+import { fastestRawBulk } from './raw-bulk.ts';
 import { percentile, table, verdict } from './stats.ts';
+import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
@@ -60,7 +63,7 @@ const { upstream, receiverUrl } = await ready;
 const platform = await startTestPlatform({
   overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
   worker: false,
-  env: { LOG_LEVEL: 'info', ...LOCAL },
+  env: { LOG_LEVEL: 'info', ...LOCAL, ...workerBulkEnv() },
 });
 let worker: ChildProcess | undefined;
 try {
@@ -68,6 +71,7 @@ try {
     PATH: process.env.PATH,
     ...Object.fromEntries(Object.entries(platform.api.deps.env).map(([k, v]) => [k, String(v)])),
     CONNECTOR_BASE_URL_ORB: upstream.url,
+    ...workerUpstreamEnv(),
     LOG_LEVEL: 'info',
     ...LOCAL,
   };
@@ -76,10 +80,17 @@ try {
   worker.stdout?.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').slice(-5)));
   await eventually(async () => (output.some((l) => l.includes('worker started')) ? true : undefined), 60_000, 100);
   let peakKb = 0;
-  const sampler = setInterval(() => (peakKb = Math.max(peakKb, rssKb(worker!.pid!, 'VmRSS'))), 200);
-
+  const rssSamples: string[] = [];
   // (a) the initial sync, the feed on.
   let started = performance.now();
+  let lastSample = 0;
+  const sampler = setInterval(() => {
+    const kb = rssKb(worker!.pid!, 'VmRSS');
+    peakKb = Math.max(peakKb, kb);
+    if (performance.now() - lastSample < 2000) return;
+    lastSample = performance.now();
+    rssSamples.push(`${((lastSample - started) / 1000).toFixed(0)}:${(kb / 1024).toFixed(0)}`);
+  }, 200);
   const created = await platform.call('POST', '/api/v1/integrations/connectors', {
     customer_name: 'bench',
     connector_type: 'Orb',
@@ -101,9 +112,26 @@ try {
   clearInterval(sampler);
   const peakMb = Math.max(peakKb, rssKb(worker.pid!, 'VmHWM')) / 1024;
   const created_events = await feedCount(id, '0');
-  const rawSeconds = await rawBulk(platform.api.deps.indexStore.client, `${platform.namespace}_raw`, id);
-  const ratio = RECORDS / syncSeconds / (RECORDS / rawSeconds);
   console.log(`(a) ${done.record_count} records synced in ${syncSeconds.toFixed(1)} s, ${created_events} events`);
+  console.log(`(a) worker RSS samples (s: MB): ${rssSamples.join(' ')}`);
+  const customers = generateOrbData({
+    customers: RECORDS,
+    subscriptionsPerCustomer: 0,
+    plans: 1,
+    from: START,
+  }).customers;
+  const raw = await fastestRawBulk(
+    platform.api.deps.indexStore.client,
+    `${platform.namespace}_raw`,
+    entity,
+    id,
+    customers,
+  );
+  const ratio = RECORDS / syncSeconds / raw.best.rate;
+  console.log(
+    `(a) raw: ${RECORDS} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +
+      `concurrency ${raw.best.concurrency}; load ${raw.load})`,
+  );
 
   // (b) edits at RATE/s, delivered to a receiver that is up.
   const secret = 'bench-orb-webhook-secret-0123456789';
@@ -143,6 +171,13 @@ try {
     table(
       ['measure', 'value', 'target', ''],
       [
+        ['(a) sync rec/s', String(Math.round(RECORDS / syncSeconds)), '', ''],
+        [
+          `(a) raw rec/s (flushBytes ${raw.best.flushBytes}, x${raw.best.concurrency})`,
+          String(Math.round(raw.best.rate)),
+          '',
+          '',
+        ],
         ['(a) sync/raw with the feed on', ratio.toFixed(2), '>= 0.85', verdict(ratio >= 0.85)],
         ['(a) worker peak RSS MB', peakMb.toFixed(0), '<= 300', verdict(peakMb <= 300)],
         ['(b) copy write -> receiver p50 ms', String(percentile(latencies, 0.5)), '', ''],
@@ -222,31 +257,6 @@ function orderViolations(delivered: readonly { webhookId: string; key: string }[
     lastSeq.set(d.key, Math.max(seq, lastSeq.get(d.key) ?? 0));
   }
   return violations;
-}
-
-/** The same documents bulk-indexed in pages of 100 into a fresh index: seconds spent in bulk requests. */
-async function rawBulk(client: IndexStore['client'], namespace: string, connectorId: string): Promise<number> {
-  const records = generateOrbData({ customers: RECORDS, subscriptionsPerCustomer: 0, plans: 1, from: START }).customers;
-  const store = new IndexStore(client, namespace);
-  const alias = await store.ensureIndex('Orb', entity);
-  let bulkMs = 0;
-  try {
-    for (let from = 0; from < records.length; from += 100) {
-      const body: Record<string, unknown>[] = [];
-      for (const record of records.slice(from, from + 100)) {
-        const document = searchDocument(entity, connectorId, 'raw', record)!;
-        body.push({ index: { _index: alias, _id: document.id, routing: connectorId } }, document.doc);
-      }
-      const t0 = performance.now();
-      await client.bulk({ body, refresh: false });
-      bulkMs += performance.now() - t0;
-    }
-    const t0 = performance.now();
-    await client.indices.refresh({ index: alias });
-    return (bulkMs + performance.now() - t0) / 1000;
-  } finally {
-    await client.indices.delete({ index: `${alias}__*` }, { ignore: [404] });
-  }
 }
 
 function rssKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {

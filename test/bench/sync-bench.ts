@@ -4,11 +4,13 @@
  *
  *   BENCH_RECORDS=1000000  customers (default 1,000,000; the run also does N/10 first)
  *   BENCH_PROFILE=dir      run the worker with --cpu-prof, writing its profiles into dir
+ *   OPENSEARCH_BULK_BYTES, OPENSEARCH_BULK_CONCURRENCY  the worker's bulk setting (default: the product's)
+ *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
  *
  * Sync time runs from the connector's creation (which enqueues its first sync) to `customers` being `ready`.
- * Raw = the same searchDocument() output, bulk-indexed sequentially in pages of 100 (the worker's page size)
- * into a fresh index of the same mapping with the same client; its rate counts the bulk requests and the final
- * refresh only. Upstream: the Orb simulator's data generator and routes, with an indexed customers listing
+ * Raw = the fastest bulk indexing of the same searchDocument() output this machine's OpenSearch takes (raw-bulk.ts:
+ * a small grid of bulk sizes and concurrencies into a fresh index of the same mapping, with the same client; the
+ * winning setting is printed); its rate is the winner's wall time over all N documents, refresh included. Upstream: the Orb simulator's data generator and routes, with an indexed customers listing
  * (see orb-upstream.ts). Everything created (databases, indices, queues) is removed at the end.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -16,16 +18,16 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
-import { IndexStore, searchDocument } from '@conduit/platform';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { startBenchOrbUpstream } from './orb-upstream.ts';
+import { fastestRawBulk, type RawResult } from './raw-bulk.ts';
 import { fixed, table, verdict } from './stats.ts';
+import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const START = '2023-01-01T00:00:00Z';
-const PAGE = 100;
 const PROFILE = process.env.BENCH_PROFILE;
 const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));
 
@@ -38,12 +40,15 @@ interface RunResult {
   syncSeconds: number;
   syncRate: number;
   workerReportedRate: number | null;
-  rawSeconds: number;
-  rawWallSeconds: number;
+  raw: RawResult;
   rawRate: number;
   peakRssMb: number;
   maxSampledRssMb: number;
+  /** [seconds since the sync began, RSS MB], every RSS_SAMPLE_MS. */
+  rssSamples: [number, number][];
 }
+
+const RSS_SAMPLE_MS = 2000;
 
 const results: RunResult[] = [];
 for (const n of [Math.max(1, Math.round(RECORDS / 10)), RECORDS]) {
@@ -59,7 +64,7 @@ async function run(n: number): Promise<RunResult> {
   const platform = await startTestPlatform({
     overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
     worker: false,
-    env: { LOG_LEVEL: 'info' },
+    env: { LOG_LEVEL: 'info', ...workerBulkEnv() },
   });
   let worker: ChildProcess | null = null;
   try {
@@ -68,6 +73,7 @@ async function run(n: number): Promise<RunResult> {
       PATH: process.env.PATH,
       ...Object.fromEntries(Object.entries(platform.api.deps.env).map(([k, v]) => [k, String(v)])),
       CONNECTOR_BASE_URL_ORB: upstream.url,
+      ...workerUpstreamEnv(),
       LOG_LEVEL: 'info',
     };
     const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
@@ -91,12 +97,19 @@ async function run(n: number): Promise<RunResult> {
     );
     const pid = child.pid!;
     let maxSampled = 0;
+    const rssSamples: [number, number][] = [];
+    let lastSample = 0;
+    started = performance.now();
     const sampler = setInterval(() => {
       const rss = procStatusKb(pid, 'VmRSS');
-      if (rss !== null) maxSampled = Math.max(maxSampled, rss);
+      if (rss === null) return;
+      maxSampled = Math.max(maxSampled, rss);
+      if (performance.now() - lastSample >= RSS_SAMPLE_MS) {
+        lastSample = performance.now();
+        rssSamples.push([(lastSample - started) / 1000, rss / 1024]);
+      }
     }, 200);
 
-    started = performance.now();
     const created = await platform.call('POST', '/api/v1/integrations/connectors', {
       customer_name: 'bench',
       connector_type: 'Orb',
@@ -133,22 +146,29 @@ async function run(n: number): Promise<RunResult> {
     worker = null;
     console.log(`sync: ${n} records in ${syncSeconds.toFixed(1)} s, peak RSS ${mb(peak)} MB`);
 
-    const raw = await rawBulk(platform.api.deps.indexStore.client, `${platform.namespace}_raw`, connectorId, [
-      ...upstream.customersInOrder,
-    ]);
+    console.log(`RSS samples (s: MB): ${rssSamples.map(([t, m]) => `${t.toFixed(0)}:${m.toFixed(0)}`).join(' ')}`);
+
+    const raw = await fastestRawBulk(
+      platform.api.deps.indexStore.client,
+      `${platform.namespace}_raw`,
+      entity!,
+      connectorId,
+      upstream.customersInOrder,
+    );
     console.log(
-      `raw:  ${n} records in ${raw.seconds.toFixed(1)} s of bulk requests (${raw.wallSeconds.toFixed(1)} s wall)`,
+      `raw:  ${n} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +
+        `concurrency ${raw.best.concurrency}; load ${raw.load})`,
     );
     return {
       records: n,
       syncSeconds,
       syncRate: n / syncSeconds,
       workerReportedRate: Number.isFinite(reported) ? reported : null,
-      rawSeconds: raw.seconds,
-      rawWallSeconds: raw.wallSeconds,
-      rawRate: n / raw.seconds,
+      raw,
+      rawRate: raw.best.rate,
       peakRssMb: peak / 1024,
       maxSampledRssMb: maxSampled / 1024,
+      rssSamples,
     };
   } finally {
     if (worker && worker.exitCode === null) {
@@ -157,42 +177,6 @@ async function run(n: number): Promise<RunResult> {
     }
     await platform.close();
     await upstream.close();
-  }
-}
-
-async function rawBulk(
-  client: IndexStore['client'],
-  namespace: string,
-  connectorId: string,
-  records: readonly Record<string, unknown>[],
-): Promise<{ seconds: number; wallSeconds: number }> {
-  const store = new IndexStore(client, namespace);
-  const alias = await store.ensureIndex('Orb', entity!);
-  const runId = 'bench-raw';
-  let bulkMs = 0;
-  const wallStarted = performance.now();
-  try {
-    for (let from = 0; from < records.length; from += PAGE) {
-      const body: Record<string, unknown>[] = [];
-      for (const record of records.slice(from, from + PAGE)) {
-        const document = searchDocument(entity!, connectorId, runId, record);
-        if (!document) continue;
-        body.push({ index: { _index: alias, _id: document.id, routing: connectorId } });
-        body.push(document.doc);
-      }
-      const t0 = performance.now();
-      const response = await client.bulk({ body, refresh: false });
-      bulkMs += performance.now() - t0;
-      if ((response.body as { errors: boolean }).errors) throw new Error('raw bulk indexing reported errors');
-    }
-    const t0 = performance.now();
-    await client.indices.refresh({ index: alias });
-    bulkMs += performance.now() - t0;
-    const count = await store.count('Orb', 'customers', connectorId);
-    if (count !== records.length) throw new Error(`raw index holds ${count} of ${records.length} documents`);
-    return { seconds: bulkMs / 1000, wallSeconds: (performance.now() - wallStarted) / 1000 };
-  } finally {
-    await client.indices.delete({ index: `${alias}__*` }, { ignore: [404] });
   }
 }
 
@@ -227,16 +211,43 @@ async function waitFor<T>(
 function report(all: RunResult[]): void {
   const full = all.at(-1)!;
   const small = all[0]!;
-  console.log(`\n=== sync: Orb customers through the worker (child process) vs raw bulk (pages of ${PAGE}) ===\n`);
+  console.log(`\n=== raw bulk grid (the fastest setting of each size is its raw side; load ${full.raw.load}) ===\n`);
   console.log(
     table(
-      ['records', 'sync s', 'sync rec/s', 'worker-reported rec/s', 'raw s', 'raw rec/s', 'sync/raw', 'peak RSS MB'],
+      ['records', 'documents', 'flushBytes', 'concurrency', 's', 'docs/s'],
+      all.flatMap((r) =>
+        r.raw.trials.map((t) => [
+          String(r.records),
+          String(t.documents),
+          String(t.flushBytes),
+          String(t.concurrency),
+          t.seconds.toFixed(1),
+          String(Math.round(t.rate)),
+        ]),
+      ),
+    ),
+  );
+  console.log(`\n=== sync: Orb customers through the worker (child process) vs the fastest raw bulk ===\n`);
+  console.log(
+    table(
+      [
+        'records',
+        'sync s',
+        'sync rec/s',
+        'worker-reported rec/s',
+        'raw setting',
+        'raw s',
+        'raw rec/s',
+        'sync/raw',
+        'peak RSS MB',
+      ],
       all.map((r) => [
         String(r.records),
         r.syncSeconds.toFixed(1),
         String(Math.round(r.syncRate)),
         r.workerReportedRate === null ? '-' : String(r.workerReportedRate),
-        r.rawSeconds.toFixed(1),
+        `${r.raw.best.flushBytes} B x${r.raw.best.concurrency}`,
+        r.raw.best.seconds.toFixed(1),
         String(Math.round(r.rawRate)),
         fixed(r.syncRate / r.rawRate),
         `${r.peakRssMb.toFixed(0)} (max sampled ${r.maxSampledRssMb.toFixed(0)})`,

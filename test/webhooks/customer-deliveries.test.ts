@@ -400,3 +400,55 @@ describe('webhooks to the customer survive a worker killed mid-delivery', () => 
     );
   }, 120_000);
 });
+
+describe('webhooks to the customer after an outage', () => {
+  let sim: OrbSimulator;
+  let platform: TestPlatform;
+  let id: string;
+  let edit: (key: string, email: string) => Promise<void>;
+  const receiver = new Receiver();
+
+  beforeAll(async () => {
+    await receiver.start();
+    // Waits of an hour: whatever goes out within the test was brought forward, not waited for.
+    ({ sim, platform } = await orbPlatform({ ...LOCAL, WEBHOOK_RETRY_SCHEDULE: '1h,1h' }));
+    id = await createConnector(platform, { customer_name: 'acme', name: 'out', ...orbSettingsFrom(sim.apiKey, START) });
+    edit = await upstreamWebhooks(platform, sim, id);
+    await waitForEntity(platform, id, 'customers', (s) => s.status === 'ready' && !s.running);
+  }, 120_000);
+  afterAll(async () => {
+    await platform?.close();
+    await sim?.close();
+    await receiver.close();
+  });
+
+  it('the first success after failures makes the waiting retries due at once, still in order per record', async () => {
+    receiver.answer = () => 503;
+    await createEndpoint(platform, { url: receiver.url, connector_ids: [id] });
+    const [a, b, c] = sim.data.customers.map((customer) => customer.id);
+    await edit(a!, 'a-first@example.com');
+    await edit(b!, 'b-only@example.com');
+    await eventually(async () => (receiver.of(a!).length > 0 && receiver.of(b!).length > 0 ? true : undefined));
+    // A second event of `a` waits behind its first, which waits an hour for its retry.
+    await edit(a!, 'a-second@example.com');
+    const edited = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.of(a!).some((call) => call.body.includes('a-second'))).toBe(false);
+
+    // The receiver is back: the next event goes through, and the ones waiting follow without their hour.
+    receiver.answer = () => 200;
+    await edit(c!, 'c-after@example.com');
+    const delivered = (key: string) =>
+      receiver
+        .of(key)
+        .filter((call) => call.answered === 200)
+        .map((call) => (JSON.parse(call.body) as { record: { email: string } }).record.email);
+    await eventually(
+      async () =>
+        delivered(a!).length === 2 && delivered(b!).length === 1 && delivered(c!).length === 1 ? true : undefined,
+      30_000,
+    );
+    expect(delivered(a!)).toEqual(['a-first@example.com', 'a-second@example.com']);
+    expect(Date.now() - edited).toBeLessThan(60_000);
+  }, 90_000);
+});

@@ -97,6 +97,13 @@ export const PlatformEnv = z.object({
    */
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /**
+   * Bulk writes to the copy go out as requests of about this many bytes, OPENSEARCH_BULK_CONCURRENCY of them at once
+   * (a sync write group of 1,000 Orb customers is ~0.9 MB): bench:sync prints the setting that indexes fastest on
+   * the machine it runs on.
+   */
+  OPENSEARCH_BULK_BYTES: z.coerce.number().int().min(10_000).max(100_000_000).default(500_000),
+  OPENSEARCH_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  /**
    * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
    * address and per connector; beyond it, 429 with Retry-After.
    */

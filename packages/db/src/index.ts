@@ -6,9 +6,10 @@ export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { IdempotencyKeysRepository, type IdempotencyRef } from './repositories/idempotency-keys.ts';
-export { type RunRef, SyncStatesRepository } from './repositories/sync-states.ts';
+export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
 export {
   type ClaimedDelivery,
+  type DeliveryAttempt,
   type WebhookEndpointRow,
   WebhookEndpointsRepository,
 } from './repositories/webhook-endpoints.ts';

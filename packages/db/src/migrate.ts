@@ -10,6 +10,7 @@ import * as tokenGeneration from './migrations/0010-token-generation.ts';
 import * as idempotencyKeys from './migrations/0015-idempotency-keys.ts';
 import * as auditLog from './migrations/0016-audit-log.ts';
 import * as auditOutcomes from './migrations/0020-audit-outcomes.ts';
+import * as pendingDeliveries from './migrations/0021-pending-deliveries.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-idempotency-keys': idempotencyKeys,
   '0016-audit-log': auditLog,
   '0020-audit-outcomes': auditOutcomes,
+  '0021-pending-deliveries': pendingDeliveries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

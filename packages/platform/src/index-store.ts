@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
 import { buildIndexMapping, copyScope, INTERNAL_FIELDS, toIndexDocument } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
-import { type AppliedWrite, type ChangeSink, type ChangeSource, NO_CHANGES } from './change-sink.ts';
+import { type AppliedWrite, type ChangeSink, type ChangeSource, type ChangeTarget, NO_CHANGES } from './change-sink.ts';
 import { CoalescedRefresh } from './coalesced-refresh.ts';
 import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import {
@@ -24,7 +24,7 @@ const DELETED_FIELD = INTERNAL_FIELDS.deleted;
  */
 const VERSION_TYPE = 'external_gte';
 const DELETE_PAGE = 1000;
-/** Pages are ~100 records, so each writeBatch is one bulk request; a huge page is split at 5 MB. */
+/** Bulk requests of about this size, one at a time, unless the store is told otherwise (OPENSEARCH_BULK_*). */
 const BULK_FLUSH_BYTES = 5_000_000;
 /** Items refused with 429 are retried this many times, BULK_RETRY_WAIT_MS apart, before the page fails. */
 const BULK_RETRIES = 5;
@@ -39,6 +39,12 @@ interface StoredDocument {
   _deleted_at?: number;
 }
 
+/** Bulk requests of about `flushBytes` bytes, `concurrency` of them in flight at once. */
+export interface BulkSetting {
+  readonly flushBytes: number;
+  readonly concurrency: number;
+}
+
 /** `wait_for`: the call returns once the write is visible to search (read-your-writes, webhooks). */
 export type IndexRefresh = boolean | 'wait_for';
 
@@ -49,6 +55,13 @@ export interface IndexedBatch {
   readonly skipped: number;
   /** Records older than what the copy already held for them: dropped, as the versioning rule says. */
   readonly stale: number;
+}
+
+/** A write the engine acknowledged whose change-feed append is still to come (IndexStore.recordChanges). */
+export interface WrittenChanges {
+  readonly target: ChangeTarget;
+  /** What the engine applied, in order (the stale writes it refused are not here). */
+  readonly applied: readonly AppliedWrite[];
 }
 
 export interface CopyWriteOptions {
@@ -77,6 +90,7 @@ export class IndexStore {
   readonly #refreshes = new CoalescedRefresh(async (index) => {
     await this.#client.indices.refresh({ index }, { ignore: [404] });
   });
+  readonly #bulk: BulkSetting;
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
@@ -93,11 +107,14 @@ export class IndexStore {
       changes?: ChangeSink;
       /** Replicas of each index (0 when unset: a single node). */
       replicas?: number;
+      /** How writes are cut into bulk requests, and how many go at once (one request of up to 5 MB unless set). */
+      bulk?: BulkSetting;
     } = {},
   ) {
     this.#client = client;
     this.#namespace = namespace;
     this.#replicas = options.replicas ?? 0;
+    this.#bulk = options.bulk ?? { flushBytes: BULK_FLUSH_BYTES, concurrency: 1 };
     this.#transport = options.searchUrl
       ? new SearchTransport(options.searchUrl, { ...options.transport, requests: options.searchRequests })
       : undefined;
@@ -295,14 +312,26 @@ export class IndexStore {
    * Idempotent, versioned bulk write: the same record always lands on the same document id, with its read instant
    * as version; a record the copy already holds from a newer read is dropped (counted as `stale`), not an error.
    */
-  async writeBatch(
+  async writeBatch(...write: Parameters<IndexStore['writeRecords']>): Promise<IndexedBatch> {
+    const written = await this.writeRecords(...write);
+    await this.recordChanges(written);
+    return { indexed: written.indexed, skipped: written.skipped, stale: written.stale };
+  }
+
+  /**
+   * writeBatch without the change-feed append: the caller passes the result to recordChanges once it wants the
+   * events appended (a sync run overlaps that with its next group's bulk). Until then a crash loses the events
+   * only until the records are read again (docs/changes.md), so the caller must not checkpoint past this write
+   * before recordChanges resolved.
+   */
+  async writeRecords(
     connectorType: string,
     entity: EntityCatalog,
     connectorId: string,
     runId: string,
     records: readonly Record<string, unknown>[],
     options: CopyWriteOptions,
-  ): Promise<IndexedBatch> {
+  ): Promise<IndexedBatch & WrittenChanges> {
     const alias = await this.ensureIndex(connectorType, entity);
     const documents: VersionedDocument[] = [];
     let skipped = 0;
@@ -317,8 +346,18 @@ export class IndexStore {
       documents.push({ id: document.id, version, doc: document.doc, write });
     });
     const applied = await this.#writeVersioned(alias, connectorId, documents, options.refresh);
-    await this.#changes.applied({ connectorId, entity: entity.name, source: options.source ?? 'sync' }, applied);
-    return { indexed: applied.length, skipped, stale: uniqueById(documents).length - applied.length };
+    return {
+      indexed: applied.length,
+      skipped,
+      stale: uniqueById(documents).length - applied.length,
+      target: { connectorId, entity: entity.name, source: options.source ?? 'sync' },
+      applied,
+    };
+  }
+
+  /** Appends what a write applied to the change feed (see writeRecords). */
+  async recordChanges(written: WrittenChanges): Promise<void> {
+    await this.#changes.applied(written.target, written.applied);
   }
 
   /**
@@ -333,11 +372,23 @@ export class IndexStore {
     keys: readonly string[],
     options: CopyWriteOptions,
   ): Promise<number> {
+    const written = await this.writeRemovals(connectorType, entity, connectorId, keys, options);
+    await this.recordChanges(written);
+    return written.applied.length;
+  }
+
+  /** removeRecords without the change-feed append, as writeRecords. */
+  async writeRemovals(
+    connectorType: string,
+    entity: EntityCatalog,
+    connectorId: string,
+    keys: readonly string[],
+    options: CopyWriteOptions,
+  ): Promise<WrittenChanges> {
     const alias = await this.ensureIndex(connectorType, entity);
     const documents = keys.map((key, i) => tombstoneOf(connectorId, key, versionAt(options.readAt, i)));
     const applied = await this.#writeVersioned(alias, connectorId, documents, options.refresh);
-    await this.#changes.applied({ connectorId, entity: entity.name, source: options.source ?? 'sync' }, applied);
-    return applied.length;
+    return { target: { connectorId, entity: entity.name, source: options.source ?? 'sync' }, applied };
   }
 
   /**
@@ -395,8 +446,9 @@ export class IndexStore {
   ): Promise<AppliedWrite[]> {
     const unique = uniqueById(documents);
     if (unique.length === 0) return [];
-    // The client's bulk helper: one request per page (a page is far below flushBytes), and the items the engine
-    // refuses with 429 (write queue full) are sent again after a pause instead of failing the page.
+    // The client's bulk helper: requests of about `flushBytes`, `concurrency` in flight (ids are unique here, so
+    // their order between requests does not matter), and the items the engine refuses with 429 (write queue full)
+    // are sent again after a pause instead of failing the page.
     const stale = new Set<string>();
     const dropped: { status: number; error: unknown }[] = [];
     await this.#client.helpers.bulk({
@@ -413,8 +465,8 @@ export class IndexStore {
         },
         document.doc,
       ],
-      flushBytes: BULK_FLUSH_BYTES,
-      concurrency: 1,
+      flushBytes: this.#bulk.flushBytes,
+      concurrency: this.#bulk.concurrency,
       retries: BULK_RETRIES,
       wait: BULK_RETRY_WAIT_MS,
       onDrop: (item) => {

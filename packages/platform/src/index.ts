@@ -5,7 +5,7 @@ export { createDeliverySender, type DeliverySender } from './customer-webhooks/d
 export { newEndpointSecret, signedHeaders } from './customer-webhooks/endpoint-secret.ts';
 export { endpointUrlProblem } from './customer-webhooks/endpoint-url.ts';
 export type { UpstreamOverrides } from './hosted-connectors.ts';
-export { IndexStore } from './index-store.ts';
+export { IndexStore, type WrittenChanges } from './index-store.ts';
 export {
   credentialsFrom,
   OAUTH_PROVIDERS,

@@ -80,6 +80,7 @@ export async function connectPlatformServices(
       timeoutMs: env.SEARCH_TIMEOUT_MS,
     },
     changes: new ChangeFeedSink(changeFeed),
+    bulk: { flushBytes: env.OPENSEARCH_BULK_BYTES, concurrency: env.OPENSEARCH_BULK_CONCURRENCY },
   });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);

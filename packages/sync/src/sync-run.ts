@@ -9,8 +9,9 @@ import {
   needsFullPasses,
   type ReadPage,
 } from '@conduit/connectors';
-import type { ConnectorRow, RunRef, SyncStateRow } from '@conduit/db';
+import type { ConnectorRow, RunRef, RunWrite, SyncStateRow } from '@conduit/db';
 import type { Logger } from '@conduit/observability';
+import type { WrittenChanges } from '@conduit/platform';
 import { connectorChangesChannel } from '@conduit/queues';
 import type { SyncDeps } from './deps.ts';
 import { pageGroups } from './page-groups.ts';
@@ -108,64 +109,97 @@ export async function runEntitySync(
   const connector = deps.hosted.forRow(row, { lane: 'sync' });
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
+  const stopWritingAs = async (outcome: Exclude<RunWrite, 'ok'>): Promise<SyncRunOutcome> => {
+    if (outcome === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
+    log.warn('another run took over this entity; stopping');
+    return { status: 'skipped', reason: 'superseded by a newer run' };
+  };
   let pages = 0;
   let loggedAtPages = 0;
   log.info('sync run started', { since, full, resumed: resumed !== null, parents: parents.length });
 
-  for (; checkpoint.parentIndex < parents.length; checkpoint.parentIndex++) {
-    const parentParams = parents[checkpoint.parentIndex];
-    const pagesOf = stampedPages(
-      connector.read(entityName, {
-        since,
-        ...(parentParams ? { parentParams } : {}),
-        ...(checkpoint.resume === undefined ? {} : { resume: checkpoint.resume }),
-        ...(position === undefined ? {} : { position }),
-      }),
-    );
-    const source = (checkpoint.full ?? full) ? 'full_pass' : 'sync';
-    for await (const group of pageGroups(pagesOf, WRITE_GROUPS)) {
-      const records = group.flatMap((page) => page.records);
-      // Each record carries the instant its page's read began: a newer read already in the copy (a webhook's
-      // re-read while this page was on its way) is kept.
-      const readAt = group.flatMap((page) => page.records.map(() => page.readAt));
-      const last = group[group.length - 1]!;
-      const batch = await deps.indexStore.writeBatch(row.connector_type, entity, connectorId, runId, records, {
-        readAt,
-        source,
-      });
-      // A changes feed names what left the upstream: remove it now (idempotent; a full pass would also catch it).
-      const removed = group.flatMap((page) => (page.removed ?? []).map((key) => ({ key, readAt: page.readAt })));
-      if (removed.length > 0) {
-        await deps.indexStore.removeRecords(
-          row.connector_type,
-          entity,
-          connectorId,
-          removed.map((r) => r.key),
-          { readAt: removed.map((r) => r.readAt), source },
-        );
+  // Each group's tail (its change-feed append, then its checkpoint and heartbeat) runs while the next group is
+  // bulk-indexed: the feed append is Postgres work that would otherwise sit between two engine writes. One tail at a
+  // time, in group order, so the feed keeps the order the copy applied the writes, and a checkpoint is only saved
+  // once its group's events are in the feed (a crash before it re-reads the group: nothing is lost).
+  let tail: Promise<RunWrite> | undefined;
+  const settled = async (): Promise<RunWrite> => {
+    const pending = tail;
+    tail = undefined;
+    return pending ? await pending : 'ok';
+  };
+  try {
+    for (; checkpoint.parentIndex < parents.length; checkpoint.parentIndex++) {
+      const parentParams = parents[checkpoint.parentIndex];
+      const pagesOf = stampedPages(
+        connector.read(entityName, {
+          since,
+          ...(parentParams ? { parentParams } : {}),
+          ...(checkpoint.resume === undefined ? {} : { resume: checkpoint.resume }),
+          ...(position === undefined ? {} : { position }),
+        }),
+      );
+      const source = (checkpoint.full ?? full) ? 'full_pass' : 'sync';
+      for await (const group of pageGroups(pagesOf, WRITE_GROUPS)) {
+        const records = group.flatMap((page) => page.records);
+        // Each record carries the instant its page's read began: a newer read already in the copy (a webhook's
+        // re-read while this page was on its way) is kept.
+        const readAt = group.flatMap((page) => page.records.map(() => page.readAt));
+        const last = group[group.length - 1]!;
+        const batch = await deps.indexStore.writeRecords(row.connector_type, entity, connectorId, runId, records, {
+          readAt,
+          source,
+        });
+        const written: WrittenChanges[] = [batch];
+        // A changes feed names what left the upstream: remove it now (idempotent; a full pass would also catch it).
+        const removed = group.flatMap((page) => (page.removed ?? []).map((key) => ({ key, readAt: page.readAt })));
+        if (removed.length > 0) {
+          written.push(
+            await deps.indexStore.writeRemovals(
+              row.connector_type,
+              entity,
+              connectorId,
+              removed.map((r) => r.key),
+              { readAt: removed.map((r) => r.readAt), source },
+            ),
+          );
+        }
+        const before = await settled();
+        if (before !== 'ok') return await stopWritingAs(before);
+        const indexed = batch.indexed;
+        checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, records, entity.sync.cursorField);
+        for (const page of group) if (page.position !== undefined) checkpoint.position = page.position;
+        checkpoint.indexed += indexed;
+        checkpoint.resume = last.checkpoint ?? undefined;
+        const saving = { ...checkpoint };
+        pages += group.length;
+        const progressNow = { pages, records: checkpoint.indexed, pageIndexed: indexed };
+        tail = (async () => {
+          for (const write of written) await deps.indexStore.recordChanges(write);
+          const saved = await deps.syncStates.saveCheckpoint(run, saving, indexed);
+          if (saved === 'ok') await control.onPage?.(progressNow);
+          return saved;
+        })();
+        // Awaited on the next group (or below); until then a failure must not surface as an unhandled rejection.
+        tail.catch(() => undefined);
+        if (pages >= loggedAtPages + 20) {
+          loggedAtPages = pages;
+          log.info('sync progress', progress(pages, checkpoint.indexed, started));
+        }
+        if (control.stopRequested()) {
+          const saved = await settled();
+          if (saved !== 'ok') return await stopWritingAs(saved);
+          await deps.syncStates.pauseRun(run);
+          throw new SyncInterrupted('stopped after a checkpoint');
+        }
       }
-      checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, records, entity.sync.cursorField);
-      for (const page of group) if (page.position !== undefined) checkpoint.position = page.position;
-      checkpoint.indexed += batch.indexed;
-      checkpoint.resume = last.checkpoint ?? undefined;
-      const saved = await deps.syncStates.saveCheckpoint(run, checkpoint, batch.indexed);
-      if (saved === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
-      if (saved === 'superseded') {
-        log.warn('another run took over this entity; stopping');
-        return { status: 'skipped', reason: 'superseded by a newer run' };
-      }
-      pages += group.length;
-      await control.onPage?.({ pages, records: checkpoint.indexed, pageIndexed: batch.indexed });
-      if (pages >= loggedAtPages + 20) {
-        loggedAtPages = pages;
-        log.info('sync progress', progress(pages, checkpoint.indexed, started));
-      }
-      if (control.stopRequested()) {
-        await deps.syncStates.pauseRun(run);
-        throw new SyncInterrupted('stopped after a checkpoint');
-      }
+      const saved = await settled();
+      if (saved !== 'ok') return await stopWritingAs(saved);
+      checkpoint.resume = undefined;
     }
-    checkpoint.resume = undefined;
+  } finally {
+    // A failed read or write leaves the group before it to finish: its checkpoint is where a retry resumes.
+    await tail?.catch(() => undefined);
   }
 
   // Make this run's writes visible before deciding what disappeared and counting.

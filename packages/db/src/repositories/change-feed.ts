@@ -102,34 +102,33 @@ export class ChangeFeedRepository {
           }
         }
         if (updated.size > 0) {
-          await trx
-            .insertInto('record_states')
-            .values([...updated].map(([key, state]) => ({ connector_id: connectorId, entity, key, ...state })))
-            .onConflict((oc) =>
-              oc.columns(['connector_id', 'entity', 'key']).doUpdateSet((eb) => ({
-                version: eb.ref('excluded.version'),
-                content_hash: eb.ref('excluded.content_hash'),
-                deleted: eb.ref('excluded.deleted'),
-              })),
-            )
-            .execute();
+          // One statement whatever the batch size: the rows travel as one array per column (unnest), not as
+          // six parameters per row that the server parses one by one.
+          const states = [...updated];
+          await sql`
+            insert into record_states (connector_id, entity, key, version, content_hash, deleted)
+            select ${connectorId}::text, ${entity}::text, s.key, s.version, s.content_hash, s.deleted
+            from unnest(
+              ${states.map(([key]) => key)}::text[],
+              ${states.map(([, state]) => String(state.version))}::bigint[],
+              ${states.map(([, state]) => state.content_hash)}::text[],
+              ${states.map(([, state]) => state.deleted)}::boolean[]
+            ) as s(key, version, content_hash, deleted)
+            on conflict (connector_id, entity, key) do update set
+              version = excluded.version, content_hash = excluded.content_hash, deleted = excluded.deleted`.execute(
+            trx,
+          );
         }
         if (events.length === 0) return 0;
         const first = Number(head.last_seq) + 1;
-        await trx
-          .insertInto('change_events')
-          .values(
-            events.map(({ type, change }, i) => ({
-              connector_id: connectorId,
-              seq: first + i,
-              type,
-              entity,
-              key: change.key,
-              record: change.record === null ? null : JSON.stringify(change.record),
-              source,
-            })),
-          )
-          .execute();
+        await sql`
+          insert into change_events (connector_id, seq, type, entity, key, record, source)
+          select ${connectorId}::text, ${first}::bigint + e.ord - 1, e.type, ${entity}::text, e.key, e.record::jsonb, ${source}::text
+          from unnest(
+            ${events.map(({ type }) => type)}::text[],
+            ${events.map(({ change }) => change.key)}::text[],
+            ${events.map(({ change }) => (change.record === null ? null : JSON.stringify(change.record)))}::text[]
+          ) with ordinality as e(type, key, record, ord)`.execute(trx);
         await trx
           .updateTable('change_feed_heads')
           .set({ last_seq: first + events.length - 1 })

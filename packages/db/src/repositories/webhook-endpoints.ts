@@ -38,6 +38,13 @@ export interface DeliveryAttemptOutcome {
   readonly latencyMs: number;
 }
 
+/** One attempt of a claimed delivery and what follows it. */
+export interface DeliveryAttempt {
+  readonly delivery: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'attempts'>;
+  readonly outcome: DeliveryAttemptOutcome;
+  readonly next: { delivered: true } | { delivered: false; retryAt: Date | null };
+}
+
 const json = (value: readonly string[] | null | undefined) => (value == null ? null : JSON.stringify(value));
 
 /**
@@ -237,66 +244,83 @@ export class WebhookEndpointsRepository {
   }
 
   /**
-   * Records one attempt: delivered, retried at `retryAt`, or failed (no `retryAt` left). The endpoint's failing
-   * streak starts at its first failure and ends with a success; `disableAfterMs` of it disables the endpoint.
+   * Records a round of attempts in one transaction: each delivered, retried at `retryAt`, or failed (no `retryAt`
+   * left). An endpoint's failing streak starts at its first failure and ends with a success; `disableAfterMs` of it
+   * disables the endpoint. A success after a failing streak means the endpoint is back: its deliveries waiting for a
+   * retry are due at once rather than at the rest of their wait (after an outage of minutes the schedule's waits
+   * are minutes too); one record's events still go out in order, as `claimDue` takes the oldest pending first.
    */
-  async recordAttempt(
-    delivery: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'attempts'>,
-    outcome: DeliveryAttemptOutcome,
-    next: { delivered: true } | { delivered: false; retryAt: Date | null },
-    disableAfterMs: number,
-  ): Promise<void> {
+  async recordAttempts(attempts: readonly DeliveryAttempt[], disableAfterMs: number): Promise<void> {
+    if (attempts.length === 0) return;
     await this.#db.transaction().execute(async (trx) => {
-      // The endpoint first (as DELETE locks it before its deliveries); a deleted one has nothing left to record.
-      const alive = await trx
+      // The endpoints first, in id order (as DELETE locks its endpoint before its deliveries): no deadlock. A
+      // deleted one has nothing left to record.
+      const endpoints = await trx
         .selectFrom('webhook_endpoints')
-        .select('id')
-        .where('id', '=', delivery.endpoint_id)
+        .select(['id', 'failing_since'])
+        .where('id', 'in', [...new Set(attempts.map((a) => a.delivery.endpoint_id))])
+        .orderBy('id')
         .forUpdate()
-        .executeTakeFirst();
-      if (!alive) return;
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
-          delivery_id: delivery.id,
-          attempted_at: outcome.attemptedAt,
-          http_status: outcome.httpStatus,
-          error: outcome.error,
-          latency_ms: outcome.latencyMs,
-        })
         .execute();
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          attempts: delivery.attempts + 1,
-          leased_until: null,
-          ...(next.delivered
-            ? { status: 'delivered' }
-            : next.retryAt
-              ? { next_attempt_at: next.retryAt }
-              : { status: 'failed' }),
-        })
-        .where('id', '=', delivery.id)
-        .execute();
-      if (next.delivered) {
+      const alive = new Map(endpoints.map((e) => [e.id, e.failing_since]));
+      const kept = attempts.filter((a) => alive.has(a.delivery.endpoint_id));
+      if (kept.length === 0) return;
+      await sql`
+        insert into webhook_attempts (delivery_id, attempted_at, http_status, error, latency_ms)
+        select * from unnest(
+          ${kept.map((a) => a.delivery.id)}::bigint[],
+          ${kept.map((a) => a.outcome.attemptedAt.toISOString())}::timestamptz[],
+          ${kept.map((a) => a.outcome.httpStatus)}::integer[],
+          ${kept.map((a) => a.outcome.error)}::text[],
+          ${kept.map((a) => a.outcome.latencyMs)}::integer[]
+        )`.execute(trx);
+      const statusOf = (next: DeliveryAttempt['next']) =>
+        next.delivered ? 'delivered' : next.retryAt ? 'pending' : 'failed';
+      await sql`
+        update webhook_deliveries d set
+          attempts = u.attempts, leased_until = null, status = u.status,
+          next_attempt_at = coalesce(u.next_attempt_at, d.next_attempt_at)
+        from unnest(
+          ${kept.map((a) => a.delivery.id)}::bigint[],
+          ${kept.map((a) => a.delivery.attempts + 1)}::integer[],
+          ${kept.map((a) => statusOf(a.next))}::text[],
+          ${kept.map((a) => (!a.next.delivered && a.next.retryAt ? a.next.retryAt.toISOString() : null))}::timestamptz[]
+        ) as u(id, attempts, status, next_attempt_at)
+        where d.id = u.id`.execute(trx);
+      for (const [endpointId, failingSince] of alive) {
+        const own = kept.filter((a) => a.delivery.endpoint_id === endpointId);
+        if (own.some((a) => a.next.delivered)) {
+          if (failingSince === null) continue;
+          await trx
+            .updateTable('webhook_endpoints')
+            .set({ failing_since: null })
+            .where('id', '=', endpointId)
+            .execute();
+          // Due from when they were queued: the backlog goes out oldest first, and claimDue's order (by due time)
+          // does not have one huge tie to sort on every claim.
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: sql`created_at` })
+            .where('endpoint_id', '=', endpointId)
+            .where('status', '=', 'pending')
+            .where('attempts', '>', 0)
+            .where('next_attempt_at', '>', sql<Date>`now()`)
+            .execute();
+          continue;
+        }
+        if (own.length === 0) continue;
+        const times = own.map((a) => a.outcome.attemptedAt.getTime());
+        const since = failingSince ?? new Date(Math.min(...times));
         await trx
           .updateTable('webhook_endpoints')
-          .set({ failing_since: null })
-          .where('id', '=', delivery.endpoint_id)
+          .set(
+            since.getTime() < Math.max(...times) - disableAfterMs
+              ? { failing_since: since, enabled: false, disabled_reason: 'every delivery failed for 5 days' }
+              : { failing_since: since },
+          )
+          .where('id', '=', endpointId)
           .execute();
-        return;
       }
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: sql`coalesce(failing_since, ${outcome.attemptedAt})` })
-        .where('id', '=', delivery.endpoint_id)
-        .execute();
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ enabled: false, disabled_reason: 'every delivery failed for 5 days' })
-        .where('id', '=', delivery.endpoint_id)
-        .where('failing_since', '<', new Date(outcome.attemptedAt.getTime() - disableAfterMs))
-        .execute();
     });
   }
 
