@@ -160,7 +160,8 @@ describe('live calls come first', () => {
       expect(answer.status).toBe(200);
     }
     expect((await entityStatuses(platform, id)).customers?.running).toBe(true);
-    // Every live wait for a slot (this API process's own histogram) is within one interval (200 ms) and a margin.
+    // Every wait the budget assigned a live call (this API process's own histogram) is within one interval (200 ms)
+    // and a margin: a call queued behind the backfill's pages would be assigned several.
     const waits = await platform.api.deps.metrics.budgetWait.get();
     const live = waits.values.filter((v) => v.labels.lane === 'live');
     const count = live.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;

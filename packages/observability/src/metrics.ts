@@ -69,7 +69,7 @@ export class PlatformMetrics {
     );
     this.budgetWait = new Histogram({
       name: 'conduit_upstream_budget_wait_seconds',
-      help: 'Time an upstream call waited for its slot in its connector budget, by lane (live, sync)',
+      help: 'Time the connector budget made an upstream call wait for its slot (the waits it assigned), by lane (live, sync)',
       labelNames: ['lane'],
       buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,

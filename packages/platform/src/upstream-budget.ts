@@ -151,7 +151,9 @@ export class UpstreamBudgets {
     if (this.#recent.size > RECENT) this.#recent.delete(this.#recent.keys().next().value!);
     return {
       acquire: async (signal) => {
-        const started = performance.now();
+        // The waits the budget assigns (from Redis' clock), not the wall time around them: what a call waits for
+        // its slot, without the round trips and timer lag of a busy process.
+        let assignedMs = 0;
         for (;;) {
           const [booked, waitMs] = await this.#book(keys, subject, lane);
           if (waitMs > this.#settings.maxWaitMs) {
@@ -162,12 +164,14 @@ export class UpstreamBudgets {
           }
           if (booked === 1) {
             if (waitMs > 0) await defaultSleep(waitMs, signal);
+            assignedMs += Math.max(0, waitMs);
             break;
           }
           // Paused, or (sync) no free slot now: try again when the next one is due.
           await defaultSleep(Math.max(1, waitMs), signal);
+          assignedMs += Math.max(1, waitMs);
         }
-        this.#onWait?.(lane, performance.now() - started);
+        this.#onWait?.(lane, assignedMs);
       },
       rateLimited: async (waitMs) => {
         await this.#redis.eval(
