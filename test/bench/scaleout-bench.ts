@@ -8,15 +8,12 @@
  * worker (2). With a near-zero latency the sync is CPU-bound, and on a 2-core machine shared with OpenSearch and
  * Postgres a second worker process cannot add throughput.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { syncRunsByOutcome } from '../harness/scale-out.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
+import { spawnOrbUpstream } from './orb-upstream-process.ts';
 import { fixed, table, verdict } from './stats.ts';
 
 const CONNECTORS = Number(process.env.SCALEOUT_CONNECTORS ?? 12);
@@ -24,12 +21,7 @@ const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '2';
 const ENTITIES = ['customers', 'subscriptions', 'plans', 'invoices'];
 const START = '2024-01-01T00:00:00Z';
 
-const upstreamProcess = spawn(process.execPath, [fileURLToPath(new URL('./scaleout-upstream.ts', import.meta.url))], {
-  env: process.env,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const [line] = (await once(createInterface({ input: upstreamProcess.stdout! }), 'line')) as [string];
-const upstream = JSON.parse(line) as { url: string; apiKey: string };
+const upstream = await spawnOrbUpstream(process.env);
 
 interface Round {
   workers: number;
@@ -135,6 +127,6 @@ try {
       `every entity run executed once (${two.runsDone} of ${expectedRuns} with 2 workers, ${two.runsSkipped} duplicates)`,
   );
 } finally {
-  upstreamProcess.kill('SIGTERM');
+  upstream.process.kill('SIGTERM');
 }
 process.exit(0);

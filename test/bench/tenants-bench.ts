@@ -8,16 +8,13 @@
  * process; this process is the load generator. Cost per connector must be flat: every per-connector column of
  * the last table should stay level as the size grows tenfold.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
+import { spawnOrbUpstream } from './orb-upstream-process.ts';
 import { fixed, ms, runConcurrent, summarize, table, verdict } from './stats.ts';
 
 const SIZES = (process.env.TENANT_SIZES ?? '100,1000,10000').split(',').map(Number);
@@ -26,16 +23,11 @@ const PROBE_SECONDS = Number(process.env.TENANT_PROBE_SECONDS ?? 10);
 const WORKER_CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '4';
 const START = '2024-01-01T00:00:00Z';
 
-const upstreamProcess = spawn(process.execPath, [fileURLToPath(new URL('./scaleout-upstream.ts', import.meta.url))], {
-  env: {
-    ...process.env,
-    SCALEOUT_CUSTOMERS: process.env.TENANT_CUSTOMERS ?? '2',
-    SCALEOUT_LATENCY_MS: process.env.TENANT_LATENCY_MS ?? '0',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
+const upstream = await spawnOrbUpstream({
+  ...process.env,
+  SCALEOUT_CUSTOMERS: process.env.TENANT_CUSTOMERS ?? '2',
+  SCALEOUT_LATENCY_MS: process.env.TENANT_LATENCY_MS ?? '0',
 });
-const [line] = (await once(createInterface({ input: upstreamProcess.stdout! }), 'line')) as [string];
-const upstream = JSON.parse(line) as { url: string; apiKey: string };
 
 interface SizeResult {
   connectors: number;
@@ -310,6 +302,6 @@ try {
   }
   console.log(`  load average at the end ${loadavg()[0]!.toFixed(2)}`);
 } finally {
-  upstreamProcess.kill('SIGTERM');
+  upstream.process.kill('SIGTERM');
 }
 process.exit(0);
