@@ -7,6 +7,15 @@
  * API process of its own. The upstream (Orb simulator, TENANT_CUSTOMERS customers per connector) runs in its own
  * process; this process is the load generator. Cost per connector must be flat: every per-connector column of
  * the last table should stay level as the size grows tenfold.
+ *
+ *   TENANT_SIZES=100,1000,10000  connector counts, each on a fresh platform
+ *   WORKER_CONCURRENCY=4         the worker's slots (and the organization's share): a tiny entity run is mostly
+ *                                waiting (an index refresh, the removal search, the count), so more slots finish
+ *                                a large initial sync sooner; 10,000 connectors take about 40,000 such runs
+ *   TENANT_CUSTOMERS=2           customers per connector in the upstream
+ *   TENANT_STEADY_SECONDS=60, TENANT_PROBE_SECONDS=10  the steady window and each API probe
+ *   TENANT_WORKER_LOG=info       keep the worker's log in .artifacts/tenants-worker-<size>.log
+ *   TENANT_PROFILE=dir           run the worker with --cpu-prof, writing its profile into dir
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -33,6 +42,8 @@ interface SizeResult {
   connectors: number;
   createPerSecond: number;
   initialSyncSeconds: number;
+  /** The worker's CPU over the initial sync (start-up included), in ms. */
+  initialSyncWorkerCpuMs: number;
   entityRuns: number;
   workerCpuMsPerMinute: number;
   redisCpuMsPerMinute: number;
@@ -106,6 +117,7 @@ async function measure(size: number): Promise<SizeResult> {
     ORGANIZATION_SYNC_CONCURRENCY: WORKER_CONCURRENCY,
     SYNC_INTERVAL: '6h',
     LOG_LEVEL: process.env.TENANT_WORKER_LOG ?? 'warn',
+    ...(process.env.TENANT_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.TENANT_PROFILE}` } : {}),
   });
   let api: ApiProcess | undefined;
   try {
@@ -125,6 +137,7 @@ async function measure(size: number): Promise<SizeResult> {
       await new Promise((r) => setTimeout(r, 1000));
     }
     const initialSyncSeconds = (performance.now() - syncStarted) / 1000;
+    const initialSyncWorkerCpuMs = processCpuMs(worker.pid!);
 
     // The steady minute: every connector synced, none due; the reconciler runs at least once in it.
     await new Promise((r) => setTimeout(r, 5000));
@@ -182,6 +195,7 @@ async function measure(size: number): Promise<SizeResult> {
       connectors: size,
       createPerSecond,
       initialSyncSeconds,
+      initialSyncWorkerCpuMs,
       entityRuns,
       workerCpuMsPerMinute,
       redisCpuMsPerMinute,
@@ -225,7 +239,8 @@ try {
     results.push(await measure(size));
     const r = results.at(-1)!;
     console.log(
-      `  ${size}: created ${fixed(r.createPerSecond, 0)}/s, initial sync ${r.initialSyncSeconds.toFixed(1)} s, ` +
+      `  ${size}: created ${fixed(r.createPerSecond, 0)}/s, initial sync ${r.initialSyncSeconds.toFixed(1)} s ` +
+        `(worker CPU ${fixed(r.initialSyncWorkerCpuMs / 1000, 1)} s), ` +
         `load average ${loadavg()[0]!.toFixed(2)}`,
     );
   }
@@ -268,10 +283,19 @@ try {
   console.log('\nper connector:');
   console.log(
     table(
-      ['connectors', 'initial sync ms', 'worker CPU ms/min', 'Redis CPU ms/min', 'Redis keys', 'Postgres rows'],
+      [
+        'connectors',
+        'initial sync ms',
+        'initial sync worker CPU ms',
+        'worker CPU ms/min',
+        'Redis CPU ms/min',
+        'Redis keys',
+        'Postgres rows',
+      ],
       results.map((r) => [
         String(r.connectors),
         fixed((r.initialSyncSeconds * 1000) / r.connectors, 1),
+        fixed(r.initialSyncWorkerCpuMs / r.connectors, 1),
         fixed(r.workerCpuMsPerMinute / r.connectors, 3),
         fixed(r.redisCpuMsPerMinute / r.connectors, 3),
         fixed(r.redisKeys / r.connectors, 1),
@@ -286,6 +310,7 @@ try {
   const growth = (f: (r: SizeResult) => number) => f(last) / last.connectors / (f(first) / first.connectors);
   const checks: [string, number][] = [
     ['initial sync time per connector', growth((r) => r.initialSyncSeconds)],
+    ['initial sync worker CPU per connector', growth((r) => r.initialSyncWorkerCpuMs)],
     ['worker CPU per connector per minute', growth((r) => r.workerCpuMsPerMinute)],
     ['Redis keys per connector', growth((r) => r.redisKeys)],
     ['Postgres rows per connector', growth((r) => r.postgresRows)],
