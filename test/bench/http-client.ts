@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import { opensearchNodes } from '@conduit/platform';
+import { opensearchNodes } from '@conduit/search-store';
 
 interface Node {
   readonly agent: Agent;

@@ -10,7 +10,7 @@
  */
 import { loadavg } from 'node:os';
 import type { EntityCatalog } from '@conduit/connectors';
-import { IndexStore, searchDocument } from '@conduit/platform';
+import { IndexStore, searchDocument } from '@conduit/search-store';
 
 export interface RawSetting {
   /** Bytes of a bulk request body before the helper sends it. */

@@ -1,5 +1,5 @@
 import { signingKeysFrom } from '@conduit/config';
-import { AccessTokens } from '@conduit/platform';
+import { AccessTokens } from '@conduit/trusted-calls';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';

@@ -1,5 +1,5 @@
+import { refreshRecord } from '@conduit/hosted-connectors';
 import { createLogger } from '@conduit/observability';
-import { refreshRecord } from '@conduit/platform';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EntityStatus, entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';

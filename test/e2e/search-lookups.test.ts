@@ -1,6 +1,6 @@
 import { type EntityCatalog, t } from '@conduit/connectors';
-import type { IndexStore } from '@conduit/platform';
 import { planSearch, searchPageJson } from '@conduit/search-dsl';
+import type { IndexStore } from '@conduit/search-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 

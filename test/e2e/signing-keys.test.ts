@@ -1,7 +1,7 @@
 import { PlatformEnv, signingKeysFrom } from '@conduit/config';
 import { OAuthStates } from '@conduit/oauth-consent';
-import { AccessTokens } from '@conduit/platform';
 import { decodeCursor, encodeCursor, hashQuery } from '@conduit/search-dsl';
+import { AccessTokens } from '@conduit/trusted-calls';
 import { Redis } from 'ioredis';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';

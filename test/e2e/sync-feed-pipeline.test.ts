@@ -1,4 +1,4 @@
-import type { IndexStore, WrittenChanges } from '@conduit/platform';
+import type { IndexStore, WrittenChanges } from '@conduit/search-store';
 import { runEntitySync, type SyncDeps } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type ApiRuntime, buildApp, createApiRuntime } from '@conduit/api';
 import { readEnv } from '@conduit/config';
+import type { UpstreamOverrides } from '@conduit/hosted-connectors';
 import { createLogger, type Logger } from '@conduit/observability';
-import type { UpstreamOverrides } from '@conduit/platform';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import type { Hono } from 'hono';
 import { listen } from '../simulators/kit/server.ts';

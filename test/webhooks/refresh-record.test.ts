@@ -1,4 +1,4 @@
-import { refreshRecord } from '@conduit/platform';
+import { refreshRecord } from '@conduit/hosted-connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';

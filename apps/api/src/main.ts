@@ -1,5 +1,5 @@
 import { upstreamOverrides } from '@conduit/config';
-import { exitOnStartupFailure, startProcess } from '@conduit/platform';
+import { exitOnStartupFailure, startProcess } from '@conduit/observability';
 import { serve } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { createApiRuntime } from './runtime.ts';

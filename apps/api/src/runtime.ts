@@ -1,8 +1,10 @@
 import { hashClientSecret, type PlatformEnv, signingKeysFrom, verifyClientSecret } from '@conduit/config';
 import { ClientsRepository } from '@conduit/db';
+import type { UpstreamOverrides } from '@conduit/hosted-connectors';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
 import { createLogger, type Logger } from '@conduit/observability';
-import { AccessTokens, connectPlatformServices, type UpstreamOverrides } from '@conduit/platform';
+import { connectPlatformServices } from '@conduit/platform';
+import { AccessTokens } from '@conduit/trusted-calls';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
 import { ClientAccessCache } from './services/client-access.ts';

@@ -1,5 +1,5 @@
 import { upstreamOverrides } from '@conduit/config';
-import { exitOnStartupFailure, startProcess } from '@conduit/platform';
+import { exitOnStartupFailure, startProcess } from '@conduit/observability';
 import { createWorkerRuntime } from './runtime.ts';
 
 const { env, logger } = startProcess('worker');

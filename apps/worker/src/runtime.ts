@@ -1,6 +1,7 @@
 import { intervalMs, type PlatformEnv } from '@conduit/config';
+import type { UpstreamOverrides } from '@conduit/hosted-connectors';
 import { createLogger, type Logger } from '@conduit/observability';
-import { connectPlatformServices, type UpstreamOverrides } from '@conduit/platform';
+import { connectPlatformServices } from '@conduit/platform';
 import { changesPurges, type SyncDeps, startRetention, startSyncWorker, startWebhookWorker } from '@conduit/sync';
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';

@@ -1,7 +1,7 @@
 import { fillUrl } from '@conduit/connectors';
 import type { Logger } from '@conduit/observability';
-import { credentialsFrom } from '@conduit/platform';
 import type { OAuthDeps } from './oauth-deps.ts';
+import { credentialsFrom } from './oauth-providers.ts';
 import type { OAuthStateClaims } from './oauth-state.ts';
 import type { ConsentPorts } from './ports.ts';
 import { exchangeCode } from './token-exchange.ts';

@@ -7,9 +7,9 @@ import {
   problemsOf,
 } from '@conduit/connectors';
 import type { Logger } from '@conduit/observability';
-import type { OAuthProvider, OAuthProviderLookup } from '@conduit/platform';
 import { z } from 'zod';
 import type { OAuthDeps } from './oauth-deps.ts';
+import type { OAuthProvider, OAuthProviderLookup } from './oauth-providers.ts';
 import type { ConsentPorts } from './ports.ts';
 import { redirectUrlProblem } from './redirect-url.ts';
 

@@ -1,6 +1,6 @@
 import { type PlatformEnv, signingKeysFrom } from '@conduit/config';
-import { OAUTH_PROVIDERS, type OAuthProviderSpec, type OAuthProviders, oauthProviders } from '@conduit/platform';
 import type { RedisClient } from '@conduit/queues';
+import { OAUTH_PROVIDERS, type OAuthProviderSpec, type OAuthProviders, oauthProviders } from './oauth-providers.ts';
 import { OAuthStates } from './oauth-state.ts';
 
 /** What the consent flow needs beyond the app's deps; built from them unless a test or main.ts passes one. */

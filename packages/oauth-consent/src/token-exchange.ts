@@ -1,5 +1,5 @@
 import { requestTokens, UpstreamError } from '@conduit/connectors';
-import type { OAuthProvider } from '@conduit/platform';
+import type { OAuthProvider } from './oauth-providers.ts';
 
 export interface CodeExchange {
   readonly provider: OAuthProvider;

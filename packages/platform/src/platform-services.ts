@@ -13,16 +13,13 @@ import {
   SyncStatesRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
+import { HostedConnectors, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
 import { type Logger, PlatformMetrics } from '@conduit/observability';
 import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
+import { ChangeFeedSink, IndexStore, opensearchNodes } from '@conduit/search-store';
+import { AuditLog } from '@conduit/trusted-calls';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
-import { AuditLog } from './audit-log.ts';
-import { ChangeFeedSink } from './change-feed-sink.ts';
-import { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
-import { IndexStore } from './index-store.ts';
-import { opensearchNodes } from './search-transport.ts';
-import { UpstreamBudgets } from './upstream-budget.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {

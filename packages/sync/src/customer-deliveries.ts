@@ -1,12 +1,12 @@
 import { intervalMs } from '@conduit/config';
-import type { ClaimedDelivery, DeliveryAttempt, WebhookEndpointRow } from '@conduit/db';
 import {
   changeEventId,
   changeEventView,
   createDeliverySender,
   type DeliverySender,
   signedHeaders,
-} from '@conduit/platform';
+} from '@conduit/customer-webhooks';
+import type { ClaimedDelivery, DeliveryAttempt, WebhookEndpointRow } from '@conduit/db';
 import type { SyncDeps } from './deps.ts';
 
 /** Events read from the feed per endpoint and connector per round. */

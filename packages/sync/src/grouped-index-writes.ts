@@ -1,6 +1,7 @@
 import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
-import { currentRunId, type IndexStore } from '@conduit/platform';
+import { currentRunId } from '@conduit/hosted-connectors';
+import type { IndexStore } from '@conduit/search-store';
 
 interface Waiter {
   readonly record: Record<string, unknown>;

@@ -11,8 +11,8 @@ import {
 } from '@conduit/connectors';
 import type { ConnectorRow, RunRef, RunWrite, SyncStateRow } from '@conduit/db';
 import type { Logger } from '@conduit/observability';
-import type { WrittenChanges } from '@conduit/platform';
 import { connectorChangesChannel } from '@conduit/queues';
+import type { WrittenChanges } from '@conduit/search-store';
 import type { SyncDeps } from './deps.ts';
 import { pageGroups } from './page-groups.ts';
 

@@ -1,5 +1,5 @@
 import { UpstreamError } from '@conduit/connectors';
-import { type AuditedCall, type AuditIntent, type AuditLog, redactForAudit } from '@conduit/platform';
+import { type AuditedCall, type AuditIntent, type AuditLog, redactForAudit } from '@conduit/trusted-calls';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
 import { toProblem } from '../problem.ts';

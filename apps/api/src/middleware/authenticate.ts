@@ -1,4 +1,4 @@
-import type { AccessTokens } from '@conduit/platform';
+import type { AccessTokens } from '@conduit/trusted-calls';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';

@@ -1,5 +1,5 @@
 import type { KindCatalog } from '@conduit/connectors';
-import { redactForAudit } from '@conduit/platform';
+import { redactForAudit } from '@conduit/trusted-calls';
 import { z } from 'zod';
 
 const fieldsByCatalog = new WeakMap<KindCatalog, ReadonlySet<string>>();

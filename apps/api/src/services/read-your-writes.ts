@@ -1,7 +1,8 @@
 import { type EntityCatalog, entityOf, type KindCatalog } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
+import { type RefreshRecordDeps, refreshRecord } from '@conduit/hosted-connectors';
 import type { Logger } from '@conduit/observability';
-import { type RefreshRecordDeps, recordKeyOf, refreshRecord } from '@conduit/platform';
+import { recordKeyOf } from '@conduit/search-store';
 import { z } from 'zod';
 
 const WRITES = new Set(['create', 'update', 'delete']);

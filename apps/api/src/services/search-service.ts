@@ -2,13 +2,6 @@ import { createSecretKey } from 'node:crypto';
 import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import {
-  type IndexStore,
-  type LookupAnswer,
-  SearchAbandonedError,
-  type SearchAnswer,
-  SearchQueueFullError,
-} from '@conduit/platform';
-import {
   type CompiledSearch,
   emptySearchPage,
   isSearchQueryError,
@@ -25,6 +18,13 @@ import {
   searchPageJson,
   searchProblemOf,
 } from '@conduit/search-dsl';
+import {
+  type IndexStore,
+  type LookupAnswer,
+  SearchAbandonedError,
+  type SearchAnswer,
+  SearchQueueFullError,
+} from '@conduit/search-store';
 import { ApiError } from '../problem.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
 

@@ -1,5 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { type HeaderLookup, SIGNATURE_TOLERANCE_MS, type Verification } from './webhook-scheme.ts';
+import {
+  type HeaderLookup,
+  SIGNATURE_TOLERANCE_MS,
+  type Verification,
+  WebhookPayloadError,
+  type WebhookRecordRef,
+  type WebhookScheme,
+} from './webhook-scheme.ts';
 
 export function hmacSha256(key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
   const hmac = createHmac('sha256', key);
@@ -83,4 +90,56 @@ export function idOf(value: unknown): string | undefined {
   if (typeof value === 'string' && value.length > 0 && value.length <= 256) return value;
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   return undefined;
+}
+
+/**
+ * The scheme most vendors share: a signature header and a signing-time header, a fresh signing time, then an
+ * HMAC-SHA256 over a prefix built from the time (and other headers) followed by the raw body. Each vendor only
+ * says where its headers are, what the prefix is, how the digest is encoded, and how its secret becomes a key.
+ */
+export interface TimestampedHmac extends SignedAtHeaders {
+  /** What the HMAC covers before the raw body; null when a header it needs is missing (refused as `missing`). */
+  readonly signedPrefix: (timestamp: string, headers: HeaderLookup) => string | null;
+  readonly encoding: 'hex' | 'base64';
+  /** Space-separated `v1<separator><signature>` entries (one match is enough); absent: the header is one signature. */
+  readonly v1Separator?: string;
+  /** The key from the configured secret (default: the secret's UTF-8 bytes); null: not a secret of this scheme. */
+  readonly key?: { readonly of: (secret: string) => Buffer | null; readonly refusal: string };
+}
+
+export function timestampedHmac(scheme: TimestampedHmac): WebhookScheme['verify'] {
+  return ({ headers, body }, secret, nowMs) =>
+    verifyTimestamped(headers, nowMs, scheme, (signature, timestamp) => {
+      const prefix = scheme.signedPrefix(timestamp, headers);
+      if (prefix === null) return refused(scheme.missing);
+      const key = scheme.key ? scheme.key.of(secret) : secret;
+      if (key === null) return refused(scheme.key?.refusal ?? 'unusable secret');
+      const expected = hmacSha256(key, prefix, body).toString(scheme.encoding);
+      return scheme.v1Separator === undefined
+        ? matchesSignature(expected, signature)
+        : matchesAnyV1(expected, signature, scheme.v1Separator);
+    });
+}
+
+/** A verified body as a vendor's event: a JSON object whose `typeField` is a string, or refused as `not <what>`. */
+export function eventOf(payload: unknown, typeField: string, what: string): [Record<string, unknown>, string] {
+  const type = isObject(payload) ? payload[typeField] : undefined;
+  if (!isObject(payload) || typeof type !== 'string') throw new WebhookPayloadError(`not ${what}`);
+  return [payload, type];
+}
+
+/** The vendor's id of an event (or delivery), without which the body is refused with `missing`. */
+export function requiredId(value: unknown, missing: string): string {
+  const id = idOf(value);
+  if (!id) throw new WebhookPayloadError(missing);
+  return id;
+}
+
+/** The record an event names, when it names one we replicate (`target`): re-read through `get` with `params`. */
+export function getAgain<T extends { readonly entity: string }>(
+  target: T | undefined,
+  key: string | undefined,
+  params: (target: T, key: string) => Record<string, unknown>,
+): WebhookRecordRef[] {
+  return target && key ? [{ entity: target.entity, key, params: params(target, key), via: 'get' }] : [];
 }

@@ -1,6 +1,11 @@
 import { type Connector, failureReason, isRetryable, UpstreamRateLimitError } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
-import { type RecordWriter, type RefreshRecordDeps, type RefreshRecordOutcome, refreshRecord } from '@conduit/platform';
+import {
+  type RecordWriter,
+  type RefreshRecordDeps,
+  type RefreshRecordOutcome,
+  refreshRecord,
+} from '@conduit/hosted-connectors';
 import { WebhookEventJob } from '@conduit/queues';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { SyncDeps } from '../deps.ts';

@@ -1,5 +1,5 @@
 import { parseOrThrow } from '@conduit/connectors';
-import { changeEventView } from '@conduit/platform';
+import { changeEventView } from '@conduit/customer-webhooks';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';

@@ -1,5 +1,5 @@
 import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
-import { redactForAudit } from '@conduit/platform';
+import { redactForAudit } from '@conduit/trusted-calls';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';

@@ -1,6 +1,6 @@
 import { publicBaseUrl } from '@conduit/config';
 import { findConnectorDefinition, webhookSchemeFor } from '@conduit/connectors';
-import { redactForAudit } from '@conduit/platform';
+import { redactForAudit } from '@conduit/trusted-calls';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';

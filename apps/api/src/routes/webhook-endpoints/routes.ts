@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseOrThrow } from '@conduit/connectors';
+import { changeEventId, endpointUrlProblem, newEndpointSecret } from '@conduit/customer-webhooks';
 import type { WebhookEndpointRow } from '@conduit/db';
-import { changeEventId, endpointUrlProblem, newEndpointSecret } from '@conduit/platform';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';

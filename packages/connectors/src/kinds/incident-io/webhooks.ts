@@ -1,18 +1,13 @@
 import {
-  hmacSha256,
+  eventOf,
+  getAgain,
   idOf,
   isObject,
-  matchesAnyV1,
-  refused,
+  requiredId,
+  timestampedHmac,
   unixSecondsMs,
-  verifyTimestamped,
 } from '../../core/webhook-hmac.ts';
-import {
-  type ParsedWebhook,
-  WebhookPayloadError,
-  type WebhookRecordRef,
-  type WebhookScheme,
-} from '../../core/webhook-scheme.ts';
+import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -47,30 +42,27 @@ function keyOf(secret: string): Buffer | null {
 export const incidentIoWebhooks: WebhookScheme = {
   checkSecret: (secret) =>
     keyOf(secret) ? null : 'incident.io signing secrets are whsec_ followed by base64 (Settings > Webhooks)',
-  verify({ headers, body }, secret, nowMs) {
-    const missing = 'missing webhook-id, webhook-timestamp or webhook-signature';
-    const id = headers('webhook-id');
-    if (!id) return refused(missing);
-    const spec = { signature: 'webhook-signature', timestamp: 'webhook-timestamp', missing, signedAtMs: unixSecondsMs };
-    return verifyTimestamped(headers, nowMs, spec, (signatures, timestamp) => {
-      const key = keyOf(secret);
-      if (!key) return refused('the configured secret is not a whsec_ secret');
-      return matchesAnyV1(hmacSha256(key, `${id}.${timestamp}.`, body).toString('base64'), signatures, ',');
-    });
-  },
+  verify: timestampedHmac({
+    signature: 'webhook-signature',
+    timestamp: 'webhook-timestamp',
+    missing: 'missing webhook-id, webhook-timestamp or webhook-signature',
+    signedAtMs: unixSecondsMs,
+    signedPrefix: (timestamp, headers) => {
+      const id = headers('webhook-id');
+      return id ? `${id}.${timestamp}.` : null;
+    },
+    encoding: 'base64',
+    v1Separator: ',',
+    key: { of: keyOf, refusal: 'the configured secret is not a whsec_ secret' },
+  }),
   parse({ headers }, payload): ParsedWebhook {
-    const eventId = idOf(headers('webhook-id'));
-    if (!eventId) throw new WebhookPayloadError('an incident.io webhook has a webhook-id header');
-    if (!isObject(payload) || typeof payload.event_type !== 'string') {
-      throw new WebhookPayloadError('not an incident.io event');
-    }
-    const type = payload.event_type;
+    const eventId = requiredId(headers('webhook-id'), 'an incident.io webhook has a webhook-id header');
+    const [event, type] = eventOf(payload, 'event_type', 'an incident.io event');
     const entity = Object.hasOwn(ENTITY_OF_EVENT, type) ? ENTITY_OF_EVENT[type] : undefined;
-    const object = payload[type];
+    const object = event[type];
     // Status-update events nest the incident (`{incident: {...}, new_status, previous_status}`).
     const inner = isObject(object) && isObject(object.incident) ? object.incident : object;
     const key = isObject(inner) ? idOf(inner.id) : undefined;
-    const records: WebhookRecordRef[] = entity && key ? [{ entity, key, params: { id: key }, via: 'get' }] : [];
-    return { eventId, type, records };
+    return { eventId, type, records: getAgain(entity ? { entity } : undefined, key, (_, id) => ({ id })) };
   },
 };

@@ -1,31 +1,11 @@
-import {
-  hmacSha256,
-  idOf,
-  isObject,
-  matchesAnyV1,
-  type SignedAtHeaders,
-  verifyTimestamped,
-} from '../../core/webhook-hmac.ts';
-import {
-  type ParsedWebhook,
-  WebhookPayloadError,
-  type WebhookRecordRef,
-  type WebhookScheme,
-} from '../../core/webhook-scheme.ts';
+import { eventOf, getAgain, idOf, isObject, requiredId, timestampedHmac } from '../../core/webhook-hmac.ts';
+import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
 
 /** Orb resources whose events carry the object under its own name, and the entity + get param it maps to. */
 const RESOURCES: Record<string, { entity: string; param: string }> = {
   customer: { entity: 'customers', param: 'customer_id' },
   subscription: { entity: 'subscriptions', param: 'subscription_id' },
   invoice: { entity: 'invoices', param: 'invoice_id' },
-};
-
-/** X-Orb-Timestamp is ISO 8601, read as UTC when it carries no offset. */
-const SIGNATURE_HEADERS: SignedAtHeaders = {
-  signature: 'x-orb-signature',
-  timestamp: 'x-orb-timestamp',
-  missing: 'missing X-Orb-Timestamp or X-Orb-Signature',
-  signedAtMs: (timestamp) => Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(timestamp) ? timestamp : `${timestamp}Z`),
 };
 
 /**
@@ -38,21 +18,23 @@ const SIGNATURE_HEADERS: SignedAtHeaders = {
  */
 export const orbWebhooks: WebhookScheme = {
   checkSecret: () => null,
-  verify({ headers, body }, secret, nowMs) {
-    return verifyTimestamped(headers, nowMs, SIGNATURE_HEADERS, (signatures, timestamp) =>
-      matchesAnyV1(hmacSha256(secret, `v1:${timestamp}:`, body).toString('hex'), signatures, '='),
-    );
-  },
+  verify: timestampedHmac({
+    signature: 'x-orb-signature',
+    timestamp: 'x-orb-timestamp',
+    missing: 'missing X-Orb-Timestamp or X-Orb-Signature',
+    // X-Orb-Timestamp is ISO 8601, read as UTC when it carries no offset.
+    signedAtMs: (timestamp) => Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(timestamp) ? timestamp : `${timestamp}Z`),
+    signedPrefix: (timestamp) => `v1:${timestamp}:`,
+    encoding: 'hex',
+    v1Separator: '=',
+  }),
   parse(_delivery, payload): ParsedWebhook {
-    if (!isObject(payload) || typeof payload.type !== 'string') throw new WebhookPayloadError('not an Orb event');
-    const eventId = idOf(payload.id);
-    if (!eventId) throw new WebhookPayloadError('an Orb event has an id');
-    const resource = payload.type.split('.')[0] ?? '';
+    const [event, type] = eventOf(payload, 'type', 'an Orb event');
+    const eventId = requiredId(event.id, 'an Orb event has an id');
+    const resource = type.split('.')[0] ?? '';
     const target = Object.hasOwn(RESOURCES, resource) ? RESOURCES[resource] : undefined;
-    const object = payload[resource];
+    const object = event[resource];
     const key = isObject(object) ? idOf(object.id) : undefined;
-    const records: WebhookRecordRef[] =
-      target && key ? [{ entity: target.entity, key, params: { [target.param]: key }, via: 'get' }] : [];
-    return { eventId, type: payload.type, records };
+    return { eventId, type, records: getAgain(target, key, ({ param }, id) => ({ [param]: id })) };
   },
 };

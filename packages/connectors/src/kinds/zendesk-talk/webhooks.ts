@@ -1,17 +1,5 @@
-import {
-  hmacSha256,
-  idOf,
-  isObject,
-  matchesSignature,
-  type SignedAtHeaders,
-  verifyTimestamped,
-} from '../../core/webhook-hmac.ts';
-import {
-  type ParsedWebhook,
-  WebhookPayloadError,
-  type WebhookRecordRef,
-  type WebhookScheme,
-} from '../../core/webhook-scheme.ts';
+import { eventOf, getAgain, requiredId, timestampedHmac } from '../../core/webhook-hmac.ts';
+import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
 
 /** Talk resources named by a `zen:<resource>:<id>` subject, with the entity and get param they map to. */
 const RESOURCES: Record<string, { entity: string; param: string; numeric: boolean }> = {
@@ -20,13 +8,6 @@ const RESOURCES: Record<string, { entity: string; param: string; numeric: boolea
   greeting: { entity: 'greetings', param: 'greeting_id', numeric: false },
   greeting_category: { entity: 'greeting_categories', param: 'greeting_category_id', numeric: true },
   ivr: { entity: 'ivrs', param: 'ivr_id', numeric: true },
-};
-
-const SIGNATURE_HEADERS: SignedAtHeaders = {
-  signature: 'x-zendesk-webhook-signature',
-  timestamp: 'x-zendesk-webhook-signature-timestamp',
-  missing: 'missing X-Zendesk-Webhook-Signature or its timestamp',
-  signedAtMs: Date.parse,
 };
 
 /**
@@ -41,29 +22,22 @@ const SIGNATURE_HEADERS: SignedAtHeaders = {
  */
 export const zendeskWebhooks: WebhookScheme = {
   checkSecret: () => null,
-  verify({ headers, body }, secret, nowMs) {
-    return verifyTimestamped(headers, nowMs, SIGNATURE_HEADERS, (signature, timestamp) =>
-      matchesSignature(hmacSha256(secret, timestamp, body).toString('base64'), signature),
-    );
-  },
+  verify: timestampedHmac({
+    signature: 'x-zendesk-webhook-signature',
+    timestamp: 'x-zendesk-webhook-signature-timestamp',
+    missing: 'missing X-Zendesk-Webhook-Signature or its timestamp',
+    signedAtMs: Date.parse,
+    signedPrefix: (timestamp) => timestamp,
+    encoding: 'base64',
+  }),
   parse(_delivery, payload): ParsedWebhook {
-    if (!isObject(payload) || typeof payload.type !== 'string') throw new WebhookPayloadError('not a Zendesk event');
-    const eventId = idOf(payload.id);
-    if (!eventId) throw new WebhookPayloadError('a Zendesk event has an id');
-    const subject = typeof payload.subject === 'string' ? /^zen:([a-z_]+):(\d{1,19})$/.exec(payload.subject) : null;
+    const [event, type] = eventOf(payload, 'type', 'a Zendesk event');
+    const eventId = requiredId(event.id, 'a Zendesk event has an id');
+    const subject = typeof event.subject === 'string' ? /^zen:([a-z_]+):(\d{1,19})$/.exec(event.subject) : null;
     const target = subject && Object.hasOwn(RESOURCES, subject[1]!) ? RESOURCES[subject[1]!] : undefined;
     const id = subject ? Number(subject[2]) : Number.NaN;
-    const records: WebhookRecordRef[] =
-      target && Number.isSafeInteger(id) && id > 0
-        ? [
-            {
-              entity: target.entity,
-              key: String(id),
-              params: { [target.param]: target.numeric ? id : String(id) },
-              via: 'get',
-            },
-          ]
-        : [];
-    return { eventId, type: payload.type, records };
+    const key = Number.isSafeInteger(id) && id > 0 ? String(id) : undefined;
+    const records = getAgain(target, key, ({ param, numeric }) => ({ [param]: numeric ? id : String(id) }));
+    return { eventId, type, records };
   },
 };

@@ -1,5 +1,5 @@
 import { type PlatformEnv, readEnv } from '@conduit/config';
-import { createLogger, type Logger } from '@conduit/observability';
+import { createLogger, type Logger } from './logger.ts';
 
 /**
  * What a process that cannot start says before it exits: one readable line on stderr, written

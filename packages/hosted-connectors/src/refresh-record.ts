@@ -1,9 +1,7 @@
 import { type EntityCatalog, entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
-import type { ChangeSource } from './change-sink.ts';
+import { type ChangeSource, type IndexRefresh, type IndexStore, recordKeyOf } from '@conduit/search-store';
 import type { HostedConnectors } from './hosted-connectors.ts';
-import type { IndexRefresh, IndexStore } from './index-store.ts';
-import { recordKeyOf } from './search-documents.ts';
 
 export interface RefreshRecordDeps {
   readonly hosted: Pick<HostedConnectors, 'forRow'>;

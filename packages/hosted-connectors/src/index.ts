@@ -1,0 +1,9 @@
+export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
+export {
+  currentRunId,
+  type RecordWriter,
+  type RefreshRecordDeps,
+  type RefreshRecordOutcome,
+  refreshRecord,
+} from './refresh-record.ts';
+export { UpstreamBudgets } from './upstream-budget.ts';
