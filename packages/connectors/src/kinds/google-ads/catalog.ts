@@ -168,34 +168,26 @@ function mutateParams(
   return resources ? params.superRefine((p, ctx) => sameCustomer(p, ctx, resources.op, resources.fields)) : params;
 }
 
-const campaignUpdateParams = mutateParams(
-  updateOperation(
-    z.strictObject({
-      resourceName: campaignResourceName,
-      name: z.string().min(1).optional(),
-      status: mutableStatus.optional(),
-    }),
-    ['name', 'status'],
-  ),
-  { op: 'update', fields: ['resourceName'] },
-);
+/** An update :mutate call on one kind of resource: the fields given beside `resourceName` are the mutable ones. */
+const updateParams = (resourceName: z.ZodString, mutable: z.ZodRawShape) =>
+  mutateParams(updateOperation(z.strictObject({ resourceName, ...mutable }), Object.keys(mutable)), {
+    op: 'update',
+    fields: ['resourceName'],
+  });
 
-const adGroupUpdateParams = mutateParams(
-  updateOperation(
-    z.strictObject({
-      resourceName: adGroupResourceName,
-      name: z.string().min(1).optional(),
-      status: mutableStatus.optional(),
-      // micros as a string of digits (1,000,000 micros = one currency unit), as the upstream's int64 JSON.
-      cpcBidMicros: z
-        .string()
-        .regex(/^\d{1,18}$/, 'must be a whole number of micros as a string, e.g. "1500000"')
-        .optional(),
-    }),
-    ['name', 'status', 'cpcBidMicros'],
-  ),
-  { op: 'update', fields: ['resourceName'] },
-);
+/** What campaigns and ad groups alike may change. */
+const nameAndStatus = { name: z.string().min(1).optional(), status: mutableStatus.optional() };
+
+const campaignUpdateParams = updateParams(campaignResourceName, nameAndStatus);
+
+const adGroupUpdateParams = updateParams(adGroupResourceName, {
+  ...nameAndStatus,
+  // micros as a string of digits (1,000,000 micros = one currency unit), as the upstream's int64 JSON.
+  cpcBidMicros: z
+    .string()
+    .regex(/^\d{1,18}$/, 'must be a whole number of micros as a string, e.g. "1500000"')
+    .optional(),
+});
 
 const campaignLabelCreateParams = mutateParams(
   z.strictObject({ create: z.strictObject({ campaign: campaignResourceName, label: labelResourceName }) }),
