@@ -2,7 +2,7 @@ import type { PlatformEnv } from '@conduit/config';
 import type { ClientsRepository } from '@conduit/db';
 import type { OAuthDeps } from '@conduit/oauth-consent';
 import type { Logger } from '@conduit/observability';
-import type { PlatformServices } from '@conduit/platform';
+import type { CoreServices, PlatformServices } from '@conduit/platform';
 import type { AccessTokens } from '@conduit/trusted-calls';
 import type { AuditDetails } from './middleware/audit-trail.ts';
 import type { ClientAccessCache } from './services/client-access.ts';
@@ -12,26 +12,17 @@ import type { SearchService } from './services/search-service.ts';
 
 /** Everything the API needs, built in main.ts (or a test) and passed to buildApp. */
 export interface ApiDeps
-  extends Pick<
-    PlatformServices,
-    // webhookQueue: accepted upstream webhooks, deduplicated by event id (docs/api.md); metrics: GET /metrics.
-    | 'connectors'
-    | 'syncStates'
-    | 'changeFeed'
-    | 'webhookEndpoints'
-    | 'cipher'
-    | 'hosted'
-    | 'indexStore'
-    | 'scheduler'
-    | 'webhookQueue'
-    | 'redis'
-    | 'metrics'
-    // audit: the trail's writer (every audited call awaits it before answering); auditEntries: GET /api/v1/audit.
-    | 'audit'
-    | 'auditEntries'
-    // budgets: the upstream budget per connector (rate_budget on GET .../{id}).
-    | 'budgets'
-  > {
+  extends CoreServices,
+    Pick<
+      PlatformServices,
+      // webhookQueue: accepted upstream webhooks, deduplicated by event id (docs/api.md).
+      | 'webhookQueue'
+      // audit: the trail's writer (every audited call awaits it before answering); auditEntries: GET /api/v1/audit.
+      | 'audit'
+      | 'auditEntries'
+      // budgets: the upstream budget per connector (rate_budget on GET .../{id}).
+      | 'budgets'
+    > {
   readonly env: PlatformEnv;
   readonly logger: Logger;
   /** Connector rows for the search hot path; PATCH and DELETE must invalidate (see ConnectorCache). */

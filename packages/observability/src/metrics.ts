@@ -74,66 +74,80 @@ export class PlatformMetrics {
       buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    const budgets = sources.budgets;
-    if (budgets) {
+    // Read from Redis or Postgres when scraped: a source that fails leaves its gauge out of this scrape (a warning
+    // says which), never the whole scrape.
+    const scrapedGauge = <T>(
+      name: string,
+      help: string,
+      labelNames: readonly string[],
+      unavailable: string,
+      read: () => Promise<T>,
+      write: (gauge: Gauge, value: T) => void,
+    ) =>
       new Gauge({
-        name: 'conduit_upstream_budget',
-        help: 'Per kind, over the connectors this process used lately: limit_per_s and used_per_s (sums), connectors and paused (counts)',
-        labelNames: ['kind', 'measure'],
+        name,
+        help,
+        labelNames,
         registers,
         async collect() {
           try {
-            const byKind = new Map<string, { limit: number; used: number; connectors: number; paused: number }>();
-            for (const { kind, view } of await budgets()) {
-              const sums = byKind.get(kind) ?? { limit: 0, used: 0, connectors: 0, paused: 0 };
-              sums.limit += view.limit_per_s;
-              sums.used += view.used_per_s;
-              sums.connectors += 1;
-              if (view.paused_until) sums.paused += 1;
-              byKind.set(kind, sums);
-            }
-            this.reset();
-            for (const [kind, sums] of byKind) {
-              this.set({ kind, measure: 'limit_per_s' }, sums.limit);
-              this.set({ kind, measure: 'used_per_s' }, sums.used);
-              this.set({ kind, measure: 'connectors' }, sums.connectors);
-              this.set({ kind, measure: 'paused' }, sums.paused);
-            }
+            write(this, await read());
           } catch (error) {
-            sources.logger.warn('metrics: upstream budgets unavailable', { error: String(error) });
+            sources.logger.warn(`metrics: ${unavailable} unavailable`, { error: String(error) });
           }
         },
       });
+    const budgets = sources.budgets;
+    if (budgets) {
+      scrapedGauge(
+        'conduit_upstream_budget',
+        'Per kind, over the connectors this process used lately: limit_per_s and used_per_s (sums), connectors and paused (counts)',
+        ['kind', 'measure'],
+        'upstream budgets',
+        async () => {
+          const byKind = new Map<string, { limit: number; used: number; connectors: number; paused: number }>();
+          for (const { kind, view } of await budgets()) {
+            const sums = byKind.get(kind) ?? { limit: 0, used: 0, connectors: 0, paused: 0 };
+            sums.limit += view.limit_per_s;
+            sums.used += view.used_per_s;
+            sums.connectors += 1;
+            if (view.paused_until) sums.paused += 1;
+            byKind.set(kind, sums);
+          }
+          return byKind;
+        },
+        (gauge, byKind) => {
+          gauge.reset();
+          for (const [kind, sums] of byKind) {
+            gauge.set({ kind, measure: 'limit_per_s' }, sums.limit);
+            gauge.set({ kind, measure: 'used_per_s' }, sums.used);
+            gauge.set({ kind, measure: 'connectors' }, sums.connectors);
+            gauge.set({ kind, measure: 'paused' }, sums.paused);
+          }
+        },
+      );
     }
-    new Gauge({
-      name: 'conduit_sync_queue_jobs',
-      help: 'Sync queue depth by job state',
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        try {
-          const counts = await sources.queue.getJobCounts(...QUEUE_STATES);
-          for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
-        } catch (error) {
-          sources.logger.warn('metrics: queue depth unavailable', { error: String(error) });
-        }
+    scrapedGauge(
+      'conduit_sync_queue_jobs',
+      'Sync queue depth by job state',
+      ['state'],
+      'queue depth',
+      () => sources.queue.getJobCounts(...QUEUE_STATES),
+      (gauge, counts) => {
+        for (const state of QUEUE_STATES) gauge.set({ state }, counts[state] ?? 0);
       },
-    });
-    new Gauge({
-      name: 'conduit_sync_lag_seconds',
-      help: 'Per entity: now minus the oldest last successful sync across connectors of the kind',
-      labelNames: ['kind', 'entity'],
-      registers,
-      async collect() {
-        try {
-          const rows = await sources.entityLag();
-          this.reset();
-          for (const row of rows) this.set({ kind: row.connector_type, entity: row.entity }, row.lag_seconds);
-        } catch (error) {
-          sources.logger.warn('metrics: sync lag unavailable', { error: String(error) });
-        }
+    );
+    scrapedGauge(
+      'conduit_sync_lag_seconds',
+      'Per entity: now minus the oldest last successful sync across connectors of the kind',
+      ['kind', 'entity'],
+      'sync lag',
+      () => sources.entityLag(),
+      (gauge, rows) => {
+        gauge.reset();
+        for (const row of rows) gauge.set({ kind: row.connector_type, entity: row.entity }, row.lag_seconds);
       },
-    });
+    );
   }
 
   /** Process metrics (CPU, memory, event-loop delay, GC): once per process, from main.ts. */

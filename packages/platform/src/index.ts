@@ -1,1 +1,1 @@
-export { connectPlatformServices, type PlatformServices } from './platform-services.ts';
+export { type CoreServices, connectPlatformServices, type PlatformServices } from './platform-services.ts';

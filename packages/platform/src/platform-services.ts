@@ -46,6 +46,21 @@ export interface PlatformServices {
   close(): Promise<void>;
 }
 
+/** What both the API and the sync engine use: repositories, credentials, live connectors, the copy, the scheduler. */
+export type CoreServices = Pick<
+  PlatformServices,
+  | 'connectors'
+  | 'syncStates'
+  | 'changeFeed'
+  | 'webhookEndpoints'
+  | 'cipher'
+  | 'hosted'
+  | 'indexStore'
+  | 'scheduler'
+  | 'redis'
+  | 'metrics'
+>;
+
 export async function connectPlatformServices(
   env: PlatformEnv,
   overrides: UpstreamOverrides,

@@ -2,6 +2,8 @@ import { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject }
 import { Pool } from 'undici';
 import { WaitingBatches } from './waiting-batches.ts';
 
+/** A read POSTed to a node: path, content type, body, and the caller's abort signal and X-Opaque-Id. */
+type PostRequest = [path: string, contentType: string, body: string, signal?: AbortSignal, opaqueId?: string];
 /**
  * What a search answer needs is `took`, `timed_out`, `hits.hits[]._source`/`sort` (and whatever else a body asks
  * for, such as aggregations or hits.total): the per-hit index name, id, score and routing, and the shard summary,
@@ -391,19 +393,14 @@ export class SearchTransport {
    * could not be reached, or dropped the connection, or answered that it cannot serve now (502–504), is sent again
    * to the next node; each node is tried at most once.
    */
-  async #post(
-    path: string,
-    contentType: string,
-    body: string,
-    signal?: AbortSignal,
-    opaqueId?: string,
-  ): Promise<SearchAnswer> {
+  async #post(...request: PostRequest): Promise<SearchAnswer> {
+    const signal = request[3];
     const count = this.#pools.length;
     let failure: unknown;
     for (let attempt = 0; attempt < count; attempt++) {
       const node = this.#pickNode();
       try {
-        const answer = await this.#postTo(this.#pools[node]!, path, contentType, body, signal, opaqueId);
+        const answer = await this.#postTo(this.#pools[node]!, ...request);
         if (attempt === count - 1 || answer.statusCode < 502 || answer.statusCode > 504) return answer;
         failure = answer;
       } catch (error) {
@@ -429,14 +426,7 @@ export class SearchTransport {
    * POSTs `body` to one node and collects the answer (undici's Dispatcher API: `request()` would wrap it in a
    * stream). An aborted `signal` aborts the request, closing its connection.
    */
-  #postTo(
-    pool: Pool,
-    path: string,
-    contentType: string,
-    body: string,
-    signal?: AbortSignal,
-    opaqueId?: string,
-  ): Promise<SearchAnswer> {
+  #postTo(pool: Pool, ...[path, contentType, body, signal, opaqueId]: PostRequest): Promise<SearchAnswer> {
     return new Promise((resolve, reject) => {
       let statusCode = 0;
       const chunks: Buffer[] = [];

@@ -5,7 +5,8 @@ import type { ApiDeps, ApiEnv } from '../deps.ts';
 import { jsonResponse, mountRoute } from '../openapi/route-kit.ts';
 import { catalogView } from '../services/catalog-view.ts';
 
-const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12)');
+// A component of its own, so that the document (and the client's types) name it once for every schema in the catalog.
+const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12)').meta({ id: 'JsonSchema' });
 
 export const CatalogSchema = z
   .object({

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { EntityInfo, SearchAnswer, SearchableField } from '../api.ts';
 import { useApiCall } from './api-call.ts';
 import { JsonEditor } from './fields.tsx';
+import { Pager } from './pager.tsx';
 import { ConnectorAndEntityPickers, type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { ResultsTable } from './results-table.tsx';
@@ -260,23 +261,12 @@ export function SearchPlayground(props: ConnectorToolProps) {
         <button type="button" onClick={() => void run(null, 0)} disabled={busy} data-testid="run-search">
           {busy ? 'Searching…' : 'Search'}
         </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={busy || pageIndex === 0}
-          onClick={() => void run(pages[pageIndex - 1] ?? null, pageIndex - 1)}
-        >
-          ← Previous
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={busy || pages[pageIndex + 1] === undefined}
-          onClick={() => void run(pages[pageIndex + 1] ?? null, pageIndex + 1)}
-          data-testid="next-page"
-        >
-          Next →
-        </button>
+        <Pager
+          state={{ pages, pageIndex, busy, run }}
+          labels={['← Previous', 'Next →']}
+          nextTestId="next-page"
+          secondary
+        />
       </div>
       <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
       {result && (

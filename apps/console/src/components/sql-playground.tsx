@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import type { SqlResult } from '../api.ts';
 import { useApiCall } from './api-call.ts';
 import { Picker } from './fields.tsx';
+import { Pager } from './pager.tsx';
 import { type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { ResultsTable } from './results-table.tsx';
@@ -53,21 +54,7 @@ export function SqlPlayground(props: ConnectorToolProps) {
         <button type="button" onClick={() => void run(null, 0)} disabled={busy || !connector} data-testid="run-sql">
           Run (Ctrl-Enter)
         </button>
-        <button
-          type="button"
-          disabled={busy || pageIndex === 0}
-          onClick={() => void run(pages[pageIndex - 1] ?? null, pageIndex - 1)}
-        >
-          Previous
-        </button>
-        <button
-          type="button"
-          disabled={busy || !pages[pageIndex + 1]}
-          onClick={() => void run(pages[pageIndex + 1] ?? null, pageIndex + 1)}
-          data-testid="sql-next-page"
-        >
-          Next
-        </button>
+        <Pager state={{ pages, pageIndex, busy, run }} labels={['Previous', 'Next']} nextTestId="sql-next-page" />
       </div>
       <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
       {result && (

@@ -44,35 +44,15 @@ export interface Catalog {
      * the consent flow is configured for this kind on this deployment
      */
     oauth: boolean;
-    /**
-     * JSON Schema (2020-12)
-     */
-    credentials: {
-      [k: string]: unknown;
-    };
-    /**
-     * JSON Schema (2020-12)
-     */
-    config: {
-      [k: string]: unknown;
-    };
-    /**
-     * JSON Schema (2020-12)
-     */
-    replication_config: {
-      [k: string]: unknown;
-    };
+    credentials: JsonSchema;
+    config: JsonSchema;
+    replication_config: JsonSchema;
     entities: {
       name: string;
       record_key: string;
       actions: string[];
       params: {
-        /**
-         * JSON Schema (2020-12)
-         */
-        [k: string]: {
-          [k: string]: unknown;
-        };
+        [k: string]: JsonSchema;
       };
       searchable: {
         path: string;
@@ -83,6 +63,12 @@ export interface Catalog {
       sync_mode: string | null;
     }[];
   }[];
+}
+/**
+ * JSON Schema (2020-12)
+ */
+export interface JsonSchema {
+  [k: string]: unknown;
 }
 export interface Connector {
   connector_id: string;

@@ -1030,7 +1030,7 @@ export interface GoogleDriveCommentsGetParams {
 }
 
 /** Google-Drive replies: one record. */
-export type GoogleDriveRepliesRecord = { kind: string | null; id: string; createdTime: string | null; modifiedTime: string | null; htmlContent: string | null; content: string | null; action: string | null; author: Record<string, unknown> | null; deleted: boolean | null };
+export type GoogleDriveRepliesRecord = { kind: string | null; id: string; createdTime: string | null; modifiedTime: string | null; author: Record<string, unknown> | null; htmlContent: string | null; content: string | null; deleted: boolean | null; action: string | null };
 
 export interface GoogleDriveRepliesListParams {
   fileId: string;

@@ -25,25 +25,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create trigger audit_outcomes_no_truncate before truncate on audit_outcomes
     for each statement execute function audit_entries_append_only()`.execute(db);
-  await sql`
-    create or replace function audit_purge(retention interval) returns bigint language plpgsql as $$
-    declare removed bigint;
-    begin
-      if retention < interval '1 day' then
-        raise exception 'audit retention must be at least one day, not %', retention;
-      end if;
-      perform set_config('conduit.audit_purge', 'on', true);
+  await auditPurge(`
       with gone as (delete from audit_entries where at < now() - retention returning id),
         outcomes as (delete from audit_outcomes where entry_id in (select id from gone))
-      select count(*) into removed from gone;
-      perform set_config('conduit.audit_purge', 'off', true);
-      return removed;
-    end $$`.execute(db);
+      select count(*) into removed from gone;`).execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('audit_outcomes').execute();
-  await sql`
+  await auditPurge(`
+      delete from audit_entries where at < now() - retention;
+      get diagnostics removed = row_count;`).execute(db);
+}
+
+/** audit_purge as up() and down() define it, but for `removal`: the statements that delete and count (`removed`). */
+function auditPurge(removal: string) {
+  return sql`
     create or replace function audit_purge(retention interval) returns bigint language plpgsql as $$
     declare removed bigint;
     begin
@@ -51,9 +48,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
         raise exception 'audit retention must be at least one day, not %', retention;
       end if;
       perform set_config('conduit.audit_purge', 'on', true);
-      delete from audit_entries where at < now() - retention;
-      get diagnostics removed = row_count;
+      ${sql.raw(removal)}
       perform set_config('conduit.audit_purge', 'off', true);
       return removed;
-    end $$`.execute(db);
+    end $$`;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ConnectorRow, Database, NewConnectorRow } from '../schema.ts';
+import { deleteOwned } from './owned-rows.ts';
 
 /** Every read is scoped by organization: a connector of another organization does not exist for the caller. */
 export class ConnectorsRepository {
@@ -102,12 +103,7 @@ export class ConnectorsRepository {
       .executeTakeFirst();
   }
 
-  async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.#db
-      .deleteFrom('connectors')
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  delete(organizationId: string, id: string): Promise<boolean> {
+    return deleteOwned(this.#db, 'connectors', organizationId, id);
   }
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../schema.ts';
+import { deleteOwned } from './owned-rows.ts';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -107,13 +108,8 @@ export class WebhookEndpointsRepository {
       .executeTakeFirstOrThrow();
   }
 
-  async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.#db
-      .deleteFrom('webhook_endpoints')
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  delete(organizationId: string, id: string): Promise<boolean> {
+    return deleteOwned(this.#db, 'webhook_endpoints', organizationId, id);
   }
 
   /** For the worker: every enabled endpoint with the connectors it follows (its organization's, filtered). */

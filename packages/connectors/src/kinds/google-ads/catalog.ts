@@ -3,6 +3,7 @@ import {
   type ChangeCapture,
   defineCatalog,
   type EntityCatalog,
+  type ParamsSchema,
   REFRESHING_CREDENTIALS,
   type SyncSpec,
 } from '../../core/catalog.ts';
@@ -152,97 +153,74 @@ function sameCustomer(
 
 const mutableStatus = z.enum(['ENABLED', 'PAUSED']);
 
-const campaignUpdateParams = z
-  .strictObject({
+/**
+ * A :mutate call's params: the customer, and 1 to MAX_OPERATIONS operations; where an operation names resources
+ * (`resources`: its `create` or `update` body's fields), they must be the customer's.
+ */
+function mutateParams(
+  operation: z.ZodType<object>,
+  resources?: { readonly op: 'update' | 'create'; readonly fields: readonly string[] },
+): ParamsSchema {
+  const params = z.strictObject({
     customer_id: customerIdSchema,
-    operations: z
-      .array(
-        updateOperation(
-          z.strictObject({
-            resourceName: campaignResourceName,
-            name: z.string().min(1).optional(),
-            status: mutableStatus.optional(),
-          }),
-          ['name', 'status'],
-        ),
-      )
-      .min(1)
-      .max(MAX_OPERATIONS),
-  })
-  .superRefine((p, ctx) => sameCustomer(p, ctx, 'update', ['resourceName']));
+    operations: z.array(operation).min(1).max(MAX_OPERATIONS),
+  });
+  return resources ? params.superRefine((p, ctx) => sameCustomer(p, ctx, resources.op, resources.fields)) : params;
+}
 
-const adGroupUpdateParams = z
-  .strictObject({
-    customer_id: customerIdSchema,
-    operations: z
-      .array(
-        updateOperation(
-          z.strictObject({
-            resourceName: adGroupResourceName,
-            name: z.string().min(1).optional(),
-            status: mutableStatus.optional(),
-            // micros as a string of digits (1,000,000 micros = one currency unit), as the upstream's int64 JSON.
-            cpcBidMicros: z
-              .string()
-              .regex(/^\d{1,18}$/, 'must be a whole number of micros as a string, e.g. "1500000"')
-              .optional(),
-          }),
-          ['name', 'status', 'cpcBidMicros'],
-        ),
-      )
-      .min(1)
-      .max(MAX_OPERATIONS),
-  })
-  .superRefine((p, ctx) => sameCustomer(p, ctx, 'update', ['resourceName']));
+/** An update :mutate call on one kind of resource: the fields given beside `resourceName` are the mutable ones. */
+const updateParams = (resourceName: z.ZodString, mutable: z.ZodRawShape) =>
+  mutateParams(updateOperation(z.strictObject({ resourceName, ...mutable }), Object.keys(mutable)), {
+    op: 'update',
+    fields: ['resourceName'],
+  });
 
-const campaignLabelCreateParams = z
-  .strictObject({
-    customer_id: customerIdSchema,
-    operations: z
-      .array(z.strictObject({ create: z.strictObject({ campaign: campaignResourceName, label: labelResourceName }) }))
-      .min(1)
-      .max(MAX_OPERATIONS),
-  })
-  .superRefine((p, ctx) => sameCustomer(p, ctx, 'create', ['campaign', 'label']));
+/** What campaigns and ad groups alike may change. */
+const nameAndStatus = { name: z.string().min(1).optional(), status: mutableStatus.optional() };
+
+const campaignUpdateParams = updateParams(campaignResourceName, nameAndStatus);
+
+const adGroupUpdateParams = updateParams(adGroupResourceName, {
+  ...nameAndStatus,
+  // micros as a string of digits (1,000,000 micros = one currency unit), as the upstream's int64 JSON.
+  cpcBidMicros: z
+    .string()
+    .regex(/^\d{1,18}$/, 'must be a whole number of micros as a string, e.g. "1500000"')
+    .optional(),
+});
+
+const campaignLabelCreateParams = mutateParams(
+  z.strictObject({ create: z.strictObject({ campaign: campaignResourceName, label: labelResourceName }) }),
+  { op: 'create', fields: ['campaign', 'label'] },
+);
 
 // The specification shows only customer_id and operations for ad_group_labels create; the operation body is the vendor's
 // AdGroupLabelOperation.create {adGroup, label}.
-const adGroupLabelCreateParams = z
-  .strictObject({
-    customer_id: customerIdSchema,
-    operations: z
-      .array(z.strictObject({ create: z.strictObject({ adGroup: adGroupResourceName, label: labelResourceName }) }))
-      .min(1)
-      .max(MAX_OPERATIONS),
-  })
-  .superRefine((p, ctx) => sameCustomer(p, ctx, 'create', ['adGroup', 'label']));
+const adGroupLabelCreateParams = mutateParams(
+  z.strictObject({ create: z.strictObject({ adGroup: adGroupResourceName, label: labelResourceName }) }),
+  { op: 'create', fields: ['adGroup', 'label'] },
+);
 
 // labels create: the seed system's action beyond the specification (POST
 // customers/{customer_id}/labels:mutate). LabelOperation.create is the vendor's Label resource: name (1-80
 // characters, unique in the account), optional status and text_label (https://developers.google.com/google-ads/api/reference/rpc/latest/Label).
-const labelCreateParams = z.strictObject({
-  customer_id: customerIdSchema,
-  operations: z
-    .array(
-      z.strictObject({
-        create: z.strictObject({
-          name: z.string().min(1).max(80),
-          status: z.enum(['ENABLED', 'REMOVED']).optional(),
-          textLabel: z
-            .strictObject({
-              backgroundColor: z
-                .string()
-                .regex(/^#[0-9a-fA-F]{6}$/, 'must be a color like #1a2b3c')
-                .optional(),
-              description: z.string().max(200).optional(),
-            })
+const labelCreateParams = mutateParams(
+  z.strictObject({
+    create: z.strictObject({
+      name: z.string().min(1).max(80),
+      status: z.enum(['ENABLED', 'REMOVED']).optional(),
+      textLabel: z
+        .strictObject({
+          backgroundColor: z
+            .string()
+            .regex(/^#[0-9a-fA-F]{6}$/, 'must be a color like #1a2b3c')
             .optional(),
-        }),
-      }),
-    )
-    .min(1)
-    .max(MAX_OPERATIONS),
-});
+          description: z.string().max(200).optional(),
+        })
+        .optional(),
+    }),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Sync. Customer ids come from `config.customer_ids` (see the kind below); no `parent` is declared because the
@@ -264,6 +242,28 @@ const dailyRows: ChangeCapture = {
   cursor: 'field',
   source: 'Google Ads API: segments.date, conversion window (incremental on segments.date)',
 };
+/**
+ * A report of a row per resource and day (dailyRows): the objects GAQL answers in a row, and the synthetic
+ * `_row_key` it is keyed by; read by date.
+ */
+function dailyReport(
+  name: string,
+  objects: readonly string[],
+  searchable: FieldMap,
+  actions: EntityCatalog['actions'] = { list: listParams },
+): EntityCatalog {
+  return {
+    name,
+    recordKey: '_row_key',
+    record: plain({ _row_key: rowKey, ...Object.fromEntries(objects.map((name) => [name, t.object()])) }),
+    meta,
+    searchable: plain(searchable),
+    actions,
+    sync: byDate,
+    changeCapture: dailyRows,
+  };
+}
+
 /** Label associations cannot be filtered by time: full refresh. */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 
@@ -276,54 +276,37 @@ const fullRefresh: SyncSpec = { mode: 'full_refresh' };
  * with segments.date selected (one row per customer and day, like the vendor's reference replication), and the
  * record carries `segments` and the synthetic `_row_key`.
  */
-const accounts: EntityCatalog = {
-  name: 'accounts',
-  recordKey: '_row_key',
-  record: plain({ _row_key: rowKey, customer: t.object(), segments: t.object() }),
-  meta,
-  searchable: plain({
-    'customer.auto_tagging_enabled': t.boolean(),
-    'customer.call_reporting_setting.call_conversion_action': t.string(),
-    'customer.call_reporting_setting.call_conversion_reporting_enabled': t.boolean(),
-    'customer.call_reporting_setting.call_reporting_enabled': t.boolean(),
-    'customer.conversion_tracking_setting.conversion_tracking_id': t.integer(),
-    'customer.conversion_tracking_setting.cross_account_conversion_tracking_id': t.integer(),
-    'customer.currency_code': t.string(),
-    'customer.descriptive_name': t.string(),
-    'customer.final_url_suffix': t.string(),
-    'customer.has_partners_badge': t.boolean(),
-    'customer.id': t.integer(),
-    'customer.manager': t.boolean(),
-    'customer.optimization_score': t.number(),
-    'customer.optimization_score_weight': t.number(),
-    'customer.pay_per_conversion_eligibility_failure_reasons': t.array(),
-    // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the specification's convention).
-    'customer.remarketing_setting.provider_global_site_tag': t.string(),
-    'customer.resource_name': t.string(),
-    'customer.test_account': t.boolean(),
-    'customer.time_zone': t.string(),
-    'customer.tracking_url_template': t.string(),
-    'segments.date': t.datetime(),
-  }),
-  actions: { list: listParams },
-  sync: byDate,
-  changeCapture: dailyRows,
-};
+const accounts = dailyReport('accounts', ['customer', 'segments'], {
+  'customer.auto_tagging_enabled': t.boolean(),
+  'customer.call_reporting_setting.call_conversion_action': t.string(),
+  'customer.call_reporting_setting.call_conversion_reporting_enabled': t.boolean(),
+  'customer.call_reporting_setting.call_reporting_enabled': t.boolean(),
+  'customer.conversion_tracking_setting.conversion_tracking_id': t.integer(),
+  'customer.conversion_tracking_setting.cross_account_conversion_tracking_id': t.integer(),
+  'customer.currency_code': t.string(),
+  'customer.descriptive_name': t.string(),
+  'customer.final_url_suffix': t.string(),
+  'customer.has_partners_badge': t.boolean(),
+  'customer.id': t.integer(),
+  'customer.manager': t.boolean(),
+  'customer.optimization_score': t.number(),
+  'customer.optimization_score_weight': t.number(),
+  'customer.pay_per_conversion_eligibility_failure_reasons': t.array(),
+  // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the specification's convention).
+  'customer.remarketing_setting.provider_global_site_tag': t.string(),
+  'customer.resource_name': t.string(),
+  'customer.test_account': t.boolean(),
+  'customer.time_zone': t.string(),
+  'customer.tracking_url_template': t.string(),
+  'segments.date': t.datetime(),
+});
 
 const entityStatus = ['ENABLED', 'PAUSED', 'REMOVED'] as const;
 
-const campaigns: EntityCatalog = {
-  name: 'campaigns',
-  recordKey: '_row_key',
-  record: plain({
-    _row_key: rowKey,
-    campaign: t.object(),
-    campaignBudget: t.object(),
-    metrics: t.object(),
-    segments: t.object(),
-  }),
-  meta,
-  searchable: plain({
+const campaigns = dailyReport(
+  'campaigns',
+  ['campaign', 'campaignBudget', 'metrics', 'segments'],
+  {
     'campaign.id': t.integer(),
     'campaign.name': t.string(),
     'campaign.status': t.string({ enum: entityStatus }),
@@ -358,24 +341,14 @@ const campaigns: EntityCatalog = {
     // filter and group them: https://developers.google.com/google-ads/api/fields/v20/segments
     'segments.hour': t.integer(),
     'segments.ad_network_type': t.string(),
-  }),
-  actions: { list: listParams, update: campaignUpdateParams },
-  sync: byDate,
-  changeCapture: dailyRows,
-};
+  },
+  { list: listParams, update: campaignUpdateParams },
+);
 
-const adGroups: EntityCatalog = {
-  name: 'ad_groups',
-  recordKey: '_row_key',
-  record: plain({
-    _row_key: rowKey,
-    campaign: t.object(),
-    adGroup: t.object(),
-    metrics: t.object(),
-    segments: t.object(),
-  }),
-  meta,
-  searchable: plain({
+const adGroups = dailyReport(
+  'ad_groups',
+  ['campaign', 'adGroup', 'metrics', 'segments'],
+  {
     'campaign.id': t.integer(),
     'ad_group.id': t.integer(),
     'ad_group.name': t.string(),
@@ -398,94 +371,86 @@ const adGroups: EntityCatalog = {
     'ad_group.labels': t.array(),
     'metrics.cost_micros': t.integer(),
     'segments.date': t.datetime(),
-  }),
-  actions: { list: listParams, update: adGroupUpdateParams },
-  sync: byDate,
-  changeCapture: dailyRows,
-};
+  },
+  { list: listParams, update: adGroupUpdateParams },
+);
 
-const adGroupAds: EntityCatalog = {
-  name: 'ad_group_ads',
-  recordKey: '_row_key',
-  record: plain({ _row_key: rowKey, adGroup: t.object(), adGroupAd: t.object(), segments: t.object() }),
-  meta,
-  searchable: plain({
-    'ad_group.id': t.integer(),
-    'ad_group_ad.ad.id': t.integer(),
-    'ad_group_ad.ad.name': t.string(),
-    'ad_group_ad.ad.type': t.string(),
-    'ad_group_ad.ad.display_url': t.string(),
-    'ad_group_ad.ad.final_url_suffix': t.string(),
-    'ad_group_ad.ad.tracking_url_template': t.string(),
-    'ad_group_ad.ad.resource_name': t.string(),
-    'ad_group_ad.status': t.string({ enum: entityStatus }),
-    'ad_group_ad.ad_strength': t.string(),
-    'ad_group_ad.ad_group': t.string(),
-    'ad_group_ad.resource_name': t.string(),
-    'ad_group_ad.policy_summary.approval_status': t.string(),
-    'ad_group_ad.policy_summary.review_status': t.string(),
-    'segments.date': t.datetime(),
-    'ad_group_ad.ad.final_urls': t.array(),
-    'ad_group_ad.ad.final_mobile_urls': t.array(),
-    'ad_group_ad.labels': t.array(),
-  }),
-  actions: { list: listParams },
-  sync: byDate,
-  changeCapture: dailyRows,
-};
+const adGroupAds = dailyReport('ad_group_ads', ['adGroup', 'adGroupAd', 'segments'], {
+  'ad_group.id': t.integer(),
+  'ad_group_ad.ad.id': t.integer(),
+  'ad_group_ad.ad.name': t.string(),
+  'ad_group_ad.ad.type': t.string(),
+  'ad_group_ad.ad.display_url': t.string(),
+  'ad_group_ad.ad.final_url_suffix': t.string(),
+  'ad_group_ad.ad.tracking_url_template': t.string(),
+  'ad_group_ad.ad.resource_name': t.string(),
+  'ad_group_ad.status': t.string({ enum: entityStatus }),
+  'ad_group_ad.ad_strength': t.string(),
+  'ad_group_ad.ad_group': t.string(),
+  'ad_group_ad.resource_name': t.string(),
+  'ad_group_ad.policy_summary.approval_status': t.string(),
+  'ad_group_ad.policy_summary.review_status': t.string(),
+  'segments.date': t.datetime(),
+  'ad_group_ad.ad.final_urls': t.array(),
+  'ad_group_ad.ad.final_mobile_urls': t.array(),
+  'ad_group_ad.labels': t.array(),
+});
 
-/** label.id, label.name, label.resource_name: shared by the three association entities. */
-const labelSearchable = {
-  'label.id': t.integer(),
-  'label.name': t.string(),
-  'label.resource_name': t.string(),
-} as const;
+/**
+ * A label's association with a campaign, ad group or ad: the row holds the parent, the association and the label
+ * (`{campaign, campaignLabel, label}`), keyed by the association's resource name; searchable by the parent's id,
+ * the association's resource name and the label's id, name and resource name.
+ */
+function labelAssociation(spec: {
+  name: string;
+  /** The parent's object in the row, and its id's search path. */
+  parent: readonly [string, string];
+  /** The association's object in the row, and its resource's name in GAQL. */
+  association: readonly [string, string];
+  create?: ParamsSchema;
+}): EntityCatalog {
+  const [parent, parentId] = spec.parent;
+  const [association, resource] = spec.association;
+  return {
+    name: spec.name,
+    recordKey: `${association}.resourceName`,
+    record: plain({ [parent]: t.object(), [association]: t.object(), label: t.object() }),
+    meta,
+    searchable: plain({
+      [parentId]: t.integer(),
+      [`${resource}.resource_name`]: t.string(),
+      'label.id': t.integer(),
+      'label.name': t.string(),
+      'label.resource_name': t.string(),
+    }),
+    actions: spec.create ? { list: listParams, create: spec.create } : { list: listParams },
+    sync: fullRefresh,
+  };
+}
 
-const campaignLabels: EntityCatalog = {
+const campaignLabels = labelAssociation({
   name: 'campaign_labels',
-  recordKey: 'campaignLabel.resourceName',
-  record: plain({ campaign: t.object(), campaignLabel: t.object(), label: t.object() }),
-  meta,
-  searchable: plain({
-    'campaign.id': t.integer(),
-    'campaign_label.resource_name': t.string(),
-    ...labelSearchable,
-  }),
-  actions: { list: listParams, create: campaignLabelCreateParams },
-  sync: fullRefresh,
-};
+  parent: ['campaign', 'campaign.id'],
+  association: ['campaignLabel', 'campaign_label'],
+  create: campaignLabelCreateParams,
+});
 
 // Searchable fields of ad_group_labels: "not shown" in the specification; the campaign_labels list transposed to the
 // vendor's ad_group_label resource (ad_group.id, ad_group_label.resource_name, label.*).
-const adGroupLabels: EntityCatalog = {
+const adGroupLabels = labelAssociation({
   name: 'ad_group_labels',
-  recordKey: 'adGroupLabel.resourceName',
-  record: plain({ adGroup: t.object(), adGroupLabel: t.object(), label: t.object() }),
-  meta,
-  searchable: plain({
-    'ad_group.id': t.integer(),
-    'ad_group_label.resource_name': t.string(),
-    ...labelSearchable,
-  }),
-  actions: { list: listParams, create: adGroupLabelCreateParams },
-  sync: fullRefresh,
-};
+  parent: ['adGroup', 'ad_group.id'],
+  association: ['adGroupLabel', 'ad_group_label'],
+  create: adGroupLabelCreateParams,
+});
 
 // Record and searchable fields of ad_group_ad_labels: "not shown" in the specification; the vendor's ad_group_ad_label
 // resource (SELECT ad_group_ad.ad.id, ad_group_ad_label.resource_name, label.id, label.name, label.resource_name).
-const adGroupAdLabels: EntityCatalog = {
+const adGroupAdLabels = labelAssociation({
   name: 'ad_group_ad_labels',
-  recordKey: 'adGroupAdLabel.resourceName',
-  record: plain({ adGroupAd: t.object(), adGroupAdLabel: t.object(), label: t.object() }),
-  meta,
-  searchable: plain({
-    'ad_group_ad.ad.id': t.integer(),
-    'ad_group_ad_label.resource_name': t.string(),
-    ...labelSearchable,
-  }),
-  actions: { list: listParams },
-  sync: fullRefresh,
-};
+  parent: ['adGroupAd', 'ad_group_ad.ad.id'],
+  association: ['adGroupAdLabel', 'ad_group_ad_label'],
+});
 
 // Record fields of labels: "not shown" in the specification; the vendor's label resource
 // (label.id, label.name, label.resource_name, label.status, label.text_label.{background_color,description}).

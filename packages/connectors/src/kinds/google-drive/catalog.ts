@@ -46,6 +46,13 @@ const rangeHeader = z
 const pageToken = z.string().min(1);
 const fields = z.string().min(1);
 const pageSize = (max: number) => z.int().min(1).max(max);
+/** One page of a Drive list: up to `max` items, from `pageToken` (the previous page's nextPageToken). */
+const page = (max: number) => ({ pageSize: pageSize(max).optional(), pageToken: pageToken.optional() });
+/** Which spaces a files or changes list covers. */
+const spaces = z
+  .string()
+  .regex(/^(drive|appDataFolder)(,(drive|appDataFolder))*$/, 'must be drive, appDataFolder or both, comma-separated')
+  .optional();
 /** Comma-separated ids (addParents, removeParents). */
 const idList = z.string().regex(/^[^,\s]+(,[^,\s]+)*$/, 'must be comma-separated ids without spaces');
 
@@ -176,18 +183,11 @@ function collection(path: string, key: string, idParam: string, readPageSize: nu
 
 const filesList = z
   .strictObject({
-    pageSize: pageSize(1000).optional(),
-    pageToken: pageToken.optional(),
+    ...page(1000),
     q: z.string().min(1).optional(),
     orderBy: z.string().min(1).optional(),
     fields: fields.optional(),
-    spaces: z
-      .string()
-      .regex(
-        /^(drive|appDataFolder)(,(drive|appDataFolder))*$/,
-        'must be drive, appDataFolder or both, comma-separated',
-      )
-      .optional(),
+    spaces,
     corpora: z.enum(['user', 'drive', 'allDrives']).optional(),
     driveId: pathId.optional(),
     includeItemsFromAllDrives: z.boolean().optional(),
@@ -311,8 +311,7 @@ const drives: EntityCatalog = {
   meta: pageMeta,
   actions: {
     list: z.strictObject({
-      pageSize: pageSize(100).optional(),
-      pageToken: pageToken.optional(),
+      ...page(100),
       q: z.string().min(1).optional(),
       useDomainAdminAccess: z.boolean().optional(),
     }),
@@ -338,6 +337,9 @@ const permissionRecord: FieldMap = {
   permissionDetails: t.array(),
 };
 
+/** Items of shared drives, and a domain administrator's access to every item of the domain. */
+const permissionAccess = { supportsAllDrives: z.boolean().optional(), useDomainAdminAccess: z.boolean().optional() };
+
 const permissions: EntityCatalog = {
   name: 'permissions',
   recordKey: 'id',
@@ -345,21 +347,26 @@ const permissions: EntityCatalog = {
   record: permissionRecord,
   meta: pageMeta,
   actions: {
-    list: z.strictObject({
-      fileId: pathId,
-      pageSize: pageSize(100).optional(),
-      pageToken: pageToken.optional(),
-      supportsAllDrives: z.boolean().optional(),
-      useDomainAdminAccess: z.boolean().optional(),
-    }),
-    get: z.strictObject({
-      fileId: pathId,
-      permissionId: pathId,
-      supportsAllDrives: z.boolean().optional(),
-      useDomainAdminAccess: z.boolean().optional(),
-    }),
+    list: z.strictObject({ fileId: pathId, ...page(100), ...permissionAccess }),
+    get: z.strictObject({ fileId: pathId, permissionId: pathId, ...permissionAccess }),
   },
 };
+
+/** The Reply resource, as a comment embeds its replies and as the replies list answers them. */
+const replyFields: FieldMap = {
+  kind: t.string(),
+  id: t.string(),
+  createdTime: t.datetime(),
+  modifiedTime: t.datetime(),
+  author: t.object(),
+  htmlContent: t.string(),
+  content: t.string(),
+  deleted: t.boolean(),
+  action: t.string(),
+};
+
+/** Comments and replies: deleted ones on request, and Drive's field selection. */
+const discussionOptions = { includeDeleted: z.boolean().optional(), fields: fields.optional() };
 
 const commentRecord: FieldMap = {
   kind: t.string(),
@@ -375,19 +382,7 @@ const commentRecord: FieldMap = {
   resolved: t.boolean(),
   quotedFileContent: t.object(),
   mentionedEmailAddresses: t.array(t.string()),
-  replies: t.array(
-    t.object({
-      kind: t.string(),
-      id: t.string(),
-      createdTime: t.datetime(),
-      modifiedTime: t.datetime(),
-      author: t.object(),
-      htmlContent: t.string(),
-      content: t.string(),
-      deleted: t.boolean(),
-      action: t.string(),
-    }),
-  ),
+  replies: t.array(t.object(replyFields)),
 };
 
 // `fields` is optional here as in the specification ("required in practice"): the connector sends a default field
@@ -404,32 +399,15 @@ const comments: EntityCatalog = {
   actions: {
     list: z.strictObject({
       fileId: pathId,
-      pageSize: pageSize(100).optional(),
-      pageToken: pageToken.optional(),
+      ...page(100),
       startModifiedTime: isoDateTime.optional(), // RFC 3339 lower bound on modifiedTime
-      includeDeleted: z.boolean().optional(),
-      fields: fields.optional(),
+      ...discussionOptions,
     }),
-    get: z.strictObject({
-      fileId: pathId,
-      commentId: pathId,
-      includeDeleted: z.boolean().optional(),
-      fields: fields.optional(),
-    }),
+    get: z.strictObject({ fileId: pathId, commentId: pathId, ...discussionOptions }),
   },
 };
 
-const replyRecord: FieldMap = {
-  kind: t.string(),
-  id: notNull(t.string()),
-  createdTime: t.datetime(),
-  modifiedTime: t.datetime(),
-  htmlContent: t.string(),
-  content: t.string(),
-  action: t.string(),
-  author: t.object(),
-  deleted: t.boolean(),
-};
+const replyRecord: FieldMap = { ...replyFields, id: notNull(t.string()) };
 
 const replies: EntityCatalog = {
   name: 'replies',
@@ -438,21 +416,8 @@ const replies: EntityCatalog = {
   record: replyRecord,
   meta: pageMeta,
   actions: {
-    list: z.strictObject({
-      fileId: pathId,
-      commentId: pathId,
-      pageSize: pageSize(100).optional(),
-      pageToken: pageToken.optional(),
-      includeDeleted: z.boolean().optional(),
-      fields: fields.optional(),
-    }),
-    get: z.strictObject({
-      fileId: pathId,
-      commentId: pathId,
-      replyId: pathId,
-      includeDeleted: z.boolean().optional(),
-      fields: fields.optional(),
-    }),
+    list: z.strictObject({ fileId: pathId, commentId: pathId, ...page(100), ...discussionOptions }),
+    get: z.strictObject({ fileId: pathId, commentId: pathId, replyId: pathId, ...discussionOptions }),
   },
 };
 
@@ -483,12 +448,7 @@ const revisions: EntityCatalog = {
   record: revisionRecord,
   meta: pageMeta,
   actions: {
-    list: z.strictObject({
-      fileId: pathId,
-      pageSize: pageSize(1000).optional(),
-      pageToken: pageToken.optional(),
-      fields: fields.optional(),
-    }),
+    list: z.strictObject({ fileId: pathId, ...page(1000), fields: fields.optional() }),
     get: z.strictObject({
       fileId: pathId,
       revisionId: pathId,
@@ -535,13 +495,7 @@ const changes: EntityCatalog = {
       includeRemoved: z.boolean().optional(),
       includeCorpusRemovals: z.boolean().optional(),
       restrictToMyDrive: z.boolean().optional(),
-      spaces: z
-        .string()
-        .regex(
-          /^(drive|appDataFolder)(,(drive|appDataFolder))*$/,
-          'must be drive, appDataFolder or both, comma-separated',
-        )
-        .optional(),
+      spaces,
       fields: fields.optional(),
     }),
   },

@@ -200,6 +200,18 @@ const ivrs: EntityCatalog = {
 
 /** The specification's "States": telephony agents_activity.agent_state. */
 export const AGENT_STATES = ['online', 'offline', 'away', 'transfers_only'] as const;
+/** A stats endpoint's snapshot: one record, keyed by when Zendesk computed it, every field searchable, read whole. */
+function statsSnapshot(name: string, record: FieldMap): EntityCatalog {
+  return {
+    name,
+    recordKey: 'current_timestamp',
+    record,
+    searchable: record,
+    actions: { list: noParams },
+    sync: fullRefresh,
+  };
+}
+
 /** The specification's "States": telephony agents_activity.call_status (on_call, wrap_up, or null: the field is nullable). */
 export const CALL_STATUSES = ['on_call', 'wrap_up'] as const;
 
@@ -276,14 +288,7 @@ const agentsOverviewRecord: FieldMap = {
   total_started_transfers: t.integer(),
 };
 
-const agentsOverview: EntityCatalog = {
-  name: 'agents_overview',
-  recordKey: 'current_timestamp',
-  record: agentsOverviewRecord,
-  searchable: agentsOverviewRecord,
-  actions: { list: noParams },
-  sync: fullRefresh,
-};
+const agentsOverview = statsSnapshot('agents_overview', agentsOverviewRecord);
 
 /*
  * account_overview, current_queue_activity, calls, call_legs: the specification does not show their fields or parameters.
@@ -319,14 +324,7 @@ const accountOverviewRecord: FieldMap = {
   total_wrap_up_time: t.integer(),
 };
 
-const accountOverview: EntityCatalog = {
-  name: 'account_overview',
-  recordKey: 'current_timestamp',
-  record: accountOverviewRecord,
-  searchable: accountOverviewRecord,
-  actions: { list: noParams },
-  sync: fullRefresh,
-};
+const accountOverview = statsSnapshot('account_overview', accountOverviewRecord);
 
 /** GET stats/current_queue_activity → {current_queue_activity: {...}}. */
 const currentQueueActivityRecord: FieldMap = {
@@ -339,14 +337,7 @@ const currentQueueActivityRecord: FieldMap = {
   longest_wait_time: t.integer(),
 };
 
-const currentQueueActivity: EntityCatalog = {
-  name: 'current_queue_activity',
-  recordKey: 'current_timestamp',
-  record: currentQueueActivityRecord,
-  searchable: currentQueueActivityRecord,
-  actions: { list: noParams },
-  sync: fullRefresh,
-};
+const currentQueueActivity = statsSnapshot('current_queue_activity', currentQueueActivityRecord);
 
 /**
  * calls and call_legs list parameters (the specification: "not shown"): the incremental exports' own `start_time`,
