@@ -104,6 +104,11 @@ export const PlatformEnv = z.object({
   OPENSEARCH_BULK_BYTES: z.coerce.number().int().min(10_000).max(100_000_000).default(500_000),
   OPENSEARCH_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   /**
+   * A sync run's write groups whose bulk requests may be in flight at once while the next group is read: the
+   * engine is never left idle between two groups (1: each group's bulk waits for the one before).
+   */
+  SYNC_WRITE_GROUPS_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
+  /**
    * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
    * address and per connector; beyond it, 429 with Retry-After.
    */
