@@ -201,6 +201,7 @@ async function syncOnce(
     const rssSamples: [number, number][] = [];
     let lastSample = 0;
     const upstreamBefore = await upstreamStats(upstream.url);
+    const workerCpuBefore = cpuSeconds(pid);
     const started = performance.now();
     const sampler = setInterval(() => {
       const rss = procStatusKb(pid, 'VmRSS');
@@ -243,16 +244,23 @@ async function syncOnce(
     const upstreamAfter = await upstreamStats(upstream.url);
     const upstreamCpuMsPerPage =
       (upstreamAfter.cpuMs - upstreamBefore.cpuMs) / Math.max(1, upstreamAfter.pages - upstreamBefore.pages);
+    const workerCpu = cpuSeconds(pid) - workerCpuBefore;
     const peak = procStatusKb(pid, 'VmHWM') ?? maxSampled;
     if (done.record_count !== n) throw new Error(`expected ${n} records, the sync reports ${done.record_count}`);
-    const finished = output.find((l) => l.includes('sync run finished') && l.includes('"customers"'));
+    // The run logs its end just after it records it: give the line a moment to arrive.
+    const finishedLine = () => output.find((l) => l.includes('sync run finished') && l.includes('"customers"'));
+    await waitFor(finishedLine, 5000, () => '').catch(() => undefined);
+    const finished = finishedLine();
     const reported = finished ? Number(/"records_per_s":(\d+)/.exec(finished)?.[1]) : Number.NaN;
     const phases = finished ? /"phases_ms":(\{[^}]*\})/.exec(finished)?.[1] : undefined;
     child.kill('SIGTERM');
     await once(child, 'exit');
     worker = null;
     console.log(`sync: ${n} records in ${syncSeconds.toFixed(1)} s, peak RSS ${mb(peak)} MB (load ${load})`);
-    console.log(`worker phases (ms): ${phases ?? '-'}`);
+    console.log(
+      `worker phases (ms): ${phases ?? '-'}; worker CPU ${workerCpu.toFixed(1)} s ` +
+        `(${fixed(workerCpu / syncSeconds)} of a core over the sync)`,
+    );
     console.log(
       `upstream: ${upstreamAfter.pages - upstreamBefore.pages} pages, ${fixed(upstreamCpuMsPerPage)} ms CPU per page`,
     );
@@ -301,6 +309,16 @@ function loadAverage(): string {
   return loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+}
+
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
