@@ -104,10 +104,12 @@ export const PlatformEnv = z.object({
   OPENSEARCH_BULK_BYTES: z.coerce.number().int().min(10_000).max(100_000_000).default(500_000),
   OPENSEARCH_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   /**
-   * A sync run's write groups whose bulk requests may be in flight at once while the next group is read: the
-   * engine is never left idle between two groups (1: each group's bulk waits for the one before).
+   * A sync run's write groups whose bulk requests may be in flight at once (their feed appends and checkpoints stay
+   * one at a time, in order). 1: a group's bulk overlaps the previous group's feed append only. More helps where the
+   * engine is the bound (x1.28 with 2 on a loaded 2-core machine), not where the feed append is (a quieter run of
+   * the same machine: 0.77), docs/scaling.md.
    */
-  SYNC_WRITE_GROUPS_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
+  SYNC_WRITE_GROUPS_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(1),
   /**
    * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
    * address and per connector; beyond it, 429 with Retry-After.
