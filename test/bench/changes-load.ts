@@ -18,7 +18,15 @@ export type ChangesCommand =
 
 export type ChangesLoadEvent =
   | { type: 'ready'; upstream: { url: string; apiKey: string }; receiverUrl: string }
-  | { type: 'streamed'; changes: number; refused: number }
+  | {
+      type: 'streamed';
+      changes: number;
+      refused: number;
+      /** Why, by status or error message: how many. */
+      refusals: Record<string, number>;
+      sentSeconds: number;
+      ackedSeconds: number;
+    }
   | { type: 'delivered'; webhookId: string; key: string; changedAt: string; arrivedAt: number; ok: boolean };
 
 const send = (event: ChangesLoadEvent) => process.send?.(event);
@@ -56,6 +64,11 @@ async function stream(perSecond: number, seconds: number): Promise<void> {
   const total = Math.round(perSecond * seconds);
   const started = performance.now();
   let refused = 0;
+  const refusals: Record<string, number> = {};
+  const refuse = (why: string) => {
+    refused++;
+    refusals[why] = (refusals[why] ?? 0) + 1;
+  };
   const pending: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
     const wait = started + (i * 1000) / perSecond - performance.now();
@@ -74,16 +87,23 @@ async function stream(perSecond: number, seconds: number): Promise<void> {
     pending.push(
       sender.emit(body, eventId).then(
         (status) => {
-          if (status !== 202) refused++;
+          if (status !== 202) refuse(String(status));
         },
-        () => {
-          refused++;
-        },
+        (error: Error) => refuse(String((error.cause as Error | undefined)?.message ?? error.message)),
       ),
     );
   }
+  const sentSeconds = (performance.now() - started) / 1000;
   await Promise.all(pending);
-  send({ type: 'streamed', changes: total, refused });
+  // Sent: when the last edit left (the generator's own pace); acknowledged: when the platform had accepted them all.
+  send({
+    type: 'streamed',
+    changes: total,
+    refused,
+    refusals,
+    sentSeconds,
+    ackedSeconds: (performance.now() - started) / 1000,
+  });
 }
 
 process.on('message', (command: ChangesCommand) => {

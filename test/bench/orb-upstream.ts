@@ -4,12 +4,19 @@ import { listen } from '../simulators/kit/server.ts';
 import { generateOrbData, type OrbData, type OrbDataOptions, type OrbRecord } from '../simulators/orb/data.ts';
 import { createOrbApp } from '../simulators/orb/simulator.ts';
 
+export interface UpstreamStats {
+  readonly pages: number;
+  readonly cpuMs: number;
+}
+
 export interface BenchOrbUpstream {
   readonly url: string;
   readonly apiKey: string;
   readonly data: OrbData;
   /** Customers in the order the upstream serves them (newest first), i.e. the order the worker reads them. */
   readonly customersInOrder: readonly OrbRecord[];
+  /** Listing pages served so far and this process's CPU time since it started (also GET /_bench/stats). */
+  stats(): UpstreamStats;
   close(): Promise<void>;
 }
 
@@ -17,17 +24,24 @@ export interface BenchOrbUpstream {
  * The Orb simulator's data (test/simulators/orb/data.ts) and routes, with the customers listing served from an
  * index: the simulator filters and scans every customer on each page (O(N) per page, ~0.9 s a page at 1,000,000
  * customers), which would make the upstream, not the worker, the thing measured. Same protocol: newest
- * `created_at` first (ties by id), `created_at[gte]`, `limit` <= 100, base64url(id) cursors. Other routes and any
- * other filter go to the simulator itself.
+ * `created_at` first (ties by id), `created_at[gte]`, `limit` <= 100, base64url(id) cursors. A customer by id is
+ * looked up in a map (the simulator scans the array: O(N) per webhook re-read). Other routes and any other filter
+ * go to the simulator itself.
  */
 export async function startBenchOrbUpstream(options: OrbDataOptions): Promise<BenchOrbUpstream> {
   const apiKey = 'orb-bench-key';
   const data = generateOrbData(options);
   const simulator = createOrbApp(data, apiKey, new FaultInjector());
-  const rows = [...data.customers].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+  const rows = newestFirst(data.customers);
   const instants = Float64Array.from(rows, (r) => Date.parse(r.created_at));
   const position = new Map<string, number>();
   for (const [i, r] of rows.entries()) position.set(r.id, i);
+  const cpuAtStart = process.cpuUsage();
+  let pages = 0;
+  const stats = (): UpstreamStats => {
+    const cpu = process.cpuUsage(cpuAtStart);
+    return { pages, cpuMs: (cpu.user + cpu.system) / 1000 };
+  };
   /** The first position whose instant is before `since` (rows are newest first). */
   const endFor = (since: number) => {
     let lo = 0;
@@ -58,6 +72,7 @@ export async function startBenchOrbUpstream(options: OrbDataOptions): Promise<Be
       start = at + 1;
     }
     const page = rows.slice(start, Math.min(start + limit, end));
+    pages++;
     const hasMore = start + limit < end;
     return c.json({
       data: page,
@@ -67,8 +82,19 @@ export async function startBenchOrbUpstream(options: OrbDataOptions): Promise<Be
       },
     });
   });
+  app.get('/v1/customers/:id', (c) => {
+    const at = position.get(c.req.param('id'));
+    if (at === undefined || c.req.header('authorization') !== `Bearer ${apiKey}`) return simulator.fetch(c.req.raw);
+    return c.json(rows[at]);
+  });
+  app.get('/_bench/stats', (c) => c.json(stats()));
   app.all('*', (c) => simulator.fetch(c.req.raw));
 
   const server = await listen(app);
-  return { url: `${server.url}/v1`, apiKey, data, customersInOrder: rows, close: server.close };
+  return { url: `${server.url}/v1`, apiKey, data, customersInOrder: rows, stats, close: server.close };
+}
+
+/** Customers in the order the upstream serves them: newest `created_at` first, ties by id. */
+export function newestFirst(customers: readonly OrbRecord[]): OrbRecord[] {
+  return [...customers].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }

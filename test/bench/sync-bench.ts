@@ -6,22 +6,33 @@
  *   BENCH_PROFILE=dir      run the worker with --cpu-prof, writing its profiles into dir
  *   OPENSEARCH_BULK_BYTES, OPENSEARCH_BULK_CONCURRENCY  the worker's bulk setting (default: the product's)
  *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
+ *   BENCH_AB='SYNC_WRITE_GROUPS_IN_FLIGHT=1|SYNC_WRITE_GROUPS_IN_FLIGHT=2'  an A/B instead: at N only, each
+ *       variant's worker environment (`|` between variants, spaces between NAME=value) synced in the order A B B A,
+ *       back to back in this one run, then the raw side; prints each variant's rate, B/A and the load average
  *
  * Sync time runs from the connector's creation (which enqueues its first sync) to `customers` being `ready`.
  * Raw = the fastest bulk indexing of the same searchDocument() output this machine's OpenSearch takes (raw-bulk.ts:
  * a small grid of bulk sizes and concurrencies into a fresh index of the same mapping, with the same client; the
- * winning setting is printed); its rate is the winner's wall time over all N documents, refresh included. Upstream: the Orb simulator's data generator and routes, with an indexed customers listing
- * (see orb-upstream.ts). Everything created (databases, indices, queues) is removed at the end.
+ * winning setting is printed); its rate is the winner's wall time over all N documents, refresh included.
+ * Upstream: the Orb simulator's data generator and routes, with an indexed customers listing (orb-upstream.ts), in
+ * a process of its own (sync-upstream.ts); its CPU per page is printed, so a run tells whether the upstream, not
+ * the worker, was what it measured. The worker logs where its time went (phases_ms: waiting for upstream pages,
+ * the page reads themselves, bulk requests, waiting for a group's feed append and checkpoint). Everything created
+ * (databases, indices, queues) is removed at the end.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
-import { startTestPlatform } from '../harness/platform.ts';
-import { startBenchOrbUpstream } from './orb-upstream.ts';
+import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { generateOrbData } from '../simulators/orb/data.ts';
+import { newestFirst, type UpstreamStats } from './orb-upstream.ts';
+import { spawnOrbUpstream } from './orb-upstream-process.ts';
 import { fastestRawBulk, type RawResult } from './raw-bulk.ts';
 import { fixed, table, verdict } from './stats.ts';
 import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
@@ -30,42 +41,132 @@ const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const START = '2023-01-01T00:00:00Z';
 const PROFILE = process.env.BENCH_PROFILE;
 const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));
+const AB = process.env.BENCH_AB?.split('|').map((variant) =>
+  Object.fromEntries(
+    variant
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  ),
+);
 
 const catalog = findConnectorDefinition('Orb')?.catalog;
 const entity = catalog ? entityOf(catalog, 'customers') : undefined;
 if (!entity?.searchable) throw new Error('the Orb catalog has no searchable customers');
 
-interface RunResult {
-  records: number;
+interface SyncResult {
   syncSeconds: number;
   syncRate: number;
   workerReportedRate: number | null;
-  raw: RawResult;
-  rawRate: number;
   peakRssMb: number;
   maxSampledRssMb: number;
-  /** [seconds since the sync began, RSS MB], every RSS_SAMPLE_MS. */
-  rssSamples: [number, number][];
+  phases: string | undefined;
+  upstreamCpuMsPerPage: number;
+  load: string;
+}
+
+interface RunResult extends SyncResult {
+  records: number;
+  raw: RawResult;
+  rawRate: number;
 }
 
 const RSS_SAMPLE_MS = 2000;
+let connectorsCreated = 0;
 
-const results: RunResult[] = [];
-for (const n of [Math.max(1, Math.round(RECORDS / 10)), RECORDS]) {
-  results.push(await run(n));
+interface Setup {
+  readonly n: number;
+  readonly upstream: { url: string; apiKey: string; process: ChildProcess };
+  readonly platform: TestPlatform;
 }
-report(results);
 
-async function run(n: number): Promise<RunResult> {
-  console.log(`\n--- ${n} customers ---`);
-  let started = performance.now();
-  const upstream = await startBenchOrbUpstream({ customers: n, subscriptionsPerCustomer: 0, plans: 1, from: START });
-  console.log(`upstream data generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const platform = await startTestPlatform({
-    overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
-    worker: false,
-    env: { LOG_LEVEL: 'info', ...workerBulkEnv() },
+if (AB) {
+  await withSetup(RECORDS, async (setup) => {
+    const label = (i: number) => String.fromCharCode(65 + i);
+    const runs = AB.length === 2 ? [0, 1, 1, 0] : AB.map((_, i) => i);
+    const measured: { variant: number; result: SyncResult }[] = [];
+    let last = '';
+    for (const variant of runs) {
+      console.log(`\n--- variant ${label(variant)}: ${JSON.stringify(AB[variant])} ---`);
+      const { result, connectorId } = await syncOnce(setup, AB[variant]!);
+      measured.push({ variant, result });
+      last = connectorId;
+    }
+    const raw = await rawSide(setup, last);
+    const rateOf = (variant: number) => {
+      const runsOf = measured.filter((m) => m.variant === variant).map((m) => m.result);
+      return runsOf.reduce((sum, r) => sum + r.syncRate, 0) / runsOf.length;
+    };
+    console.log(`\n=== A/B: ${setup.n} Orb customers, sync runs in the order ${runs.map(label).join(' ')} ===\n`);
+    console.log(
+      table(
+        ['variant', 'env', 'sync s', 'sync rec/s', 'phases ms', 'upstream CPU ms/page', 'load', 'sync/raw'],
+        measured.map(({ variant, result }) => [
+          label(variant),
+          JSON.stringify(AB[variant]),
+          result.syncSeconds.toFixed(1),
+          String(Math.round(result.syncRate)),
+          result.phases ?? '-',
+          fixed(result.upstreamCpuMsPerPage),
+          result.load,
+          fixed(result.syncRate / raw.best.rate),
+        ]),
+      ),
+    );
+    console.log(
+      `\nraw: ${Math.round(raw.best.rate)} rec/s (flushBytes ${raw.best.flushBytes}, concurrency ${raw.best.concurrency})`,
+    );
+    for (let i = 1; i < AB.length; i++)
+      console.log(`${label(i)}/A = ${fixed(rateOf(i) / rateOf(0))} (mean rates; load at the end ${loadAverage()})`);
   });
+} else {
+  const results: RunResult[] = [];
+  for (const n of [Math.max(1, Math.round(RECORDS / 10)), RECORDS]) {
+    results.push(
+      await withSetup(n, async (setup) => {
+        const { result, connectorId } = await syncOnce(setup, {});
+        const raw = await rawSide(setup, connectorId);
+        return { ...result, records: n, raw, rawRate: raw.best.rate };
+      }),
+    );
+  }
+  report(results);
+}
+
+async function withSetup<T>(n: number, work: (setup: Setup) => Promise<T>): Promise<T> {
+  console.log(`\n--- ${n} customers ---`);
+  const started = performance.now();
+  const upstream = await spawnOrbUpstream(
+    { PATH: process.env.PATH, SYNC_UPSTREAM_CUSTOMERS: String(n), SYNC_UPSTREAM_FROM: START },
+    new URL('./sync-upstream.ts', import.meta.url),
+  );
+  try {
+    console.log(`upstream (own process) data generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const platform = await startTestPlatform({
+      overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
+      worker: false,
+      env: { LOG_LEVEL: 'info', ...workerBulkEnv() },
+    });
+    try {
+      return await work({ n, upstream, platform });
+    } finally {
+      await platform.close();
+    }
+  } finally {
+    upstream.process.kill('SIGTERM');
+    if (upstream.process.exitCode === null) await once(upstream.process, 'exit');
+  }
+}
+
+async function upstreamStats(url: string): Promise<UpstreamStats> {
+  return (await (await fetch(new URL('/_bench/stats', url))).json()) as UpstreamStats;
+}
+
+async function syncOnce(
+  { n, upstream, platform }: Setup,
+  variantEnv: Record<string, string>,
+): Promise<{ result: SyncResult; connectorId: string }> {
   let worker: ChildProcess | null = null;
   try {
     const output: string[] = [];
@@ -75,6 +176,7 @@ async function run(n: number): Promise<RunResult> {
       CONNECTOR_BASE_URL_ORB: upstream.url,
       ...workerUpstreamEnv(),
       LOG_LEVEL: 'info',
+      ...variantEnv,
     };
     const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
     const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...profile, WORKER_MAIN], {
@@ -82,14 +184,13 @@ async function run(n: number): Promise<RunResult> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     worker = child;
-    const keep = (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) {
-        if (line.includes('worker started') || line.includes('sync run finished') || line.includes('error'))
-          output.push(line);
-      }
+    // Whole lines (a chunk may end inside one).
+    const keep = (line: string) => {
+      if (line.includes('worker started') || line.includes('sync run finished') || line.includes('error'))
+        output.push(line);
     };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    createInterface({ input: child.stdout! }).on('line', keep);
+    createInterface({ input: child.stderr! }).on('line', keep);
     await waitFor(
       () => output.some((l) => l.includes('worker started')),
       60_000,
@@ -99,7 +200,9 @@ async function run(n: number): Promise<RunResult> {
     let maxSampled = 0;
     const rssSamples: [number, number][] = [];
     let lastSample = 0;
-    started = performance.now();
+    const upstreamBefore = await upstreamStats(upstream.url);
+    const workerCpuBefore = cpuSeconds(pid);
+    const started = performance.now();
     const sampler = setInterval(() => {
       const rss = procStatusKb(pid, 'VmRSS');
       if (rss === null) return;
@@ -113,7 +216,7 @@ async function run(n: number): Promise<RunResult> {
     const created = await platform.call('POST', '/api/v1/integrations/connectors', {
       customer_name: 'bench',
       connector_type: 'Orb',
-      name: 'bench',
+      name: `bench-${++connectorsCreated}`,
       credentials: { api_key: upstream.apiKey },
       replication_config: { start_date: START },
     });
@@ -137,46 +240,84 @@ async function run(n: number): Promise<RunResult> {
     );
     const syncSeconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
+    const load = loadAverage();
+    const upstreamAfter = await upstreamStats(upstream.url);
+    const upstreamCpuMsPerPage =
+      (upstreamAfter.cpuMs - upstreamBefore.cpuMs) / Math.max(1, upstreamAfter.pages - upstreamBefore.pages);
+    const workerCpu = cpuSeconds(pid) - workerCpuBefore;
     const peak = procStatusKb(pid, 'VmHWM') ?? maxSampled;
     if (done.record_count !== n) throw new Error(`expected ${n} records, the sync reports ${done.record_count}`);
-    const finished = output.find((l) => l.includes('sync run finished') && l.includes('"customers"'));
+    // The run logs its end just after it records it: give the line a moment to arrive.
+    const finishedLine = () => output.find((l) => l.includes('sync run finished') && l.includes('"customers"'));
+    await waitFor(finishedLine, 5000, () => '').catch(() => undefined);
+    const finished = finishedLine();
     const reported = finished ? Number(/"records_per_s":(\d+)/.exec(finished)?.[1]) : Number.NaN;
+    const phases = finished ? /"phases_ms":(\{[^}]*\})/.exec(finished)?.[1] : undefined;
     child.kill('SIGTERM');
     await once(child, 'exit');
     worker = null;
-    console.log(`sync: ${n} records in ${syncSeconds.toFixed(1)} s, peak RSS ${mb(peak)} MB`);
-
-    console.log(`RSS samples (s: MB): ${rssSamples.map(([t, m]) => `${t.toFixed(0)}:${m.toFixed(0)}`).join(' ')}`);
-
-    const raw = await fastestRawBulk(
-      platform.api.deps.indexStore.client,
-      `${platform.namespace}_raw`,
-      entity!,
-      connectorId,
-      upstream.customersInOrder,
+    console.log(`sync: ${n} records in ${syncSeconds.toFixed(1)} s, peak RSS ${mb(peak)} MB (load ${load})`);
+    console.log(
+      `worker phases (ms): ${phases ?? '-'}; worker CPU ${workerCpu.toFixed(1)} s ` +
+        `(${fixed(workerCpu / syncSeconds)} of a core over the sync)`,
     );
     console.log(
-      `raw:  ${n} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +
-        `concurrency ${raw.best.concurrency}; load ${raw.load})`,
+      `upstream: ${upstreamAfter.pages - upstreamBefore.pages} pages, ${fixed(upstreamCpuMsPerPage)} ms CPU per page`,
     );
+    console.log(`RSS samples (s: MB): ${rssSamples.map(([t, m]) => `${t.toFixed(0)}:${m.toFixed(0)}`).join(' ')}`);
     return {
-      records: n,
-      syncSeconds,
-      syncRate: n / syncSeconds,
-      workerReportedRate: Number.isFinite(reported) ? reported : null,
-      raw,
-      rawRate: raw.best.rate,
-      peakRssMb: peak / 1024,
-      maxSampledRssMb: maxSampled / 1024,
-      rssSamples,
+      connectorId,
+      result: {
+        syncSeconds,
+        syncRate: n / syncSeconds,
+        workerReportedRate: Number.isFinite(reported) ? reported : null,
+        peakRssMb: peak / 1024,
+        maxSampledRssMb: maxSampled / 1024,
+        phases,
+        upstreamCpuMsPerPage,
+        load,
+      },
     };
   } finally {
     if (worker && worker.exitCode === null) {
       worker.kill('SIGKILL');
       await once(worker, 'exit');
     }
-    await platform.close();
-    await upstream.close();
+  }
+}
+
+/** The raw side over the documents the upstream served, in its order (the same generator and seed). */
+async function rawSide({ n, platform }: Setup, connectorId: string): Promise<RawResult> {
+  const customers = newestFirst(
+    generateOrbData({ customers: n, subscriptionsPerCustomer: 0, plans: 1, from: START }).customers,
+  );
+  const raw = await fastestRawBulk(
+    platform.api.deps.indexStore.client,
+    `${platform.namespace}_raw`,
+    entity!,
+    connectorId,
+    customers,
+  );
+  console.log(
+    `raw:  ${n} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +
+      `concurrency ${raw.best.concurrency}; load ${raw.load})`,
+  );
+  return raw;
+}
+
+function loadAverage(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+}
+
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
 }
 
@@ -256,6 +397,11 @@ function report(all: RunResult[]): void {
   );
   const ratio = full.syncRate / full.rawRate;
   const growth = full.peakRssMb / small.peakRssMb;
+  console.log(
+    `\nraw winner at ${full.records}: flushBytes ${full.raw.best.flushBytes} x concurrency ${full.raw.best.concurrency}` +
+      ` (the worker's: OPENSEARCH_BULK_BYTES / OPENSEARCH_BULK_CONCURRENCY); worker phases ms: ${full.phases ?? '-'};` +
+      ` upstream ${fixed(full.upstreamCpuMsPerPage)} ms CPU per page; load ${full.load}`,
+  );
   console.log('\ntargets (informational):');
   console.log(`  ${verdict(ratio >= 0.85)}  sync/raw ${fixed(ratio)} >= 0.85 at ${full.records} records`);
   console.log(`  ${verdict(full.peakRssMb <= 300)}  worker peak RSS ${full.peakRssMb.toFixed(0)} MB <= 300 MB`);

@@ -10,7 +10,8 @@ import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulato
  * A sync run appends each write group's events to the change feed while it bulk-indexes the next group
  * (packages/sync/src/sync-run.ts). The feed keeps the order the copy applied the writes, a checkpoint is never saved
  * before its group's events are in the feed, and a crash between a bulk and its feed append loses nothing: the
- * resumed run reads the group again. Runs are driven here directly (no worker), with the real engine and Postgres.
+ * resumed run reads the group again. Each holds with one write group's bulk in flight (the default) and with several
+ * (SYNC_WRITE_GROUPS_IN_FLIGHT). Runs are driven here directly (no worker), with the real engine and Postgres.
  */
 
 const START = '2020-01-01T00:00:00Z';
@@ -50,8 +51,14 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
     }
   };
 
-  /** The platform's deps with the index store's two write steps wrapped (everything else passes through). */
-  const depsWith = (overrides: Partial<Pick<IndexStore, 'writeRecords' | 'recordChanges'>>): SyncDeps => {
+  /**
+   * The platform's deps with the index store's two write steps wrapped and `depth` write groups in flight
+   * (SYNC_WRITE_GROUPS_IN_FLIGHT); everything else passes through.
+   */
+  const depsWith = (
+    depth: number,
+    overrides: Partial<Pick<IndexStore, 'writeRecords' | 'recordChanges'>>,
+  ): SyncDeps => {
     const store = platform.api.deps.indexStore;
     const indexStore = new Proxy(store, {
       get(target, property) {
@@ -60,109 +67,116 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    return { ...platform.api.deps, indexStore };
+    return { ...platform.api.deps, indexStore, env: { ...platform.api.deps.env, SYNC_WRITE_GROUPS_IN_FLIGHT: depth } };
   };
 
-  it('bulk-indexes the next group while an append is pending, and checkpoints only what the feed holds', async () => {
-    const id = await newConnector('overlap');
-    const steps: string[] = [];
-    let releaseFirstAppend!: () => void;
-    const firstAppendHeld = new Promise<void>((resolve) => {
-      releaseFirstAppend = resolve;
-    });
-    let appends = 0;
-    const store = platform.api.deps.indexStore;
-    const deps = depsWith({
-      writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
-        const written = await store.writeRecords(...args);
-        steps.push('bulk');
-        return written;
-      },
-      recordChanges: async (written: WrittenChanges) => {
-        if (appends++ === 0) await firstAppendHeld;
-        await store.recordChanges(written);
-        steps.push('append');
-      },
-    });
-    const checkpoints: { indexed: number; feedHead: number }[] = [];
-    const syncStates = platform.api.deps.syncStates;
-    const watched = {
-      ...deps,
-      syncStates: new Proxy(syncStates, {
-        get(target, property) {
-          if (property === 'saveCheckpoint') {
-            return async (...[run, checkpoint, delta]: Parameters<typeof target.saveCheckpoint>) => {
-              checkpoints.push({
-                indexed: (checkpoint as { indexed: number }).indexed,
-                feedHead: (await platform.api.deps.changeFeed.head(id)).lastSeq,
-              });
-              return target.saveCheckpoint(run, checkpoint, delta);
-            };
-          }
-          const value = Reflect.get(target, property, target);
-          return typeof value === 'function' ? value.bind(target) : value;
+  it.each([1, 3])(
+    'bulk-indexes the next group while an append is pending, and checkpoints only what the feed holds (%i groups in flight)',
+    async (depth) => {
+      const id = await newConnector(`overlap-${depth}`);
+      const steps: string[] = [];
+      let releaseFirstAppend!: () => void;
+      const firstAppendHeld = new Promise<void>((resolve) => {
+        releaseFirstAppend = resolve;
+      });
+      let appends = 0;
+      const store = platform.api.deps.indexStore;
+      const deps = depsWith(depth, {
+        writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
+          const written = await store.writeRecords(...args);
+          steps.push('bulk');
+          return written;
         },
-      }),
-    };
-    const running = runEntitySync(id, 'customers', watched, { owner: 'overlap', stopRequested: () => false });
-    // The second group reaches the engine while the first group's events are still on their way to the feed.
-    await eventually(async () => (steps.filter((s) => s === 'bulk').length >= 2 ? true : undefined), 30_000, 20);
-    expect(steps).not.toContain('append');
-    expect(checkpoints).toEqual([]);
-    releaseFirstAppend();
-    expect(await running).toEqual({ status: 'done', indexed: CUSTOMERS });
+        recordChanges: async (written: WrittenChanges) => {
+          if (appends++ === 0) await firstAppendHeld;
+          await store.recordChanges(written);
+          steps.push('append');
+        },
+      });
+      const checkpoints: { indexed: number; feedHead: number }[] = [];
+      const syncStates = platform.api.deps.syncStates;
+      const watched = {
+        ...deps,
+        syncStates: new Proxy(syncStates, {
+          get(target, property) {
+            if (property === 'saveCheckpoint') {
+              return async (...[run, checkpoint, delta]: Parameters<typeof target.saveCheckpoint>) => {
+                checkpoints.push({
+                  indexed: (checkpoint as { indexed: number }).indexed,
+                  feedHead: (await platform.api.deps.changeFeed.head(id)).lastSeq,
+                });
+                return target.saveCheckpoint(run, checkpoint, delta);
+              };
+            }
+            const value = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+      };
+      const running = runEntitySync(id, 'customers', watched, { owner: 'overlap', stopRequested: () => false });
+      // The second group reaches the engine while the first group's events are still on their way to the feed.
+      await eventually(async () => (steps.filter((s) => s === 'bulk').length >= 2 ? true : undefined), 30_000, 20);
+      expect(steps).not.toContain('append');
+      expect(checkpoints).toEqual([]);
+      releaseFirstAppend();
+      expect(await running).toEqual({ status: 'done', indexed: CUSTOMERS });
 
-    // Every checkpoint came after its events were in the feed (a first pass: one event per record written).
-    expect(checkpoints.length).toBeGreaterThanOrEqual(3);
-    for (const { indexed, feedHead } of checkpoints) expect(feedHead).toBeGreaterThanOrEqual(indexed);
-    const events = await feedOf(id);
-    expect(events.map((e) => e.key)).toEqual(readOrder);
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(new Set(events.map((e) => e.type))).toEqual(new Set(['record.created']));
-  });
+      // Every checkpoint came after its events were in the feed (a first pass: one event per record written).
+      expect(checkpoints.length).toBeGreaterThanOrEqual(3);
+      for (const { indexed, feedHead } of checkpoints) expect(feedHead).toBeGreaterThanOrEqual(indexed);
+      const events = await feedOf(id);
+      expect(events.map((e) => e.key)).toEqual(readOrder);
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(new Set(events.map((e) => e.type))).toEqual(new Set(['record.created']));
+    },
+  );
 
-  it('a crash between a bulk and its feed append loses no event: the resumed run writes the group again', async () => {
-    const id = await newConnector('crash');
-    const store = platform.api.deps.indexStore;
-    let appends = 0;
-    let bulksAfterCrash = 0;
-    let crashed = false;
-    const deps = depsWith({
-      writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
-        const written = await store.writeRecords(...args);
-        if (crashed) bulksAfterCrash++;
-        return written;
-      },
-      // The second group's append dies (as the process would) after its bulk was acknowledged.
-      recordChanges: async (written: WrittenChanges) => {
-        if (++appends === 2) {
-          crashed = true;
-          throw new Error('the worker died before the feed append');
-        }
-        await store.recordChanges(written);
-      },
-    });
-    await expect(
-      runEntitySync(id, 'customers', deps, { owner: 'crash-1', stopRequested: () => false }),
-    ).rejects.toThrow('the worker died before the feed append');
-    // The copy holds more than the feed does, and the checkpoint is the first group's: where the next run resumes.
-    await store.refresh('Orb', 'customers');
-    const feedBefore = await feedOf(id);
-    const state = await platform.api.deps.syncStates.get(id, 'customers');
-    const checkpoint = state?.checkpoint as { indexed: number };
-    expect(checkpoint.indexed).toBe(feedBefore.length);
-    expect(await store.count('Orb', 'customers', id)).toBeGreaterThan(feedBefore.length);
-    expect(bulksAfterCrash).toBeLessThanOrEqual(1);
+  it.each([1, 3])(
+    'a crash between a bulk and its feed append loses no event: the resumed run writes the group again (%i groups in flight)',
+    async (depth) => {
+      const id = await newConnector(`crash-${depth}`);
+      const store = platform.api.deps.indexStore;
+      let appends = 0;
+      let bulksAfterCrash = 0;
+      let crashed = false;
+      const deps = depsWith(depth, {
+        writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
+          const written = await store.writeRecords(...args);
+          if (crashed) bulksAfterCrash++;
+          return written;
+        },
+        // The second group's append dies (as the process would) after its bulk was acknowledged.
+        recordChanges: async (written: WrittenChanges) => {
+          if (++appends === 2) {
+            crashed = true;
+            throw new Error('the worker died before the feed append');
+          }
+          await store.recordChanges(written);
+        },
+      });
+      await expect(
+        runEntitySync(id, 'customers', deps, { owner: `crash-${depth}-1`, stopRequested: () => false }),
+      ).rejects.toThrow('the worker died before the feed append');
+      // The copy holds more than the feed does, and the checkpoint is the first group's: where the next run resumes.
+      await store.refresh('Orb', 'customers');
+      const feedBefore = await feedOf(id);
+      const state = await platform.api.deps.syncStates.get(id, 'customers');
+      const checkpoint = state?.checkpoint as { indexed: number };
+      expect(checkpoint.indexed).toBe(feedBefore.length);
+      expect(await store.count('Orb', 'customers', id)).toBeGreaterThan(feedBefore.length);
+      // At most the groups whose bulks were in flight when it died (SYNC_WRITE_GROUPS_IN_FLIGHT).
+      expect(bulksAfterCrash).toBeLessThanOrEqual(depth);
 
-    const resumed = await runEntitySync(id, 'customers', platform.api.deps, {
-      owner: 'crash-2',
-      stopRequested: () => false,
-    });
-    expect(resumed.status).toBe('done');
-    const events = await feedOf(id);
-    // One record.created per customer, none lost and none twice, in the order the copy applied them.
-    expect(events.map((e) => e.key)).toEqual(readOrder);
-    expect(new Set(events.map((e) => e.type))).toEqual(new Set(['record.created']));
-    expect(await store.count('Orb', 'customers', id)).toBe(CUSTOMERS);
-  });
+      const resumed = await runEntitySync(id, 'customers', platform.api.deps, {
+        owner: `crash-${depth}-2`,
+        stopRequested: () => false,
+      });
+      expect(resumed.status).toBe('done');
+      const events = await feedOf(id);
+      // One record.created per customer, none lost and none twice, in the order the copy applied them.
+      expect(events.map((e) => e.key)).toEqual(readOrder);
+      expect(new Set(events.map((e) => e.type))).toEqual(new Set(['record.created']));
+      expect(await store.count('Orb', 'customers', id)).toBe(CUSTOMERS);
+    },
+  );
 });

@@ -104,6 +104,13 @@ export const PlatformEnv = z.object({
   OPENSEARCH_BULK_BYTES: z.coerce.number().int().min(10_000).max(100_000_000).default(500_000),
   OPENSEARCH_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   /**
+   * A sync run's write groups whose bulk requests may be in flight at once (their feed appends and checkpoints stay
+   * one at a time, in order). 1: a group's bulk overlaps the previous group's feed append only. More helps where the
+   * engine is the bound (x1.28 with 2 on a loaded 2-core machine), not where the feed append is (a quieter run of
+   * the same machine: 0.77), docs/scaling.md.
+   */
+  SYNC_WRITE_GROUPS_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(1),
+  /**
    * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
    * address and per connector; beyond it, 429 with Retry-After.
    */
@@ -126,8 +133,13 @@ export const PlatformEnv = z.object({
   SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   /** Webhook events of one organization a worker processes at once; default half of WEBHOOK_CONCURRENCY. */
   WEBHOOK_ORGANIZATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
-  /** Webhook events processed at once by a worker (each re-reads one record from the upstream). */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * Webhook events processed at once by a worker (each re-reads one record from the upstream, then waits for its
+   * grouped index write and feed append). An event is mostly waiting, so an organization's events per second are
+   * about its share of these slots over one event's time: bench:changes measured ~0.5 s an event on a loaded
+   * machine, so 16 (8 an organization) held a stream of 100 edits/s to 17 events/s and 64 to 55/s.
+   */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(128),
   /**
    * How long removed records' tombstones (and change-feed events) are kept: a write read longer ago than this is
    * no longer guarded against (docs/changes.md).

@@ -109,29 +109,67 @@ export async function runEntitySync(
   const connector = deps.hosted.forRow(row, { lane: 'sync' });
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
+  /** Write groups not yet checkpointed, oldest first (see below). */
+  const inFlight: { written: Promise<unknown>; done: Promise<RunWrite> }[] = [];
   const stopWritingAs = async (outcome: Exclude<RunWrite, 'ok'>): Promise<SyncRunOutcome> => {
+    // Bulks still in flight land first: removing a deleted connector's documents before them would leave some.
+    await Promise.allSettled(inFlight.map((group) => group.done));
     if (outcome === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
     log.warn('another run took over this entity; stopping');
     return { status: 'skipped', reason: 'superseded by a newer run' };
   };
   let pages = 0;
   let loggedAtPages = 0;
+  // Where the run's time went (ms), logged with its end: whether it waited on the upstream, the engine or Postgres.
+  const phases = { upstream_wait: 0, page_reads: 0, bulk: 0, bulk_wait: 0, tail_wait: 0, feed: 0, checkpoint: 0 };
+  const timed = async <T>(phase: keyof typeof phases, work: Promise<T>): Promise<T> => {
+    const from = performance.now();
+    try {
+      return await work;
+    } finally {
+      phases[phase] += performance.now() - from;
+    }
+  };
   log.info('sync run started', { since, full, resumed: resumed !== null, parents: parents.length });
 
-  // Each group's tail (its change-feed append, then its checkpoint and heartbeat) runs while the next group is
-  // bulk-indexed: the feed append is Postgres work that would otherwise sit between two engine writes. One tail at a
-  // time, in group order, so the feed keeps the order the copy applied the writes, and a checkpoint is only saved
-  // once its group's events are in the feed (a crash before it re-reads the group: nothing is lost).
-  let tail: Promise<RunWrite> | undefined;
-  const settled = async (): Promise<RunWrite> => {
-    const pending = tail;
-    tail = undefined;
-    return pending ? await pending : 'ok';
+  // Up to SYNC_WRITE_GROUPS_IN_FLIGHT groups are bulk-indexed at once, so the engine is not idle while a group's
+  // tail (its change-feed append, then its checkpoint and heartbeat) and the next upstream pages are awaited. The
+  // tails run one at a time, in group order, each once its own bulk and the tail before it are done: the feed keeps
+  // the order the copy applied the writes (two groups holding the same record: the engine keeps the newer read and
+  // refuses the older as stale, whichever lands first, and only an applied write is appended), and a checkpoint is
+  // only saved once its group and every group before it are indexed and in the feed (a crash re-reads from the last
+  // one: nothing is lost). A failed group fails every tail after it, so no later checkpoint is saved.
+  const depth = deps.env.SYNC_WRITE_GROUPS_IN_FLIGHT;
+  const cursorField = entity.sync.cursorField;
+  let previous: Promise<RunWrite> = Promise.resolve('ok');
+  /** Waits until at most `keep` groups are unfinished; the first outcome that is not `ok`, if any. */
+  const drain = async (keep: number): Promise<RunWrite> => {
+    while (inFlight.length > keep) {
+      const outcome = await timed('tail_wait', inFlight.shift()!.done);
+      if (outcome !== 'ok') return outcome;
+    }
+    return 'ok';
+  };
+  /**
+   * Room for one more group: at most `depth` bulks in flight, and `depth` groups waiting for their tails (with 1,
+   * the next group's bulk overlaps the last group's tail only).
+   */
+  const slot = async (): Promise<RunWrite> => {
+    const outcome = await drain(depth);
+    if (outcome !== 'ok' || inFlight.length < depth) return outcome;
+    await timed(
+      'bulk_wait',
+      inFlight[inFlight.length - depth]!.written.catch(() => undefined),
+    );
+    return 'ok';
   };
   try {
     for (; checkpoint.parentIndex < parents.length; checkpoint.parentIndex++) {
       const parentParams = parents[checkpoint.parentIndex];
       const pagesOf = stampedPages(
+        (ms) => {
+          phases.page_reads += ms;
+        },
         connector.read(entityName, {
           since,
           ...(parentParams ? { parentParams } : {}),
@@ -140,66 +178,55 @@ export async function runEntitySync(
         }),
       );
       const source = (checkpoint.full ?? full) ? 'full_pass' : 'sync';
+      let waitFrom = performance.now();
       for await (const group of pageGroups(pagesOf, WRITE_GROUPS)) {
+        phases.upstream_wait += performance.now() - waitFrom;
         const records = group.flatMap((page) => page.records);
-        // Each record carries the instant its page's read began: a newer read already in the copy (a webhook's
-        // re-read while this page was on its way) is kept.
-        const readAt = group.flatMap((page) => page.records.map(() => page.readAt));
-        const last = group[group.length - 1]!;
-        const batch = await deps.indexStore.writeRecords(row.connector_type, entity, connectorId, runId, records, {
-          readAt,
-          source,
-        });
-        const written: WrittenChanges[] = [batch];
-        // A changes feed names what left the upstream: remove it now (idempotent; a full pass would also catch it).
-        const removed = group.flatMap((page) => (page.removed ?? []).map((key) => ({ key, readAt: page.readAt })));
-        if (removed.length > 0) {
-          written.push(
-            await deps.indexStore.writeRemovals(
-              row.connector_type,
-              entity,
-              connectorId,
-              removed.map((r) => r.key),
-              { readAt: removed.map((r) => r.readAt), source },
-            ),
-          );
-        }
-        const before = await settled();
-        if (before !== 'ok') return await stopWritingAs(before);
-        const indexed = batch.indexed;
-        checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, records, entity.sync.cursorField);
-        for (const page of group) if (page.position !== undefined) checkpoint.position = page.position;
-        checkpoint.indexed += indexed;
-        checkpoint.resume = last.checkpoint ?? undefined;
-        const saving = { ...checkpoint };
         pages += group.length;
-        const progressNow = { pages, records: checkpoint.indexed, pageIndexed: indexed };
-        tail = (async () => {
-          for (const write of written) await deps.indexStore.recordChanges(write);
-          const saved = await deps.syncStates.saveCheckpoint(run, saving, indexed);
-          if (saved === 'ok') await control.onPage?.(progressNow);
+        const pagesNow = pages;
+        const write = timed('bulk', writeGroup(deps, row, entity, runId, group, records, source));
+        const after = previous;
+        const done = (async (): Promise<RunWrite> => {
+          const written = await write;
+          const prior = await after;
+          if (prior !== 'ok') return prior;
+          const indexed = written[0].indexed;
+          checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, records, cursorField);
+          for (const page of group) if (page.position !== undefined) checkpoint.position = page.position;
+          checkpoint.indexed += indexed;
+          checkpoint.resume = group[group.length - 1]!.checkpoint ?? undefined;
+          for (const changes of written) await timed('feed', deps.indexStore.recordChanges(changes));
+          const saved = await timed('checkpoint', deps.syncStates.saveCheckpoint(run, { ...checkpoint }, indexed));
+          if (saved === 'ok')
+            await control.onPage?.({ pages: pagesNow, records: checkpoint.indexed, pageIndexed: indexed });
           return saved;
         })();
-        // Awaited on the next group (or below); until then a failure must not surface as an unhandled rejection.
-        tail.catch(() => undefined);
+        // Awaited when its slot is needed (or below); until then a failure must not surface as an unhandled rejection.
+        done.catch(() => undefined);
+        previous = done;
+        inFlight.push({ written: write, done });
         if (pages >= loggedAtPages + 20) {
           loggedAtPages = pages;
           log.info('sync progress', progress(pages, checkpoint.indexed, started));
         }
         if (control.stopRequested()) {
-          const saved = await settled();
+          const saved = await drain(0);
           if (saved !== 'ok') return await stopWritingAs(saved);
           await deps.syncStates.pauseRun(run);
           throw new SyncInterrupted('stopped after a checkpoint');
         }
+        // Room for the next group before taking it: the pages read meanwhile make it (fuller bulks).
+        const before = await slot();
+        if (before !== 'ok') return await stopWritingAs(before);
+        waitFrom = performance.now();
       }
-      const saved = await settled();
+      const saved = await drain(0);
       if (saved !== 'ok') return await stopWritingAs(saved);
       checkpoint.resume = undefined;
     }
   } finally {
-    // A failed read or write leaves the group before it to finish: its checkpoint is where a retry resumes.
-    await tail?.catch(() => undefined);
+    // A failed read or write leaves the groups before it to finish: the last checkpoint is where a retry resumes.
+    await Promise.allSettled(inFlight.map((group) => group.done));
   }
 
   // Make this run's writes visible before deciding what disappeared and counting.
@@ -225,8 +252,43 @@ export async function runEntitySync(
   await deps.redis
     .publish(connectorChangesChannel(deps.env.NAMESPACE), connectorId)
     .catch((error: Error) => log.warn('could not announce the finished run', { error: error.message }));
-  log.info('sync run finished', { ...progress(pages, checkpoint.indexed, started), record_count: recordCount });
+  log.info('sync run finished', {
+    ...progress(pages, checkpoint.indexed, started),
+    record_count: recordCount,
+    phases_ms: Object.fromEntries(Object.entries(phases).map(([phase, ms]) => [phase, Math.round(ms)])),
+  });
   return { status: 'done', indexed: checkpoint.indexed };
+}
+
+/**
+ * One group's writes to the copy: its records (each stamped with the instant its page's read began: a newer read
+ * already in the copy, e.g. a webhook's re-read while the page was on its way, is kept), then what a changes feed
+ * says left the upstream (idempotent; a full pass would also catch it). Their feed appends are the caller's.
+ */
+async function writeGroup(
+  deps: SyncDeps,
+  row: ConnectorRow,
+  entity: EntityCatalog,
+  runId: string,
+  group: readonly (ReadPage & { readAt: number })[],
+  records: readonly Record<string, unknown>[],
+  source: 'sync' | 'full_pass',
+): Promise<[Awaited<ReturnType<SyncDeps['indexStore']['writeRecords']>>, ...WrittenChanges[]]> {
+  const readAt = group.flatMap((page) => page.records.map(() => page.readAt));
+  const batch = await deps.indexStore.writeRecords(row.connector_type, entity, row.id, runId, records, {
+    readAt,
+    source,
+  });
+  const removed = group.flatMap((page) => (page.removed ?? []).map((key) => ({ key, readAt: page.readAt })));
+  if (removed.length === 0) return [batch];
+  const removals = await deps.indexStore.writeRemovals(
+    row.connector_type,
+    entity,
+    row.id,
+    removed.map((r) => r.key),
+    { readAt: removed.map((r) => r.readAt), source },
+  );
+  return [batch, removals];
 }
 
 /**
@@ -281,12 +343,17 @@ function sinceFor(row: ConnectorRow, entity: EntityCatalog, cursor: unknown): st
  * page, so before its request is sent (reads are lazy: each page's request leaves inside that call), and never
  * later than the upstream state the page shows.
  */
-async function* stampedPages(source: AsyncIterable<ReadPage>): AsyncGenerator<ReadPage & { readAt: number }> {
+async function* stampedPages(
+  onRead: (ms: number) => void,
+  source: AsyncIterable<ReadPage>,
+): AsyncGenerator<ReadPage & { readAt: number }> {
   const iterator = source[Symbol.asyncIterator]();
   try {
     for (;;) {
       const readAt = Date.now();
+      const from = performance.now();
       const next = await iterator.next();
+      onRead(performance.now() - from);
       if (next.done) return;
       yield { ...next.value, readAt };
     }
