@@ -8,9 +8,11 @@
  * Up to GRID_SAMPLE documents decide the winner; with more, the winner then indexes all of them and that run is
  * the raw rate. Every index created is deleted.
  */
+
 import { loadavg } from 'node:os';
 import type { EntityCatalog } from '@conduit/connectors';
 import { IndexStore, searchDocument } from '@conduit/search-store';
+import { machineBusySeconds } from '../harness/api-process.ts';
 
 export interface RawSetting {
   /** Bytes of a bulk request body before the helper sends it. */
@@ -23,6 +25,8 @@ export interface RawTrial extends RawSetting {
   readonly documents: number;
   readonly seconds: number;
   readonly rate: number;
+  /** Busy CPU seconds of the whole machine (engine, this process, anything else) over the trial. */
+  readonly machineCpuSeconds: number;
 }
 
 export interface RawResult {
@@ -86,6 +90,7 @@ async function rawTrial(
   const alias = await store.ensureIndex('Orb', entity);
   try {
     const started = performance.now();
+    const busyBefore = machineBusySeconds();
     const failed: unknown[] = [];
     await client.helpers.bulk({
       datasource: documents(entity, connectorId, records),
@@ -96,10 +101,11 @@ async function rawTrial(
     });
     await client.indices.refresh({ index: alias });
     const seconds = (performance.now() - started) / 1000;
+    const machineCpuSeconds = machineBusySeconds() - busyBefore;
     if (failed.length > 0) throw new Error(`raw bulk indexing dropped ${failed.length}: ${JSON.stringify(failed[0])}`);
     const count = await store.count('Orb', entity.name, connectorId);
     if (count !== records.length) throw new Error(`raw index holds ${count} of ${records.length} documents`);
-    return { ...setting, documents: records.length, seconds, rate: records.length / seconds };
+    return { ...setting, documents: records.length, seconds, rate: records.length / seconds, machineCpuSeconds };
   } finally {
     await client.indices.delete({ index: `${alias}__*` }, { ignore: [404] });
   }

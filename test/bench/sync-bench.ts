@@ -23,11 +23,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
+import { machineBusySeconds } from '../harness/api-process.ts';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
@@ -63,6 +64,8 @@ interface SyncResult {
   maxSampledRssMb: number;
   phases: string | undefined;
   upstreamCpuMsPerPage: number;
+  /** Busy CPU seconds of the whole machine over the sync (worker, upstream, engine, Postgres, Redis). */
+  machineCpuSeconds: number;
   load: string;
 }
 
@@ -202,6 +205,7 @@ async function syncOnce(
     let lastSample = 0;
     const upstreamBefore = await upstreamStats(upstream.url);
     const workerCpuBefore = cpuSeconds(pid);
+    const busyBefore = machineBusySeconds();
     const started = performance.now();
     const sampler = setInterval(() => {
       const rss = procStatusKb(pid, 'VmRSS');
@@ -239,6 +243,7 @@ async function syncOnce(
       100,
     );
     const syncSeconds = (performance.now() - started) / 1000;
+    const machineCpuSeconds = machineBusySeconds() - busyBefore;
     clearInterval(sampler);
     const load = loadAverage();
     const upstreamAfter = await upstreamStats(upstream.url);
@@ -275,6 +280,7 @@ async function syncOnce(
         maxSampledRssMb: maxSampled / 1024,
         phases,
         upstreamCpuMsPerPage,
+        machineCpuSeconds,
         load,
       },
     };
@@ -393,6 +399,31 @@ function report(all: RunResult[]): void {
         fixed(r.syncRate / r.rawRate),
         `${r.peakRssMb.toFixed(0)} (max sampled ${r.maxSampledRssMb.toFixed(0)})`,
       ]),
+    ),
+  );
+  // On a machine whose cores the raw side keeps busy, a side that costs more CPU per record cannot go faster than
+  // the two costs' ratio, whatever it overlaps: this says how much of a gap is work the sync does beyond raw.
+  const cpuPerThousand = (r: RunResult) => ({
+    raw: (r.raw.best.machineCpuSeconds / r.raw.best.documents) * 1000,
+    sync: (r.machineCpuSeconds / r.records) * 1000,
+  });
+  console.log(
+    `\n=== machine CPU per 1,000 records (every process, busy seconds from /proc/stat; ${cpus().length} cores) ===\n`,
+  );
+  console.log(
+    table(
+      ['records', 'raw CPU s', 'raw cores busy', 'sync CPU s', 'sync cores busy', 'raw CPU / sync CPU'],
+      all.map((r) => {
+        const cost = cpuPerThousand(r);
+        return [
+          String(r.records),
+          fixed(cost.raw, 3),
+          fixed(r.raw.best.machineCpuSeconds / r.raw.best.seconds),
+          fixed(cost.sync, 3),
+          fixed(r.machineCpuSeconds / r.syncSeconds),
+          fixed(cost.raw / cost.sync),
+        ];
+      }),
     ),
   );
   const ratio = full.syncRate / full.rawRate;

@@ -114,3 +114,17 @@ export function processCpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/**
+ * Busy CPU seconds of the whole machine so far (every core, from /proc/stat's first line): what a side of a
+ * benchmark costs in all the processes it makes work (engine, database, our own), read around that side alone.
+ */
+export function machineBusySeconds(): number {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / 100;
+}
