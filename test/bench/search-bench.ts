@@ -11,7 +11,9 @@
  * left to finish what the load left behind (settle.ts), then the API runs as a child process (so its CPU is its
  * own); ours and raw go through the same keep-alive HTTP client. Beside the latencies it prints each process's CPU
  * per request (the API's and the engine's from /proc, this generator's own; what each spends idle is subtracted),
- * which says where a side's time goes on a shared machine better than latency does. The index's request cache is
+ * which says where a side's time goes on a shared machine better than latency does, and the engine's time on the
+ * bench index alone per request (`index`: its searches' query and fetch phases and its gets, from the index's own
+ * statistics), which compares the sides at the engine without the rest of the machine. The index's request cache is
  * off, so neither side is answered from the other's cached aggregations.
  *
  *   BENCH_DOCS=1000000       documents (default 1,000,000); a rerun with the same N skips both loads
@@ -332,6 +334,8 @@ interface CpuPerRequest {
   readonly apiB: number;
   readonly hop: number;
   readonly engine: number;
+  /** The engine's time on the bench index alone (engineIndexMs): no other index's work in it. */
+  readonly index: number;
   readonly generator: number;
 }
 
@@ -352,7 +356,7 @@ async function measureInterleaved(
     latencies: [] as number[],
     errors: 0,
     elapsedMs: 0,
-    cpu: { api: 0, apiB: 0, hop: 0, engine: 0, generator: 0 },
+    cpu: { api: 0, apiB: 0, hop: 0, engine: 0, index: 0, generator: 0 },
   }));
   for (let round = 0; round < ROUNDS; round++) {
     const order = sides.map((_, i) => i);
@@ -366,7 +370,7 @@ async function measureInterleaved(
       total.latencies = total.latencies.concat(samples.latencies);
       total.errors += samples.errors;
       total.elapsedMs += samples.elapsedMs;
-      for (const name of ['api', 'apiB', 'hop', 'engine', 'generator'] as const)
+      for (const name of ['api', 'apiB', 'hop', 'engine', 'index', 'generator'] as const)
         total.cpu[name] += after[name] - before[name];
       if (samples.errors > 0)
         console.log(`  ${kind} ${sides[i]!.label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
@@ -384,6 +388,7 @@ async function measureInterleaved(
         apiB: per(cpu.apiB, idleCpu.apiB),
         hop: per(cpu.hop, idleCpu.hop),
         engine: per(cpu.engine, idleCpu.engine),
+        index: per(cpu.index),
         generator: per(cpu.generator),
       },
     };
@@ -406,15 +411,34 @@ async function idleCpuRates(): Promise<{ api: number; apiB: number; hop: number;
 }
 
 /** CPU ms used so far by the API process (and its B twin), the hop, the OpenSearch node and this load generator. */
-async function cpuNow(): Promise<{ api: number; apiB: number; hop: number; engine: number; generator: number }> {
+async function cpuNow(): Promise<Omit<CpuPerRequest, 'index'> & { index: number }> {
   const usage = process.cpuUsage();
   return {
     api: api?.cpuMs() ?? 0,
     apiB: apiB?.cpuMs() ?? 0,
     hop: hopProcess?.pid ? processCpuMs(hopProcess.pid) : 0,
     engine: await engineCpuMs(),
+    index: await engineIndexMs(),
     generator: (usage.user + usage.system) / 1000,
   };
+}
+
+/**
+ * The engine's time so far on the bench index alone, in ms: its searches' query and fetch phases and its gets (a
+ * multi-get is one per document), from the index's own statistics. Where the engine's CPU from /proc takes a share
+ * of whatever else the engine did meanwhile (other indices, merges), this counts only the work the sides asked for,
+ * so it is what compares ours with raw at the engine.
+ * https://opensearch.org/docs/latest/api-reference/index-apis/stats/
+ */
+async function engineIndexMs(): Promise<number> {
+  const stats = await indexStore.client.indices.stats({ index: alias, metric: ['search', 'get'] });
+  const total = (stats.body as { _all: { total: IndexTimes } })._all.total;
+  return total.search.query_time_in_millis + total.search.fetch_time_in_millis + total.get.time_in_millis;
+}
+
+interface IndexTimes {
+  readonly search: { readonly query_time_in_millis: number; readonly fetch_time_in_millis: number };
+  readonly get: { readonly time_in_millis: number };
 }
 
 /**
@@ -589,15 +613,30 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
     console.log(`CPU per request at concurrency ${concurrency} (ms; where a side's time goes on this machine)`);
     console.log(
       table(
-        ['query kind', 'ours: api', 'engine', 'generator', 'hop: node', 'engine', 'raw: engine', 'generator'],
+        [
+          'query kind',
+          'ours: api',
+          'engine',
+          'index',
+          'generator',
+          'hop: node',
+          'engine',
+          'index',
+          'raw: engine',
+          'index',
+          'generator',
+        ],
         rows.map((r) => [
           r.name,
           ms(r.ours.cpuPerRequest.api),
           ms(r.ours.cpuPerRequest.engine),
+          ms(r.ours.cpuPerRequest.index),
           ms(r.ours.cpuPerRequest.generator),
           ms(r.hop.cpuPerRequest.hop),
           ms(r.hop.cpuPerRequest.engine),
+          ms(r.hop.cpuPerRequest.index),
           ms(r.raw.cpuPerRequest.engine),
+          ms(r.raw.cpuPerRequest.index),
           ms(r.raw.cpuPerRequest.generator),
         ]),
       ),
@@ -645,6 +684,8 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
         cpuB: r.oursB!.cpuPerRequest.apiB,
         engine: r.ours.cpuPerRequest.engine,
         engineB: r.oursB!.cpuPerRequest.engine,
+        index: r.ours.cpuPerRequest.index,
+        indexB: r.oursB!.cpuPerRequest.index,
       }));
       console.log(
         table(
@@ -659,8 +700,10 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
             'B/A CPU',
             'A engine CPU',
             'B engine CPU',
+            'A index',
+            'B index',
           ],
-          pairs.map(({ name, a, b, cpu, cpuB, engine, engineB }) => [
+          pairs.map(({ name, a, b, cpu, cpuB, engine, engineB, index, indexB }) => [
             name,
             ms(a.p50),
             ms(b.p50),
@@ -671,6 +714,8 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
             fixed(cpuB / cpu),
             ms(engine),
             ms(engineB),
+            ms(index),
+            ms(indexB),
           ]),
         ),
       );
