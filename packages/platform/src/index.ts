@@ -31,5 +31,6 @@ export {
   SearchAbandonedError,
   type SearchAnswer,
   SearchQueueFullError,
+  searchRequest,
 } from './search-transport.ts';
 export { exitOnStartupFailure, startProcess } from './startup-failure.ts';
