@@ -46,8 +46,6 @@ const COSTLY_FROM = 20;
 
 type SearchPlan = ReturnType<typeof planSearch>;
 
-/** Plans kept per API process (see PlanCache); a plan is a few KiB. */
-const PLAN_CACHE_ENTRIES = 512;
 /** A search whose params serialize longer than this is planned every time (its key would outweigh its plan). */
 const PLAN_CACHE_MAX_KEY = 8 * 1024;
 
@@ -60,9 +58,15 @@ const PLAN_CACHE_MAX_KEY = 8 * 1024;
  */
 class PlanCache {
   readonly #plans = new Map<string, SearchPlan>();
+  readonly #entries: number;
+
+  /** `entries`: the most plans kept (a plan is a few KiB); 0 keeps none. */
+  constructor(entries: number) {
+    this.#entries = entries;
+  }
 
   get(key: string, make: () => SearchPlan): SearchPlan {
-    if (key.length > PLAN_CACHE_MAX_KEY) return make();
+    if (this.#entries === 0 || key.length > PLAN_CACHE_MAX_KEY) return make();
     const known = this.#plans.get(key);
     if (known) {
       // Most recent last: Map keeps insertion order, so the first key is the least recently used.
@@ -71,7 +75,7 @@ class PlanCache {
       return known;
     }
     const plan = make();
-    if (this.#plans.size >= PLAN_CACHE_ENTRIES) this.#plans.delete(this.#plans.keys().next().value!);
+    if (this.#plans.size >= this.#entries) this.#plans.delete(this.#plans.keys().next().value!);
     this.#plans.set(key, plan);
     return plan;
   }
@@ -110,6 +114,7 @@ export function createSearchService(
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
   costlySlots?: CostlySearchSlots,
+  options: { readonly planCacheEntries?: number } = {},
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
@@ -123,7 +128,7 @@ export function createSearchService(
     }
     return fields;
   };
-  const plans = new PlanCache();
+  const plans = new PlanCache(options.planCacheEntries ?? 512);
   return {
     async search(row, entity, params, context = {}) {
       // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
