@@ -1,6 +1,7 @@
 /**
  * `pnpm bench:search`: our search (POST /execute on the real API binary, in its own process) against the same
- * request sent raw to OpenSearch (the compiled `_search` body, or the `_mget` a search by keys becomes), and
+ * request sent raw to OpenSearch (the compiled `_search` with the URL and bounds the API sends it with, or the
+ * `_mget` a search by keys becomes), and
  * against a Postgres peer holding the same records the way Nango does (postgres-peer.ts), side by side per query
  * kind at several concurrencies, over N Orb-shaped invoices. Each kind is also asked in SQL (POST .../sql, the
  * same question: search-kinds.ts) and compared with its search (the SQL table). A fifth side, hop, sends the raw request through a
@@ -11,7 +12,9 @@
  * left to finish what the load left behind (settle.ts), then the API runs as a child process (so its CPU is its
  * own); ours and raw go through the same keep-alive HTTP client. Beside the latencies it prints each process's CPU
  * per request (the API's and the engine's from /proc, this generator's own; what each spends idle is subtracted),
- * which says where a side's time goes on a shared machine better than latency does. The index's request cache is
+ * which says where a side's time goes on a shared machine better than latency does, and the engine's time on the
+ * bench index alone per request (`index`: its searches' query and fetch phases and its gets, from the index's own
+ * statistics), which compares the sides at the engine without the rest of the machine. The index's request cache is
  * off, so neither side is answered from the other's cached aggregations.
  *
  *   BENCH_DOCS=1000000       documents (default 1,000,000); a rerun with the same N skips both loads
@@ -48,7 +51,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { planSearch } from '@conduit/search-dsl';
-import { lookupRequest } from '@conduit/search-store';
+import { lookupRequest, searchRequest } from '@conduit/search-store';
 import type pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
 import { startTestPlatform } from '../harness/platform.ts';
@@ -97,6 +100,8 @@ const B_LABEL = [
   .filter(Boolean)
   .join(' ');
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
+/** The API's SEARCH_TIMEOUT_MS (its default unless set here too): raw's search carries the same bounds. */
+const TIMEOUT_MS = process.env.SEARCH_TIMEOUT_MS ? Number(process.env.SEARCH_TIMEOUT_MS) : undefined;
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
 const PEER_DATABASE = `conduit_peer_${NAMESPACE}`;
@@ -250,12 +255,13 @@ interface PreparedKind {
 
 function prepare(kind: QueryKind, token: string): PreparedKind {
   const executePath = `/api/v1/integrations/connectors/${CONNECTOR_ID}/execute`;
-  const searchPath = `/${alias}/_search?routing=${CONNECTOR_ID}`;
   const headers = { authorization: `Bearer ${token}` };
   const oursBodies = kind.variants.map((v) =>
     JSON.stringify({ entity: 'invoices', action: 'search', params: v.params }),
   );
-  // Raw is what our API sends the engine: the compiled `_search`, or for a search by keys the `_mget` it becomes.
+  // Raw is what our API sends the engine: the compiled `_search` with the engine's bounds and the URL the API
+  // sends it with (searchRequest), or for a search by keys the `_mget` it becomes. The bounds cost the engine a
+  // little (docs/search-cost.md): that is the same on both sides, so ours - raw is the API's own.
   const rawRequests = kind.variants.map((v) => {
     const plan = planSearch(v.params, {
       searchable: entity!.searchable ?? {},
@@ -266,7 +272,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     });
     return plan.lookup
       ? lookupRequest(alias, CONNECTOR_ID, plan.lookup.ids, plan.body._source.includes)
-      : { path: searchPath, body: JSON.stringify(plan.body) };
+      : searchRequest(alias, CONNECTOR_ID, plan.body, TIMEOUT_MS);
   });
   const n = kind.variants.length;
   const sqlPath = `/api/v1/integrations/connectors/${CONNECTOR_ID}/sql`;
@@ -332,6 +338,8 @@ interface CpuPerRequest {
   readonly apiB: number;
   readonly hop: number;
   readonly engine: number;
+  /** The engine's time on the bench index alone (engineIndexMs): no other index's work in it. */
+  readonly index: number;
   readonly generator: number;
 }
 
@@ -352,7 +360,7 @@ async function measureInterleaved(
     latencies: [] as number[],
     errors: 0,
     elapsedMs: 0,
-    cpu: { api: 0, apiB: 0, hop: 0, engine: 0, generator: 0 },
+    cpu: { api: 0, apiB: 0, hop: 0, engine: 0, index: 0, generator: 0 },
   }));
   for (let round = 0; round < ROUNDS; round++) {
     const order = sides.map((_, i) => i);
@@ -366,7 +374,7 @@ async function measureInterleaved(
       total.latencies = total.latencies.concat(samples.latencies);
       total.errors += samples.errors;
       total.elapsedMs += samples.elapsedMs;
-      for (const name of ['api', 'apiB', 'hop', 'engine', 'generator'] as const)
+      for (const name of ['api', 'apiB', 'hop', 'engine', 'index', 'generator'] as const)
         total.cpu[name] += after[name] - before[name];
       if (samples.errors > 0)
         console.log(`  ${kind} ${sides[i]!.label}: ${samples.errors} errors, first: ${String(samples.firstError)}`);
@@ -384,6 +392,7 @@ async function measureInterleaved(
         apiB: per(cpu.apiB, idleCpu.apiB),
         hop: per(cpu.hop, idleCpu.hop),
         engine: per(cpu.engine, idleCpu.engine),
+        index: per(cpu.index),
         generator: per(cpu.generator),
       },
     };
@@ -406,15 +415,34 @@ async function idleCpuRates(): Promise<{ api: number; apiB: number; hop: number;
 }
 
 /** CPU ms used so far by the API process (and its B twin), the hop, the OpenSearch node and this load generator. */
-async function cpuNow(): Promise<{ api: number; apiB: number; hop: number; engine: number; generator: number }> {
+async function cpuNow(): Promise<Omit<CpuPerRequest, 'index'> & { index: number }> {
   const usage = process.cpuUsage();
   return {
     api: api?.cpuMs() ?? 0,
     apiB: apiB?.cpuMs() ?? 0,
     hop: hopProcess?.pid ? processCpuMs(hopProcess.pid) : 0,
     engine: await engineCpuMs(),
+    index: await engineIndexMs(),
     generator: (usage.user + usage.system) / 1000,
   };
+}
+
+/**
+ * The engine's time so far on the bench index alone, in ms: its searches' query and fetch phases and its gets (a
+ * multi-get is one per document), from the index's own statistics. Where the engine's CPU from /proc takes a share
+ * of whatever else the engine did meanwhile (other indices, merges), this counts only the work the sides asked for,
+ * so it is what compares ours with raw at the engine.
+ * https://opensearch.org/docs/latest/api-reference/index-apis/stats/
+ */
+async function engineIndexMs(): Promise<number> {
+  const stats = await indexStore.client.indices.stats({ index: alias, metric: ['search', 'get'] });
+  const total = (stats.body as { _all: { total: IndexTimes } })._all.total;
+  return total.search.query_time_in_millis + total.search.fetch_time_in_millis + total.get.time_in_millis;
+}
+
+interface IndexTimes {
+  readonly search: { readonly query_time_in_millis: number; readonly fetch_time_in_millis: number };
+  readonly get: { readonly time_in_millis: number };
 }
 
 /**
@@ -589,15 +617,30 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
     console.log(`CPU per request at concurrency ${concurrency} (ms; where a side's time goes on this machine)`);
     console.log(
       table(
-        ['query kind', 'ours: api', 'engine', 'generator', 'hop: node', 'engine', 'raw: engine', 'generator'],
+        [
+          'query kind',
+          'ours: api',
+          'engine',
+          'index',
+          'generator',
+          'hop: node',
+          'engine',
+          'index',
+          'raw: engine',
+          'index',
+          'generator',
+        ],
         rows.map((r) => [
           r.name,
           ms(r.ours.cpuPerRequest.api),
           ms(r.ours.cpuPerRequest.engine),
+          ms(r.ours.cpuPerRequest.index),
           ms(r.ours.cpuPerRequest.generator),
           ms(r.hop.cpuPerRequest.hop),
           ms(r.hop.cpuPerRequest.engine),
+          ms(r.hop.cpuPerRequest.index),
           ms(r.raw.cpuPerRequest.engine),
+          ms(r.raw.cpuPerRequest.index),
           ms(r.raw.cpuPerRequest.generator),
         ]),
       ),
@@ -645,6 +688,8 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
         cpuB: r.oursB!.cpuPerRequest.apiB,
         engine: r.ours.cpuPerRequest.engine,
         engineB: r.oursB!.cpuPerRequest.engine,
+        index: r.ours.cpuPerRequest.index,
+        indexB: r.oursB!.cpuPerRequest.index,
       }));
       console.log(
         table(
@@ -659,8 +704,10 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
             'B/A CPU',
             'A engine CPU',
             'B engine CPU',
+            'A index',
+            'B index',
           ],
-          pairs.map(({ name, a, b, cpu, cpuB, engine, engineB }) => [
+          pairs.map(({ name, a, b, cpu, cpuB, engine, engineB, index, indexB }) => [
             name,
             ms(a.p50),
             ms(b.p50),
@@ -671,6 +718,8 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
             fixed(cpuB / cpu),
             ms(engine),
             ms(engineB),
+            ms(index),
+            ms(indexB),
           ]),
         ),
       );

@@ -149,6 +149,22 @@ describe('search by record keys (a multi-get of their documents)', () => {
     }
   });
 
+  it('answers a search asked again from its kept plan as the first time, for its own connector only', async () => {
+    const params = { query: { filter: { eq: { name: 'thing 1' } } }, limit: 10 };
+    const first = withoutTook(await service.search(row('conn-1'), things, params));
+    expect(first).toEqual((await searchedPage('conn-1', params)).page);
+    expect(withoutTook(await service.search(row('conn-1'), things, structuredClone(params)))).toEqual(first);
+    // The same params of another connector (whose records are all named `other`): its own plan, filtered by its id.
+    const other = withoutTook(await service.search(row('conn-2'), things, params));
+    expect(other).toEqual((await searchedPage('conn-2', params)).page);
+    expect((other as unknown as { data: unknown[] }).data).toEqual([]);
+    // A refused search keeps no plan: it is refused each time it is asked.
+    const misspelt = { query: { filter: { eq: { nmae: 'thing 1' } } } };
+    for (let i = 0; i < 2; i++) {
+      await expect(service.search(row('conn-1'), things, misspelt)).rejects.toMatchObject({ code: 'invalid_filter' });
+    }
+  });
+
   it('answers an empty page before the first sync wrote an index', async () => {
     const nothing = await service.search({ ...row('conn-1'), connector_type: 'Unsynced' }, things, {
       query: { filter: { eq: { id: 'a' } } },

@@ -67,6 +67,7 @@ export async function createApiRuntime(
         // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
         staleMs: 2 * env.SEARCH_TIMEOUT_MS + 1000,
       }),
+      { planCacheEntries: env.SEARCH_PLAN_CACHE },
     ),
     webhookQueue: services.webhookQueue,
     audit: services.audit,

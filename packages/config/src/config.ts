@@ -129,6 +129,8 @@ export const PlatformEnv = z.object({
   SEARCH_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000).default(64),
   /** Costly searches one organization may have waiting per API process; beyond it, 429. */
   SEARCH_COSTLY_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(4),
+  /** Search plans each API process keeps for searches asked again (docs/search-cost.md); 0 plans every search. */
+  SEARCH_PLAN_CACHE: z.coerce.number().int().min(0).max(100_000).default(512),
   /** The engine's time limit on a search (its `timeout`; the task is cancelled at twice this), in ms. */
   SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   /** Webhook events of one organization a worker processes at once; default half of WEBHOOK_CONCURRENCY. */

@@ -9,4 +9,5 @@ export {
   SearchAbandonedError,
   type SearchAnswer,
   SearchQueueFullError,
+  searchRequest,
 } from './search-transport.ts';

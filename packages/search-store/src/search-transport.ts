@@ -23,6 +23,8 @@ const MSEARCH_FILTER_PATH = ['-took', ...DROPPED_FIELDS.map((field) => `-respons
 /** A lookup's answer: what each document found holds, and why one could not be looked up. */
 const LOOKUP_FILTER_PATH = 'docs._source,docs.error,error';
 const TIMEOUT_MS = 30_000;
+/** SearchTransportOptions.timeoutMs when none is given (the API's SEARCH_TIMEOUT_MS default). */
+const DEFAULT_TIMEOUT_MS = 5000;
 /**
  * A search that cannot read every shard fails instead of answering with part of the records (a node that died
  * mid-search): the transport then asks another node.
@@ -210,7 +212,7 @@ export class SearchTransport {
       overflow: 0,
       perTenantWaiting: options.perTenantCostlyWaiting ?? 4,
     };
-    const timeoutMs = options.timeoutMs ?? 5000;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#timeout = `${timeoutMs}ms`;
     this.#cancelAfter = `${2 * timeoutMs}ms`;
     this.#searches = new WaitingBatches((searches) => this.#search(searches), batches);
@@ -296,10 +298,7 @@ export class SearchTransport {
    */
   async #searchOne(search: WaitingSearch): Promise<void> {
     try {
-      const { index, routing } = search;
-      const path =
-        `/${encodeURIComponent(index)}/_search?routing=${encodeURIComponent(routing)}` +
-        `&cancel_after_time_interval=${this.#cancelAfter}&${WHOLE_ANSWERS}&filter_path=${SEARCH_FILTER_PATH}`;
+      const path = searchPath(search.index, search.routing, this.#cancelAfter);
       search.resolve(await this.#post(path, 'application/json', search.body, search.signal, search.opaqueId));
     } catch (error) {
       search.reject(search.signal?.aborted ? new SearchAbandonedError() : error);
@@ -469,6 +468,28 @@ export class SearchTransport {
       );
     });
   }
+}
+
+/** The URL of a search sent alone: routed, cancelled by the engine after `cancelAfter`, whole answers only. */
+function searchPath(index: string, routing: string, cancelAfter: string): string {
+  return (
+    `/${encodeURIComponent(index)}/_search?routing=${encodeURIComponent(routing)}` +
+    `&cancel_after_time_interval=${cancelAfter}&${WHOLE_ANSWERS}&filter_path=${SEARCH_FILTER_PATH}`
+  );
+}
+
+/**
+ * The `_search` request of a search sent alone (SearchTransport#search with a request to spare), bounded by
+ * `timeoutMs` as the transport bounds it: also what bench:search sends the engine raw, so the engine is asked
+ * exactly the same on both sides.
+ */
+export function searchRequest(
+  index: string,
+  routing: string,
+  body: unknown,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): { readonly path: string; readonly body: string } {
+  return { path: searchPath(index, routing, `${2 * timeoutMs}ms`), body: withTimeout(body, `${timeoutMs}ms`) };
 }
 
 /** `body` (a search body object) as JSON with the engine's `timeout` added, unless it sets its own. */

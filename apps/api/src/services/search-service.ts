@@ -44,6 +44,43 @@ export interface SearchContext {
  */
 const COSTLY_FROM = 20;
 
+type SearchPlan = ReturnType<typeof planSearch>;
+
+/** A search whose params serialize longer than this is planned every time (its key would outweigh its plan). */
+const PLAN_CACHE_MAX_KEY = 8 * 1024;
+
+/**
+ * The last plans made, by connector, entity and params (as JSON), least recently used out first. Planning (parse,
+ * validate, cost, compile) was the largest part of a search's own CPU in the API (bench:search profile,
+ * docs/search-cost.md), and a plan is a pure function of its key: the catalog and the cursor key do not change while
+ * the process runs, and a cursor has no expiry. A request that fails to plan is never kept. Plans are shared by
+ * the searches that hit them and never changed after they are made (the transport serializes the body as it is).
+ */
+class PlanCache {
+  readonly #plans = new Map<string, SearchPlan>();
+  readonly #entries: number;
+
+  /** `entries`: the most plans kept (a plan is a few KiB); 0 keeps none. */
+  constructor(entries: number) {
+    this.#entries = entries;
+  }
+
+  get(key: string, make: () => SearchPlan): SearchPlan {
+    if (this.#entries === 0 || key.length > PLAN_CACHE_MAX_KEY) return make();
+    const known = this.#plans.get(key);
+    if (known) {
+      // Most recent last: Map keeps insertion order, so the first key is the least recently used.
+      this.#plans.delete(key);
+      this.#plans.set(key, known);
+      return known;
+    }
+    const plan = make();
+    if (this.#plans.size >= this.#entries) this.#plans.delete(this.#plans.keys().next().value!);
+    this.#plans.set(key, plan);
+    return plan;
+  }
+}
+
 export interface SearchService {
   /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, docs/architecture.md). */
   search(
@@ -77,6 +114,7 @@ export function createSearchService(
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
   costlySlots?: CostlySearchSlots,
+  options: { readonly planCacheEntries?: number } = {},
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
@@ -90,19 +128,24 @@ export function createSearchService(
     }
     return fields;
   };
+  const plans = new PlanCache(options.planCacheEntries ?? 512);
   return {
     async search(row, entity, params, context = {}) {
       // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
       const synced = syncedAt(row.id, entity.name);
       synced.catch(() => undefined);
-      const plan = planSearch(params, {
-        searchable: entity.searchable ?? {},
-        recordKey: entity.recordKey,
-        connectorId: row.id,
-        entity: `${row.connector_type}/${entity.name}`,
-        cursorKey: key,
-        literalFields: literalFieldsOf(entity),
-      });
+      // The connector type too: an entity's catalog is its connector kind's.
+      const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${JSON.stringify(params)}`;
+      const plan = plans.get(planKey, () =>
+        planSearch(params, {
+          searchable: entity.searchable ?? {},
+          recordKey: entity.recordKey,
+          connectorId: row.id,
+          entity: `${row.connector_type}/${entity.name}`,
+          cursorKey: key,
+          literalFields: literalFieldsOf(entity),
+        }),
+      );
       const index = indexStore.alias(row.connector_type, entity.name);
       if (plan.lookup) {
         const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);
