@@ -339,9 +339,14 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
     sim.faults.add({ holdAnswer: true, count: 1, pathIncludes: '/v1/customers' });
     const cut = executeOn(doomed, 'held-then-killed').catch((error: unknown) => error);
     await sim.faults.held(holdsBefore + 1);
-    // The intent is durable while the upstream still has the call: no answer, no outcome yet.
-    const [entry] = (await auditPage(platform, `?connector_id=${id}&limit=1`)).data;
-    expect(entry).toMatchObject({
+    // The intent is written while the call runs (beside the upstream request, not before it), so it becomes durable
+    // while the upstream holds the call: no answer, no outcome. Found by its request id, not as the newest entry: a
+    // write the previous test's killed process had already sent may land after it.
+    const held = async () =>
+      (await auditPage(platform, `?connector_id=${id}&limit=1000`)).data.find(
+        (e) => e.request_id === 'held-then-killed',
+      );
+    await expect.poll(held, { timeout: 15_000, interval: 50 }).toMatchObject({
       client_id: platform.clientId,
       action: 'execute.list',
       entity: 'customers',
@@ -353,8 +358,7 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
     await doomed.kill();
     expect(await cut).toBeInstanceOf(Error);
     sim.faults.release();
-    const [after] = (await auditPage(platform, `?connector_id=${id}&limit=1`)).data;
-    expect(after).toMatchObject({ request_id: 'held-then-killed', status: null });
+    expect(await held()).toMatchObject({ request_id: 'held-then-killed', status: null });
   }, 60_000);
 });
 
