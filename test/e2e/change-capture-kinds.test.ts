@@ -1,7 +1,7 @@
 import { envSuffix } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchAllRows, waitForEntity } from '../harness/connector-status.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { ALL_ENTITIES_AT_ONCE, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { GoogleAdsData } from '../simulators/google-ads/data.ts';
 import { campaignDayKeys, segmentParts } from '../simulators/google-ads/rows.ts';
 import { SIMULATORS } from '../simulators/index.ts';
@@ -133,6 +133,7 @@ describe.each(CASES)('$kind $entity: edits and deletions reach search after a fu
     const suffix = envSuffix(c.kind);
     platform = await startTestPlatform({
       overrides: { baseUrls: { [suffix]: sim.baseUrl }, tokenUrls: sim.tokenUrl ? { [suffix]: sim.tokenUrl } : {} },
+      env: ALL_ENTITIES_AT_ONCE,
     });
     const created = await platform.call('POST', '/api/v1/integrations/connectors', {
       customer_name: 'cc-kinds',

@@ -8,7 +8,7 @@ import {
 import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orbSettings } from '../harness/orb-connector.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { ALL_ENTITIES_AT_ONCE, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { SIMULATORS } from '../simulators/index.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 
@@ -52,7 +52,7 @@ beforeAll(async () => {
     baseUrls[envSuffix(kind)] = sim.baseUrl;
     if (sim.tokenUrl) tokenUrls[envSuffix(kind)] = sim.tokenUrl;
   }
-  platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls } });
+  platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls }, env: ALL_ENTITIES_AT_ONCE });
   conduit = new Conduit({ baseUrl: platform.url, clientId: platform.clientId, clientSecret: platform.clientSecret });
   for (const [kind, sim] of started) {
     const created = await conduit.connectors.create({
