@@ -48,11 +48,14 @@ beforeAll(async () => {
   for (const [kind, sim] of started) sims.set(kind, sim);
   const baseUrls: Record<string, string> = {};
   const tokenUrls: Record<string, string> = {};
+  // The simulators enforce no plan's limit: the SDK's calls and the first syncs need not wait on the upstream budget.
+  const rateLimits: Record<string, number> = {};
   for (const [kind, sim] of started) {
     baseUrls[envSuffix(kind)] = sim.baseUrl;
     if (sim.tokenUrl) tokenUrls[envSuffix(kind)] = sim.tokenUrl;
+    rateLimits[envSuffix(kind)] = 1000;
   }
-  platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls }, env: ALL_ENTITIES_AT_ONCE });
+  platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls, rateLimits }, env: ALL_ENTITIES_AT_ONCE });
   conduit = new Conduit({ baseUrl: platform.url, clientId: platform.clientId, clientSecret: platform.clientSecret });
   for (const [kind, sim] of started) {
     const created = await conduit.connectors.create({
