@@ -10,6 +10,10 @@
  *   BENCH_SECONDS=3           measured seconds per side, concurrency and round (after BENCH_WARMUP_SECONDS=0.5)
  *   BENCH_ROUNDS=6            rounds; the sides alternate within each
  *   BENCH_CONCURRENCY=1,32    concurrencies
+ *   BENCH_COMMITS=async,intent,sync   the AUDIT_COMMIT sides compared with the trail off
+ *   BENCH_BASE_CHECKOUT=dir  adds a side `async@base`: AUDIT_COMMIT=async on the API of another checkout (a worktree
+ *                            of main, installed), to compare the trail's code before and after a change in one run
+ *   BENCH_CPU_PROF=dir        each API process writes a V8 CPU profile there (node --cpu-prof) when it stops
  *
  * Needs the local Postgres, Redis and OpenSearch. Exit code 0 unless something crashed; PASS/MISS lines are
  * informational.
@@ -35,6 +39,8 @@ interface Totals {
   errors: number;
   /** CPU of the side's API process and its Postgres backends. */
   cpuMs: number;
+  /** The part of `cpuMs` spent by the Postgres backends. */
+  pgCpuMs: number;
   /** CPU of everything the call runs on: the above, the load generator and the simulator (this process). */
   allCpuMs: number;
 }
@@ -45,8 +51,16 @@ const SIDES = {
   async: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'async' },
   intent: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'intent' },
   sync: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'sync' },
+  // AUDIT_COMMIT=async on the API of BENCH_BASE_CHECKOUT: an A/B of the trail's code in one run.
+  'async@base': { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'async' },
 } as const;
 type SideName = keyof typeof SIDES;
+type CommitName = Exclude<SideName, 'off'>;
+const BASE_CHECKOUT = process.env.BENCH_BASE_CHECKOUT;
+const COMMITS = [
+  ...(process.env.BENCH_COMMITS ?? 'async,intent,sync').split(','),
+  ...(BASE_CHECKOUT ? ['async@base'] : []),
+].filter((name): name is CommitName => name in SIDES && name !== 'off');
 
 const loadAverage = () =>
   loadavg()
@@ -103,8 +117,18 @@ try {
     RATE_LIMIT_PER_MINUTE: '100000000',
     CONNECTOR_RATE_LIMIT_ORB: '1000000',
   };
-  for (const name of Object.keys(SIDES) as SideName[]) {
-    const api = await ApiProcess.start(platform.api.deps.env, { ...extra, ...SIDES[name], PGAPPNAME: appName(name) });
+  for (const name of ['off', ...COMMITS] as const) {
+    const profileDir = process.env.BENCH_CPU_PROF;
+    const api = await ApiProcess.start(
+      platform.api.deps.env,
+      { ...extra, ...SIDES[name], PGAPPNAME: appName(name) },
+      {
+        ...(profileDir
+          ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=api-${name}.cpuprofile`] }
+          : {}),
+        ...(name === 'async@base' ? { checkout: BASE_CHECKOUT } : {}),
+      },
+    );
     sides.push({ name, api });
   }
   await loadReady;
@@ -121,7 +145,7 @@ try {
     const totals = Object.fromEntries(
       sides.map((side): [SideName, Totals] => [
         side.name,
-        { latencies: [], elapsedMs: 0, errors: 0, cpuMs: 0, allCpuMs: 0 },
+        { latencies: [], elapsedMs: 0, errors: 0, cpuMs: 0, pgCpuMs: 0, allCpuMs: 0 },
       ]),
     ) as Record<SideName, Totals>;
     for (let round = 0; round < ROUNDS; round++) {
@@ -147,6 +171,7 @@ try {
         const share = SECONDS / (SECONDS + WARMUP_SECONDS);
         const backends = [...after.backends].reduce((sum, [pid, ms]) => sum + ms - (before.backends.get(pid) ?? 0), 0);
         t.cpuMs += (after.api - before.api + backends) * share;
+        t.pgCpuMs += backends * share;
         t.allCpuMs += (after.api - before.api + backends + after.load - before.load + after.own - before.own) * share;
       }
     }
@@ -158,9 +183,10 @@ try {
       );
     const throughput = (t: Totals) => (t.latencies.length * 1000) / Math.max(1, t.elapsedMs);
     const cpuPerCall = (t: Totals) => t.cpuMs / Math.max(1, t.latencies.length);
+    const pgCpuPerCall = (t: Totals) => t.pgCpuMs / Math.max(1, t.latencies.length);
     const allCpuPerCall = (t: Totals) => t.allCpuMs / Math.max(1, t.latencies.length);
     const off = totals.off;
-    for (const name of ['async', 'intent', 'sync'] as const) {
+    for (const name of COMMITS) {
       const on = totals[name];
       const added = mean(on) - mean(off);
       const ratio = throughput(on) / throughput(off);
@@ -175,6 +201,7 @@ try {
         fixed(throughput(on), 0),
         fixed(ratio, 3),
         `${fixed(cpuPerCall(off), 3)} / ${fixed(cpuPerCall(on), 3)}`,
+        `${fixed(pgCpuPerCall(off), 3)} / ${fixed(pgCpuPerCall(on), 3)}`,
         fixed(allCpuPerCall(off) / allCpuPerCall(on), 3),
         String(on.errors + off.errors),
       ]);
@@ -207,6 +234,7 @@ try {
         'req/s on',
         'on/off',
         'API+PG CPU ms/call off / on',
+        'of which PG',
         'CPU-bound on/off',
         'errors',
       ],

@@ -50,7 +50,9 @@ async function platformWithConnector(cleanups: (() => Promise<void>)[], name: st
   return { sim, platform, id };
 }
 
-describe('the audit trail', () => {
+// The three parts side by side (each its own platform; most of the SIGKILL part is starting API processes), each
+// part's tests in order.
+describe.concurrent('the audit trail', () => {
   const cleanups = cleanupsAfterAll();
   let sim: OrbSimulator;
   let platform: TestPlatform;
@@ -62,7 +64,7 @@ describe('the audit trail', () => {
     ({ sim, platform, id } = await platformWithConnector(cleanups, 'trail'));
   }, 60_000);
 
-  it('an answered execute call is in the trail when its answer arrives: who, what, params, statuses, latency, request id', async () => {
+  it.sequential('an answered execute call is in the trail when its answer arrives: who, what, params, statuses, latency, request id', async () => {
     const response = await execute({ entity: 'customers', action: 'list', params: { limit: 2 } });
     expect(response.status).toBe(200);
     // No waiting: the entry was durable before the answer was sent.
@@ -82,7 +84,7 @@ describe('the audit trail', () => {
     expect(entry!.latency_ms).toBeGreaterThan(0);
   });
 
-  it('a refused call is audited with its error code and the upstream status', async () => {
+  it.sequential('a refused call is audited with its error code and the upstream status', async () => {
     sim.faults.add({ status: 422, count: 1, pathIncludes: '/v1/customers' });
     expect((await execute({ entity: 'customers', action: 'list', params: {} })).status).toBe(400);
     const bad = await execute({ entity: 'customers', action: 'list', params: { nope: 1 } });
@@ -92,7 +94,7 @@ describe('the audit trail', () => {
     expect(rejected).toMatchObject({ status: 400, error_code: 'upstream_rejected', upstream_status: 422 });
   });
 
-  it('connector create, update, webhook secret set and remove, and delete are audited with secrets redacted', async () => {
+  it.sequential('connector create, update, webhook secret set and remove, and delete are audited with secrets redacted', async () => {
     const other = await createConnector(platform, {
       customer_name: 'audit',
       name: 'short-lived',
@@ -127,7 +129,7 @@ describe('the audit trail', () => {
     expect(exported).not.toContain(secret);
   });
 
-  it('webhook endpoint changes and replays are audited; the endpoint secret is never in the trail', async () => {
+  it.sequential('webhook endpoint changes and replays are audited; the endpoint secret is never in the trail', async () => {
     const created = await platform.call('POST', '/api/v1/webhook-endpoints', {
       url: 'https://hooks.example.com/audit',
       entities: ['customers'],
@@ -156,7 +158,7 @@ describe('the audit trail', () => {
     expect(exported).not.toContain(secret);
   });
 
-  it('filters by connector, action prefix, status and time; pages newest first with a cursor, without repeats', async () => {
+  it.sequential('filters by connector, action prefix, status and time; pages newest first with a cursor, without repeats', async () => {
     const before = new Date().toISOString();
     for (let i = 0; i < 5; i++) {
       expect((await execute({ entity: 'customers', action: 'list', params: { limit: i + 1 } })).status).toBe(200);
@@ -183,7 +185,7 @@ describe('the audit trail', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('exports every matching entry as NDJSON, newest first', async () => {
+  it.sequential('exports every matching entry as NDJSON, newest first', async () => {
     const response = await platform.call('GET', `/api/v1/audit?connector_id=${id}`, undefined, {
       accept: 'application/x-ndjson',
     });
@@ -196,7 +198,7 @@ describe('the audit trail', () => {
     expect([...ids].sort((a, b) => (a > b ? -1 : 1))).toEqual(ids);
   });
 
-  it('concurrent calls are each audited before their answer (batched into shared inserts)', async () => {
+  it.sequential('concurrent calls are each audited before their answer (batched into shared inserts)', async () => {
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         execute(
@@ -212,7 +214,7 @@ describe('the audit trail', () => {
     expect(new Set(recent.map((e) => e.request_id))).toEqual(new Set(answers.map((_, i) => `concurrent-${i}`)));
   });
 
-  it('MCP tool calls are audited, and the API calls they make are marked as coming through MCP', async () => {
+  it.sequential('MCP tool calls are audited, and the API calls they make are marked as coming through MCP', async () => {
     const response = await platform.call(
       'POST',
       '/mcp',
@@ -237,7 +239,7 @@ describe('the audit trail', () => {
     expect(inner).toMatchObject({ source: 'mcp', action: 'execute.list', connector_id: id, status: 200 });
   });
 
-  it('is append-only in the database: the application’s own connection cannot update, delete or truncate entries', async () => {
+  it.sequential('is append-only in the database: the application’s own connection cannot update, delete or truncate entries', async () => {
     const db = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
     await db.connect();
     try {
@@ -261,7 +263,7 @@ describe('the audit trail', () => {
   });
 });
 
-describe('the audit trail when the API process is killed (SIGKILL)', () => {
+describe.concurrent('the audit trail when the API process is killed (SIGKILL)', () => {
   const cleanups = cleanupsAfterAll();
   let sim: OrbSimulator;
   let platform: TestPlatform;
@@ -297,7 +299,7 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
     return response.status;
   }
 
-  it.each(['async', 'intent'] as const)(
+  it.sequential.each(['async', 'intent'] as const)(
     'AUDIT_COMMIT=%s: every call answered before the kill is in the trail with its outcome',
     async (commit) => {
       doomed = await startDoomed(commit);
@@ -333,15 +335,20 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
     60_000,
   );
 
-  it('AUDIT_COMMIT=intent: a call at the upstream when the process dies is in the trail (who, what, params) without an outcome', async () => {
+  it.sequential('AUDIT_COMMIT=intent: a call at the upstream when the process dies is in the trail (who, what, params) without an outcome', async () => {
     doomed = await startDoomed('intent');
     const holdsBefore = sim.faults.heldTotal;
     sim.faults.add({ holdAnswer: true, count: 1, pathIncludes: '/v1/customers' });
     const cut = executeOn(doomed, 'held-then-killed').catch((error: unknown) => error);
     await sim.faults.held(holdsBefore + 1);
-    // The intent is durable while the upstream still has the call: no answer, no outcome yet.
-    const [entry] = (await auditPage(platform, `?connector_id=${id}&limit=1`)).data;
-    expect(entry).toMatchObject({
+    // The intent is written while the call runs (beside the upstream request, not before it), so it becomes durable
+    // while the upstream holds the call: no answer, no outcome. Found by its request id, not as the newest entry: a
+    // write the previous test's killed process had already sent may land after it.
+    const held = async () =>
+      (await auditPage(platform, `?connector_id=${id}&limit=1000`)).data.find(
+        (e) => e.request_id === 'held-then-killed',
+      );
+    await expect.poll(held, { timeout: 15_000, interval: 50 }).toMatchObject({
       client_id: platform.clientId,
       action: 'execute.list',
       entity: 'customers',
@@ -353,15 +360,14 @@ describe('the audit trail when the API process is killed (SIGKILL)', () => {
     await doomed.kill();
     expect(await cut).toBeInstanceOf(Error);
     sim.faults.release();
-    const [after] = (await auditPage(platform, `?connector_id=${id}&limit=1`)).data;
-    expect(after).toMatchObject({ request_id: 'held-then-killed', status: null });
+    expect(await held()).toMatchObject({ request_id: 'held-then-killed', status: null });
   }, 60_000);
 });
 
-describe('audit retention', () => {
+describe.concurrent('audit retention', () => {
   const cleanups = cleanupsAfterAll();
 
-  it('the worker removes entries older than AUDIT_RETENTION and keeps the rest', async () => {
+  it.sequential('the worker removes entries older than AUDIT_RETENTION and keeps the rest', async () => {
     const { platform } = await startOrbSimulatorPlatform(
       cleanups,
       { customers: 1, subscriptionsPerCustomer: 0 },

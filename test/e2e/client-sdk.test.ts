@@ -8,7 +8,7 @@ import {
 import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orbSettings } from '../harness/orb-connector.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { ALL_ENTITIES_AT_ONCE, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { SIMULATORS } from '../simulators/index.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 
@@ -48,11 +48,14 @@ beforeAll(async () => {
   for (const [kind, sim] of started) sims.set(kind, sim);
   const baseUrls: Record<string, string> = {};
   const tokenUrls: Record<string, string> = {};
+  // The simulators enforce no plan's limit: the SDK's calls and the first syncs need not wait on the upstream budget.
+  const rateLimits: Record<string, number> = {};
   for (const [kind, sim] of started) {
     baseUrls[envSuffix(kind)] = sim.baseUrl;
     if (sim.tokenUrl) tokenUrls[envSuffix(kind)] = sim.tokenUrl;
+    rateLimits[envSuffix(kind)] = 1000;
   }
-  platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls } });
+  platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls, rateLimits }, env: ALL_ENTITIES_AT_ONCE });
   conduit = new Conduit({ baseUrl: platform.url, clientId: platform.clientId, clientSecret: platform.clientSecret });
   for (const [kind, sim] of started) {
     const created = await conduit.connectors.create({

@@ -32,6 +32,18 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
+/**
+ * Worker settings that run every entity of every connector of a test at once. With the defaults (two runs per
+ * connector, WORKER_CONCURRENCY - 1 per organization) an entity run over the slots waits 2 s before it tries again,
+ * so a kind with ten entities spends most of its first sync waiting for a slot. For files that test what a sync
+ * copies (conformance, change capture, the SDK), not how runs share the worker (sync-fair-share does that).
+ */
+export const ALL_ENTITIES_AT_ONCE: Readonly<Record<string, string>> = {
+  WORKER_CONCURRENCY: '32',
+  CONNECTOR_CONCURRENCY: '32',
+  ORGANIZATION_SYNC_CONCURRENCY: '32',
+};
+
 export interface TestPlatformOptions {
   readonly overrides?: UpstreamOverrides;
   readonly worker?: boolean;

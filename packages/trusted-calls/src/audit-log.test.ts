@@ -5,18 +5,21 @@ import { AuditLog, redactForAudit } from './audit-log.ts';
 /** A store whose inserts wait until the test lets them finish, recording each batch; ids count from 1. */
 function heldStore() {
   const batches: NewAuditEntry[][] = [];
+  const idsAsked: boolean[] = [];
   const outcomes: NewAuditOutcome[][] = [];
   const finish: (() => void)[] = [];
   let nextId = 1;
   return {
     batches,
+    idsAsked,
     outcomes,
     finishAll: () => {
       for (const go of finish.splice(0)) go();
     },
-    insertEntries: (rows: readonly NewAuditEntry[]) =>
+    insertEntries: (rows: readonly NewAuditEntry[], ids: boolean) =>
       new Promise<string[]>((resolve) => {
         batches.push([...rows]);
+        idsAsked.push(ids);
         finish.push(() => resolve(rows.map(() => String(nextId++))));
       }),
     insertOutcomes: (rows: readonly NewAuditOutcome[]) =>
@@ -128,6 +131,25 @@ describe('AuditLog', () => {
     store.finishAll();
     await done;
     expect(store.outcomes).toEqual([]);
+  });
+
+  it('asks the store for ids only when an intent needs one for its outcome', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store);
+    const whole = log.record(entry('a'));
+    await turn();
+    store.finishAll();
+    await whole;
+    const call = log.begin(intent('b'));
+    await turn();
+    store.finishAll();
+    await turn();
+    const finished = call.finish({ status: 200, latencyMs: 1 });
+    await turn();
+    store.finishAll();
+    await finished;
+    expect(store.idsAsked).toEqual([false, true]);
+    expect(store.outcomes).toEqual([[expect.objectContaining({ entryId: '2', status: 200 })]]);
   });
 
   it('fails the callers of a batch whose insert failed (their calls must not answer unaudited)', async () => {

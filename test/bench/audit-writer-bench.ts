@@ -1,0 +1,183 @@
+/**
+ * `pnpm bench:audit-writer`: what one audit entry costs in CPU, the trail's writer alone (no HTTP, no upstream), so
+ * that its parts can be compared side by side on a shared machine. This process records entries through `AuditLog`
+ * and `AuditWriter` exactly as the API does (AUDIT_COMMIT=async: one row, synchronous_commit off) into tables that
+ * differ only in what Postgres does per row, in interleaved rounds; it reports the CPU per entry of this process
+ * (the API's share: building the row, serializing it, the pg client) and of the writer's Postgres backend (read from
+ * /proc), at concurrency 1 (one entry per INSERT) and 32 (batched), and the round trip of a bare prepared
+ * `select` on the same kind of connection as the floor.
+ *
+ *   BENCH_ENTRIES=2000   entries per variant, concurrency and round
+ *   BENCH_ROUNDS=3       rounds; the variants' order alternates
+ *
+ * Needs the local Postgres. Informational; exit code 0 unless something crashed.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { AuditWriter, createDatabase, migrateToLatest } from '@conduit/db';
+import { AuditLog, redactForAudit } from '@conduit/trusted-calls';
+import pg from 'pg';
+import { processCpuMs } from '../harness/api-process.ts';
+import { dropDatabase, onAdminDatabase, withDatabaseName } from '../harness/databases.ts';
+import { testServices } from '../harness/services.ts';
+import { fixed, table } from './stats.ts';
+
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+/** Each variant is a schema holding its own `audit_entries`, set up from the migrated one. */
+const VARIANTS: Record<string, string[]> = {
+  // As migrated: primary key, three btree indexes, the append-only triggers.
+  migrated: [],
+  // The triggers fire only on UPDATE, DELETE and TRUNCATE: an INSERT should cost the same without them.
+  'no triggers': ['create table audit_entries (like public.audit_entries including all)'],
+  // `at` grows with insertion: a BRIN index (block ranges) is nearly free to maintain, a btree is not.
+  'at: brin': [
+    'create table audit_entries (like public.audit_entries including all)',
+    'drop index audit_entries_at_idx',
+    'create index on audit_entries using brin (at)',
+  ],
+  // The floor: the primary key alone.
+  'primary key only': [
+    'create table audit_entries (like public.audit_entries including all)',
+    'drop index audit_entries_at_idx',
+    'drop index audit_entries_organization_id_id_idx',
+    'drop index audit_entries_organization_id_connector_id_id_idx',
+  ],
+};
+
+const services = await testServices();
+const databaseUrl = withDatabaseName(services.databaseUrl, `conduit_bench_audit_${randomBytes(4).toString('hex')}`);
+const name = new URL(databaseUrl).pathname.slice(1);
+await onAdminDatabase(databaseUrl, (admin) => admin.query(`create database "${name}"`));
+const db = createDatabase(databaseUrl, 1);
+await migrateToLatest(db);
+await db.destroy();
+
+const setup = new pg.Client({ connectionString: databaseUrl });
+await setup.connect();
+const schemaOf = (variant: string) => (variant === 'migrated' ? 'public' : `v_${variant.replaceAll(/\W/g, '_')}`);
+for (const [variant, statements] of Object.entries(VARIANTS)) {
+  if (statements.length === 0) continue;
+  await setup.query(`create schema ${schemaOf(variant)}`);
+  await setup.query(`set search_path = ${schemaOf(variant)}, public`);
+  for (const statement of statements) await setup.query(statement);
+  await setup.query('set search_path = public');
+}
+
+const writers = Object.keys(VARIANTS).map((variant) => {
+  const application = `audit-writer-bench-${schemaOf(variant)}`;
+  const writer = new AuditWriter(databaseUrl, {
+    synchronous_commit: 'off',
+    search_path: schemaOf(variant),
+    application_name: application,
+  });
+  return { variant, application, writer, log: new AuditLog(writer, { intents: false }) };
+});
+
+// The floor: a prepared statement that does nothing, one transaction per call, on the same kind of connection.
+const bare = new pg.Client({ connectionString: databaseUrl, options: '-c application_name=audit-writer-bench-bare' });
+await bare.connect();
+
+const params = redactForAudit({ limit: 1, cursor: null, filters: { status: 'active' } });
+const entry = (i: number) =>
+  ({
+    organizationId: 'org-bench',
+    clientId: 'client-bench',
+    connectorId: '6f1c2a4e-1b7d-4c3e-9a8b-0d2e4f6a8c1e',
+    source: 'api',
+    action: 'execute.list',
+    entity: 'customers',
+    params,
+    idempotencyKey: null,
+    requestId: `req-${i}`,
+    status: 200,
+    errorCode: null,
+    upstreamStatus: 200,
+    latencyMs: 1.234,
+  }) as const;
+
+async function backendPid(application: string): Promise<number> {
+  const { rows } = await setup.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [
+    application,
+  ]);
+  if (!rows[0]) throw new Error(`no backend for ${application}`);
+  return rows[0].pid;
+}
+
+async function run(call: (i: number) => Promise<unknown>, concurrency: number) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ENTRIES) await call(next++);
+    }),
+  );
+}
+
+interface Totals {
+  ownMs: number;
+  backendMs: number;
+  wallMs: number;
+  entries: number;
+}
+
+const loadBefore = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
+const sides: { name: string; application: string; call: (i: number) => Promise<unknown> }[] = [
+  ...writers.map((w) => ({ name: w.variant, application: w.application, call: (i: number) => w.log.record(entry(i)) })),
+  {
+    name: 'bare select (floor)',
+    application: 'audit-writer-bench-bare',
+    call: (i: number) => bare.query({ name: 'bare', text: 'select $1::int as n', values: [i] }),
+  },
+];
+// Connect and prepare everything before measuring.
+for (const side of sides) await side.call(0);
+
+const rows: string[][] = [];
+for (const concurrency of [1, 32]) {
+  const totals = new Map<string, Totals>(sides.map((s) => [s.name, { ownMs: 0, backendMs: 0, wallMs: 0, entries: 0 }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const pid = await backendPid(side.application);
+      const own = process.cpuUsage();
+      const backend = processCpuMs(pid);
+      const started = performance.now();
+      await run(side.call, concurrency);
+      const t = totals.get(side.name)!;
+      t.wallMs += performance.now() - started;
+      const used = process.cpuUsage(own);
+      t.ownMs += (used.user + used.system) / 1000;
+      t.backendMs += processCpuMs(pid) - backend;
+      t.entries += ENTRIES;
+    }
+  }
+  for (const side of sides) {
+    const t = totals.get(side.name)!;
+    rows.push([
+      String(concurrency),
+      side.name,
+      fixed(t.ownMs / t.entries, 4),
+      fixed(t.backendMs / t.entries, 4),
+      fixed((t.ownMs + t.backendMs) / t.entries, 4),
+      fixed(t.wallMs / t.entries, 4),
+    ]);
+  }
+}
+console.log(`audit writer alone: ${ROUNDS} round(s) × ${ENTRIES} entries per variant and concurrency`);
+console.log(
+  table(
+    ['concurrency', 'table', 'node CPU ms/entry', 'Postgres CPU ms/entry', 'sum', 'wall ms/entry (at c=32: per entry)'],
+    rows,
+  ),
+);
+console.log(
+  `load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+await bare.end();
+for (const w of writers) await w.writer.close();
+await setup.end();
+await dropDatabase(databaseUrl);
