@@ -1,4 +1,4 @@
-import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Handler } from 'hono';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
@@ -76,3 +76,21 @@ export function problems(...statuses: number[]) {
 export const AUTHENTICATED_PROBLEMS = [400, 401, 403, 404, 429] as const;
 
 export const BEARER = [{ bearer: [] }];
+
+type AuthenticatedRouteConfig = Omit<RouteConfig, 'security'> & {
+  /** The problems the route documents; AUTHENTICATED_PROBLEMS unless the route answers others. */
+  problems?: readonly number[];
+};
+
+/**
+ * A route behind the bearer token: what every such route declares (the bearer scheme and the problems it can answer)
+ * is stated here once, so a route states only what is its own.
+ */
+export function authenticatedRoute<const R extends AuthenticatedRouteConfig>(config: R) {
+  const { problems: statuses = AUTHENTICATED_PROBLEMS, ...route } = config;
+  return createRoute({
+    ...route,
+    security: BEARER,
+    responses: { ...route.responses, ...problems(...statuses) },
+  });
+}
