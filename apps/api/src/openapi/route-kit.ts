@@ -72,13 +72,15 @@ export function problems(...statuses: number[]) {
   );
 }
 
-/** Problems every authenticated route can answer. */
-export const AUTHENTICATED_PROBLEMS = [400, 401, 403, 404, 429] as const;
+/** Problems the bearer check and the rate limit answer on every authenticated route. */
+const AUTHENTICATED_PROBLEMS = [401, 403, 429] as const;
+/** What most routes answer themselves: they take a body, a query or an id (400) and look something up (404). */
+const ROUTE_PROBLEMS = [400, 404] as const;
 
-export const BEARER = [{ bearer: [] }];
+const BEARER = [{ bearer: [] }];
 
 type AuthenticatedRouteConfig = Omit<RouteConfig, 'security'> & {
-  /** The problems the route documents; AUTHENTICATED_PROBLEMS unless the route answers others. */
+  /** The problems the route answers itself, beyond AUTHENTICATED_PROBLEMS; ROUTE_PROBLEMS unless stated. */
   problems?: readonly number[];
 };
 
@@ -87,10 +89,10 @@ type AuthenticatedRouteConfig = Omit<RouteConfig, 'security'> & {
  * is stated here once, so a route states only what is its own.
  */
 export function authenticatedRoute<const R extends AuthenticatedRouteConfig>(config: R) {
-  const { problems: statuses = AUTHENTICATED_PROBLEMS, ...route } = config;
+  const { problems: own = ROUTE_PROBLEMS, ...route } = config;
   return createRoute({
     ...route,
     security: BEARER,
-    responses: { ...route.responses, ...problems(...statuses) },
+    responses: { ...route.responses, ...problems(...AUTHENTICATED_PROBLEMS, ...own) },
   });
 }

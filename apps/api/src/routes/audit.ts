@@ -71,7 +71,7 @@ export const auditRoute = authenticatedRoute({
       ),
     },
   },
-  problems: [400, 401, 403, 429],
+  problems: [400],
 });
 
 /** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */

@@ -3,7 +3,7 @@ import { changeEventView } from '@conduit/customer-webhooks';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { AUTHENTICATED_PROBLEMS, authenticatedRoute, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { searchableEntities } from '../../services/connector-view.ts';
 import { loadConnector } from './load.ts';
@@ -48,7 +48,7 @@ export const listChangesRoute = authenticatedRoute({
   responses: {
     200: jsonResponse(ChangesPageSchema, 'a page of change events'),
   },
-  problems: [...AUTHENTICATED_PROBLEMS, 410],
+  problems: [400, 404, 410],
 });
 
 /** GET /api/v1/integrations/connectors/{id}/changes */

@@ -5,13 +5,7 @@ import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
 import { createExample } from '../../openapi/examples.ts';
 import { CreateConnectorRequest } from '../../openapi/request-schemas.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  authenticatedRoute,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ConnectorSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { createConnector } from '../../services/create-connector.ts';
@@ -31,7 +25,7 @@ export const createConnectorRoute = authenticatedRoute({
   responses: {
     201: jsonResponse(ConnectorSchema, 'the connector, without its credentials; its first sync is queued'),
   },
-  problems: [...AUTHENTICATED_PROBLEMS, 409, 413, 502],
+  problems: [400, 404, 409, 413, 502],
 });
 
 /** POST /api/v1/integrations/connectors */

@@ -6,7 +6,7 @@ import { collectingAsItStreams, collectYoungGeneration } from '../../download-bo
 import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
-import { AUTHENTICATED_PROBLEMS, authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
@@ -63,7 +63,7 @@ export const executeRoute = authenticatedRoute({
     },
     206: { description: 'a byte range of a download (range_header)' },
   },
-  problems: [...AUTHENTICATED_PROBLEMS, 409, 413, 422, 502, 503],
+  problems: [400, 404, 409, 413, 422, 502, 503],
 });
 
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */

@@ -5,14 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  authenticatedRoute,
-  bodySchema,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, bodySchema, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ConnectorSchema, SyncAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
@@ -29,7 +22,7 @@ export const listConnectorsRoute = authenticatedRoute({
   responses: {
     200: jsonResponse(z.object({ data: z.array(ConnectorSchema) }), 'the connectors'),
   },
-  problems: [401, 403, 429],
+  problems: [],
 });
 
 export const getConnectorRoute = authenticatedRoute({
@@ -54,7 +47,7 @@ export const updateConnectorRoute = authenticatedRoute({
   responses: {
     200: jsonResponse(ConnectorSchema, 'the updated connector'),
   },
-  problems: [...AUTHENTICATED_PROBLEMS, 502],
+  problems: [400, 404, 502],
 });
 
 export const deleteConnectorRoute = authenticatedRoute({

@@ -1,7 +1,7 @@
 import { SqlRequestSchema } from '@conduit/search-dsl';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { AUTHENTICATED_PROBLEMS, authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { SqlResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
@@ -39,7 +39,7 @@ export const sqlRoute = authenticatedRoute({
   responses: {
     200: { description: 'One page of rows', content: { 'application/json': { schema: SqlResultSchema } } },
   },
-  problems: [...AUTHENTICATED_PROBLEMS, 503],
+  problems: [400, 404, 503],
 });
 
 /** POST /api/v1/integrations/connectors/{id}/sql: read-only SQL over the copy, compiled like `search`. */

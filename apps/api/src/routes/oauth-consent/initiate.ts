@@ -1,14 +1,7 @@
 import { OAuthInitiateBody, oauthDepsFrom, startConsent } from '@conduit/oauth-consent';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  authenticatedRoute,
-  bodySchema,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, bodySchema, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { OAuthInitiateResponseSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { requireDefinition } from '../../services/create-connector.ts';
@@ -31,7 +24,7 @@ export const oauthInitiateRoute = authenticatedRoute({
   responses: {
     200: jsonResponse(OAuthInitiateResponseSchema, 'where to send the user'),
   },
-  problems: [...AUTHENTICATED_PROBLEMS, 409],
+  problems: [400, 404, 409],
 });
 
 /**

@@ -7,13 +7,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  authenticatedRoute,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import {
@@ -52,7 +46,7 @@ export const listEndpointsRoute = authenticatedRoute({
   responses: {
     200: jsonResponse(z.object({ data: z.array(WebhookEndpointSchema) }), 'the endpoints'),
   },
-  problems: [401, 403, 429],
+  problems: [],
 });
 export const getEndpointRoute = authenticatedRoute({
   tags,
@@ -103,7 +97,7 @@ export const replayRoute = authenticatedRoute({
   responses: {
     202: jsonResponse(z.object({ connector_ids: z.array(z.string()) }), 'the worker sends them again'),
   },
-  problems: [...AUTHENTICATED_PROBLEMS, 410],
+  problems: [400, 404, 410],
 });
 
 function endpointView(row: WebhookEndpointRow): z.infer<typeof WebhookEndpointSchema> {
