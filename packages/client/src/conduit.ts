@@ -11,22 +11,7 @@ import { LIST_PAGING } from './generated/catalog.ts';
 import type { Aggregation, SearchParams, SearchResult } from './search-types.ts';
 import type { SqlResult, SqlText } from './sql-types.ts';
 import { type ConduitOptions, Transport } from './transport.ts';
-import type {
-  ActionName,
-  ConnectorType,
-  ConnectorView,
-  CreateConnectorInput,
-  Download,
-  EntityName,
-  ExecuteRequest,
-  PageableEntity,
-  ParamsOf,
-  RecordOf,
-  ResultOf,
-  SearchableEntity,
-  SearchFieldsOf,
-  SyncOptions,
-} from './types.ts';
+import type * as T from './types.ts';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
 /** Live actions that read only: repeating them is harmless, so they are retried on 429/503. */
@@ -58,7 +43,7 @@ export class Conduit {
   }
 
   /** A connector of a known kind: its actions, params and records are typed from the catalog. */
-  connector<K extends ConnectorType>(connectorId: string, connectorType: K): ConnectorClient<K> {
+  connector<K extends T.ConnectorType>(connectorId: string, connectorType: K): ConnectorClient<K> {
     return new ConnectorClient(this.#transport, connectorId, connectorType);
   }
 
@@ -95,23 +80,23 @@ export class Connectors {
   }
 
   /** Creates a connector; the upstream checks the credentials first (400 naming /credentials when refused). */
-  create<K extends ConnectorType>(input: CreateConnectorInput<K>): Promise<ConnectorView<K>> {
+  create<K extends T.ConnectorType>(input: T.CreateConnectorInput<K>): Promise<T.ConnectorView<K>> {
     return this.#transport.json('POST', CONNECTORS, { body: input, safe: false });
   }
 
   /** The connector (never its credentials) with per-entity sync status. */
-  get(connectorId: string): Promise<ConnectorView> {
+  get(connectorId: string): Promise<T.ConnectorView> {
     return this.#transport.json('GET', connectorPath(connectorId), { safe: true });
   }
 
   /** The caller's connectors. */
-  async list(): Promise<ConnectorView[]> {
-    const body = await this.#transport.json<{ data: ConnectorView[] }>('GET', CONNECTORS, { safe: true });
+  async list(): Promise<T.ConnectorView[]> {
+    const body = await this.#transport.json<{ data: T.ConnectorView[] }>('GET', CONNECTORS, { safe: true });
     return body.data;
   }
 
   update(connectorId: string, changes: { name?: string; credentials?: Record<string, unknown> }) {
-    return this.#transport.json<ConnectorView>('PATCH', connectorPath(connectorId), { body: changes, safe: false });
+    return this.#transport.json<T.ConnectorView>('PATCH', connectorPath(connectorId), { body: changes, safe: false });
   }
 
   async delete(connectorId: string): Promise<void> {
@@ -124,12 +109,12 @@ export class Connectors {
   }
 
   /** Starts a sync now (202): every replicated entity, or one; `mode: 'full'` re-reads from start_date. */
-  sync(connectorId: string, options: SyncOptions = {}): Promise<{ connector_id: string; entities: string[] }> {
+  sync(connectorId: string, options: T.SyncOptions = {}): Promise<{ connector_id: string; entities: string[] }> {
     return this.#transport.json('POST', connectorPath(connectorId, '/sync'), { body: options, safe: false });
   }
 }
 
-export class ConnectorClient<K extends ConnectorType> {
+export class ConnectorClient<K extends T.ConnectorType> {
   readonly #transport: Transport;
   readonly connectorId: string;
   readonly connectorType: K;
@@ -141,9 +126,9 @@ export class ConnectorClient<K extends ConnectorType> {
   }
 
   /** `POST .../execute`: live actions go to the upstream; `search` answers from the synchronized copy. */
-  async execute<E extends EntityName<K>, A extends ActionName<K, E>>(
-    request: ExecuteRequest<K, E, A>,
-  ): Promise<ResultOf<K, E, A>> {
+  async execute<E extends T.EntityName<K>, A extends T.ActionName<K, E>>(
+    request: T.ExecuteRequest<K, E, A>,
+  ): Promise<T.ResultOf<K, E, A>> {
     const { entity, action, signal } = request;
     const params = (request as { params?: unknown }).params;
     const response = await this.#transport.request('POST', connectorPath(this.connectorId, '/execute'), {
@@ -151,18 +136,18 @@ export class ConnectorClient<K extends ConnectorType> {
       safe: SAFE_ACTIONS.has(action),
       ...(signal ? { signal } : {}),
     });
-    if (action === 'download') return toDownload(response) as ResultOf<K, E, A>;
-    return (await response.json()) as ResultOf<K, E, A>;
+    if (action === 'download') return toDownload(response) as T.ResultOf<K, E, A>;
+    return (await response.json()) as T.ResultOf<K, E, A>;
   }
 
   /** One page of search results; `params.aggregate` results are typed per aggregation in `meta.aggregations`. */
   search<
-    E extends SearchableEntity<K>,
-    G extends Record<string, Aggregation<SearchFieldsOf<K, E>>> = Record<string, never>,
+    E extends T.SearchableEntity<K>,
+    G extends Record<string, Aggregation<T.SearchFieldsOf<K, E>>> = Record<string, never>,
   >(
     entity: E,
-    params: SearchParams<SearchFieldsOf<K, E>, G>,
-  ): Promise<SearchResult<ResultOf<K, E, 'search' & ActionName<K, E>>['data'][number], G>> {
+    params: SearchParams<T.SearchFieldsOf<K, E>, G>,
+  ): Promise<SearchResult<T.ResultOf<K, E, 'search' & T.ActionName<K, E>>['data'][number], G>> {
     return this.#transport.json('POST', connectorPath(this.connectorId, '/execute'), {
       body: { entity, action: 'search', params },
       safe: true,
@@ -170,10 +155,10 @@ export class ConnectorClient<K extends ConnectorType> {
   }
 
   /** Every record matching the search, page after page (`meta.cursor`), as an async iterator. */
-  async *searchAll<E extends SearchableEntity<K>>(
+  async *searchAll<E extends T.SearchableEntity<K>>(
     entity: E,
-    params: Omit<SearchParams<SearchFieldsOf<K, E>>, 'cursor' | 'aggregate'>,
-  ): AsyncGenerator<ResultOf<K, E, 'search' & ActionName<K, E>>['data'][number]> {
+    params: Omit<SearchParams<T.SearchFieldsOf<K, E>>, 'cursor' | 'aggregate'>,
+  ): AsyncGenerator<T.ResultOf<K, E, 'search' & T.ActionName<K, E>>['data'][number]> {
     let cursor: string | undefined;
     do {
       const page = await this.search(entity, cursor === undefined ? params : { ...params, cursor });
@@ -211,10 +196,10 @@ export class ConnectorClient<K extends ConnectorType> {
   }
 
   /** Every record of a live `list`, page after page (the kind's own paging parameter), as an async iterator. */
-  async *listAll<E extends PageableEntity<K>>(
+  async *listAll<E extends T.PageableEntity<K>>(
     entity: E,
-    params?: ParamsOf<K, E, 'list' & ActionName<K, E>>,
-  ): AsyncGenerator<RecordOf<K, E>> {
+    params?: T.ParamsOf<K, E, 'list' & T.ActionName<K, E>>,
+  ): AsyncGenerator<T.RecordOf<K, E>> {
     const paging = LIST_PAGING[this.connectorType]?.[entity];
     if (!paging) throw new TypeError(`${this.connectorType} ${entity} cannot be paged`);
     let current: Record<string, unknown> = { ...(params as Record<string, unknown> | undefined) };
@@ -222,7 +207,7 @@ export class ConnectorClient<K extends ConnectorType> {
       const page = (await this.#transport.json('POST', connectorPath(this.connectorId, '/execute'), {
         body: { entity, action: 'list', params: current },
         safe: true,
-      })) as { data: RecordOf<K, E>[]; meta?: Record<string, unknown> };
+      })) as { data: T.RecordOf<K, E>[]; meta?: Record<string, unknown> };
       yield* page.data;
       const meta = page.meta ?? {};
       if (paging.type === 'token') {
@@ -259,16 +244,16 @@ export class ConnectorClient<K extends ConnectorType> {
   }
 
   /** The connector with per-entity sync status. */
-  get(): Promise<ConnectorView<K>> {
+  get(): Promise<T.ConnectorView<K>> {
     return this.#transport.json('GET', connectorPath(this.connectorId), { safe: true });
   }
 
-  sync(options: SyncOptions<SearchableEntity<K>> = {}): Promise<{ connector_id: string; entities: string[] }> {
+  sync(options: T.SyncOptions<T.SearchableEntity<K>> = {}): Promise<{ connector_id: string; entities: string[] }> {
     return this.#transport.json('POST', connectorPath(this.connectorId, '/sync'), { body: options, safe: false });
   }
 }
 
-function toDownload(response: Response): Download {
+function toDownload(response: Response): T.Download {
   const length = response.headers.get('content-length');
   return {
     status: response.status,

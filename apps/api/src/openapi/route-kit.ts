@@ -1,4 +1,4 @@
-import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Handler } from 'hono';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
@@ -72,7 +72,27 @@ export function problems(...statuses: number[]) {
   );
 }
 
-/** Problems every authenticated route can answer. */
-export const AUTHENTICATED_PROBLEMS = [400, 401, 403, 404, 429] as const;
+/** Problems the bearer check and the rate limit answer on every authenticated route. */
+const AUTHENTICATED_PROBLEMS = [401, 403, 429] as const;
+/** What most routes answer themselves: they take a body, a query or an id (400) and look something up (404). */
+const ROUTE_PROBLEMS = [400, 404] as const;
 
-export const BEARER = [{ bearer: [] }];
+const BEARER = [{ bearer: [] }];
+
+type AuthenticatedRouteConfig = Omit<RouteConfig, 'security'> & {
+  /** The problems the route answers itself, beyond AUTHENTICATED_PROBLEMS; ROUTE_PROBLEMS unless stated. */
+  problems?: readonly number[];
+};
+
+/**
+ * A route behind the bearer token: what every such route declares (the bearer scheme and the problems it can answer)
+ * is stated here once, so a route states only what is its own.
+ */
+export function authenticatedRoute<const R extends AuthenticatedRouteConfig>(config: R) {
+  const { problems: own = ROUTE_PROBLEMS, ...route } = config;
+  return createRoute({
+    ...route,
+    security: BEARER,
+    responses: { ...route.responses, ...problems(...AUTHENTICATED_PROBLEMS, ...own) },
+  });
+}

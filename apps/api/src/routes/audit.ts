@@ -1,10 +1,10 @@
 import { parseOrThrow } from '@conduit/connectors';
 import type { AuditEntryRow, AuditQuery } from '@conduit/db';
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { BEARER, jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
+import { authenticatedRoute, jsonResponse, mountRoute } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
 
 const NDJSON = 'application/x-ndjson';
@@ -54,12 +54,11 @@ const AuditQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-export const auditRoute = createRoute({
+export const auditRoute = authenticatedRoute({
   tags: ['Audit'],
   method: 'get',
   path: '/',
   summary: 'The organization’s audit trail, newest first (Accept: application/x-ndjson exports every matching entry)',
-  security: BEARER,
   request: { query: AuditQuerySchema },
   responses: {
     200: {
@@ -71,8 +70,8 @@ export const auditRoute = createRoute({
         'a page of entries (or, with Accept: application/x-ndjson, one entry per line)',
       ),
     },
-    ...problems(400, 401, 403, 429),
   },
+  problems: [400],
 });
 
 /** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */

@@ -1,9 +1,9 @@
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventView } from '@conduit/customer-webhooks';
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { AUTHENTICATED_PROBLEMS, BEARER, jsonResponse, mountRoute, problems } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { searchableEntities } from '../../services/connector-view.ts';
 import { loadConnector } from './load.ts';
@@ -39,17 +39,16 @@ export const ChangesPageSchema = z.object({
   }),
 });
 
-export const listChangesRoute = createRoute({
+export const listChangesRoute = authenticatedRoute({
   tags: ['Changes'],
   method: 'get',
   path: '/{connector_id}/changes',
   summary: 'The connector’s change feed: every change the copy applied, in order (docs/changes.md)',
-  security: BEARER,
   request: { params: ConnectorIdParams, query: ChangesQuery },
   responses: {
     200: jsonResponse(ChangesPageSchema, 'a page of change events'),
-    ...problems(...AUTHENTICATED_PROBLEMS, 410),
   },
+  problems: [400, 404, 410],
 });
 
 /** GET /api/v1/integrations/connectors/{id}/changes */

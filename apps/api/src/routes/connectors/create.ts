@@ -1,29 +1,21 @@
 import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
 import { createExample } from '../../openapi/examples.ts';
 import { CreateConnectorRequest } from '../../openapi/request-schemas.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  BEARER,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-  problems,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ConnectorSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { createConnector } from '../../services/create-connector.ts';
 import { CreateConnectorBody } from './schemas.ts';
 
-export const createConnectorRoute = createRoute({
+export const createConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],
   method: 'post',
   path: '/',
   summary: 'Create a connector (credentials are checked against the upstream, then encrypted)',
-  security: BEARER,
   request: {
     body: jsonBody(
       CreateConnectorRequest,
@@ -32,8 +24,8 @@ export const createConnectorRoute = createRoute({
   },
   responses: {
     201: jsonResponse(ConnectorSchema, 'the connector, without its credentials; its first sync is queued'),
-    ...problems(...AUTHENTICATED_PROBLEMS, 409, 413, 502),
   },
+  problems: [400, 404, 409, 413, 502],
 });
 
 /** POST /api/v1/integrations/connectors */

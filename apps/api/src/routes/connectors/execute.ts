@@ -1,12 +1,12 @@
 import { CONNECTOR_DEFINITIONS, entityActions, entityOf } from '@conduit/connectors';
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
 import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
-import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
@@ -32,12 +32,11 @@ const PASSED_HEADERS = [
   'etag',
 ];
 
-export const executeRoute = createRoute({
+export const executeRoute = authenticatedRoute({
   tags: ['Execute and search'],
   method: 'post',
   path: '/{connector_id}/execute',
   summary: 'Execute {entity, action, params}: search answers from the index, the rest passes through live',
-  security: BEARER,
   request: {
     params: ConnectorIdParams,
     headers: z.object({
@@ -63,8 +62,8 @@ export const executeRoute = createRoute({
       },
     },
     206: { description: 'a byte range of a download (range_header)' },
-    ...problems(...AUTHENTICATED_PROBLEMS, 409, 413, 422, 502, 503),
   },
+  problems: [400, 404, 409, 413, 422, 502, 503],
 });
 
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */

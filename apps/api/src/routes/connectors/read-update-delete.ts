@@ -1,19 +1,11 @@
 import { publicBaseUrl } from '@conduit/config';
 import { findConnectorDefinition, webhookSchemeFor } from '@conduit/connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  BEARER,
-  bodySchema,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-  problems,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, bodySchema, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ConnectorSchema, SyncAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
@@ -22,63 +14,58 @@ import { checkCredentials } from '../../services/credential-check.ts';
 import { loadConnector } from './load.ts';
 import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from './schemas.ts';
 
-export const listConnectorsRoute = createRoute({
+export const listConnectorsRoute = authenticatedRoute({
   tags: ['Connectors'],
   method: 'get',
   path: '/',
   summary: 'The caller’s connectors (oldest first), each with its per-entity sync status',
-  security: BEARER,
   responses: {
     200: jsonResponse(z.object({ data: z.array(ConnectorSchema) }), 'the connectors'),
-    ...problems(401, 403, 429),
   },
+  problems: [],
 });
 
-export const getConnectorRoute = createRoute({
+export const getConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],
   method: 'get',
   path: '/{connector_id}',
   summary: 'A connector with its per-entity sync status (never its credentials)',
-  security: BEARER,
   request: { params: ConnectorIdParams },
-  responses: { 200: jsonResponse(ConnectorSchema, 'the connector'), ...problems(...AUTHENTICATED_PROBLEMS) },
+  responses: { 200: jsonResponse(ConnectorSchema, 'the connector') },
 });
 
-export const updateConnectorRoute = createRoute({
+export const updateConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],
   method: 'patch',
   path: '/{connector_id}',
   summary:
     'Replace the name or the credentials (credentials are re-checked), or set the webhook secret (null removes it; never shown again)',
-  security: BEARER,
   request: {
     params: ConnectorIdParams,
     body: jsonBody(UpdateConnectorBody, [{ summary: 'rename', value: { name: 'renamed' } }]),
   },
   responses: {
     200: jsonResponse(ConnectorSchema, 'the updated connector'),
-    ...problems(...AUTHENTICATED_PROBLEMS, 502),
   },
+  problems: [400, 404, 502],
 });
 
-export const deleteConnectorRoute = createRoute({
+export const deleteConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],
   method: 'delete',
   path: '/{connector_id}',
   summary: 'Delete a connector, its indexed documents and its schedules',
-  security: BEARER,
   request: { params: ConnectorIdParams },
-  responses: { 204: { description: 'deleted' }, ...problems(...AUTHENTICATED_PROBLEMS) },
+  responses: { 204: { description: 'deleted' } },
 });
 
-export const syncConnectorRoute = createRoute({
+export const syncConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],
   method: 'post',
   path: '/{connector_id}/sync',
   summary: 'Trigger a sync now (all replicated entities, or one)',
-  security: BEARER,
   request: { params: ConnectorIdParams, body: jsonBody(SyncBody, [{ summary: 'all entities', value: {} }]) },
-  responses: { 202: jsonResponse(SyncAcceptedSchema, 'queued'), ...problems(...AUTHENTICATED_PROBLEMS) },
+  responses: { 202: jsonResponse(SyncAcceptedSchema, 'queued') },
 });
 
 /** GET /api/v1/integrations/connectors, GET, PATCH, DELETE .../{id} and POST .../{id}/sync */

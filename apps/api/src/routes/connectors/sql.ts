@@ -1,14 +1,14 @@
 import { SqlRequestSchema } from '@conduit/search-dsl';
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { AUTHENTICATED_PROBLEMS, BEARER, jsonBody, mountRoute, problems } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { SqlResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import { loadConnector } from './load.ts';
 import { ConnectorIdParams } from './schemas.ts';
 
-export const sqlRoute = createRoute({
+export const sqlRoute = authenticatedRoute({
   tags: ['Execute and search'],
   method: 'post',
   path: '/{connector_id}/sql',
@@ -18,7 +18,6 @@ export const sqlRoute = createRoute({
     'WHERE, GROUP BY (paged by cursor through every group), HAVING, ORDER BY columns or aggregates, LIMIT; ' +
     'COUNT, COUNT(DISTINCT), SUM, AVG, MIN, MAX, DATE_TRUNC, fuzzy(col, text), keyword(col, text). ' +
     'Anything else is a 400 invalid_sql at its line and column.',
-  security: BEARER,
   request: {
     params: ConnectorIdParams,
     body: jsonBody(SqlRequestSchema, [
@@ -39,8 +38,8 @@ export const sqlRoute = createRoute({
   },
   responses: {
     200: { description: 'One page of rows', content: { 'application/json': { schema: SqlResultSchema } } },
-    ...problems(...AUTHENTICATED_PROBLEMS, 503),
   },
+  problems: [400, 404, 503],
 });
 
 /** POST /api/v1/integrations/connectors/{id}/sql: read-only SQL over the copy, compiled like `search`. */

@@ -1,27 +1,18 @@
 import { OAuthInitiateBody, oauthDepsFrom, startConsent } from '@conduit/oauth-consent';
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  BEARER,
-  bodySchema,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-  problems,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, bodySchema, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { OAuthInitiateResponseSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { requireDefinition } from '../../services/create-connector.ts';
 import { consentPorts } from './consent-ports.ts';
 
-export const oauthInitiateRoute = createRoute({
+export const oauthInitiateRoute = authenticatedRoute({
   tags: ['OAuth consent'],
   method: 'post',
   path: '/oauth/initiate',
   summary:
     'Start the OAuth consent flow: a consent_url with a signed, single-use state (kinds whose vendor offers OAuth)',
-  security: BEARER,
   request: {
     body: jsonBody(OAuthInitiateBody, [
       {
@@ -32,8 +23,8 @@ export const oauthInitiateRoute = createRoute({
   },
   responses: {
     200: jsonResponse(OAuthInitiateResponseSchema, 'where to send the user'),
-    ...problems(...AUTHENTICATED_PROBLEMS, 409),
   },
+  problems: [400, 404, 409],
 });
 
 /**

@@ -2,19 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventId, endpointUrlProblem, newEndpointSecret } from '@conduit/customer-webhooks';
 import type { WebhookEndpointRow } from '@conduit/db';
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import {
-  AUTHENTICATED_PROBLEMS,
-  BEARER,
-  jsonBody,
-  jsonResponse,
-  mountRoute,
-  problems,
-} from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import {
@@ -33,87 +26,78 @@ type Deps = Pick<ApiDeps, 'env' | 'connectors' | 'webhookEndpoints' | 'cipher' |
 const tags = ['Webhook endpoints'];
 /** The ids this API gives endpoints: `we_` and a UUID's 32 hex digits. */
 const ENDPOINT_ID = /^we_[0-9a-f]{32}$/;
-export const createEndpointRoute = createRoute({
+export const createEndpointRoute = authenticatedRoute({
   tags,
   method: 'post',
   path: '/',
   summary: 'Subscribe an endpoint to the organization’s changes (signed Standard Webhooks deliveries)',
-  security: BEARER,
   request: {
     body: jsonBody(CreateEndpointBody, [{ summary: 'every change', value: { url: 'https://example.com/hooks' } }]),
   },
   responses: {
     201: jsonResponse(CreatedEndpointSchema, 'the endpoint, with its secret (shown this once)'),
-    ...problems(...AUTHENTICATED_PROBLEMS),
   },
 });
-export const listEndpointsRoute = createRoute({
+export const listEndpointsRoute = authenticatedRoute({
   tags,
   method: 'get',
   path: '/',
   summary: 'The organization’s endpoints',
-  security: BEARER,
   responses: {
     200: jsonResponse(z.object({ data: z.array(WebhookEndpointSchema) }), 'the endpoints'),
-    ...problems(401, 403, 429),
   },
+  problems: [],
 });
-export const getEndpointRoute = createRoute({
+export const getEndpointRoute = authenticatedRoute({
   tags,
   method: 'get',
   path: '/{endpoint_id}',
   summary: 'An endpoint (never its secret)',
-  security: BEARER,
   request: { params: EndpointIdParams },
-  responses: { 200: jsonResponse(WebhookEndpointSchema, 'the endpoint'), ...problems(...AUTHENTICATED_PROBLEMS) },
+  responses: { 200: jsonResponse(WebhookEndpointSchema, 'the endpoint') },
 });
-export const updateEndpointRoute = createRoute({
+export const updateEndpointRoute = authenticatedRoute({
   tags,
   method: 'patch',
   path: '/{endpoint_id}',
   summary: 'Change the URL or the filters, or enable a disabled endpoint',
-  security: BEARER,
   request: {
     params: EndpointIdParams,
     body: jsonBody(UpdateEndpointBody, [{ summary: 'enable', value: { enabled: true } }]),
   },
-  responses: { 200: jsonResponse(WebhookEndpointSchema, 'the endpoint'), ...problems(...AUTHENTICATED_PROBLEMS) },
+  responses: { 200: jsonResponse(WebhookEndpointSchema, 'the endpoint') },
 });
-export const deleteEndpointRoute = createRoute({
+export const deleteEndpointRoute = authenticatedRoute({
   tags,
   method: 'delete',
   path: '/{endpoint_id}',
   summary: 'Remove an endpoint and its deliveries',
-  security: BEARER,
   request: { params: EndpointIdParams },
-  responses: { 204: { description: 'deleted' }, ...problems(...AUTHENTICATED_PROBLEMS) },
+  responses: { 204: { description: 'deleted' } },
 });
-export const listDeliveriesRoute = createRoute({
+export const listDeliveriesRoute = authenticatedRoute({
   tags,
   method: 'get',
   path: '/{endpoint_id}/deliveries',
   summary: 'The endpoint’s deliveries, newest first, each with its attempts (time, HTTP status or error, latency)',
-  security: BEARER,
   request: { params: EndpointIdParams, query: DeliveriesQuery },
   responses: {
     200: jsonResponse(z.object({ data: z.array(DeliverySchema) }), 'the deliveries'),
-    ...problems(...AUTHENTICATED_PROBLEMS),
   },
 });
-export const replayRoute = createRoute({
+export const replayRoute = authenticatedRoute({
   tags,
   method: 'post',
   path: '/{endpoint_id}/replay',
   summary: 'Send again every change after a change-feed cursor (with the same webhook-ids)',
-  security: BEARER,
   request: {
     params: EndpointIdParams,
     body: jsonBody(ReplayBody, [{ summary: 'from the start', value: { after: '0' } }]),
   },
   responses: {
     202: jsonResponse(z.object({ connector_ids: z.array(z.string()) }), 'the worker sends them again'),
-    ...problems(...AUTHENTICATED_PROBLEMS, 410),
   },
+  problems: [400, 404, 410],
 });
 
 function endpointView(row: WebhookEndpointRow): z.infer<typeof WebhookEndpointSchema> {
