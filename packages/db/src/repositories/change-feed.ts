@@ -65,6 +65,16 @@ export class ChangeFeedRepository {
     if (changes.length === 0) return 0;
     try {
       return await this.#db.transaction().execute(async (trx) => {
+        // The connector first, as DELETE takes it before its cascade reaches the head, states and events: the same
+        // lock order, no deadlock (holding the head, an insert's key check would wait on a delete that waits on
+        // the head). A connector deleted meanwhile has no row here: nothing to append.
+        const connector = await trx
+          .selectFrom('connectors')
+          .select('id')
+          .where('id', '=', connectorId)
+          .forKeyShare()
+          .executeTakeFirst();
+        if (!connector) return 0;
         // Creates the head on first use; either way takes its row lock until commit (one appender per connector).
         const head = await trx
           .insertInto('change_feed_heads')

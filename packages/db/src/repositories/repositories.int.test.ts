@@ -170,6 +170,42 @@ describe('ChangeFeedRepository', () => {
     for (let i = 0; i < 40; i += 2) expect(events[i + 1]!.key).toBe(events[i]!.key.replace(/-1$/, '-2'));
   });
 
+  it('a connector deleted while an append waits for its head: both finish, no deadlock', async () => {
+    const feed = new ChangeFeedRepository(db);
+    const { id } = await newConnector();
+    expect(await feed.append(id, 'customers', 'sync', [upsert('a', 1, 'h1')])).toBe(1);
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    const deleter = new pg.Client({ connectionString: databaseUrl });
+    await Promise.all([holder.connect(), deleter.connect()]);
+    const lockWaiters = async () => {
+      const { rows } = await holder.query<{ n: string }>(
+        "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      );
+      return Number(rows[0]!.n);
+    };
+    const untilWaiters = async (n: number) => {
+      while ((await lockWaiters()) < n) await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      // Another append holds the head: this one waits for it, then a delete of the connector comes in behind.
+      await holder.query('begin');
+      await holder.query('select 1 from change_feed_heads where connector_id = $1 for update', [id]);
+      const appending = feed.append(id, 'customers', 'sync', [upsert('b', 2, 'h1')]);
+      await untilWaiters(1);
+      const deleting = deleter.query('delete from connectors where id = $1', [id]);
+      await untilWaiters(2);
+      await holder.query('commit');
+      // Without one lock order, the append (holding the head, its insert checking the connector) and the delete
+      // (holding the connector, its cascade wanting the head) wait on each other until Postgres aborts one.
+      const [appended, deleted] = await Promise.all([appending, deleting]);
+      expect(appended).toBe(1);
+      expect(deleted.rowCount).toBe(1);
+      expect(await feed.read(id, { after: 0, limit: 10 })).toEqual([]);
+    } finally {
+      await Promise.all([holder.end(), deleter.end()]);
+    }
+  });
+
   it('retention deletes old events and remembers how far, per connector', async () => {
     const feed = new ChangeFeedRepository(db);
     const { id } = await newConnector();
