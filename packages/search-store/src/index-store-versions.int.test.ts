@@ -151,6 +151,14 @@ describe('IndexStore: versioned writes and tombstones', () => {
     expect(await store.removeNotWrittenBy('Kind', things, c, 'run-2', 500)).toBe(0);
   });
 
+  it("deleting a connector removes a batch written just before, not yet refreshed (a run's last write)", async () => {
+    const c = 'conn-deleted';
+    await store.writeBatch('Kind', things, c, 'run-1', [{ id: 'a' }, { id: 'b' }], { readAt: 100 });
+    await store.deleteConnector('Kind', ['things'], c);
+    await client.indices.refresh({ index: store.alias('Kind', 'things') });
+    expect(await store.count('Kind', 'things', c)).toBe(0);
+  });
+
   it('a new mapping version copies documents and tombstones with their versions', async () => {
     const c = 'conn-copy';
     await store.writeBatch('Kind', things, c, 'run-1', [{ id: 'live', name: 'n', size: '5' }], { readAt: 4000 });

@@ -543,8 +543,14 @@ export class IndexStore {
     return purged;
   }
 
+  /**
+   * Removes every document of the connector acknowledged before the call. The search that finds them sees only
+   * what a refresh made visible, so the call refreshes first: a batch written just before (a run that then finds
+   * its connector deleted) would otherwise stay for good.
+   */
   async deleteConnector(connectorType: string, entities: readonly string[], connectorId: string): Promise<void> {
     for (const entity of entities) {
+      await this.#refreshes.refresh(this.alias(connectorType, entity));
       await this.#deleteMatching(this.alias(connectorType, entity), connectorId, {
         term: { [CONNECTOR_ID_FIELD]: connectorId },
       });
