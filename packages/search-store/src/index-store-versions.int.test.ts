@@ -5,18 +5,10 @@ import { Client } from '@opensearch-project/opensearch';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AppliedWrite, ChangeSink, ChangeTarget } from './change-sink.ts';
 import { IndexStore } from './index-store.ts';
+import { things } from './testing/things-entity.ts';
 
 const client = new Client({ node: process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200' });
 const namespace = `t_versions_${randomBytes(4).toString('hex')}`;
-
-const things: EntityCatalog = {
-  name: 'things',
-  recordKey: 'id',
-  record: { id: t.string(), name: t.string(), size: t.string() },
-  searchable: { id: t.string(), name: t.string(), size: t.string() },
-  actions: {},
-  sync: { mode: 'full_refresh' },
-};
 
 class RecordingSink implements ChangeSink {
   readonly seen: { target: ChangeTarget; writes: readonly AppliedWrite[] }[] = [];

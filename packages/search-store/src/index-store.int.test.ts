@@ -4,18 +4,12 @@ import { planSearch, readSearchPage } from '@conduit/search-dsl';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IndexStore } from './index-store.ts';
+import { things } from './testing/things-entity.ts';
 
 const client = new Client({ node: (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim() });
 const namespace = `t_lifecycle_${randomBytes(4).toString('hex')}`;
 
-const v1: EntityCatalog = {
-  name: 'things',
-  recordKey: 'id',
-  record: { id: t.string(), name: t.string(), size: t.string() },
-  searchable: { id: t.string(), name: t.string(), size: t.string() },
-  actions: {},
-  sync: { mode: 'full_refresh' },
-};
+const v1 = things;
 // The mapping changes: `size` becomes a number (upstream sent numeric strings all along).
 const v2: EntityCatalog = { ...v1, searchable: { ...v1.searchable, size: t.integer() } };
 
