@@ -72,7 +72,7 @@ const writers = Object.keys(VARIANTS).map((variant) => {
     search_path: schemaOf(variant),
     application_name: application,
   });
-  return { variant, application, writer, log: new AuditLog(writer, { intents: false }) };
+  return { variant, application, writer, log: new AuditLog(writer, { intents: 'never' }) };
 });
 
 // The floor: a prepared statement that does nothing, one transaction per call, on the same kind of connection.

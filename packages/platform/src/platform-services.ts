@@ -116,7 +116,7 @@ export async function connectPlatformServices(
   return {
     audit: new AuditLog(auditEntriesWriter, {
       outcomes: auditOutcomesWriter,
-      intents: env.AUDIT_COMMIT === 'intent',
+      intents: env.AUDIT_COMMIT === 'intent' ? 'always' : env.AUDIT_COMMIT === 'async' ? 'alone' : 'never',
     }),
     auditEntries,
     idempotencyKeys: new IdempotencyKeysRepository(db),
