@@ -7,10 +7,6 @@
  * /proc), at concurrency 1 (one entry per INSERT) and 32 (batched), and the round trip of a bare prepared
  * `select` on the same kind of connection as the floor.
  *
- * Then the wait a call's answer has for the trail at concurrency 1, as the middleware sees it (`begin`, a call of
- * 1 ms with a Postgres read, `finish`), with the intent written only for a call alone (AUDIT_COMMIT=async: its
- * outcome is the row on the answer's path) and never (the whole row at the end, as before), interleaved.
- *
  *   BENCH_ENTRIES=2000   entries per variant, concurrency and round
  *   BENCH_ROUNDS=3       rounds; the variants' order alternates
  *
@@ -24,7 +20,7 @@ import pg from 'pg';
 import { processCpuMs } from '../harness/api-process.ts';
 import { dropDatabase, onAdminDatabase, withDatabaseName } from '../harness/databases.ts';
 import { testServices } from '../harness/services.ts';
-import { fixed, percentile, table } from './stats.ts';
+import { fixed, table } from './stats.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -76,7 +72,7 @@ const writers = Object.keys(VARIANTS).map((variant) => {
     search_path: schemaOf(variant),
     application_name: application,
   });
-  return { variant, application, writer, log: new AuditLog(writer, { intents: 'never' }) };
+  return { variant, application, writer, log: new AuditLog(writer, { intents: false }) };
 });
 
 // The floor: a prepared statement that does nothing, one transaction per call, on the same kind of connection.
@@ -181,83 +177,6 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 );
-// The answer's wait for the trail at concurrency 1: begin, the call (a read on another connection, as the route's
-// connector read, and 1 ms, as the upstream), then finish; what is measured is finish.
-const modes = (['never', 'alone'] as const).map((intents) => {
-  const application = `audit-writer-bench-call-${intents}`;
-  const settings = { synchronous_commit: 'off', application_name: application };
-  const entries = new AuditWriter(databaseUrl, settings);
-  const outcomes = new AuditWriter(databaseUrl, settings);
-  return { intents, application, entries, outcomes, log: new AuditLog(entries, { outcomes, intents }) };
-});
-const callBody = async () => {
-  await bare.query({ name: 'bare', text: 'select $1::int as n', values: [1] });
-  await new Promise((resolve) => setTimeout(resolve, 1));
-};
-const calls = Math.max(1, Math.floor(ENTRIES / 2));
-const waits = new Map(modes.map((m) => [m.intents, { waits: [] as number[], ownMs: 0, backendMs: 0 }]));
-for (const m of modes) {
-  const call = m.log.begin(entry(0));
-  await callBody();
-  await call.finish({ status: 200, latencyMs: 1 });
-}
-for (let round = 0; round < ROUNDS; round++) {
-  for (const m of round % 2 === 0 ? modes : [...modes].reverse()) {
-    const { rows: backends } = await setup.query<{ pid: number }>(
-      'select pid from pg_stat_activity where application_name = $1',
-      [m.application],
-    );
-    const backendBefore = backends.reduce((sum, { pid }) => sum + processCpuMs(pid), 0);
-    const own = process.cpuUsage();
-    const t = waits.get(m.intents)!;
-    for (let i = 0; i < calls; i++) {
-      const call = m.log.begin(entry(i));
-      await callBody();
-      const started = performance.now();
-      await call.finish({ status: 200, upstreamStatus: 200, latencyMs: 1.234 });
-      t.waits.push(performance.now() - started);
-    }
-    const used = process.cpuUsage(own);
-    t.ownMs += (used.user + used.system) / 1000;
-    t.backendMs += backends.reduce((sum, { pid }) => sum + processCpuMs(pid), 0) - backendBefore;
-  }
-}
-console.log(
-  `the answer's wait for the trail at concurrency 1 (begin, a 1 ms call with a Postgres read, finish): ${ROUNDS} round(s) × ${calls} calls`,
-);
-console.log(
-  table(
-    [
-      'intents',
-      'finish wait p25 ms',
-      'p50 ms',
-      'mean ms',
-      'node CPU ms/call (with the call)',
-      'trail Postgres CPU ms/call',
-    ],
-    modes.map((m) => {
-      const t = waits.get(m.intents)!;
-      const sorted = [...t.waits].sort((a, b) => a - b);
-      return [
-        m.intents === 'alone' ? 'alone (async now)' : 'never (async before)',
-        fixed(percentile(sorted, 0.25), 4),
-        fixed(percentile(sorted, 0.5), 4),
-        fixed(sorted.reduce((a, b) => a + b, 0) / sorted.length, 4),
-        fixed(t.ownMs / sorted.length, 4),
-        fixed(t.backendMs / sorted.length, 4),
-      ];
-    }),
-  ),
-);
-console.log(
-  `load average (1, 5, 15 min) after: ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`,
-);
-for (const m of modes) {
-  await m.entries.close();
-  await m.outcomes.close();
-}
 await bare.end();
 for (const w of writers) await w.writer.close();
 await setup.end();

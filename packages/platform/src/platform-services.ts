@@ -116,7 +116,7 @@ export async function connectPlatformServices(
   return {
     audit: new AuditLog(auditEntriesWriter, {
       outcomes: auditOutcomesWriter,
-      intents: env.AUDIT_COMMIT === 'intent' ? 'always' : env.AUDIT_COMMIT === 'async' ? 'alone' : 'never',
+      intents: env.AUDIT_COMMIT === 'intent',
     }),
     auditEntries,
     idempotencyKeys: new IdempotencyKeysRepository(db),

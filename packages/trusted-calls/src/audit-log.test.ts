@@ -121,7 +121,7 @@ describe('AuditLog', () => {
 
   it('without intents, writes nothing until finish, then the whole call in one row', async () => {
     const store = heldStore();
-    const log = new AuditLog(store, { intents: 'never' });
+    const log = new AuditLog(store, { intents: false });
     const call = log.begin({ ...intent('execute.list'), requestId: 'r1' });
     expect(store.batches).toEqual([]);
     const done = call.finish({ status: 200, upstreamStatus: 200, latencyMs: 2 });
@@ -131,60 +131,6 @@ describe('AuditLog', () => {
     store.finishAll();
     await done;
     expect(store.outcomes).toEqual([]);
-  });
-
-  it('with intents only for a call alone: its intent while it runs, its outcome at the end; amid others, one whole row', async () => {
-    const store = heldStore();
-    const log = new AuditLog(store, { intents: 'alone' });
-    const lone = log.begin({ ...intent('execute.list'), requestId: 'r1' });
-    // Amid the first call: written whole, once answered.
-    const company = log.begin({ ...intent('execute.get'), requestId: 'r2' });
-    await turn();
-    expect(store.batches).toEqual([[expect.objectContaining({ request_id: 'r1', status: null })]]);
-    store.finishAll();
-    await turn();
-    const companyDone = company.finish({ status: 404, latencyMs: 3 });
-    expect(store.batches[1]).toEqual([expect.objectContaining({ request_id: 'r2', status: 404, latency_ms: 3 })]);
-    const loneDone = lone.finish({ status: 200, upstreamStatus: 200, latencyMs: 2 });
-    await turn();
-    expect(store.outcomes).toEqual([[expect.objectContaining({ entryId: '1', status: 200, latencyMs: 2 })]]);
-    store.finishAll();
-    await Promise.all([companyDone, loneDone]);
-    // Both finished: the next call is alone again.
-    const next = log.begin({ ...intent('execute.list'), requestId: 'r3' });
-    await turn();
-    expect(store.batches.at(-1)).toEqual([expect.objectContaining({ request_id: 'r3', status: null })]);
-    store.finishAll();
-    await turn();
-    const nextDone = next.finish({ status: 200, latencyMs: 1 });
-    await turn();
-    store.finishAll();
-    await nextDone;
-    expect(store.idsAsked).toEqual([true, false, true]);
-  });
-
-  it('with intents only for a call alone: a call whose write failed leaves the next one alone', async () => {
-    const idsAsked: boolean[] = [];
-    let down = true;
-    const log = new AuditLog(
-      {
-        insertEntries: async (rows, ids) => {
-          idsAsked.push(ids);
-          if (down) throw new Error('postgres is down');
-          return rows.map(() => '7');
-        },
-        insertOutcomes: async () => undefined,
-      },
-      { intents: 'alone' },
-    );
-    const first = log.begin(intent('a'));
-    await turn();
-    await expect(first.finish({ status: 200, latencyMs: 1 })).rejects.toThrow('postgres is down');
-    down = false;
-    const second = log.begin(intent('b'));
-    await turn();
-    await second.finish({ status: 200, latencyMs: 1 });
-    expect(idsAsked).toEqual([true, true]);
   });
 
   it('asks the store for ids only when an intent needs one for its outcome', async () => {
@@ -204,6 +150,22 @@ describe('AuditLog', () => {
     await finished;
     expect(store.idsAsked).toEqual([false, true]);
     expect(store.outcomes).toEqual([[expect.objectContaining({ entryId: '2', status: 200 })]]);
+  });
+
+  it('writes a call answered before its intent left as one whole row, without asking for its id', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store);
+    const first = log.record(entry('a'));
+    const call = log.begin({ ...intent('b'), requestId: 'r2' });
+    const finished = call.finish({ status: 201, latencyMs: 4 });
+    store.finishAll();
+    await first;
+    await turn();
+    expect(store.batches[1]).toEqual([expect.objectContaining({ request_id: 'r2', status: 201, latency_ms: 4 })]);
+    store.finishAll();
+    await finished;
+    expect(store.idsAsked).toEqual([false, false]);
+    expect(store.outcomes).toEqual([]);
   });
 
   it('fails the callers of a batch whose insert failed (their calls must not answer unaudited)', async () => {

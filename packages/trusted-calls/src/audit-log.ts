@@ -58,16 +58,6 @@ interface PendingEntry {
 }
 
 /**
- * When `begin` writes a call's intent apart from its outcome: `always` (AUDIT_COMMIT=intent: the intent's disk flush
- * overlaps the call), `never` (the whole call in one row at its end), or `alone`: only for a call that begins while
- * no other begun call is in flight. Alone, the row written once the call is answered is then its outcome (five
- * columns, the primary key only; measured at about half the Postgres time of a whole entry with its indexes), the
- * intent having gone while the upstream worked; amid other calls, the whole row at the end, where it shares one
- * INSERT with theirs (two rows per call would cost throughput).
- */
-type AuditIntents = 'always' | 'alone' | 'never';
-
-/**
  * Group commit: items that arrive while a write is in flight wait for it and then leave together in one write.
  * Under load, one round trip per batch, not per item; alone, one round trip and no added wait.
  */
@@ -107,12 +97,11 @@ class GroupWriter<Item, Result> {
 
 /**
  * The audit trail's writer. Awaiting `finish` (or `record`) before answering means an answered call is always in
- * the trail, with its outcome. With intents, a call is two append-only rows: `begin` writes its intent (who, what,
- * params, request id) while the call runs, and `finish` adds the outcome (status, error, latency). With `always`
- * (AUDIT_COMMIT=intent) the store should then flush entries to disk (the flush overlaps the call) and may leave
- * outcomes unflushed; with `alone` (AUDIT_COMMIT=async) only a call without company does so, to keep the heavier
- * row off its answer's path. Otherwise `finish` writes the whole call in one row. `record` writes a whole call in one
- * row (where the params are known only at the end).
+ * the trail, with its outcome. With intents (AUDIT_COMMIT=intent), a call is two append-only rows: `begin` writes
+ * its intent (who, what, params, request id) at once while the call runs, so its disk flush overlaps the call, and
+ * `finish` adds the outcome (status, error, latency); the store should then flush entries to disk and may leave
+ * outcomes unflushed. Without (the default), `finish` writes the whole call in one row, the cheapest. `record`
+ * writes a whole call in one row (where the params are known only at the end).
  *
  * @example
  * const call = audit.begin({ organizationId, clientId, source: 'api', action: 'execute.create', params });
@@ -122,21 +111,19 @@ class GroupWriter<Item, Result> {
 export class AuditLog {
   readonly #entries: GroupWriter<PendingEntry, string | undefined>;
   readonly #outcomes: GroupWriter<NewAuditOutcome, undefined>;
-  readonly #intents: AuditIntents;
-  /** Begun calls not finished yet. */
-  #open = 0;
+  readonly #intents: boolean;
 
   /**
-   * `options.intents` (default `always`): when `begin` writes a call's intent at once (see AuditIntents); otherwise
-   * `finish` writes the whole call in one row (the entry is then as durable as `store` commits it).
-   * `options.outcomes`: where outcomes go (default `store`).
+   * `options.intents` false: `begin` writes nothing until `finish`, which writes the whole call in one row (fewer
+   * writes; the entry is then as durable as `store` commits it). `options.outcomes`: where outcomes go (default
+   * `store`).
    */
   constructor(
     store: AuditStore,
-    options: { readonly outcomes?: Pick<AuditStore, 'insertOutcomes'>; readonly intents?: AuditIntents } = {},
+    options: { readonly outcomes?: Pick<AuditStore, 'insertOutcomes'>; readonly intents?: boolean } = {},
   ) {
     const outcomes = options.outcomes ?? store;
-    this.#intents = options.intents ?? 'always';
+    this.#intents = options.intents ?? true;
     this.#entries = new GroupWriter(async (pending) => {
       for (const entry of pending) entry.sent = true;
       const ids = await store.insertEntries(
@@ -156,59 +143,32 @@ export class AuditLog {
     await this.#entries.push({ row: { ...rowOf(entry), ...outcomeColumns(entry) }, id: false, sent: false });
   }
 
-  /** Starts writing the call's intent (now, or at its end: see AuditIntents); the returned call's `finish` adds the outcome. */
+  /** Starts writing the call's intent now; the returned call's `finish` adds the outcome. */
   begin(intent: AuditIntent): AuditedCall {
-    const alone = this.#open === 0;
-    this.#open++;
-    const done = () => {
-      this.#open--;
-    };
-    // Built now (the params' JSON included), not on the answer's path.
-    const row = rowOf(intent);
-    if (this.#intents === 'never' || (this.#intents === 'alone' && !alone)) {
-      return {
-        finish: (outcome) =>
-          this.#entries
-            .push({ row: { ...row, ...outcomeColumns(outcome) }, id: false, sent: false })
-            .then(done, (e) => {
-              done();
-              throw e;
-            }),
-      };
-    }
-    const pending: PendingEntry = { row, id: true, sent: false };
-    // With `alone`, the intent leaves once the route's own I/O (the connector's read) is on its way: its CPU then
-    // overlaps that wait instead of coming before it.
-    const entryId =
-      this.#intents === 'alone'
-        ? new Promise<string | undefined>((resolve, reject) =>
-            setImmediate(() => this.#entries.push(pending).then(resolve, reject)),
-          )
-        : this.#entries.push(pending);
+    if (!this.#intents) return { finish: (outcome) => this.record({ ...intent, ...outcome }) };
+    const pending: PendingEntry = { row: rowOf(intent), id: true, sent: false };
+    const entryId = this.#entries.push(pending);
     // Awaited by finish; a call that never finishes (its process ended) leaves its intent alone in the trail.
     entryId.catch(() => undefined);
     return {
       finish: async (outcome) => {
-        try {
-          if (!pending.sent) {
-            // Answered before its intent left (it waited behind another write): one whole row instead of two.
-            Object.assign(pending.row, outcomeColumns(outcome));
-            pending.id = false;
-            await entryId;
-            return;
-          }
-          const id = await entryId;
-          if (id === undefined) throw new Error('the audit store returned no id for an intent');
-          await this.#outcomes.push({
-            entryId: id,
-            status: outcome.status,
-            errorCode: textOrNull(outcome.errorCode),
-            upstreamStatus: outcome.upstreamStatus ?? null,
-            latencyMs: roundedMs(outcome.latencyMs),
-          });
-        } finally {
-          done();
+        if (!pending.sent) {
+          // Answered before its intent left (it waited behind another write): one whole row instead of two, whose
+          // id nobody needs now.
+          Object.assign(pending.row, outcomeColumns(outcome));
+          pending.id = false;
+          await entryId;
+          return;
         }
+        const id = await entryId;
+        if (id === undefined) throw new Error('the audit store returned no id for an intent');
+        await this.#outcomes.push({
+          entryId: id,
+          status: outcome.status,
+          errorCode: textOrNull(outcome.errorCode),
+          upstreamStatus: outcome.upstreamStatus ?? null,
+          latencyMs: roundedMs(outcome.latencyMs),
+        });
       },
     };
   }
