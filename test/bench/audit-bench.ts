@@ -14,6 +14,9 @@
  *   BENCH_BASE_CHECKOUT=dir  adds a side `async@base`: AUDIT_COMMIT=async on the API of another checkout (a worktree
  *                            of main, installed), to compare the trail's code before and after a change in one run
  *   BENCH_CPU_PROF=dir        each API process writes a V8 CPU profile there (node --cpu-prof) when it stops
+ *   BENCH_PAIRED_SECONDS=10   then, at concurrency 1, one call to each side in turn for this long (0: skip): every
+ *                            side sees the same moment's load, so on a shared machine the paired differences (each
+ *                            call against the trail-off call of its turn) move far less than the rounds' means
  *
  * Needs the local Postgres, Redis and OpenSearch. Exit code 0 unless something crashed; PASS/MISS lines are
  * informational.
@@ -25,13 +28,14 @@ import pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { startOrbSimulator } from '../simulators/orb/simulator.ts';
-import type { AuditLoadCommand, AuditLoadResult } from './audit-load.ts';
+import type { AuditLoadCommand, AuditLoadResult, AuditPairedCommand, AuditPairedResult } from './audit-load.ts';
 import { fixed, ms, percentile, table, verdict } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 0.5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,32').split(',').map(Number);
+const PAIRED_SECONDS = Number(process.env.BENCH_PAIRED_SECONDS ?? 10);
 
 interface Totals {
   latencies: number[];
@@ -91,9 +95,9 @@ async function cpuNow(side: { name: SideName; api: ApiProcess }, postgres: pg.Cl
 
 const load = fork(fileURLToPath(new URL('./audit-load.ts', import.meta.url)));
 const loadReady = new Promise<void>((resolve) => load.once('message', () => resolve()));
-const runLoad = (command: AuditLoadCommand) =>
-  new Promise<AuditLoadResult>((resolve) => {
-    load.once('message', (result: AuditLoadResult) => resolve(result));
+const runLoad = <Result = AuditLoadResult>(command: AuditLoadCommand | AuditPairedCommand) =>
+  new Promise<Result>((resolve) => {
+    load.once('message', (result: Result) => resolve(result));
     load.send(command);
   });
 
@@ -241,6 +245,67 @@ try {
       rows,
     ),
   );
+  if (PAIRED_SECONDS > 0) {
+    const before = await Promise.all(sides.map((side) => cpuNow(side, db)));
+    const paired = await runLoad<AuditPairedResult>({
+      type: 'paired',
+      urls: sides.map((side) => side.api.url),
+      path,
+      body,
+      headers,
+      warmupMs: WARMUP_SECONDS * 1000,
+      durationMs: PAIRED_SECONDS * 1000,
+    });
+    const after = await Promise.all(sides.map((side) => cpuNow(side, db)));
+    const [off, ...on] = paired.latencies;
+    const turns = off?.length ?? 0;
+    const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
+    const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+    const share = PAIRED_SECONDS / (PAIRED_SECONDS + WARMUP_SECONDS);
+    const cpuPerCall = (i: number) => {
+      const a = after[i]!;
+      const b = before[i]!;
+      const backends = [...a.backends].reduce((sum, [pid, ms]) => sum + ms - (b.backends.get(pid) ?? 0), 0);
+      return `${fixed(((a.api - b.api + backends) * share) / Math.max(1, turns), 3)} / ${fixed((backends * share) / Math.max(1, turns), 3)}`;
+    };
+    console.log(
+      `paired at concurrency 1: ${turns} turns of one call to each side (${PAIRED_SECONDS} s, ${paired.errors} failed turns); added = each call minus the trail-off call of its turn`,
+    );
+    console.log(
+      table(
+        [
+          'side',
+          'p50 ms',
+          'mean ms',
+          'added p50 ms',
+          'added mean ms',
+          'added trimmed mean ms (10-90 %)',
+          'API+PG CPU ms/call / of which PG',
+        ],
+        sides.map((side, i) => {
+          const latencies = paired.latencies[i] ?? [];
+          const added = sorted(latencies.map((l, t) => l - (off?.[t] ?? 0)));
+          const trimmed = added.slice(Math.floor(added.length * 0.1), Math.ceil(added.length * 0.9));
+          return [
+            side.name,
+            fixed(percentile(sorted(latencies), 0.5), 3),
+            fixed(mean(latencies), 3),
+            i === 0 ? '' : fixed(percentile(added, 0.5), 3),
+            i === 0 ? '' : fixed(mean(added), 3),
+            i === 0 ? '' : fixed(mean(trimmed), 3),
+            cpuPerCall(i),
+          ];
+        }),
+      ),
+    );
+    for (const [i, latencies] of on.entries()) {
+      const added = sorted(latencies.map((l, t) => l - (off?.[t] ?? 0)));
+      const name = sides[i + 1]?.name ?? '';
+      verdicts.push(
+        `${verdict(percentile(added, 0.5) <= 0.3)} ${name}: paired added latency at concurrency 1: ${fixed(percentile(added, 0.5), 3)} ms p50, ${fixed(mean(added), 3)} ms mean (≤ 0.3)`,
+      );
+    }
+  }
   for (const line of verdicts) console.log(line);
   console.log(`load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAverage()} (${cpus} cores)`);
 } finally {

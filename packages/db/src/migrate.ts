@@ -11,6 +11,7 @@ import * as idempotencyKeys from './migrations/0015-idempotency-keys.ts';
 import * as auditLog from './migrations/0016-audit-log.ts';
 import * as auditOutcomes from './migrations/0020-audit-outcomes.ts';
 import * as pendingDeliveries from './migrations/0021-pending-deliveries.ts';
+import * as auditAtBrin from './migrations/0023-audit-at-brin.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-audit-log': auditLog,
   '0020-audit-outcomes': auditOutcomes,
   '0021-pending-deliveries': pendingDeliveries,
+  '0023-audit-at-brin': auditAtBrin,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

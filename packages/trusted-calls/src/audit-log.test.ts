@@ -152,6 +152,22 @@ describe('AuditLog', () => {
     expect(store.outcomes).toEqual([[expect.objectContaining({ entryId: '2', status: 200 })]]);
   });
 
+  it('writes a call answered before its intent left as one whole row, without asking for its id', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store);
+    const first = log.record(entry('a'));
+    const call = log.begin({ ...intent('b'), requestId: 'r2' });
+    const finished = call.finish({ status: 201, latencyMs: 4 });
+    store.finishAll();
+    await first;
+    await turn();
+    expect(store.batches[1]).toEqual([expect.objectContaining({ request_id: 'r2', status: 201, latency_ms: 4 })]);
+    store.finishAll();
+    await finished;
+    expect(store.idsAsked).toEqual([false, false]);
+    expect(store.outcomes).toEqual([]);
+  });
+
   it('fails the callers of a batch whose insert failed (their calls must not answer unaudited)', async () => {
     const down = async () => Promise.reject(new Error('postgres is down'));
     const log = new AuditLog({ insertEntries: down, insertOutcomes: down });

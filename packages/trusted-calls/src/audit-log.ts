@@ -53,7 +53,7 @@ const MAX_BATCH = 500;
 /** An entry waiting for its write; `sent` once a write took it; `id` when its id is needed (an intent's outcome). */
 interface PendingEntry {
   readonly row: NewAuditEntry;
-  readonly id: boolean;
+  id: boolean;
   sent: boolean;
 }
 
@@ -153,8 +153,10 @@ export class AuditLog {
     return {
       finish: async (outcome) => {
         if (!pending.sent) {
-          // Answered before its intent left (it waited behind another write): one whole row instead of two.
+          // Answered before its intent left (it waited behind another write): one whole row instead of two, whose
+          // id nobody needs now.
           Object.assign(pending.row, outcomeColumns(outcome));
+          pending.id = false;
           await entryId;
           return;
         }

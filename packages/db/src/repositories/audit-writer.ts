@@ -46,18 +46,24 @@ const APPEND_ENTRIES = { name: 'audit_append_entries', text: unnestEntries('') }
 // A row alone (every call when calls do not overlap) as plain parameters: measured (bench:audit-writer) at about
 // two thirds of the CPU of the unnest statement with its ids read back, in the client and in Postgres (no arrays to
 // encode and parse, no sort, no returned row).
-const APPEND_ENTRY = {
-  name: 'audit_append_entry',
-  text: `insert into audit_entries (${COLUMN_LIST})
+const entryValues = (returning: string) =>
+  `insert into audit_entries (${COLUMN_LIST})
     values (coalesce($1::timestamptz, now()), ${ENTRY_COLUMNS.slice(1)
       .map(([, type], i) => `$${i + 2}::${type}`)
-      .join(', ')})`,
-};
+      .join(', ')})${returning}`;
+const APPEND_ENTRY = { name: 'audit_append_entry', text: entryValues('') };
+const INSERT_ENTRY = { name: 'audit_insert_entry', text: entryValues(' returning id') };
 
 const INSERT_OUTCOMES = {
   name: 'audit_insert_outcomes',
   text: `insert into audit_outcomes (entry_id, status, error_code, upstream_status, latency_ms)
     select * from unnest($1::bigint[], $2::integer[], $3::text[], $4::integer[], $5::double precision[])`,
+};
+// An outcome alone: the row on the answer's path of a call without company (AuditLog's `alone`), so the cheapest.
+const INSERT_OUTCOME = {
+  name: 'audit_insert_outcome',
+  text: `insert into audit_outcomes (entry_id, status, error_code, upstream_status, latency_ms)
+    values ($1::bigint, $2::integer, $3::text, $4::integer, $5::double precision)`,
 };
 
 /**
@@ -79,21 +85,21 @@ export class AuditWriter {
   /** Inserts the entries in one statement; with `ids`, returns their ids in the order given, else none. */
   async insertEntries(rows: readonly NewAuditEntry[], ids: boolean): Promise<string[]> {
     if (rows.length === 0) return [];
+    const [row] = rows;
+    if (rows.length === 1 && row) {
+      const statement = ids ? INSERT_ENTRY : APPEND_ENTRY;
+      const result = await this.#query<{ id: string }>(
+        statement.name,
+        statement.text,
+        ENTRY_COLUMNS.map(([name]) => row[name] ?? null),
+      );
+      return result.rows.map((r) => r.id);
+    }
+    const values = ENTRY_COLUMNS.map(([name]) => rows.map((r) => r[name] ?? null));
     if (!ids) {
-      const [row] = rows;
-      if (rows.length === 1 && row) {
-        await this.#query(
-          APPEND_ENTRY.name,
-          APPEND_ENTRY.text,
-          ENTRY_COLUMNS.map(([name]) => row[name] ?? null),
-        );
-      } else {
-        const values = ENTRY_COLUMNS.map(([name]) => rows.map((r) => r[name] ?? null));
-        await this.#query(APPEND_ENTRIES.name, APPEND_ENTRIES.text, values);
-      }
+      await this.#query(APPEND_ENTRIES.name, APPEND_ENTRIES.text, values);
       return [];
     }
-    const values = ENTRY_COLUMNS.map(([name]) => rows.map((row) => row[name] ?? null));
     const result = await this.#query<{ id: string }>(INSERT_ENTRIES.name, INSERT_ENTRIES.text, values);
     return result.rows
       .map((r) => BigInt(r.id))
@@ -104,6 +110,17 @@ export class AuditWriter {
   /** Inserts the outcomes in one statement. */
   async insertOutcomes(rows: readonly NewAuditOutcome[]): Promise<void> {
     if (rows.length === 0) return;
+    const [row] = rows;
+    if (rows.length === 1 && row) {
+      await this.#query(INSERT_OUTCOME.name, INSERT_OUTCOME.text, [
+        row.entryId,
+        row.status,
+        row.errorCode,
+        row.upstreamStatus,
+        row.latencyMs,
+      ]);
+      return;
+    }
     await this.#query(INSERT_OUTCOMES.name, INSERT_OUTCOMES.text, [
       rows.map((r) => r.entryId),
       rows.map((r) => r.status),
