@@ -279,6 +279,23 @@ export function defineCatalog<Credentials, Config>(
   return catalog;
 }
 
+/**
+ * Change capture through a record field (`cursor: 'field'`): what incremental reads see, the vendor's documented
+ * delay (none unless given) and where these facts come from.
+ */
+export function fieldCursor(
+  sees: Pick<ChangeCapture, 'seesEdits' | 'seesDeletions'> & { readonly lookbackMs?: number },
+  source: string,
+): ChangeCapture {
+  return {
+    seesEdits: sees.seesEdits,
+    seesDeletions: sees.seesDeletions,
+    lookbackMs: sees.lookbackMs ?? 0,
+    cursor: 'field',
+    source,
+  };
+}
+
 /** What an entity states of its own: entity() fills in what most entities share. */
 export type EntityDeclaration = Omit<EntityCatalog, 'recordKey' | 'searchable'> & {
   /** Default `id`. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import {
-  type ChangeCapture,
   defineCatalog,
   type EntityCatalog,
   entity,
+  fieldCursor,
   type SyncSpec,
   type UpstreamSpec,
 } from '../../core/catalog.ts';
@@ -63,13 +63,10 @@ const incrementalUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'upda
  * IncidentsV2 List): edits come back. An incident deleted in the dashboard is just no longer listed: the full
  * pass removes it.
  */
-const updatedSince: ChangeCapture = {
-  seesEdits: true,
-  seesDeletions: false,
-  lookbackMs: 0,
-  cursor: 'field',
-  source: 'incident.io API, GET /v2/incidents updated_at[gte]',
-};
+const updatedSince = fieldCursor(
+  { seesEdits: true, seesDeletions: false },
+  'incident.io API, GET /v2/incidents updated_at[gte]',
+);
 /** Every other list has no time filter or order upstream: full refresh (which also removes deleted records). */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 

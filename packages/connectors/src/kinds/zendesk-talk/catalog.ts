@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import {
-  type ChangeCapture,
   defineCatalog,
   type EntityCatalog,
   entity,
+  fieldCursor,
   REFRESHING_CREDENTIALS,
   type SyncSpec,
   type UpstreamSpec,
@@ -333,13 +333,10 @@ const byUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' }
  * Zendesk Talk API "Incremental Exports"): an edited call or leg comes back. The Talk API has no endpoint that
  * deletes a call or a leg, so there are no deletions to miss.
  */
-const updatedSince: ChangeCapture = {
-  seesEdits: true,
-  seesDeletions: true,
-  lookbackMs: 0,
-  cursor: 'field',
-  source: 'Zendesk Talk API, Incremental Exports (start_time on updated_at)',
-};
+const updatedSince = fieldCursor(
+  { seesEdits: true, seesDeletions: true },
+  'Zendesk Talk API, Incremental Exports (start_time on updated_at)',
+);
 
 /**
  * Zendesk Talk incremental exports (https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/)
