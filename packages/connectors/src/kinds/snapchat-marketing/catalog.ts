@@ -7,7 +7,7 @@ import {
   type SyncSpec,
   type UpstreamSpec,
 } from '../../core/catalog.ts';
-import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
+import { noConfig, pathId, refreshingOAuthCredentials, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t, withNullability } from '../../core/field-spec.ts';
 
 /*
@@ -302,16 +302,8 @@ const segmentRecord = plain({
 
 const segments = ofAdAccount('segments', segmentRecord, null);
 
-/**
- * OAuth 2.0 with refresh: access tokens live about an hour , so refresh_token, client_id and
- * client_secret are required; access_token, when given, is used until it expires.
- */
-const credentials = z.strictObject({
-  access_token: z.string().min(1).optional(),
-  refresh_token: z.string().min(1),
-  client_id: z.string().min(1),
-  client_secret: z.string().min(1),
-});
+/** OAuth 2.0 with refresh (Snap access tokens live about an hour). */
+const credentials = refreshingOAuthCredentials;
 
 export const snapchatMarketingCatalog = defineCatalog({
   connectorType: 'Snapchat-Marketing',
