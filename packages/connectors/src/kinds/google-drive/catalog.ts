@@ -538,9 +538,6 @@ const about: EntityCatalog = {
   actions: { get: z.strictObject({ fields }) },
 };
 
-/** OAuth 2.0 with refresh (Google access tokens live one hour). */
-const credentials = refreshingOAuthCredentials;
-
 export const googleDriveCatalog = defineCatalog({
   connectorType: 'Google-Drive',
   copyVersion: {
@@ -563,7 +560,8 @@ export const googleDriveCatalog = defineCatalog({
       credentials: REFRESHING_CREDENTIALS,
     },
   },
-  credentials,
+  // OAuth 2.0 with refresh (Google access tokens live one hour).
+  credentials: refreshingOAuthCredentials,
   // The docs/api.md start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
   replicationConfig: startDateReplicationConfig,
   config: noConfig,

@@ -302,9 +302,6 @@ const segmentRecord = plain({
 
 const segments = ofAdAccount('segments', segmentRecord, null);
 
-/** OAuth 2.0 with refresh (Snap access tokens live about an hour). */
-const credentials = refreshingOAuthCredentials;
-
 export const snapchatMarketingCatalog = defineCatalog({
   connectorType: 'Snapchat-Marketing',
   copyVersion: {
@@ -330,7 +327,8 @@ export const snapchatMarketingCatalog = defineCatalog({
       credentials: REFRESHING_CREDENTIALS,
     },
   },
-  credentials,
+  // OAuth 2.0 with refresh (Snap access tokens live about an hour).
+  credentials: refreshingOAuthCredentials,
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
   entities: { organizations, adaccounts, campaigns, adsquads, ads, creatives, media, segments },
