@@ -2,15 +2,6 @@ import type { Context } from 'hono';
 
 export const DAY = 86_400_000;
 const WITH_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-export const GROUPS = [
-  'transaction_info',
-  'payer_info',
-  'shipping_info',
-  'auction_info',
-  'cart_info',
-  'incentive_info',
-  'store_info',
-];
 
 /** PayPal error bodies (https://developer.paypal.com/api/rest/responses/). */
 export function failure(name: string, message: string, details: { field: string; issue: string }[] = []) {

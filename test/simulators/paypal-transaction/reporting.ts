@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { PaypalData } from './data.ts';
-import { DAY, failure, GROUPS, invalid, pageParams, parse } from './http.ts';
+import { DAY, failure, invalid, pageParams, parse } from './http.ts';
 
 /** Balances and the transaction search of PayPal's reporting API. */
 export function mountReporting(app: Hono, data: PaypalData, maxResults: number): void {
@@ -29,7 +29,8 @@ export function mountReporting(app: Hono, data: PaypalData, maxResults: number):
     const paging = pageParams(c, 100, 500);
     if (paging.error) return paging.error;
     const fields = (q.get('fields') ?? 'transaction_info').split(',');
-    const groups = fields.includes('all') ? GROUPS : ['transaction_info', ...fields.filter((f) => GROUPS.includes(f))];
+    // Every group of a transaction is one of its *_info objects; transaction_info always comes back.
+    const wanted = (group: string) => fields.includes('all') || group === 'transaction_info' || fields.includes(group);
     const onlyBalance = (q.get('balance_affecting_records_only') ?? 'Y') === 'Y';
     const rows = data.transactions.filter((t) => {
       const info = t.transaction_info;
@@ -61,7 +62,9 @@ export function mountReporting(app: Hono, data: PaypalData, maxResults: number):
     return c.json({
       transaction_details: rows
         .slice((paging.page - 1) * paging.size, paging.page * paging.size)
-        .map((t) => Object.fromEntries(groups.map((g) => [g, t[g as keyof typeof t]]))),
+        .map(({ balance_affecting: _, ...groups }) =>
+          Object.fromEntries(Object.entries(groups).filter(([g]) => wanted(g))),
+        ),
       account_number: data.accountId,
       start_date: q.get('start_date'),
       end_date: q.get('end_date'),

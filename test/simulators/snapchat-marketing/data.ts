@@ -7,16 +7,10 @@ export const AD_ACCOUNT_CHILDREN = ['campaigns', 'adsquads', 'ads', 'creatives',
 export type AdAccountChild = (typeof AD_ACCOUNT_CHILDREN)[number];
 export type SnapCollection = 'organizations' | 'adaccounts' | AdAccountChild;
 
-export const SINGULAR: Readonly<Record<SnapCollection, string>> = {
-  organizations: 'organization',
-  adaccounts: 'adaccount',
-  campaigns: 'campaign',
-  adsquads: 'adsquad',
-  ads: 'ad',
-  creatives: 'creative',
-  media: 'media',
-  segments: 'segment',
-};
+/** The key of one object of a collection in Snap's envelopes: the plural without its `s` (`media` stays `media`). */
+export function singular(collection: SnapCollection): string {
+  return collection === 'media' ? collection : collection.slice(0, -1);
+}
 
 export type SnapData = Record<SnapCollection, SnapRecord[]>;
 

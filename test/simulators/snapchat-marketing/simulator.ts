@@ -8,11 +8,11 @@ import { listen, type RunningServer } from '../kit/server.ts';
 import {
   AD_ACCOUNT_CHILDREN,
   generateSnapData,
-  SINGULAR,
   type SnapCollection,
   type SnapData,
   type SnapDataOptions,
   type SnapRecord,
+  singular,
 } from './data.ts';
 
 /** `accessTokenTtlMs`: Snap's are 1800 s; 60 s by default here. */
@@ -88,9 +88,9 @@ export function createSnapApp(sim: Omit<SnapSimulator, keyof RunningServer>, opt
         sim.failingIds.has(row.id)
           ? {
               sub_request_status: 'ERROR',
-              sub_request_error_reason: `${SINGULAR[collection]} ${row.id} could not be read`,
+              sub_request_error_reason: `${singular(collection)} ${row.id} could not be read`,
             }
-          : { sub_request_status: 'SUCCESS', [SINGULAR[collection]]: row },
+          : { sub_request_status: 'SUCCESS', [singular(collection)]: row },
       ),
     });
 
@@ -120,7 +120,7 @@ export function createSnapApp(sim: Omit<SnapSimulator, keyof RunningServer>, opt
     const found = sim.data[collection].find((r) => r.id === c.req.param('id'));
     return found
       ? envelope(c, collection, [found])
-      : c.json(snapError(404, `${SINGULAR[collection]} not found`, 'E2002'), 404);
+      : c.json(snapError(404, `${singular(collection)} not found`, 'E2002'), 404);
   };
   const sorted = (rows: SnapRecord[]) => [...rows].sort((a, b) => a.id.localeCompare(b.id));
 

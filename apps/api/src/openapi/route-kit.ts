@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Handler } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
 import { ProblemSchema } from './schemas.ts';
 
@@ -95,4 +95,54 @@ export function authenticatedRoute<const R extends AuthenticatedRouteConfig>(con
     security: BEARER,
     responses: { ...route.responses, ...problems(...AUTHENTICATED_PROBLEMS, ...own) },
   });
+}
+
+type Response = ReturnType<typeof jsonResponse>;
+
+/**
+ * The routes of a resource: its list at `/` and, at its id's path, its read, change and removal. What such routes
+ * declare alike (method, path, the id parameter, the list's `{ data }` envelope, the 204 of a removal) is stated
+ * here once, so each route states only its summary and its answers.
+ */
+export function resourceRoutes<P extends z.ZodObject>(resource: { tags: string[]; idPath: `/{${string}}`; params: P }) {
+  const { tags, idPath: path, params } = resource;
+  return {
+    /** GET `/`: `{ data: [...] }`. It looks nothing up and takes nothing, so it answers no 400 or 404. */
+    list: (summary: string, item: z.ZodType, description: string) =>
+      authenticatedRoute({
+        tags,
+        method: 'get',
+        path: '/',
+        summary,
+        responses: { 200: jsonResponse(z.object({ data: z.array(item) }), description) },
+        problems: [],
+      }),
+    get: (summary: string, response: Response) =>
+      authenticatedRoute({ tags, method: 'get', path, summary, request: { params }, responses: { 200: response } }),
+    /** PATCH with a JSON body; `problems` beyond ROUTE_PROBLEMS when the change reaches further (an upstream). */
+    update: <S extends z.ZodType>(
+      summary: string,
+      body: { schema: S; example: { summary: string; value: unknown } },
+      response: Response,
+      problems: readonly number[] = ROUTE_PROBLEMS,
+    ) =>
+      authenticatedRoute({
+        tags,
+        method: 'patch',
+        path,
+        summary,
+        request: { params, body: jsonBody(body.schema, [body.example]) },
+        responses: { 200: response },
+        problems,
+      }),
+    delete: (summary: string) =>
+      authenticatedRoute({
+        tags,
+        method: 'delete',
+        path,
+        summary,
+        request: { params },
+        responses: { 204: { description: 'deleted' } },
+      }),
+  };
 }

@@ -279,6 +279,40 @@ export function defineCatalog<Credentials, Config>(
   return catalog;
 }
 
+/**
+ * Change capture through a record field (`cursor: 'field'`): what incremental reads see, the vendor's documented
+ * delay (none unless given) and where these facts come from.
+ */
+export function fieldCursor(
+  sees: Pick<ChangeCapture, 'seesEdits' | 'seesDeletions'> & { readonly lookbackMs?: number },
+  source: string,
+): ChangeCapture {
+  return {
+    seesEdits: sees.seesEdits,
+    seesDeletions: sees.seesDeletions,
+    lookbackMs: sees.lookbackMs ?? 0,
+    cursor: 'field',
+    source,
+  };
+}
+
+/** What an entity states of its own: entity() fills in what most entities share. */
+export type EntityDeclaration = Omit<EntityCatalog, 'recordKey' | 'searchable'> & {
+  /** Default `id`. */
+  readonly recordKey?: string;
+  /** Default: every record field, when the entity is replicated (`sync`); none otherwise. */
+  readonly searchable?: FieldMap;
+};
+
+/**
+ * An entity as most are: keyed by `id`, and searchable on every record field once replicated (searchable and sync go
+ * together), so that a catalog states only where an entity differs.
+ */
+export function entity(declaration: EntityDeclaration): EntityCatalog {
+  const { recordKey = 'id', searchable = declaration.sync ? declaration.record : undefined, ...rest } = declaration;
+  return { ...rest, recordKey, ...(searchable ? { searchable } : {}) };
+}
+
 const HOUR_MS = 3_600_000;
 /** Durations for `ChangeCapture.lookbackMs`, so catalogs read as the vendors' documents do. */
 export const hours = (n: number): number => n * HOUR_MS;

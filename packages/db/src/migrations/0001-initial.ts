@@ -1,48 +1,49 @@
 import { type Kysely, sql } from 'kysely';
+import { belongsTo, notNull, notNullNow } from './column-kit.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('organizations')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addColumn('name', 'text', notNull)
+    .addColumn('created_at', 'timestamptz', notNullNow)
     .execute();
 
   await db.schema
     .createTable('api_clients')
     .addColumn('client_id', 'text', (c) => c.primaryKey())
-    .addColumn('secret_hash', 'text', (c) => c.notNull())
-    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('secret_hash', 'text', notNull)
+    .addColumn('name', 'text', notNull)
     .addColumn('allowed_redirect_urls', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addColumn('created_at', 'timestamptz', notNullNow)
     .execute();
 
   await db.schema
     .createTable('client_organizations')
-    .addColumn('client_id', 'text', (c) => c.notNull().references('api_clients.client_id').onDelete('cascade'))
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('client_id', 'text', belongsTo('api_clients.client_id'))
+    .addColumn('organization_id', 'text', belongsTo('organizations.id'))
     .addPrimaryKeyConstraint('client_organizations_pk', ['client_id', 'organization_id'])
     .execute();
 
   await db.schema
     .createTable('connectors')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('connector_type', 'text', (c) => c.notNull())
-    .addColumn('customer_name', 'text', (c) => c.notNull())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('credentials_ciphertext', 'text', (c) => c.notNull())
+    .addColumn('organization_id', 'text', belongsTo('organizations.id'))
+    .addColumn('connector_type', 'text', notNull)
+    .addColumn('customer_name', 'text', notNull)
+    .addColumn('name', 'text', notNull)
+    .addColumn('credentials_ciphertext', 'text', notNull)
     .addColumn('config', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
-    .addColumn('replication_config', 'jsonb', (c) => c.notNull())
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addColumn('replication_config', 'jsonb', notNull)
+    .addColumn('created_at', 'timestamptz', notNullNow)
+    .addColumn('updated_at', 'timestamptz', notNullNow)
     .addUniqueConstraint('connectors_identity_uq', ['organization_id', 'customer_name', 'connector_type', 'name'])
     .execute();
 
   await db.schema
     .createTable('sync_states')
-    .addColumn('connector_id', 'text', (c) => c.notNull().references('connectors.id').onDelete('cascade'))
-    .addColumn('entity', 'text', (c) => c.notNull())
+    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+    .addColumn('entity', 'text', notNull)
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
     .addColumn('running', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('last_success_at', 'timestamptz')
@@ -52,7 +53,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('cursor', 'jsonb')
     .addColumn('checkpoint', 'jsonb')
     .addColumn('run_id', 'text')
-    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addColumn('updated_at', 'timestamptz', notNullNow)
     .addPrimaryKeyConstraint('sync_states_pk', ['connector_id', 'entity'])
     .execute();
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { belongsTo, createIndex, notNull } from './column-kit.ts';
 
 /**
  * The change feed (docs/changes.md): per connector, the events of every change the copy applied, numbered in the
@@ -16,31 +17,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createTable('record_states')
-    .addColumn('connector_id', 'text', (c) => c.notNull().references('connectors.id').onDelete('cascade'))
-    .addColumn('entity', 'text', (c) => c.notNull())
-    .addColumn('key', 'text', (c) => c.notNull())
-    .addColumn('version', 'bigint', (c) => c.notNull())
+    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+    .addColumn('entity', 'text', notNull)
+    .addColumn('key', 'text', notNull)
+    .addColumn('version', 'bigint', notNull)
     .addColumn('content_hash', 'text')
-    .addColumn('deleted', 'boolean', (c) => c.notNull())
+    .addColumn('deleted', 'boolean', notNull)
     .addPrimaryKeyConstraint('record_states_pkey', ['connector_id', 'entity', 'key'])
     .execute();
   await db.schema
     .createTable('change_events')
-    .addColumn('connector_id', 'text', (c) => c.notNull().references('connectors.id').onDelete('cascade'))
-    .addColumn('seq', 'bigint', (c) => c.notNull())
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('entity', 'text', (c) => c.notNull())
-    .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+    .addColumn('seq', 'bigint', notNull)
+    .addColumn('type', 'text', notNull)
+    .addColumn('entity', 'text', notNull)
+    .addColumn('key', 'text', notNull)
     .addColumn('record', 'jsonb')
-    .addColumn('source', 'text', (c) => c.notNull())
+    .addColumn('source', 'text', notNull)
     .addColumn('changed_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`clock_timestamp()`))
     .addPrimaryKeyConstraint('change_events_pkey', ['connector_id', 'seq'])
     .execute();
-  await db.schema
-    .createIndex('change_events_by_entity')
-    .on('change_events')
-    .columns(['connector_id', 'entity', 'seq'])
-    .execute();
+  await createIndex(db, 'change_events_by_entity', 'change_events', ['connector_id', 'entity', 'seq']);
   await db.schema.createIndex('change_events_by_time').on('change_events').column('changed_at').execute();
 }
 

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { appendOnly, auditPurge } from './audit-kit.ts';
 
 /**
  * An audited call in two append-only rows (docs/trusted-calls.md): its intent in `audit_entries` (who, what, params,
@@ -19,12 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('upstream_status', 'integer')
     .addColumn('latency_ms', 'double precision', (c) => c.notNull())
     .execute();
-  await sql`
-    create trigger audit_outcomes_no_update_or_delete before update or delete on audit_outcomes
-    for each row execute function audit_entries_append_only()`.execute(db);
-  await sql`
-    create trigger audit_outcomes_no_truncate before truncate on audit_outcomes
-    for each statement execute function audit_entries_append_only()`.execute(db);
+  await appendOnly(db, 'audit_outcomes');
   await auditPurge(`
       with gone as (delete from audit_entries where at < now() - retention returning id),
         outcomes as (delete from audit_outcomes where entry_id in (select id from gone))
@@ -36,20 +32,4 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await auditPurge(`
       delete from audit_entries where at < now() - retention;
       get diagnostics removed = row_count;`).execute(db);
-}
-
-/** audit_purge as up() and down() define it, but for `removal`: the statements that delete and count (`removed`). */
-function auditPurge(removal: string) {
-  return sql`
-    create or replace function audit_purge(retention interval) returns bigint language plpgsql as $$
-    declare removed bigint;
-    begin
-      if retention < interval '1 day' then
-        raise exception 'audit retention must be at least one day, not %', retention;
-      end if;
-      perform set_config('conduit.audit_purge', 'on', true);
-      ${sql.raw(removal)}
-      perform set_config('conduit.audit_purge', 'off', true);
-      return removed;
-    end $$`;
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ConnectorRow, Database, NewConnectorRow } from '../schema.ts';
-import { deleteOwned } from './owned-rows.ts';
+import { deleteOwned, updateOwned } from './owned-rows.ts';
 
 /** Every read is scoped by organization: a connector of another organization does not exist for the caller. */
 export class ConnectorsRepository {
@@ -54,8 +54,7 @@ export class ConnectorsRepository {
     id: string,
     changes: { name?: string; credentials_ciphertext?: string },
   ): Promise<ConnectorRow | undefined> {
-    return this.#db
-      .updateTable('connectors')
+    return updateOwned(this.#db, 'connectors', organizationId, id)
       .set({
         ...changes,
         // New credentials: whatever the upstream said about the old ones no longer applies.
@@ -64,8 +63,6 @@ export class ConnectorsRepository {
           : { credentials_rejected_at: null, credentials_error: null }),
         updated_at: new Date(),
       })
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
       .returningAll()
       .executeTakeFirst();
   }
@@ -94,11 +91,8 @@ export class ConnectorsRepository {
     id: string,
     ciphertext: string | null,
   ): Promise<ConnectorRow | undefined> {
-    return this.#db
-      .updateTable('connectors')
+    return updateOwned(this.#db, 'connectors', organizationId, id)
       .set({ webhook_secret_ciphertext: ciphertext, updated_at: new Date() })
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
       .returningAll()
       .executeTakeFirst();
   }

@@ -9,6 +9,7 @@ import { ChangeFeedRepository } from './change-feed.ts';
 import { ClientsRepository } from './clients.ts';
 import { ConnectorsRepository } from './connectors.ts';
 import { SyncStatesRepository } from './sync-states.ts';
+import { WebhookEndpointsRepository } from './webhook-endpoints.ts';
 
 /** A database of its own on the shared Postgres (DATABASE_URL's server), dropped afterwards. */
 const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/conduit_test');
@@ -70,6 +71,17 @@ describe('ConnectorsRepository', () => {
     await expect(
       connectors.insert({ ...row, id: randomUUID(), config: '{}', replication_config: '{}' }),
     ).rejects.toThrow();
+  });
+
+  it("changes only the organization's own connector: another organization's update, secret or delete finds nothing", async () => {
+    const row = await newConnector('org-a');
+    expect(await connectors.update('org-b', row.id, { name: 'taken over' })).toBeUndefined();
+    expect(await connectors.setWebhookSecret('org-b', row.id, 'secret')).toBeUndefined();
+    expect(await connectors.delete('org-b', row.id)).toBe(false);
+    const unchanged = await connectors.find('org-a', row.id);
+    expect(unchanged?.name).toBe('Orb');
+    expect(unchanged?.webhook_secret_ciphertext).toBeNull();
+    expect((await connectors.update('org-a', row.id, { name: 'renamed' }))?.name).toBe('renamed');
   });
 });
 
@@ -217,5 +229,27 @@ describe('ChangeFeedRepository', () => {
     // A connector deleted meanwhile: its appends make nothing (and fail nothing).
     await connectors.delete('org-a', id);
     expect(await feed.append(id, 'customers', 'sync', [upsert('c', 3, 'x')])).toBe(0);
+  });
+});
+
+describe('WebhookEndpointsRepository', () => {
+  it("reads and changes only the organization's own endpoints", async () => {
+    const endpoints = new WebhookEndpointsRepository(db);
+    const endpoint = await endpoints.insert({
+      id: `we_${randomUUID().replaceAll('-', '')}`,
+      organization_id: 'org-a',
+      url: 'https://example.com/hooks',
+      description: null,
+      connector_ids: null,
+      entities: ['calls'],
+      types: null,
+      secret_ciphertext: 'ciphertext',
+    });
+    expect(await endpoints.find('org-b', endpoint.id)).toBeUndefined();
+    expect((await endpoints.list('org-b')).map((e) => e.id)).not.toContain(endpoint.id);
+    await expect(endpoints.update('org-b', endpoint.id, { url: 'https://attacker.example' })).rejects.toThrow();
+    const updated = await endpoints.update('org-a', endpoint.id, { url: 'https://example.com/v2', entities: null });
+    expect([updated.url, updated.entities]).toEqual(['https://example.com/v2', null]);
+    expect((await endpoints.list('org-a')).map((e) => e.id)).toContain(endpoint.id);
   });
 });

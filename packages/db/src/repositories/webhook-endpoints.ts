@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../schema.ts';
-import { deleteOwned } from './owned-rows.ts';
+import { deleteOwned, updateOwned } from './owned-rows.ts';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -71,28 +71,22 @@ export class WebhookEndpointsRepository {
       .executeTakeFirstOrThrow();
   }
 
+  /** The organization's endpoints: where every read on behalf of a caller starts. */
+  #ofOrganization(organizationId: string) {
+    return this.#db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId);
+  }
+
   async list(organizationId: string): Promise<WebhookEndpointRow[]> {
-    return this.#db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .execute();
+    return this.#ofOrganization(organizationId).orderBy('created_at').execute();
   }
 
   async find(organizationId: string, id: string): Promise<WebhookEndpointRow | undefined> {
-    return this.#db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return this.#ofOrganization(organizationId).where('id', '=', id).executeTakeFirst();
   }
 
   async update(organizationId: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpointRow> {
     const { connector_ids, entities, types, enabled, ...rest } = changes;
-    return this.#db
-      .updateTable('webhook_endpoints')
+    return updateOwned(this.#db, 'webhook_endpoints', organizationId, id)
       .set({
         ...rest,
         ...(connector_ids === undefined ? {} : { connector_ids: json(connector_ids) }),
@@ -102,8 +96,6 @@ export class WebhookEndpointsRepository {
         ...(enabled === undefined ? {} : { enabled, disabled_reason: null, failing_since: null }),
         updated_at: new Date(),
       })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
   }

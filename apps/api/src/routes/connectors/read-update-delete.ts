@@ -2,10 +2,16 @@ import { publicBaseUrl } from '@conduit/config';
 import { findConnectorDefinition, webhookSchemeFor } from '@conduit/connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import { authenticatedRoute, bodySchema, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
+import {
+  authenticatedRoute,
+  bodySchema,
+  jsonBody,
+  jsonResponse,
+  mountRoute,
+  resourceRoutes,
+} from '../../openapi/route-kit.ts';
 import { ConnectorSchema, SyncAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
@@ -14,50 +20,27 @@ import { checkCredentials } from '../../services/credential-check.ts';
 import { loadConnector } from './load.ts';
 import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from './schemas.ts';
 
-export const listConnectorsRoute = authenticatedRoute({
-  tags: ['Connectors'],
-  method: 'get',
-  path: '/',
-  summary: 'The caller’s connectors (oldest first), each with its per-entity sync status',
-  responses: {
-    200: jsonResponse(z.object({ data: z.array(ConnectorSchema) }), 'the connectors'),
-  },
-  problems: [],
-});
+const connector = resourceRoutes({ tags: ['Connectors'], idPath: '/{connector_id}', params: ConnectorIdParams });
 
-export const getConnectorRoute = authenticatedRoute({
-  tags: ['Connectors'],
-  method: 'get',
-  path: '/{connector_id}',
-  summary: 'A connector with its per-entity sync status (never its credentials)',
-  request: { params: ConnectorIdParams },
-  responses: { 200: jsonResponse(ConnectorSchema, 'the connector') },
-});
+export const listConnectorsRoute = connector.list(
+  'The caller’s connectors (oldest first), each with its per-entity sync status',
+  ConnectorSchema,
+  'the connectors',
+);
 
-export const updateConnectorRoute = authenticatedRoute({
-  tags: ['Connectors'],
-  method: 'patch',
-  path: '/{connector_id}',
-  summary:
-    'Replace the name or the credentials (credentials are re-checked), or set the webhook secret (null removes it; never shown again)',
-  request: {
-    params: ConnectorIdParams,
-    body: jsonBody(UpdateConnectorBody, [{ summary: 'rename', value: { name: 'renamed' } }]),
-  },
-  responses: {
-    200: jsonResponse(ConnectorSchema, 'the updated connector'),
-  },
-  problems: [400, 404, 502],
-});
+export const getConnectorRoute = connector.get(
+  'A connector with its per-entity sync status (never its credentials)',
+  jsonResponse(ConnectorSchema, 'the connector'),
+);
 
-export const deleteConnectorRoute = authenticatedRoute({
-  tags: ['Connectors'],
-  method: 'delete',
-  path: '/{connector_id}',
-  summary: 'Delete a connector, its indexed documents and its schedules',
-  request: { params: ConnectorIdParams },
-  responses: { 204: { description: 'deleted' } },
-});
+export const updateConnectorRoute = connector.update(
+  'Replace the name or the credentials (credentials are re-checked), or set the webhook secret (null removes it; never shown again)',
+  { schema: UpdateConnectorBody, example: { summary: 'rename', value: { name: 'renamed' } } },
+  jsonResponse(ConnectorSchema, 'the updated connector'),
+  [400, 404, 502],
+);
+
+export const deleteConnectorRoute = connector.delete('Delete a connector, its indexed documents and its schedules');
 
 export const syncConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, jsonBody, jsonResponse, mountRoute, resourceRoutes } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import {
@@ -38,43 +38,18 @@ export const createEndpointRoute = authenticatedRoute({
     201: jsonResponse(CreatedEndpointSchema, 'the endpoint, with its secret (shown this once)'),
   },
 });
-export const listEndpointsRoute = authenticatedRoute({
-  tags,
-  method: 'get',
-  path: '/',
-  summary: 'The organization’s endpoints',
-  responses: {
-    200: jsonResponse(z.object({ data: z.array(WebhookEndpointSchema) }), 'the endpoints'),
-  },
-  problems: [],
-});
-export const getEndpointRoute = authenticatedRoute({
-  tags,
-  method: 'get',
-  path: '/{endpoint_id}',
-  summary: 'An endpoint (never its secret)',
-  request: { params: EndpointIdParams },
-  responses: { 200: jsonResponse(WebhookEndpointSchema, 'the endpoint') },
-});
-export const updateEndpointRoute = authenticatedRoute({
-  tags,
-  method: 'patch',
-  path: '/{endpoint_id}',
-  summary: 'Change the URL or the filters, or enable a disabled endpoint',
-  request: {
-    params: EndpointIdParams,
-    body: jsonBody(UpdateEndpointBody, [{ summary: 'enable', value: { enabled: true } }]),
-  },
-  responses: { 200: jsonResponse(WebhookEndpointSchema, 'the endpoint') },
-});
-export const deleteEndpointRoute = authenticatedRoute({
-  tags,
-  method: 'delete',
-  path: '/{endpoint_id}',
-  summary: 'Remove an endpoint and its deliveries',
-  request: { params: EndpointIdParams },
-  responses: { 204: { description: 'deleted' } },
-});
+const endpoint = resourceRoutes({ tags, idPath: '/{endpoint_id}', params: EndpointIdParams });
+export const listEndpointsRoute = endpoint.list('The organization’s endpoints', WebhookEndpointSchema, 'the endpoints');
+export const getEndpointRoute = endpoint.get(
+  'An endpoint (never its secret)',
+  jsonResponse(WebhookEndpointSchema, 'the endpoint'),
+);
+export const updateEndpointRoute = endpoint.update(
+  'Change the URL or the filters, or enable a disabled endpoint',
+  { schema: UpdateEndpointBody, example: { summary: 'enable', value: { enabled: true } } },
+  jsonResponse(WebhookEndpointSchema, 'the endpoint'),
+);
+export const deleteEndpointRoute = endpoint.delete('Remove an endpoint and its deliveries');
 export const listDeliveriesRoute = authenticatedRoute({
   tags,
   method: 'get',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
-  type ChangeCapture,
   defineCatalog,
   type EntityCatalog,
+  fieldCursor,
   type ParamsSchema,
   REFRESHING_CREDENTIALS,
   type SyncSpec,
@@ -235,13 +235,10 @@ const byDate: SyncSpec = { mode: 'incremental', cursorField: 'segments.date' };
  * and GAQL has no "changed since" filter on these resources (change_status is a separate resource): edits need the
  * full pass. Rows are never deleted (a removed campaign keeps its rows, status REMOVED).
  */
-const dailyRows: ChangeCapture = {
-  seesEdits: false,
-  seesDeletions: true,
-  lookbackMs: 0,
-  cursor: 'field',
-  source: 'Google Ads API: segments.date, conversion window (incremental on segments.date)',
-};
+const dailyRows = fieldCursor(
+  { seesEdits: false, seesDeletions: true },
+  'Google Ads API: segments.date, conversion window (incremental on segments.date)',
+);
 /**
  * A report of a row per resource and day (dailyRows): the objects GAQL answers in a row, and the synthetic
  * `_row_key` it is keyed by; read by date.

@@ -6,7 +6,13 @@ import {
   REFRESHING_CREDENTIALS,
   type UpstreamSpec,
 } from '../../core/catalog.ts';
-import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
+import {
+  isoDateTime,
+  noConfig,
+  pathId,
+  refreshingOAuthCredentials,
+  startDateReplicationConfig,
+} from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
 import { GOOGLE_CONSENT, GOOGLE_OAUTH } from '../google-oauth.ts';
 
@@ -532,17 +538,6 @@ const about: EntityCatalog = {
   actions: { get: z.strictObject({ fields }) },
 };
 
-/**
- * OAuth 2.0 with refresh (Google access tokens live one hour): refresh_token, client_id and client_secret are
- * required; access_token, when given, is used until it expires.
- */
-const credentials = z.strictObject({
-  access_token: z.string().min(1).optional(),
-  refresh_token: z.string().min(1),
-  client_id: z.string().min(1),
-  client_secret: z.string().min(1),
-});
-
 export const googleDriveCatalog = defineCatalog({
   connectorType: 'Google-Drive',
   copyVersion: {
@@ -565,7 +560,8 @@ export const googleDriveCatalog = defineCatalog({
       credentials: REFRESHING_CREDENTIALS,
     },
   },
-  credentials,
+  // OAuth 2.0 with refresh (Google access tokens live one hour).
+  credentials: refreshingOAuthCredentials,
   // The docs/api.md start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
   replicationConfig: startDateReplicationConfig,
   config: noConfig,

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import {
-  type ChangeCapture,
   defineCatalog,
   type EntityCatalog,
+  entity,
+  fieldCursor,
   type SyncSpec,
   type UpstreamSpec,
 } from '../../core/catalog.ts';
@@ -62,15 +63,34 @@ const incrementalUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'upda
  * IncidentsV2 List): edits come back. An incident deleted in the dashboard is just no longer listed: the full
  * pass removes it.
  */
-const updatedSince: ChangeCapture = {
-  seesEdits: true,
-  seesDeletions: false,
-  lookbackMs: 0,
-  cursor: 'field',
-  source: 'incident.io API, GET /v2/incidents updated_at[gte]',
-};
+const updatedSince = fieldCursor(
+  { seesEdits: true, seesDeletions: false },
+  'incident.io API, GET /v2/incidents updated_at[gte]',
+);
 /** Every other list has no time filter or order upstream: full refresh (which also removes deleted records). */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
+
+/**
+ * An entity read whole on every run (fullRefresh), every record field searchable; `pageSize`: the list pages, at
+ * most that many a page; `get: false` when the entity has no get.
+ */
+function listed(
+  name: string,
+  path: string,
+  singular: string,
+  record: FieldMap,
+  options: { pageSize?: number; get?: false } = {},
+): EntityCatalog {
+  const { pageSize, get = true } = options;
+  return entity({
+    name,
+    upstream: upstream(path, name, singular, pageSize),
+    record,
+    ...(pageSize === undefined ? {} : { meta }),
+    actions: { list: pageSize === undefined ? none : paged(pageSize), ...(get ? { get: byId } : {}) },
+    sync: fullRefresh,
+  });
+}
 
 const incidentRecord: FieldMap = {
   id: notNull(t.string()),
@@ -136,16 +156,7 @@ const alertRecord: FieldMap = {
   attributes: t.array(),
 };
 
-const alerts: EntityCatalog = {
-  name: 'alerts',
-  recordKey: 'id',
-  upstream: upstream('v2/alerts', 'alerts', 'alert', 50),
-  record: alertRecord,
-  meta,
-  searchable: alertRecord,
-  actions: { list: paged(50), get: byId },
-  sync: fullRefresh,
-};
+const alerts = listed('alerts', 'v2/alerts', 'alert', alertRecord, { pageSize: 50 });
 
 const escalationRecord: FieldMap = {
   id: notNull(t.string()),
@@ -161,16 +172,7 @@ const escalationRecord: FieldMap = {
   related_alerts: t.array(),
 };
 
-const escalations: EntityCatalog = {
-  name: 'escalations',
-  recordKey: 'id',
-  upstream: upstream('v2/escalations', 'escalations', 'escalation', 50),
-  record: escalationRecord,
-  meta,
-  searchable: escalationRecord,
-  actions: { list: paged(50), get: byId },
-  sync: fullRefresh,
-};
+const escalations = listed('escalations', 'v2/escalations', 'escalation', escalationRecord, { pageSize: 50 });
 
 const userRecord: FieldMap = {
   id: notNull(t.string()),
@@ -182,16 +184,7 @@ const userRecord: FieldMap = {
   custom_roles: t.array(),
 };
 
-const users: EntityCatalog = {
-  name: 'users',
-  recordKey: 'id',
-  upstream: upstream('v2/users', 'users', 'user', 250),
-  record: userRecord,
-  meta,
-  searchable: userRecord,
-  actions: { list: paged(250), get: byId },
-  sync: fullRefresh,
-};
+const users = listed('users', 'v2/users', 'user', userRecord, { pageSize: 250 });
 
 const incidentUpdateRecord: FieldMap = {
   id: notNull(t.string()),
@@ -204,16 +197,10 @@ const incidentUpdateRecord: FieldMap = {
 };
 
 // The specification lists only list (and search) for incident_updates: no get.
-const incidentUpdates: EntityCatalog = {
-  name: 'incident_updates',
-  recordKey: 'id',
-  upstream: upstream('v2/incident_updates', 'incident_updates', 'incident_update', 250),
-  record: incidentUpdateRecord,
-  meta,
-  searchable: incidentUpdateRecord,
-  actions: { list: paged(250) },
-  sync: fullRefresh,
-};
+const incidentUpdates = listed('incident_updates', 'v2/incident_updates', 'incident_update', incidentUpdateRecord, {
+  pageSize: 250,
+  get: false,
+});
 
 const incidentRoleRecord: FieldMap = {
   id: notNull(t.string()),
@@ -228,15 +215,7 @@ const incidentRoleRecord: FieldMap = {
 };
 
 // GET /v2/incident_roles is not paginated: list takes no parameters and returns no meta.
-const incidentRoles: EntityCatalog = {
-  name: 'incident_roles',
-  recordKey: 'id',
-  upstream: upstream('v2/incident_roles', 'incident_roles', 'incident_role'),
-  record: incidentRoleRecord,
-  searchable: incidentRoleRecord,
-  actions: { list: none, get: byId },
-  sync: fullRefresh,
-};
+const incidentRoles = listed('incident_roles', 'v2/incident_roles', 'incident_role', incidentRoleRecord);
 
 const incidentStatusRecord: FieldMap = {
   id: notNull(t.string()),
@@ -250,16 +229,8 @@ const incidentStatusRecord: FieldMap = {
 
 // Searchable fields "beyond category: not shown" in the specification: all record fields, like the other entities of this
 // connector (all of them are small scalars).
-const incidentStatuses: EntityCatalog = {
-  name: 'incident_statuses',
-  recordKey: 'id',
-  // Statuses and severities still live under /v1 (https://api-docs.incident.io/tag/Incident-Statuses-V1).
-  upstream: upstream('v1/incident_statuses', 'incident_statuses', 'incident_status'),
-  record: incidentStatusRecord,
-  searchable: incidentStatusRecord,
-  actions: { list: none, get: byId },
-  sync: fullRefresh,
-};
+// Statuses and severities still live under /v1 (https://api-docs.incident.io/tag/Incident-Statuses-V1).
+const incidentStatuses = listed('incident_statuses', 'v1/incident_statuses', 'incident_status', incidentStatusRecord);
 
 // ---- Entities whose fields and parameters the specification leaves "not shown": the vendor's API. Searchable: all
 // record fields (as for every other entity of this connector). ----
@@ -271,15 +242,12 @@ const incidentTimestampRecord: FieldMap = {
   rank: t.number(),
 };
 
-const incidentTimestamps: EntityCatalog = {
-  name: 'incident_timestamps',
-  recordKey: 'id',
-  upstream: upstream('v2/incident_timestamps', 'incident_timestamps', 'incident_timestamp'),
-  record: incidentTimestampRecord,
-  searchable: incidentTimestampRecord,
-  actions: { list: none, get: byId },
-  sync: fullRefresh,
-};
+const incidentTimestamps = listed(
+  'incident_timestamps',
+  'v2/incident_timestamps',
+  'incident_timestamp',
+  incidentTimestampRecord,
+);
 
 // GET /v1/severities (not paginated), GET /v1/severities/{id}. SeverityV2.
 const severityRecord: FieldMap = {
@@ -291,15 +259,7 @@ const severityRecord: FieldMap = {
   updated_at: t.datetime(),
 };
 
-const severities: EntityCatalog = {
-  name: 'severities',
-  recordKey: 'id',
-  upstream: upstream('v1/severities', 'severities', 'severity'),
-  record: severityRecord,
-  searchable: severityRecord,
-  actions: { list: none, get: byId },
-  sync: fullRefresh,
-};
+const severities = listed('severities', 'v1/severities', 'severity', severityRecord);
 
 // GET /v2/custom_fields (not paginated), GET /v2/custom_fields/{id}. CustomFieldV2.
 const customFieldRecord: FieldMap = {
@@ -312,15 +272,7 @@ const customFieldRecord: FieldMap = {
   updated_at: t.datetime(),
 };
 
-const customFields: EntityCatalog = {
-  name: 'custom_fields',
-  recordKey: 'id',
-  upstream: upstream('v2/custom_fields', 'custom_fields', 'custom_field'),
-  record: customFieldRecord,
-  searchable: customFieldRecord,
-  actions: { list: none, get: byId },
-  sync: fullRefresh,
-};
+const customFields = listed('custom_fields', 'v2/custom_fields', 'custom_field', customFieldRecord);
 
 // GET /v2/catalog_types (not paginated), GET /v2/catalog_types/{id}. CatalogTypeV2.
 const catalogTypeRecord: FieldMap = {
@@ -343,15 +295,7 @@ const catalogTypeRecord: FieldMap = {
   schema: t.object(),
 };
 
-const catalogTypes: EntityCatalog = {
-  name: 'catalog_types',
-  recordKey: 'id',
-  upstream: upstream('v2/catalog_types', 'catalog_types', 'catalog_type'),
-  record: catalogTypeRecord,
-  searchable: catalogTypeRecord,
-  actions: { list: none, get: byId },
-  sync: fullRefresh,
-};
+const catalogTypes = listed('catalog_types', 'v2/catalog_types', 'catalog_type', catalogTypeRecord);
 
 // GET /v2/schedules (paginated: page_size + after), GET /v2/schedules/{id}. ScheduleV2.
 const scheduleRecord: FieldMap = {
@@ -367,16 +311,7 @@ const scheduleRecord: FieldMap = {
   current_shifts: t.array(),
 };
 
-const schedules: EntityCatalog = {
-  name: 'schedules',
-  recordKey: 'id',
-  upstream: upstream('v2/schedules', 'schedules', 'schedule', 250),
-  record: scheduleRecord,
-  meta,
-  searchable: scheduleRecord,
-  actions: { list: paged(250), get: byId },
-  sync: fullRefresh,
-};
+const schedules = listed('schedules', 'v2/schedules', 'schedule', scheduleRecord, { pageSize: 250 });
 
 export const incidentIoCatalog = defineCatalog({
   connectorType: 'Incident-Io',

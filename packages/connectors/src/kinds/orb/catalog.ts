@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ChangeCapture, defineCatalog, type EntityCatalog, type UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, fieldCursor, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 import { orbWebhooks } from './webhooks.ts';
@@ -11,13 +11,10 @@ import { orbWebhooks } from './webhooks.ts';
  * An edit (a customer's email, an invoice paid) does not move `created_at`, and a deleted customer simply stops
  * being listed: both are caught by the periodic full pass. Orb documents no listing delay.
  */
-const byCreation: ChangeCapture = {
-  seesEdits: false,
-  seesDeletions: false,
-  lookbackMs: 0,
-  cursor: 'field',
-  source: 'Orb API reference (list filters: created_at[gte|gt|lt|lte] only)',
-};
+const byCreation = fieldCursor(
+  { seesEdits: false, seesDeletions: false },
+  'Orb API reference (list filters: created_at[gte|gt|lt|lte] only)',
+);
 
 // Usage billing: "incident management and usage billing records declare only the identifier as non-null".
 const meta: FieldMap = { next_cursor: t.string() };

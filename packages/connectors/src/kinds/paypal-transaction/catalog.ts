@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, hours, type UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, fieldCursor, hours, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
 
@@ -115,14 +115,10 @@ const balances: EntityCatalog = {
   sync: { mode: 'full_refresh' },
   // The specification Limits: "up to three hours before balances appear". A snapshot re-read on every run: the delay is
   // recorded for completeness (there is no cursor to look back from).
-  changeCapture: {
-    seesEdits: true,
-    seesDeletions: true,
-    lookbackMs: hours(3),
-    cursor: 'field',
-    source:
-      'the specification Limits (payments balances); PayPal Transaction Search reference, GET /v1/reporting/balances',
-  },
+  changeCapture: fieldCursor(
+    { seesEdits: true, seesDeletions: true, lookbackMs: hours(3) },
+    'the specification Limits (payments balances); PayPal Transaction Search reference, GET /v1/reporting/balances',
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -316,14 +312,10 @@ const transactions: EntityCatalog = {
   // an incremental read: edits need the full pass. Transactions are never deleted (a refund or reversal is a
   // transaction of its own). "It takes a maximum of three hours for executed transactions to appear in the list
   // transactions call" (PayPal reference; the specification Limits): incremental runs re-read 3 hours behind the cursor.
-  changeCapture: {
-    seesEdits: false,
-    seesDeletions: true,
-    lookbackMs: hours(3),
-    cursor: 'field',
-    source:
-      'https://developer.paypal.com/docs/api/transaction-search/v1/search-get/ (3 h delay; filter on initiation date); the specification Limits',
-  },
+  changeCapture: fieldCursor(
+    { seesEdits: false, seesDeletions: true, lookbackMs: hours(3) },
+    'https://developer.paypal.com/docs/api/transaction-search/v1/search-get/ (3 h delay; filter on initiation date); the specification Limits',
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -373,14 +365,10 @@ const listPayments: EntityCatalog = {
   sync: { mode: 'incremental', cursorField: 'update_time' },
   // GET /v1/payments/payment filters with start_time on the creation time (PayPal Payments v1 reference): an
   // older payment updated later is outside the window, so edits need the full pass. Payments cannot be deleted.
-  changeCapture: {
-    seesEdits: false,
-    seesDeletions: true,
-    lookbackMs: 0,
-    cursor: 'field',
-    source:
-      'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); the vendor API reference',
-  },
+  changeCapture: fieldCursor(
+    { seesEdits: false, seesDeletions: true },
+    'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); the vendor API reference',
+  ),
 };
 
 const disputeRecord: FieldMap = plain({
@@ -428,13 +416,10 @@ const listDisputes: EntityCatalog = {
   sync: { mode: 'incremental', cursorField: 'update_time' },
   // A real "updated since" filter (update_time_after; the connector filters client-side beyond its 180 days).
   // Disputes are never deleted, only closed (an edit).
-  changeCapture: {
-    seesEdits: true,
-    seesDeletions: true,
-    lookbackMs: 0,
-    cursor: 'field',
-    source: 'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after',
-  },
+  changeCapture: fieldCursor(
+    { seesEdits: true, seesDeletions: true },
+    'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after',
+  ),
 };
 
 const productRecord: FieldMap = plain({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, type Paging } from '../../core/catalog.ts';
+import { defineCatalog, type EntityCatalog, fieldCursor, type Paging } from '../../core/catalog.ts';
 import { pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
 import { sentryWebhooks } from './webhooks.ts';
@@ -293,13 +293,10 @@ const issues: EntityCatalog = {
   // lastSeen is the time of the issue's latest event (https://docs.sentry.io/concepts/search/searchable-properties/
   // issues): resolving, ignoring or assigning an issue does not move it, and Sentry offers no "updated since"
   // filter on issues; deleted (or merged) issues are just no longer listed. Both need the full pass.
-  changeCapture: {
-    seesEdits: false,
-    seesDeletions: false,
-    lookbackMs: 0,
-    cursor: 'field',
-    source: 'https://docs.sentry.io/concepts/search/ (issue properties: lastSeen)',
-  },
+  changeCapture: fieldCursor(
+    { seesEdits: false, seesDeletions: false },
+    'https://docs.sentry.io/concepts/search/ (issue properties: lastSeen)',
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -373,13 +370,10 @@ const events: EntityCatalog = {
   sync: { mode: 'incremental', cursorField: 'dateCreated', parent: perProject },
   // An event is immutable once stored; it disappears when its issue is deleted or its retention ends, which no
   // incremental read sees: the full pass removes it.
-  changeCapture: {
-    seesEdits: true,
-    seesDeletions: false,
-    lookbackMs: 0,
-    cursor: 'field',
-    source: 'https://docs.sentry.io/api/events/list-a-projects-error-events/ (start/end on creation time)',
-  },
+  changeCapture: fieldCursor(
+    { seesEdits: true, seesDeletions: false },
+    'https://docs.sentry.io/api/events/list-a-projects-error-events/ (start/end on creation time)',
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import {
   defineCatalog,
   type EntityCatalog,
+  entity,
   REFRESHING_CREDENTIALS,
   type SyncSpec,
   type UpstreamSpec,
 } from '../../core/catalog.ts';
-import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
+import { noConfig, pathId, refreshingOAuthCredentials, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t, withNullability } from '../../core/field-spec.ts';
 
 /*
@@ -63,6 +64,21 @@ const perAdAccountSync: SyncSpec = {
   mode: 'full_refresh',
   parent: { entity: 'adaccounts', param: 'ad_account_id', from: 'id' },
 };
+
+/**
+ * An entity of each ad account (adaccounts/{ad_account_id}/<name>): listed per ad account, got by id, and replicated
+ * per ad account with `searchable` (every record field unless given), or not replicated when that is null.
+ */
+function ofAdAccount(name: string, record: FieldMap, searchable: FieldMap | null = record): EntityCatalog {
+  return entity({
+    name,
+    upstream: adAccountList(name),
+    record,
+    meta,
+    actions: { list: perAdAccount, get: byId },
+    ...(searchable ? { searchable, sync: perAdAccountSync } : {}),
+  });
+}
 
 const organizationRecord = plain({
   id: t.string(),
@@ -152,16 +168,11 @@ const campaignRecord = plain({
 });
 
 // GET /adaccounts/{ad_account_id}/campaigns
-const campaigns: EntityCatalog = {
-  name: 'campaigns',
-  recordKey: 'id',
-  upstream: adAccountList('campaigns'),
-  record: campaignRecord,
-  meta,
-  searchable: omit(campaignRecord, ['objective_v2_properties', 'pacing_properties_version']),
-  actions: { list: perAdAccount, get: byId },
-  sync: perAdAccountSync,
-};
+const campaigns = ofAdAccount(
+  'campaigns',
+  campaignRecord,
+  omit(campaignRecord, ['objective_v2_properties', 'pacing_properties_version']),
+);
 
 const adSquadRecord = plain({
   id: t.string(),
@@ -196,16 +207,7 @@ const adSquadRecord = plain({
 });
 
 // GET /adaccounts/{ad_account_id}/adsquads
-const adsquads: EntityCatalog = {
-  name: 'adsquads',
-  recordKey: 'id',
-  upstream: adAccountList('adsquads'),
-  record: adSquadRecord,
-  meta,
-  searchable: adSquadRecord,
-  actions: { list: perAdAccount, get: byId },
-  sync: perAdAccountSync,
-};
+const adsquads = ofAdAccount('adsquads', adSquadRecord);
 
 const adRecord = plain({
   id: t.string(),
@@ -223,16 +225,7 @@ const adRecord = plain({
 });
 
 // GET /adaccounts/{ad_account_id}/ads
-const ads: EntityCatalog = {
-  name: 'ads',
-  recordKey: 'id',
-  upstream: adAccountList('ads'),
-  record: adRecord,
-  meta,
-  searchable: adRecord,
-  actions: { list: perAdAccount, get: byId },
-  sync: perAdAccountSync,
-};
+const ads = ofAdAccount('ads', adRecord);
 
 const creativeRecord = plain({
   id: t.string(),
@@ -258,16 +251,7 @@ const creativeRecord = plain({
 });
 
 // GET /adaccounts/{ad_account_id}/creatives
-const creatives: EntityCatalog = {
-  name: 'creatives',
-  recordKey: 'id',
-  upstream: adAccountList('creatives'),
-  record: creativeRecord,
-  meta,
-  searchable: creativeRecord,
-  actions: { list: perAdAccount, get: byId },
-  sync: perAdAccountSync,
-};
+const creatives = ofAdAccount('creatives', creativeRecord);
 
 const mediaRecord = plain({
   id: t.string(),
@@ -290,16 +274,7 @@ const mediaRecord = plain({
 });
 
 // GET /adaccounts/{ad_account_id}/media
-const media: EntityCatalog = {
-  name: 'media',
-  recordKey: 'id',
-  upstream: adAccountList('media'),
-  record: mediaRecord,
-  meta,
-  searchable: mediaRecord,
-  actions: { list: perAdAccount, get: byId },
-  sync: perAdAccountSync,
-};
+const media = ofAdAccount('media', mediaRecord);
 
 /*
  * segments (GET /adaccounts/{ad_account_id}/segments): the specification gives list only; "Get and search of segments:
@@ -325,25 +300,7 @@ const segmentRecord = plain({
   visible_to: t.array(t.string()),
 });
 
-const segments: EntityCatalog = {
-  name: 'segments',
-  recordKey: 'id',
-  upstream: adAccountList('segments'),
-  record: segmentRecord,
-  meta,
-  actions: { list: perAdAccount, get: byId },
-};
-
-/**
- * OAuth 2.0 with refresh: access tokens live about an hour , so refresh_token, client_id and
- * client_secret are required; access_token, when given, is used until it expires.
- */
-const credentials = z.strictObject({
-  access_token: z.string().min(1).optional(),
-  refresh_token: z.string().min(1),
-  client_id: z.string().min(1),
-  client_secret: z.string().min(1),
-});
+const segments = ofAdAccount('segments', segmentRecord, null);
 
 export const snapchatMarketingCatalog = defineCatalog({
   connectorType: 'Snapchat-Marketing',
@@ -370,7 +327,8 @@ export const snapchatMarketingCatalog = defineCatalog({
       credentials: REFRESHING_CREDENTIALS,
     },
   },
-  credentials,
+  // OAuth 2.0 with refresh (Snap access tokens live about an hour).
+  credentials: refreshingOAuthCredentials,
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
   entities: { organizations, adaccounts, campaigns, adsquads, ads, creatives, media, segments },

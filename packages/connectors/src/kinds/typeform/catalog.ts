@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, REFRESHING_CREDENTIALS, type UpstreamSpec } from '../../core/catalog.ts';
+import {
+  defineCatalog,
+  type EntityCatalog,
+  fieldCursor,
+  REFRESHING_CREDENTIALS,
+  type UpstreamSpec,
+} from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, omit, t } from '../../core/field-spec.ts';
 import { typeformWebhooks } from './webhooks.ts';
@@ -129,13 +135,10 @@ const responses: EntityCatalog = {
   sync: { mode: 'incremental', cursorField: 'submitted_at', parent: perForm },
   // A submitted response does not change, but responses can be deleted (DELETE /forms/{form_id}/responses,
   // Typeform Responses API), which no `since` read sees: the full pass removes them.
-  changeCapture: {
-    seesEdits: true,
-    seesDeletions: false,
-    lookbackMs: 0,
-    cursor: 'field',
-    source: 'Typeform Responses API (GET since/until on submitted_at; DELETE responses)',
-  },
+  changeCapture: fieldCursor(
+    { seesEdits: true, seesDeletions: false },
+    'Typeform Responses API (GET since/until on submitted_at; DELETE responses)',
+  ),
 };
 
 const webhookRecord: FieldMap = {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import {
-  type ChangeCapture,
   defineCatalog,
   type EntityCatalog,
+  entity,
+  fieldCursor,
   REFRESHING_CREDENTIALS,
   type SyncSpec,
   type UpstreamSpec,
@@ -54,6 +55,30 @@ const numericId = z.int().min(1);
 /** Lists that Zendesk pages (phone_numbers, addresses, ...): full refresh, nothing to filter by. */
 const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 
+/**
+ * A list Zendesk pages, read whole on every run: `<path>` answers `{<name>: [...]}` and `<path>/{<singular>_id>}`
+ * the record under `<singular>` (the path is the name unless given; ids are numeric unless `id` says otherwise).
+ * Every record field is searchable unless `searchable` is given.
+ */
+function zendeskList(
+  name: string,
+  singular: string,
+  record: FieldMap,
+  options: { path?: string; id?: z.ZodType; searchable?: FieldMap } = {},
+): EntityCatalog {
+  const { path = name, id = numericId, searchable } = options;
+  const idParam = `${singular}_id`;
+  return entity({
+    name,
+    upstream: offsetList(path, name, { idParam, key: singular }),
+    record,
+    meta,
+    ...(searchable ? { searchable } : {}),
+    actions: { list: pagedParams, get: z.strictObject({ [idParam]: id }) },
+    sync: fullRefresh,
+  });
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Settings entities (the specification lists their fields)
 // ---------------------------------------------------------------------------------------------------------------
@@ -95,17 +120,10 @@ const phoneNumberRecord: FieldMap = {
   group_ids: t.array(),
 };
 
-const phoneNumbers: EntityCatalog = {
-  name: 'phone_numbers',
-  recordKey: 'id',
-  upstream: offsetList('phone_numbers', 'phone_numbers', { idParam: 'phone_number_id', key: 'phone_number' }),
-  record: phoneNumberRecord,
-  meta,
-  // The specification: "Searchable: all except brand_id".
+// The specification: "Searchable: all except brand_id".
+const phoneNumbers = zendeskList('phone_numbers', 'phone_number', phoneNumberRecord, {
   searchable: omit(phoneNumberRecord, ['brand_id']),
-  actions: { list: pagedParams, get: z.strictObject({ phone_number_id: numericId }) },
-  sync: fullRefresh,
-};
+});
 
 const addressRecord: FieldMap = {
   id: t.integer(),
@@ -119,16 +137,7 @@ const addressRecord: FieldMap = {
   zip: t.string(),
 };
 
-const addresses: EntityCatalog = {
-  name: 'addresses',
-  recordKey: 'id',
-  upstream: offsetList('addresses', 'addresses', { idParam: 'address_id', key: 'address' }),
-  record: addressRecord,
-  meta,
-  searchable: addressRecord,
-  actions: { list: pagedParams, get: z.strictObject({ address_id: numericId }) },
-  sync: fullRefresh,
-};
+const addresses = zendeskList('addresses', 'address', addressRecord);
 
 const greetingRecord: FieldMap = {
   id: t.string(),
@@ -146,33 +155,12 @@ const greetingRecord: FieldMap = {
   phone_number_ids: t.array(),
 };
 
-const greetings: EntityCatalog = {
-  name: 'greetings',
-  recordKey: 'id',
-  upstream: offsetList('greetings', 'greetings', { idParam: 'greeting_id', key: 'greeting' }),
-  record: greetingRecord,
-  meta,
-  searchable: greetingRecord,
-  // The specification: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
-  actions: { list: pagedParams, get: z.strictObject({ greeting_id: pathId }) },
-  sync: fullRefresh,
-};
+// The specification: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
+const greetings = zendeskList('greetings', 'greeting', greetingRecord, { id: pathId });
 
 const greetingCategoryRecord: FieldMap = { id: t.integer(), name: t.string() };
 
-const greetingCategories: EntityCatalog = {
-  name: 'greeting_categories',
-  recordKey: 'id',
-  upstream: offsetList('greeting_categories', 'greeting_categories', {
-    idParam: 'greeting_category_id',
-    key: 'greeting_category',
-  }),
-  record: greetingCategoryRecord,
-  meta,
-  searchable: greetingCategoryRecord,
-  actions: { list: pagedParams, get: z.strictObject({ greeting_category_id: numericId }) },
-  sync: fullRefresh,
-};
+const greetingCategories = zendeskList('greeting_categories', 'greeting_category', greetingCategoryRecord);
 
 const ivrRecord: FieldMap = {
   id: t.integer(),
@@ -182,17 +170,8 @@ const ivrRecord: FieldMap = {
   menus: t.array(),
 };
 
-const ivrs: EntityCatalog = {
-  name: 'ivrs',
-  recordKey: 'id',
-  // The IVR resource is singular in the path: GET /api/v2/channels/voice/ivr → {ivrs: [...]}.
-  upstream: offsetList('ivr', 'ivrs', { idParam: 'ivr_id', key: 'ivr' }),
-  record: ivrRecord,
-  meta,
-  searchable: ivrRecord,
-  actions: { list: pagedParams, get: z.strictObject({ ivr_id: numericId }) },
-  sync: fullRefresh,
-};
+// The IVR resource is singular in the path: GET /api/v2/channels/voice/ivr → {ivrs: [...]}.
+const ivrs = zendeskList('ivrs', 'ivr', ivrRecord, { path: 'ivr' });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Statistics (current day)
@@ -354,13 +333,10 @@ const byUpdatedAt: SyncSpec = { mode: 'incremental', cursorField: 'updated_at' }
  * Zendesk Talk API "Incremental Exports"): an edited call or leg comes back. The Talk API has no endpoint that
  * deletes a call or a leg, so there are no deletions to miss.
  */
-const updatedSince: ChangeCapture = {
-  seesEdits: true,
-  seesDeletions: true,
-  lookbackMs: 0,
-  cursor: 'field',
-  source: 'Zendesk Talk API, Incremental Exports (start_time on updated_at)',
-};
+const updatedSince = fieldCursor(
+  { seesEdits: true, seesDeletions: true },
+  'Zendesk Talk API, Incremental Exports (start_time on updated_at)',
+);
 
 /**
  * Zendesk Talk incremental exports (https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/)
