@@ -1,3 +1,4 @@
+import type { AuditEntry as Entry, AuditPage as Page } from '@conduit/client';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiProcess } from '../harness/api-process.ts';
@@ -6,28 +7,6 @@ import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom, startOrbSimulatorPlatform } from '../harness/orb-connector.ts';
 import { eventually, type TestPlatform } from '../harness/platform.ts';
 import type { OrbSimulator } from '../simulators/orb/simulator.ts';
-
-interface Entry {
-  id: string;
-  at: string;
-  client_id: string | null;
-  connector_id: string | null;
-  source: string;
-  action: string;
-  entity: string | null;
-  params: Record<string, unknown> | null;
-  idempotency_key: string | null;
-  status: number | null;
-  error_code: string | null;
-  upstream_status: number | null;
-  latency_ms: number | null;
-  request_id: string | null;
-}
-
-interface Page {
-  data: Entry[];
-  meta: { cursor: string | null; has_more: boolean };
-}
 
 async function auditPage(platform: TestPlatform, query = ''): Promise<Page> {
   const response = await platform.call('GET', `/api/v1/audit${query}`);
