@@ -149,7 +149,7 @@ function readHit(answer: Buffer, start: number, hit: Hit, fields: CopiedFields |
         hit.record = { start: recordStart, end: valueEnd(answer, recordStart) };
         return hit.record.end;
       }
-      // Every plain key is shown (see `shows`): a record with nothing but plain keys is copied whole, read in one loop.
+      // Every plain key is shown (see `shows`): a record with nothing but plain keys is copied whole, found in one loop.
       const plainEnd = fields.sortOnly ? -1 : plainKeysObjectEnd(answer, recordStart);
       if (plainEnd >= 0) {
         hit.record = { start: recordStart, end: plainEnd };
