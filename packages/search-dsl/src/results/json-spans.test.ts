@@ -5,6 +5,7 @@ import {
   keyEquals,
   keyText,
   parseSpan,
+  plainKeysObjectEnd,
   skipWhitespace,
   valueEnd,
   walkArray,
@@ -39,9 +40,9 @@ function elements(bytes: Buffer, start: number): JsonSpan[] {
   return found;
 }
 
-// Strings with quotes, backslashes (runs of them before a quote), control characters and non-ASCII text.
+// Strings with quotes, backslashes (runs of them before a quote), dots, control characters and non-ASCII text.
 const text = fc.oneof(
-  fc.string({ unit: fc.constantFrom('"', '\\', 'a', '\n', '\u0001', 'é', '€', '😀', '}', ']', ',', ':') }),
+  fc.string({ unit: fc.constantFrom('"', '\\', '.', 'a', '\n', '\u0001', 'é', '€', '😀', '}', ']', ',', ':') }),
   fc.string({ unit: 'grapheme' }),
 );
 const json = fc.letrec((tie) => ({
@@ -83,6 +84,25 @@ describe('json spans', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('ends an object in one loop when every key is plain, and says -1 when a key is empty or has a dot or an escape', () => {
+    fc.assert(
+      fc.property(fc.dictionary(text, json, { maxKeys: 5 }), (generated) => {
+        const value = JSON.parse(JSON.stringify(generated)) as Record<string, unknown>;
+        // Only the object's own keys count: a nested key with a dot is part of a value.
+        const plain = Object.keys(value).every((key) => key !== '' && !/[.\\]/.test(JSON.stringify(key)));
+        for (const layout of layouts(value)) {
+          const bytes = Buffer.from(`${layout},`);
+          expect(plainKeysObjectEnd(bytes, 0)).toBe(plain ? bytes.length - 1 : -1);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(plainKeysObjectEnd(Buffer.from('{"a":{"b.c":1},"d":"e.f"}'), 0)).toBe(25);
+    expect(plainKeysObjectEnd(Buffer.from('{"a":1,"b.c":2}'), 0)).toBe(-1);
+    expect(plainKeysObjectEnd(Buffer.from('{"\\u0069d":1}'), 0)).toBe(-1);
+    expect(plainKeysObjectEnd(Buffer.from('{"a":1,"":2}'), 0)).toBe(-1);
   });
 
   it('compares a key as written with a name, without reading it', () => {

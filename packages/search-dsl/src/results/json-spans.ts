@@ -25,6 +25,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const DOT = 0x2e;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
@@ -73,6 +74,32 @@ export function walkArray(bytes: Buffer, start: number, element: (valueStart: nu
   for (;;) {
     i = skipWhitespace(bytes, element(i));
     if (bytes[i] === CLOSE_ARRAY) return i + 1;
+    if (bytes[i] !== COMMA) throw malformed(bytes, i);
+    i = skipWhitespace(bytes, i + 1);
+  }
+}
+
+/**
+ * The end of the object starting at `start` when every one of its keys is plain (not empty, no `.`, no escape), or
+ * -1 when one is not. One loop without a callback per member: a record of a search page is mostly copied whole, and
+ * walking it member by member (walkObject) made searchPageJson 1.3x slower on a page of 100 Orb invoices (63 KB).
+ */
+export function plainKeysObjectEnd(bytes: Buffer, start: number): number {
+  if (bytes[start] !== OPEN_OBJECT) throw malformed(bytes, start);
+  let i = skipWhitespace(bytes, start + 1);
+  if (bytes[i] === CLOSE_OBJECT) return i + 1;
+  for (;;) {
+    if (bytes[i] !== QUOTE) throw malformed(bytes, i);
+    // The empty key is not plain either: no field has that name.
+    if (bytes[i + 1] === QUOTE) return -1;
+    for (let c = bytes[++i]; c !== QUOTE; c = bytes[++i]) {
+      if (c === DOT || c === BACKSLASH) return -1;
+      if (c === undefined) throw malformed(bytes, start);
+    }
+    const colon = skipWhitespace(bytes, i + 1);
+    if (bytes[colon] !== COLON) throw malformed(bytes, colon);
+    i = skipWhitespace(bytes, valueEnd(bytes, skipWhitespace(bytes, colon + 1)));
+    if (bytes[i] === CLOSE_OBJECT) return i + 1;
     if (bytes[i] !== COMMA) throw malformed(bytes, i);
     i = skipWhitespace(bytes, i + 1);
   }

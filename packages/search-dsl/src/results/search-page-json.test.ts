@@ -66,6 +66,20 @@ describe('searchPageJson', () => {
     expect(written.data).toEqual([{ id: 'a', name: 'Ann' }]);
   });
 
+  it('copies a record of plain keys whole, and drops what no field names (an empty key) from one that is not', () => {
+    const records = [
+      { id: 'a', name: 'Ann', count: 1 },
+      { id: 'b', '': 'nameless', name: 'Bo' },
+    ];
+    const answer = { hits: { hits: records.map((record) => hit(record, [record.id])) } };
+    const { written, expected } = bothWays(answer, { query: {}, limit: 5 });
+    expect(written).toEqual(expected);
+    expect(written.data).toEqual([
+      { id: 'a', name: 'Ann', count: 1 },
+      { id: 'b', name: 'Bo' },
+    ]);
+  });
+
   it('reads keys written with escapes', () => {
     const answer = Buffer.from(
       '{"hits":{"hits":[{"_source":{"_record":{"\\u0069d":"a","na\\"me":1,"name":"\\"q\\\\"}},"sort":["a"]}]}}',

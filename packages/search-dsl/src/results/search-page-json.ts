@@ -4,6 +4,7 @@ import {
   keyEquals,
   keyText,
   parseSpan,
+  plainKeysObjectEnd,
   skipWhitespace,
   valueEnd,
   walkArray,
@@ -147,6 +148,12 @@ function readHit(answer: Buffer, start: number, hit: Hit, fields: CopiedFields |
       if (!fields) {
         hit.record = { start: recordStart, end: valueEnd(answer, recordStart) };
         return hit.record.end;
+      }
+      // Every plain key is shown (see `shows`): a record with nothing but plain keys is copied whole, found in one loop.
+      const plainEnd = fields.sortOnly ? -1 : plainKeysObjectEnd(answer, recordStart);
+      if (plainEnd >= 0) {
+        hit.record = { start: recordStart, end: plainEnd };
+        return plainEnd;
       }
       const members: number[] = [];
       let dropped = false;
