@@ -1,23 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type JsonSpan,
-  keyEquals,
-  keyText,
-  parseSpan,
-  plainKeysObjectEnd,
-  skipWhitespace,
-  valueEnd,
-  walkArray,
-  walkObject,
-} from './json-spans.ts';
+import * as spans from './json-spans.ts';
 
-/** An object's members, each key with its value's span, read with walkObject. */
-function members(bytes: Buffer, start: number): { key: string; span: JsonSpan }[] {
-  const found: { key: string; span: JsonSpan }[] = [];
-  walkObject(bytes, start, (keyStart, keyEnd, valueStart) => {
-    const end = valueEnd(bytes, valueStart);
-    found.push({ key: keyText(bytes, keyStart, keyEnd), span: { start: valueStart, end } });
+/** An object's members, each key with its value's span, read with spans.walkObject. */
+function members(bytes: Buffer, start: number): { key: string; span: spans.JsonSpan }[] {
+  const found: { key: string; span: spans.JsonSpan }[] = [];
+  spans.walkObject(bytes, start, (keyStart, keyEnd, valueStart) => {
+    const end = spans.valueEnd(bytes, valueStart);
+    found.push({ key: spans.keyText(bytes, keyStart, keyEnd), span: { start: valueStart, end } });
     return end;
   });
   return found;
@@ -25,15 +15,15 @@ function members(bytes: Buffer, start: number): { key: string; span: JsonSpan }[
 
 function walkAll(bytes: Buffer, start: number): number {
   if (bytes[start] === 0x7b)
-    return walkObject(bytes, start, (_keyStart, _keyEnd, valueStart) => walkAll(bytes, valueStart));
-  if (bytes[start] === 0x5b) return walkArray(bytes, start, (valueStart) => walkAll(bytes, valueStart));
-  return valueEnd(bytes, start);
+    return spans.walkObject(bytes, start, (_keyStart, _keyEnd, valueStart) => walkAll(bytes, valueStart));
+  if (bytes[start] === 0x5b) return spans.walkArray(bytes, start, (valueStart) => walkAll(bytes, valueStart));
+  return spans.valueEnd(bytes, start);
 }
 
-function elements(bytes: Buffer, start: number): JsonSpan[] {
-  const found: JsonSpan[] = [];
-  walkArray(bytes, start, (valueStart) => {
-    const end = valueEnd(bytes, valueStart);
+function elements(bytes: Buffer, start: number): spans.JsonSpan[] {
+  const found: spans.JsonSpan[] = [];
+  spans.walkArray(bytes, start, (valueStart) => {
+    const end = spans.valueEnd(bytes, valueStart);
     found.push({ start: valueStart, end });
     return end;
   });
@@ -68,15 +58,17 @@ describe('json spans', () => {
         const value = JSON.parse(JSON.stringify(generated)) as unknown;
         for (const layout of layouts(value)) {
           const bytes = Buffer.from(` ${layout}`);
-          const start = skipWhitespace(bytes, 0);
-          expect(valueEnd(bytes, start)).toBe(bytes.length);
-          expect(parseSpan(bytes, { start, end: bytes.length })).toEqual(value);
+          const start = spans.skipWhitespace(bytes, 0);
+          expect(spans.valueEnd(bytes, start)).toBe(bytes.length);
+          expect(spans.parseSpan(bytes, { start, end: bytes.length })).toEqual(value);
           if (Array.isArray(value)) {
-            expect(elements(bytes, start).map((span) => parseSpan(bytes, span))).toEqual(value);
+            expect(elements(bytes, start).map((span) => spans.parseSpan(bytes, span))).toEqual(value);
           } else if (value !== null && typeof value === 'object') {
             const found = members(bytes, start);
             expect(found.map((member) => member.key)).toEqual(Object.keys(value));
-            expect(Object.fromEntries(found.map(({ key, span }) => [key, parseSpan(bytes, span)]))).toEqual(value);
+            expect(Object.fromEntries(found.map(({ key, span }) => [key, spans.parseSpan(bytes, span)]))).toEqual(
+              value,
+            );
           }
           // Walking into every object and array instead of skipping it ends at the same byte.
           expect(walkAll(bytes, start)).toBe(bytes.length);
@@ -94,23 +86,23 @@ describe('json spans', () => {
         const plain = Object.keys(value).every((key) => key !== '' && !/[.\\]/.test(JSON.stringify(key)));
         for (const layout of layouts(value)) {
           const bytes = Buffer.from(`${layout},`);
-          expect(plainKeysObjectEnd(bytes, 0)).toBe(plain ? bytes.length - 1 : -1);
+          expect(spans.plainKeysObjectEnd(bytes, 0)).toBe(plain ? bytes.length - 1 : -1);
         }
       }),
       { numRuns: 500 },
     );
-    expect(plainKeysObjectEnd(Buffer.from('{"a":{"b.c":1},"d":"e.f"}'), 0)).toBe(25);
-    expect(plainKeysObjectEnd(Buffer.from('{"a":1,"b.c":2}'), 0)).toBe(-1);
-    expect(plainKeysObjectEnd(Buffer.from('{"\\u0069d":1}'), 0)).toBe(-1);
-    expect(plainKeysObjectEnd(Buffer.from('{"a":1,"":2}'), 0)).toBe(-1);
+    expect(spans.plainKeysObjectEnd(Buffer.from('{"a":{"b.c":1},"d":"e.f"}'), 0)).toBe(25);
+    expect(spans.plainKeysObjectEnd(Buffer.from('{"a":1,"b.c":2}'), 0)).toBe(-1);
+    expect(spans.plainKeysObjectEnd(Buffer.from('{"\\u0069d":1}'), 0)).toBe(-1);
+    expect(spans.plainKeysObjectEnd(Buffer.from('{"a":1,"":2}'), 0)).toBe(-1);
   });
 
   it('compares a key as written with a name, without reading it', () => {
     const bytes = Buffer.from('{"hits":1,"hit":2,"h\\u0069ts":3}');
     const matches: boolean[] = [];
-    walkObject(bytes, 0, (keyStart, keyEnd, valueStart) => {
-      matches.push(keyEquals(bytes, keyStart, keyEnd, 'hits'));
-      return valueEnd(bytes, valueStart);
+    spans.walkObject(bytes, 0, (keyStart, keyEnd, valueStart) => {
+      matches.push(spans.keyEquals(bytes, keyStart, keyEnd, 'hits'));
+      return spans.valueEnd(bytes, valueStart);
     });
     expect(matches).toEqual([true, false, false]);
   });
@@ -119,10 +111,10 @@ describe('json spans', () => {
     for (const broken of ['{"a":1', '{"a" 1}', '{"a":1 "b":2}', '["a"', '"open', '{a:1}', '[1 2]', '{"a":}']) {
       const bytes = Buffer.from(broken);
       expect(() => {
-        const start = skipWhitespace(bytes, 0);
+        const start = spans.skipWhitespace(bytes, 0);
         if (bytes[start] === 0x7b) members(bytes, start);
         else if (bytes[start] === 0x5b) elements(bytes, start);
-        else valueEnd(bytes, start);
+        else spans.valueEnd(bytes, start);
       }, broken).toThrow(/malformed JSON/);
     }
   });
