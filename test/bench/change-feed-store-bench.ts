@@ -58,7 +58,12 @@ try {
         balance: '12.50',
         metadata: { region: 'eu' },
       };
-      return { key, version: Date.now(), contentHash: randomBytes(16).toString('base64url'), record };
+      return {
+        key,
+        version: Date.now(),
+        contentHash: randomBytes(16).toString('base64url'),
+        recordJson: JSON.stringify(record),
+      };
     });
     const at = performance.now();
     await feed.append(connectorId, entity, 'full_pass', changes);

@@ -20,18 +20,20 @@ export class ChangeFeedSink implements ChangeSink {
       target.connectorId,
       target.entity,
       target.source,
-      writes.map((write) =>
-        write.kind === 'upsert'
-          ? { key: write.key, version: write.version, contentHash: contentHash(write.record), record: write.record }
-          : { key: write.key, version: write.version, contentHash: null, record: null },
-      ),
+      writes.map((write) => {
+        if (write.kind !== 'upsert')
+          return { key: write.key, version: write.version, contentHash: null, recordJson: null };
+        // Serialized once: the text that is hashed is the text the feed keeps (keys in order, like any JSON object).
+        const recordJson = canonicalJson(write.record);
+        return { key: write.key, version: write.version, contentHash: hashOf(recordJson), recordJson };
+      }),
     );
   }
 }
 
 /** SHA-256 of the record's JSON with object keys in order: the same content hashes the same however it was keyed. */
-export function contentHash(record: unknown): string {
-  return createHash('sha256').update(canonicalJson(record)).digest('base64url');
+function hashOf(json: string): string {
+  return createHash('sha256').update(json).digest('base64url');
 }
 
 function canonicalJson(value: unknown): string {
