@@ -8,7 +8,8 @@
  *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
  *   BENCH_AB='SYNC_WRITE_GROUPS_IN_FLIGHT=1|SYNC_WRITE_GROUPS_IN_FLIGHT=2'  an A/B instead: at N only, each
  *       variant's worker environment (`|` between variants, spaces between NAME=value) synced in the order A B B A,
- *       back to back in this one run, then the raw side; prints each variant's rate, B/A and the load average
+ *       back to back in this one run, then the raw side; prints each variant's rate, B/A and the load average.
+ *       NODE_FLAGS=--a,--b in a variant: node flags for its worker after the product's (the later flag wins)
  *
  * Sync time runs from the connector's creation (which enqueues its first sync) to `customers` being `ready`.
  * Raw = the fastest bulk indexing of the same searchDocument() output this machine's OpenSearch takes (raw-bulk.ts:
@@ -181,6 +182,7 @@ async function syncOnce(
   variantEnv: Record<string, string>,
 ): Promise<{ result: SyncResult; connectorId: string }> {
   let worker: ChildProcess | null = null;
+  const { NODE_FLAGS: nodeFlags, ...workerEnv } = variantEnv;
   try {
     const output: string[] = [];
     const env: NodeJS.ProcessEnv = {
@@ -189,13 +191,17 @@ async function syncOnce(
       CONNECTOR_BASE_URL_ORB: upstream.url,
       ...workerUpstreamEnv(),
       LOG_LEVEL: 'info',
-      ...variantEnv,
+      ...workerEnv,
     };
     const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
-    const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...profile, WORKER_MAIN], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...WORKER_NODE_FLAGS, ...(nodeFlags?.split(',') ?? []), ...profile, WORKER_MAIN],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     worker = child;
     // Whole lines (a chunk may end inside one).
     const keep = (line: string) => {

@@ -11,7 +11,6 @@ import * as idempotencyKeys from './migrations/0015-idempotency-keys.ts';
 import * as auditLog from './migrations/0016-audit-log.ts';
 import * as auditOutcomes from './migrations/0020-audit-outcomes.ts';
 import * as pendingDeliveries from './migrations/0021-pending-deliveries.ts';
-import * as changeEventJson from './migrations/0022-change-event-json.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -27,7 +26,6 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-audit-log': auditLog,
   '0020-audit-outcomes': auditOutcomes,
   '0021-pending-deliveries': pendingDeliveries,
-  '0022-change-event-json': changeEventJson,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

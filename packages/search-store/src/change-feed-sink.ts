@@ -23,7 +23,7 @@ export class ChangeFeedSink implements ChangeSink {
       writes.map((write) => {
         if (write.kind !== 'upsert')
           return { key: write.key, version: write.version, contentHash: null, recordJson: null };
-        // Serialized once: the text that is hashed is the text the feed keeps (keys in order, like any JSON object).
+        // Serialized once: the hashed text is what the feed is sent (keys in order; jsonb reorders them anyway).
         const recordJson = canonicalJson(write.record);
         return { key: write.key, version: write.version, contentHash: hashOf(recordJson), recordJson };
       }),

@@ -10,7 +10,7 @@ export interface AppliedRecordChange {
   readonly version: number;
   /** Hash of the record's content; null for a removal. */
   readonly contentHash: string | null;
-  /** The record as read, as JSON text (stored as given: the caller serializes it once); null for a removal. */
+  /** The record as read, as JSON text (the caller serializes it once, for its hash and here); null for a removal. */
   readonly recordJson: string | null;
 }
 
@@ -131,19 +131,14 @@ export class ChangeFeedRepository {
         }
         if (events.length === 0) return 0;
         const first = Number(head.last_seq) + 1;
-        // The events travel as one JSON array whose records are the callers' JSON text, spliced in as is: no
-        // per-record escaping into an array literal here, and the json column stores that text without
-        // converting it (docs/changes.md).
-        const eventRows = events.map(
-          ({ type, change }, i) =>
-            `{"seq":${first + i},"type":"${type}","key":${JSON.stringify(change.key)},"record":${change.recordJson ?? 'null'}}`,
-        );
         await sql`
           insert into change_events (connector_id, seq, type, entity, key, record, source)
-          select ${connectorId}::text, e.seq, e.type, ${entity}::text, e.key, e.record, ${source}::text
-          from json_to_recordset(${`[${eventRows.join(',')}]`}::json) as e(seq bigint, type text, key text, record json)`.execute(
-          trx,
-        );
+          select ${connectorId}::text, ${first}::bigint + e.ord - 1, e.type, ${entity}::text, e.key, e.record::jsonb, ${source}::text
+          from unnest(
+            ${events.map(({ type }) => type)}::text[],
+            ${events.map(({ change }) => change.key)}::text[],
+            ${events.map(({ change }) => change.recordJson)}::text[]
+          ) with ordinality as e(type, key, record, ord)`.execute(trx);
         await trx
           .updateTable('change_feed_heads')
           .set({ last_seq: first + events.length - 1 })
