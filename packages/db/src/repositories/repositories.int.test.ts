@@ -157,7 +157,7 @@ describe('ChangeFeedRepository', () => {
     expect(await feed.head(id)).toEqual({ lastSeq: 5, purgedThrough: 0 });
   });
 
-  it("keeps each event's record and key exactly as sent, whatever characters they hold", async () => {
+  it("gives back each event's key and record content whatever characters they hold", async () => {
     const feed = new ChangeFeedRepository(db);
     const { id } = await newConnector();
     const record = {
