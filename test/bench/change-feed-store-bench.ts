@@ -1,17 +1,23 @@
 /**
- * Where the change feed lives, measured (docs/changes.md): appends of N events through ChangeFeedRepository in
- * batches of 1,000 (one sync write group each) into a fresh Postgres database, then reads of the whole feed in pages
+ * Where the change feed lives, measured (docs/changes.md): appends of N events (Orb customers as the simulator
+ * makes them) through the sync's path (ChangeFeedSink: content hash, then ChangeFeedRepository) in batches of 1,000
+ * (one sync write group each) into a fresh Postgres database, with the CPU they cost this process and the
+ * database's backends per 1,000 events, then reads of the whole feed in pages
  * of 1,000, reads filtered by entity, and the retention delete of everything.
  *
  *   node test/bench/change-feed-store-bench.ts            # BENCH_EVENTS=1000000 by default
  *   BENCH_EVENTS=100000 node test/bench/change-feed-store-bench.ts
  */
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { readEnv } from '@conduit/config';
 import { createLogger } from '@conduit/observability';
 import { connectPlatformServices } from '@conduit/platform';
+import { ChangeFeedSink } from '@conduit/search-store';
 import pg from 'pg';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
+import { generateOrbData } from '../simulators/orb/data.ts';
+import { benchProcessGroups, cpuByGroup, cpuSnapshot } from './process-cpu.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = 1000;
@@ -45,26 +51,34 @@ try {
   });
   const feed = services.changeFeed;
 
+  const customers = generateOrbData({
+    customers: EVENTS,
+    subscriptionsPerCustomer: 0,
+    plans: 1,
+    from: '2023-01-01T00:00:00Z',
+  }).customers;
+  const sink = new ChangeFeedSink(feed);
+  const cpuBefore = cpuSnapshot();
   let started = performance.now();
   const appendMs: number[] = [];
   for (let from = 0; from < EVENTS; from += BATCH) {
     const entity = ENTITIES[(from / BATCH) % ENTITIES.length]!;
-    const changes = Array.from({ length: Math.min(BATCH, EVENTS - from) }, (_, i) => {
-      const key = `rec_${from + i}`;
-      const record = {
-        id: key,
-        email: `${key}@example.com`,
-        name: `Record ${from + i}`,
-        balance: '12.50',
-        metadata: { region: 'eu' },
-      };
-      return { key, version: Date.now(), contentHash: randomBytes(16).toString('base64url'), record };
-    });
+    const writes = customers.slice(from, from + BATCH).map((record) => ({
+      kind: 'upsert' as const,
+      key: String(record.id),
+      version: Date.now(),
+      record: record as Record<string, unknown>,
+    }));
     const at = performance.now();
-    await feed.append(connectorId, entity, 'full_pass', changes);
+    await sink.applied({ connectorId, entity, source: 'full_pass' }, writes);
     appendMs.push(performance.now() - at);
   }
   const appendSeconds = (performance.now() - started) / 1000;
+  const appendCpu = cpuByGroup(
+    cpuBefore,
+    cpuSnapshot(),
+    benchProcessGroups({ database: new URL(url).pathname.slice(1) }),
+  );
 
   started = performance.now();
   let read = 0;
@@ -103,6 +117,14 @@ try {
   console.log(`events: ${EVENTS} (${size.n} stored, ${(total / 1e6).toFixed(0)} MB with indexes)`);
   console.log(
     `append: ${Math.round(EVENTS / appendSeconds)} events/s; per batch of ${BATCH}: p50 ${p(appendMs, 0.5)} ms, p95 ${p(appendMs, 0.95)} ms`,
+  );
+  const perThousand = (group: string) => (((appendCpu.get(group) ?? 0) / EVENTS) * 1000).toFixed(3);
+  console.log(
+    `append CPU s per 1,000 events: this process ${perThousand('bench+API')}, the database's backends ` +
+      `${perThousand('postgres (run db)')}, WAL writer and checkpointer ${perThousand('postgres (wal, checkpoint)')} ` +
+      `(load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
   );
   console.log(
     `read all in pages of ${BATCH}: ${Math.round(read / readSeconds)} events/s; per page p50 ${p(pageMs, 0.5)} ms, p95 ${p(pageMs, 0.95)} ms`,

@@ -12,7 +12,7 @@
 import { loadavg } from 'node:os';
 import type { EntityCatalog } from '@conduit/connectors';
 import { IndexStore, searchDocument } from '@conduit/search-store';
-import { machineBusySeconds } from '../harness/api-process.ts';
+import { benchProcessGroups, cpuByGroup, cpuSnapshot } from './process-cpu.ts';
 
 export interface RawSetting {
   /** Bytes of a bulk request body before the helper sends it. */
@@ -27,6 +27,8 @@ export interface RawTrial extends RawSetting {
   readonly rate: number;
   /** Busy CPU seconds of the whole machine (engine, this process, anything else) over the trial. */
   readonly machineCpuSeconds: number;
+  /** The same, per process group (process-cpu.ts: this process, the engine, the database...). */
+  readonly cpuByProcess: ReadonlyMap<string, number>;
 }
 
 export interface RawResult {
@@ -90,7 +92,7 @@ async function rawTrial(
   const alias = await store.ensureIndex('Orb', entity);
   try {
     const started = performance.now();
-    const busyBefore = machineBusySeconds();
+    const cpuBefore = cpuSnapshot();
     const failed: unknown[] = [];
     await client.helpers.bulk({
       datasource: documents(entity, connectorId, records),
@@ -101,11 +103,20 @@ async function rawTrial(
     });
     await client.indices.refresh({ index: alias });
     const seconds = (performance.now() - started) / 1000;
-    const machineCpuSeconds = machineBusySeconds() - busyBefore;
+    const cpuAfter = cpuSnapshot();
+    const machineCpuSeconds = cpuAfter.machineSeconds - cpuBefore.machineSeconds;
+    const cpuByProcess = cpuByGroup(cpuBefore, cpuAfter, benchProcessGroups({}));
     if (failed.length > 0) throw new Error(`raw bulk indexing dropped ${failed.length}: ${JSON.stringify(failed[0])}`);
     const count = await store.count('Orb', entity.name, connectorId);
     if (count !== records.length) throw new Error(`raw index holds ${count} of ${records.length} documents`);
-    return { ...setting, documents: records.length, seconds, rate: records.length / seconds, machineCpuSeconds };
+    return {
+      ...setting,
+      documents: records.length,
+      seconds,
+      rate: records.length / seconds,
+      machineCpuSeconds,
+      cpuByProcess,
+    };
   } finally {
     await client.indices.delete({ index: `${alias}__*` }, { ignore: [404] });
   }

@@ -8,7 +8,8 @@
  *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
  *   BENCH_AB='SYNC_WRITE_GROUPS_IN_FLIGHT=1|SYNC_WRITE_GROUPS_IN_FLIGHT=2'  an A/B instead: at N only, each
  *       variant's worker environment (`|` between variants, spaces between NAME=value) synced in the order A B B A,
- *       back to back in this one run, then the raw side; prints each variant's rate, B/A and the load average
+ *       back to back in this one run, then the raw side; prints each variant's rate, B/A and the load average.
+ *       NODE_FLAGS=--a,--b in a variant: node flags for its worker after the product's (the later flag wins)
  *
  * Sync time runs from the connector's creation (which enqueues its first sync) to `customers` being `ready`.
  * Raw = the fastest bulk indexing of the same searchDocument() output this machine's OpenSearch takes (raw-bulk.ts:
@@ -28,12 +29,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
-import { machineBusySeconds } from '../harness/api-process.ts';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import { newestFirst, type UpstreamStats } from './orb-upstream.ts';
 import { spawnOrbUpstream } from './orb-upstream-process.ts';
+import { benchProcessGroups, cpuByGroup, cpuPerThousandTable, cpuSnapshot } from './process-cpu.ts';
 import { fastestRawBulk, type RawResult } from './raw-bulk.ts';
 import { fixed, table, verdict } from './stats.ts';
 import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
@@ -66,6 +67,8 @@ interface SyncResult {
   upstreamCpuMsPerPage: number;
   /** Busy CPU seconds of the whole machine over the sync (worker, upstream, engine, Postgres, Redis). */
   machineCpuSeconds: number;
+  /** The same per process group (process-cpu.ts). */
+  cpuByProcess: ReadonlyMap<string, number>;
   load: string;
 }
 
@@ -120,6 +123,14 @@ if (AB) {
     console.log(
       `\nraw: ${Math.round(raw.best.rate)} rec/s (flushBytes ${raw.best.flushBytes}, concurrency ${raw.best.concurrency})`,
     );
+    printCpuByProcess([
+      ...measured.map(({ variant, result }, i) => ({
+        label: `${label(variant)} (run ${i + 1})`,
+        records: setup.n,
+        cpu: result.cpuByProcess,
+      })),
+      { label: 'raw', records: raw.best.documents, cpu: raw.best.cpuByProcess },
+    ]);
     for (let i = 1; i < AB.length; i++)
       console.log(`${label(i)}/A = ${fixed(rateOf(i) / rateOf(0))} (mean rates; load at the end ${loadAverage()})`);
   });
@@ -171,6 +182,7 @@ async function syncOnce(
   variantEnv: Record<string, string>,
 ): Promise<{ result: SyncResult; connectorId: string }> {
   let worker: ChildProcess | null = null;
+  const { NODE_FLAGS: nodeFlags, ...workerEnv } = variantEnv;
   try {
     const output: string[] = [];
     const env: NodeJS.ProcessEnv = {
@@ -179,13 +191,17 @@ async function syncOnce(
       CONNECTOR_BASE_URL_ORB: upstream.url,
       ...workerUpstreamEnv(),
       LOG_LEVEL: 'info',
-      ...variantEnv,
+      ...workerEnv,
     };
     const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
-    const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...profile, WORKER_MAIN], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...WORKER_NODE_FLAGS, ...(nodeFlags?.split(',') ?? []), ...profile, WORKER_MAIN],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     worker = child;
     // Whole lines (a chunk may end inside one).
     const keep = (line: string) => {
@@ -204,8 +220,7 @@ async function syncOnce(
     const rssSamples: [number, number][] = [];
     let lastSample = 0;
     const upstreamBefore = await upstreamStats(upstream.url);
-    const workerCpuBefore = cpuSeconds(pid);
-    const busyBefore = machineBusySeconds();
+    const cpuBefore = cpuSnapshot();
     const started = performance.now();
     const sampler = setInterval(() => {
       const rss = procStatusKb(pid, 'VmRSS');
@@ -243,13 +258,23 @@ async function syncOnce(
       100,
     );
     const syncSeconds = (performance.now() - started) / 1000;
-    const machineCpuSeconds = machineBusySeconds() - busyBefore;
+    const cpuAfter = cpuSnapshot();
+    const machineCpuSeconds = cpuAfter.machineSeconds - cpuBefore.machineSeconds;
+    const cpuByProcess = cpuByGroup(
+      cpuBefore,
+      cpuAfter,
+      benchProcessGroups({
+        worker: pid,
+        upstream: upstream.process.pid,
+        database: new URL(String(platform.api.deps.env.DATABASE_URL)).pathname.slice(1),
+      }),
+    );
     clearInterval(sampler);
     const load = loadAverage();
     const upstreamAfter = await upstreamStats(upstream.url);
     const upstreamCpuMsPerPage =
       (upstreamAfter.cpuMs - upstreamBefore.cpuMs) / Math.max(1, upstreamAfter.pages - upstreamBefore.pages);
-    const workerCpu = cpuSeconds(pid) - workerCpuBefore;
+    const workerCpu = cpuByProcess.get('worker') ?? 0;
     const peak = procStatusKb(pid, 'VmHWM') ?? maxSampled;
     if (done.record_count !== n) throw new Error(`expected ${n} records, the sync reports ${done.record_count}`);
     // The run logs its end just after it records it: give the line a moment to arrive.
@@ -281,6 +306,7 @@ async function syncOnce(
         phases,
         upstreamCpuMsPerPage,
         machineCpuSeconds,
+        cpuByProcess,
         load,
       },
     };
@@ -317,16 +343,6 @@ function loadAverage(): string {
     .join(' ');
 }
 
-/** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -353,6 +369,12 @@ async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms:\n${context()}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Where each side's CPU went: seconds per 1,000 records of each process group (other engineers' work included). */
+function printCpuByProcess(sides: Parameters<typeof cpuPerThousandTable>[0]): void {
+  console.log(`\n=== CPU s per 1,000 records by process (/proc/<pid>/stat; load ${loadAverage()}) ===\n`);
+  console.log(table(['process', ...sides.map((side) => side.label)], cpuPerThousandTable(sides)));
 }
 
 function report(all: RunResult[]): void {
@@ -425,6 +447,12 @@ function report(all: RunResult[]): void {
         ];
       }),
     ),
+  );
+  printCpuByProcess(
+    all.flatMap((r) => [
+      { label: `raw ${r.records}`, records: r.raw.best.documents, cpu: r.raw.best.cpuByProcess },
+      { label: `sync ${r.records}`, records: r.records, cpu: r.cpuByProcess },
+    ]),
   );
   const ratio = full.syncRate / full.rawRate;
   const growth = full.peakRssMb / small.peakRssMb;

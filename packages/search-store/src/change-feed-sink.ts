@@ -20,18 +20,20 @@ export class ChangeFeedSink implements ChangeSink {
       target.connectorId,
       target.entity,
       target.source,
-      writes.map((write) =>
-        write.kind === 'upsert'
-          ? { key: write.key, version: write.version, contentHash: contentHash(write.record), record: write.record }
-          : { key: write.key, version: write.version, contentHash: null, record: null },
-      ),
+      writes.map((write) => {
+        if (write.kind !== 'upsert')
+          return { key: write.key, version: write.version, contentHash: null, recordJson: null };
+        // Serialized once: the hashed text is what the feed is sent (keys in order; jsonb reorders them anyway).
+        const recordJson = canonicalJson(write.record);
+        return { key: write.key, version: write.version, contentHash: hashOf(recordJson), recordJson };
+      }),
     );
   }
 }
 
 /** SHA-256 of the record's JSON with object keys in order: the same content hashes the same however it was keyed. */
-export function contentHash(record: unknown): string {
-  return createHash('sha256').update(canonicalJson(record)).digest('base64url');
+function hashOf(json: string): string {
+  return createHash('sha256').update(json).digest('base64url');
 }
 
 function canonicalJson(value: unknown): string {

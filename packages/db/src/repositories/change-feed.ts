@@ -10,8 +10,8 @@ export interface AppliedRecordChange {
   readonly version: number;
   /** Hash of the record's content; null for a removal. */
   readonly contentHash: string | null;
-  /** The record as read; null for a removal. */
-  readonly record: Record<string, unknown> | null;
+  /** The record as read, as JSON text (the caller serializes it once, for its hash and here); null for a removal. */
+  readonly recordJson: string | null;
 }
 
 export interface ChangeEventRow {
@@ -137,7 +137,7 @@ export class ChangeFeedRepository {
           from unnest(
             ${events.map(({ type }) => type)}::text[],
             ${events.map(({ change }) => change.key)}::text[],
-            ${events.map(({ change }) => (change.record === null ? null : JSON.stringify(change.record)))}::text[]
+            ${events.map(({ change }) => change.recordJson)}::text[]
           ) with ordinality as e(type, key, record, ord)`.execute(trx);
         await trx
           .updateTable('change_feed_heads')

@@ -141,9 +141,9 @@ describe('ChangeFeedRepository', () => {
     key,
     version,
     contentHash: content,
-    record: { id: key, content },
+    recordJson: JSON.stringify({ id: key, content }),
   });
-  const removal = (key: string, version: number) => ({ key, version, contentHash: null, record: null });
+  const removal = (key: string, version: number) => ({ key, version, contentHash: null, recordJson: null });
 
   it('tells created, updated and unchanged apart, skips writes older than the last applied, and numbers in order', async () => {
     const feed = new ChangeFeedRepository(db);
@@ -167,6 +167,25 @@ describe('ChangeFeedRepository', () => {
     expect(events[2]!.record).toEqual({ id: 'a', content: 'h2' });
     expect(events[3]!.record).toBeNull();
     expect(await feed.head(id)).toEqual({ lastSeq: 5, purgedThrough: 0 });
+  });
+
+  it("gives back each event's key and record content whatever characters they hold", async () => {
+    const feed = new ChangeFeedRepository(db);
+    const { id } = await newConnector();
+    const record = {
+      id: 'q"\\',
+      note: 'tab\t, quote ", newline \n, é 😀',
+      n: 1.5e-7,
+      nested: [{ a: null }],
+    };
+    const change = { key: 'q"\\', version: 1, contentHash: 'h', recordJson: JSON.stringify(record) };
+    expect(await feed.append(id, 'customers', 'sync', [change, { ...change, key: 'k,{}', version: 2 }])).toBe(2);
+    const events = await feed.read(id, { after: 0, limit: 10 });
+    expect(events.map((e) => [e.seq, e.key])).toEqual([
+      [1, 'q"\\'],
+      [2, 'k,{}'],
+    ]);
+    expect(events[0]!.record).toEqual(record);
   });
 
   it('concurrent appends to one connector get consecutive numbers, each batch in its own order', async () => {
