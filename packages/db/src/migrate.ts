@@ -12,6 +12,7 @@ import * as auditLog from './migrations/0016-audit-log.ts';
 import * as auditOutcomes from './migrations/0020-audit-outcomes.ts';
 import * as pendingDeliveries from './migrations/0021-pending-deliveries.ts';
 import * as auditAtBrin from './migrations/0023-audit-at-brin.ts';
+import * as changeEventRecordJson from './migrations/0024-change-event-record-json.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-audit-outcomes': auditOutcomes,
   '0021-pending-deliveries': pendingDeliveries,
   '0023-audit-at-brin': auditAtBrin,
+  '0024-change-event-record-json': changeEventRecordJson,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -23,7 +23,7 @@ export class ChangeFeedSink implements ChangeSink {
       writes.map((write) => {
         if (write.kind !== 'upsert')
           return { key: write.key, version: write.version, contentHash: null, recordJson: null };
-        // Serialized once: the hashed text is what the feed is sent (keys in order; jsonb reorders them anyway).
+        // Serialized once: the hashed text is what the feed is sent (keys in order, kept so by the feed's json column).
         const recordJson = canonicalJson(write.record);
         return { key: write.key, version: write.version, contentHash: hashOf(recordJson), recordJson };
       }),

@@ -133,7 +133,7 @@ export class ChangeFeedRepository {
         const first = Number(head.last_seq) + 1;
         await sql`
           insert into change_events (connector_id, seq, type, entity, key, record, source)
-          select ${connectorId}::text, ${first}::bigint + e.ord - 1, e.type, ${entity}::text, e.key, e.record::jsonb, ${source}::text
+          select ${connectorId}::text, ${first}::bigint + e.ord - 1, e.type, ${entity}::text, e.key, e.record::json, ${source}::text
           from unnest(
             ${events.map(({ type }) => type)}::text[],
             ${events.map(({ change }) => change.key)}::text[],

@@ -175,6 +175,7 @@ describe('ChangeFeedRepository', () => {
     const record = {
       id: 'q"\\',
       note: 'tab\t, quote ", newline \n, é 😀',
+      nul: 'before\u0000after',
       n: 1.5e-7,
       nested: [{ a: null }],
     };
