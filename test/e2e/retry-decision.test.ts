@@ -18,7 +18,7 @@ const CUSTOMERS = '/v1/customers';
 /**
  * One retry decision, seen through the API: each kind of upstream failure is retried (and how) or answered at once,
  * and the live call's answer says which. The Orb simulator fails on demand; `UPSTREAM_TIMEOUT_MS` is short so a
- * held answer is a timeout.
+ * held answer is a timeout, yet long enough that a busy machine's slow answer never is (each test counts calls).
  */
 describe('one retry decision: live calls', () => {
   const cleanups = cleanupsAfterAll();
@@ -30,7 +30,7 @@ describe('one retry decision: live calls', () => {
     ({ sim, platform } = await startOrbSimulatorPlatform(
       cleanups,
       { customers: 5, subscriptionsPerCustomer: 0 },
-      { worker: false, env: { UPSTREAM_TIMEOUT_MS: '400' } },
+      { worker: false, env: { UPSTREAM_TIMEOUT_MS: '2000' } },
     ));
     id = await createConnector(platform, {
       customer_name: 'retry',
