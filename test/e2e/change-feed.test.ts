@@ -205,10 +205,13 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
     for await (const change of orb.changes({ entity: 'customers', after: iterated[2]!.cursor }))
       resumed.push(change.id);
     expect(resumed).toEqual(overHttp.slice(3).map((e) => e.id));
-    // Following: a change made while the iterator waits arrives through it.
+    // Following: a change made while the iterator waits arrives through it. It follows from the head as it is
+    // before the edit: `after: 'latest'` would be read at the iterator's first poll, which on a busy machine may
+    // come after the edit's event, and the iterator would then wait for good.
+    const head = (await changes('?after=latest')).meta.cursor;
     const abort = new AbortController();
     const followed = (async () => {
-      for await (const change of orb.changes({ after: 'latest', follow: true, pollMs: 100, signal: abort.signal })) {
+      for await (const change of orb.changes({ after: head, follow: true, pollMs: 100, signal: abort.signal })) {
         abort.abort();
         return change;
       }
