@@ -15,5 +15,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   // A record holding U+0000 has no jsonb form: it is kept as null rather than failing the whole rollback.
   await sql`
     alter table change_events alter column record type jsonb
-    using case when record::text like '%\\u0000%' then null else record::jsonb end`.execute(db);
+    using case when strpos(record::text, '\\u0000') > 0 then null else record::jsonb end`.execute(db);
 }
