@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { readEnv } from '@conduit/config';
+import { localDatabaseUrl, readEnv } from '@conduit/config';
 import { createLogger } from '@conduit/observability';
 import { connectPlatformServices } from '@conduit/platform';
 import { ChangeFeedSink } from '@conduit/search-store';
@@ -24,10 +24,7 @@ const BATCH = 1000;
 const ENTITIES = ['customers', 'invoices', 'subscriptions', 'plans'];
 
 const suffix = randomBytes(4).toString('hex');
-const url = withDatabaseName(
-  process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/conduit',
-  `bench_feed_${suffix}`,
-);
+const url = withDatabaseName(process.env.DATABASE_URL ?? localDatabaseUrl('conduit'), `bench_feed_${suffix}`);
 const env = readEnv({ ...process.env, DATABASE_URL: url, NAMESPACE: `bench_feed_${suffix}` });
 const services = await connectPlatformServices(
   env,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { localDatabaseUrl } from '@conduit/config';
 
 export interface ServiceUrls {
   readonly databaseUrl: string;
@@ -20,7 +21,7 @@ export function testServices(): Promise<ServiceUrls> {
 
 async function resolve(): Promise<ServiceUrls> {
   const local: ServiceUrls = {
-    databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/conduit_test',
+    databaseUrl: process.env.DATABASE_URL ?? localDatabaseUrl('conduit_test'),
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/1',
     opensearchUrl: process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200',
   };

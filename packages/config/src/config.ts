@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { localDatabaseUrl } from './local-database.ts';
 
 const url = z.string().url();
 /** A duration: a number and a unit (`500ms`, `30s`, `5m`, `24h`, `365d`); read with intervalMs. */
@@ -18,7 +19,8 @@ export const PlatformEnv = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   /** `local` (simulators, development keys allowed) or `production` (keys must be set; so must NODE_ENV=production). */
   PROFILE: z.enum(['local', 'production']).default('local'),
-  DATABASE_URL: url.default('postgres://postgres@127.0.0.1:5432/conduit'),
+  /** Default: this machine's Postgres, through its Unix socket when it has one (see localDatabaseUrl). */
+  DATABASE_URL: url.default(localDatabaseUrl('conduit')),
   REDIS_URL: url.default('redis://127.0.0.1:6379/0'),
   /** Comma-separated host:port seeds of a Redis Cluster; when set it is used instead of REDIS_URL's host. */
   REDIS_CLUSTER_NODES: z.string().default(''),
