@@ -6,6 +6,7 @@ import {
   fieldCursor,
   hours,
   type UpstreamSpec,
+  unpaged,
 } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
@@ -102,7 +103,7 @@ const balances = entity({
   name: 'balances',
   // GET /v1/reporting/balances answers one object: one record per account.
   recordKey: 'account_id',
-  upstream: { path: 'v1/reporting/balances', records: { object: null }, paging: { type: 'none' } },
+  upstream: unpaged('v1/reporting/balances', { object: null }),
   record: balancesRecord,
   actions: {
     list: z.strictObject({

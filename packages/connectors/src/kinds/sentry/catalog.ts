@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCatalog, entity, fieldCursor, type Paging } from '../../core/catalog.ts';
+import { defineCatalog, entity, fieldCursor, type Paging, unpaged } from '../../core/catalog.ts';
 import { pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, pick, t } from '../../core/field-spec.ts';
 import { fields } from '../../core/fields.ts';
@@ -143,9 +143,7 @@ const projects = entity({
 const projectDetail = entity({
   name: 'project_detail',
   upstream: {
-    path: 'projects/{organization_slug}/{project_slug}/',
-    records: null,
-    paging: { type: 'none' },
+    ...unpaged('projects/{organization_slug}/{project_slug}/', null),
     get: { path: 'projects/{organization_slug}/{project_slug}/' },
   },
   record: projectRecord,

@@ -103,8 +103,8 @@ const organizations = entity({
 });
 
 const adAccountRecord = plain(fields`
-  id, name, type, status, organization_id, advertiser_organization_id, currency, timezone, billing_type,
-  billing_center_id: string
+  id, name, type, status: string
+  organization_id, advertiser_organization_id, currency, timezone, billing_type, billing_center_id: string
   created_at, updated_at: datetime
   agency_representing_client, client_paying_invoices: boolean
   funding_source_ids: string[]
@@ -193,8 +193,8 @@ const media = ofAdAccount('media', mediaRecord);
  * searchable fields are unknown. Record fields after created_at are "not shown": the vendor's updated_at is added.
  */
 const segmentRecord = plain(fields`
-  id, name, description, ad_account_id, source_ad_account_id, organization_id, status, source_type, targetable_status,
-  upload_status: string
+  id, name, description: string
+  ad_account_id, source_ad_account_id, organization_id, status, source_type, targetable_status, upload_status: string
   created_at, updated_at: datetime
   retention_in_days, approximate_number_users: integer
   visible_to: string[]

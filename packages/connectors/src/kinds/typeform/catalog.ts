@@ -6,6 +6,7 @@ import {
   fieldCursor,
   REFRESHING_CREDENTIALS,
   type UpstreamSpec,
+  unpaged,
 } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, omit } from '../../core/field-spec.ts';
@@ -148,12 +149,8 @@ const webhookRecord: FieldMap = fields`
 
 const webhooks = entity({
   name: 'webhooks',
-  upstream: {
-    // One unpaged `{items}` per form (https://www.typeform.com/developers/webhooks/reference/retrieve-webhooks/).
-    path: 'forms/{form_id}/webhooks',
-    records: 'items',
-    paging: { type: 'none' },
-  },
+  // One unpaged `{items}` per form (https://www.typeform.com/developers/webhooks/reference/retrieve-webhooks/).
+  upstream: unpaged('forms/{form_id}/webhooks', 'items'),
   record: webhookRecord,
   // GET /forms/{form_id}/webhooks is not paginated: no Meta.
   searchable: webhookRecord,
@@ -177,12 +174,8 @@ const imageRecord: FieldMap = fields`
 
 const images = entity({
   name: 'images',
-  upstream: {
-    // A bare array, unpaged (https://www.typeform.com/developers/create/reference/retrieve-images-collection/).
-    path: 'images',
-    records: null,
-    paging: { type: 'none' },
-  },
+  // A bare array, unpaged (https://www.typeform.com/developers/create/reference/retrieve-images-collection/).
+  upstream: unpaged('images', null),
   record: imageRecord,
   // GET /images answers a bare array: no Meta.
   searchable: omit(imageRecord, ['upload_source']),

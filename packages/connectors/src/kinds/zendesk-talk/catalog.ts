@@ -254,6 +254,19 @@ function incrementalExport(path: string, key: string): UpstreamSpec {
   };
 }
 
+/** An entity read from an incremental export (calls, call_legs): incremental on updated_at, every field searchable. */
+function exported(name: string, path: string, key: string, record: FieldMap): EntityCatalog {
+  return entity({
+    name,
+    upstream: incrementalExport(path, key),
+    record,
+    meta,
+    actions: { list: incrementalExportParams },
+    sync: byUpdatedAt,
+    changeCapture: updatedSince,
+  });
+}
+
 /** GET stats/incremental/calls?start_time= → {calls: [...], next_page, count, end_time}. Durations in seconds. */
 const callRecord: FieldMap = fields`
   id, agent_id: integer
@@ -283,15 +296,7 @@ const callRecord: FieldMap = fields`
   wait_time, wrap_up_time: integer
 `;
 
-const calls = entity({
-  name: 'calls',
-  upstream: incrementalExport('stats/incremental/calls', 'calls'),
-  record: callRecord,
-  meta,
-  actions: { list: incrementalExportParams },
-  sync: byUpdatedAt,
-  changeCapture: updatedSince,
-});
+const calls = exported('calls', 'stats/incremental/calls', 'calls', callRecord);
 
 /** GET stats/incremental/legs?start_time= → {legs: [...], next_page, count, end_time}. Durations in seconds. */
 const callLegRecord: FieldMap = fields`
@@ -311,15 +316,7 @@ const callLegRecord: FieldMap = fields`
   user_id, wrap_up_time: integer
 `;
 
-const callLegs = entity({
-  name: 'call_legs',
-  upstream: incrementalExport('stats/incremental/legs', 'legs'),
-  record: callLegRecord,
-  meta,
-  actions: { list: incrementalExportParams },
-  sync: byUpdatedAt,
-  changeCapture: updatedSince,
-});
+const callLegs = exported('call_legs', 'stats/incremental/legs', 'legs', callLegRecord);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials, replication_config, config (the specification)
