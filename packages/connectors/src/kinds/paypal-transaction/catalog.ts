@@ -5,6 +5,7 @@ import {
   entity,
   fieldCursor,
   hours,
+  type ParamsSchema,
   type UpstreamSpec,
   unpaged,
 } from '../../core/catalog.ts';
@@ -288,6 +289,23 @@ const transactions: EntityCatalog = {
 // list_payments, list_disputes, list_products, show_product_details, search_invoices
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * List params of the lists read by a time window and a page token (payments, disputes), all optional: the window's
+ * two ISO 8601 bounds, a page size up to the list's maximum, and the token of the next page.
+ */
+function windowParams(
+  [from, to]: readonly [string, string],
+  [pageSize, maxPageSize]: readonly [string, number],
+  pageToken: string,
+): ParamsSchema {
+  return z.strictObject({
+    [from]: isoDateTime.optional(),
+    [to]: isoDateTime.optional(),
+    [pageSize]: z.int().min(1).max(maxPageSize).optional(),
+    [pageToken]: z.string().min(1).optional(),
+  });
+}
+
 const paymentRecord: FieldMap = plain(fields`
   id, intent, state, cart: string
   create_time, update_time: datetime
@@ -296,12 +314,16 @@ const paymentRecord: FieldMap = plain(fields`
 `);
 
 /** GET /v1/payments/payment: a creation-time window, then `count` payments a page from `start_id`. */
-const paymentListParams = z.strictObject({
-  start_time: isoDateTime.optional(),
-  end_time: isoDateTime.optional(),
-  count: z.int().min(1).max(20).optional(),
-  start_id: z.string().min(1).optional(),
-});
+const paymentListParams = windowParams(['start_time', 'end_time'], ['count', 20], 'start_id');
+
+/**
+ * GET /v1/payments/payment filters with start_time on the creation time (PayPal Payments v1 reference): an older
+ * payment updated later is outside the window, so edits need the full pass. Payments cannot be deleted.
+ */
+const paymentsSeen = fieldCursor(
+  { seesEdits: false, seesDeletions: true },
+  'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); the vendor API reference',
+);
 
 const listPayments = entity({
   name: 'list_payments',
@@ -323,12 +345,7 @@ const listPayments = entity({
   actions: { list: paymentListParams },
   // The upstream sorts by update_time (sort_by=update_time), as the vendor's reference replication does.
   sync: { mode: 'incremental', cursorField: 'update_time' },
-  // GET /v1/payments/payment filters with start_time on the creation time (PayPal Payments v1 reference): an
-  // older payment updated later is outside the window, so edits need the full pass. Payments cannot be deleted.
-  changeCapture: fieldCursor(
-    { seesEdits: false, seesDeletions: true },
-    'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); the vendor API reference',
-  ),
+  changeCapture: paymentsSeen,
 });
 
 const disputeRecord: FieldMap = plain(fields`
@@ -340,12 +357,20 @@ const disputeRecord: FieldMap = plain(fields`
 `);
 
 /** GET /v1/customer/disputes: an update-time window, then `page_size` disputes a page from `next_page_token`. */
-const disputeListParams = z.strictObject({
-  update_time_after: isoDateTime.optional(),
-  update_time_before: isoDateTime.optional(),
-  page_size: z.int().min(1).max(50).optional(),
-  next_page_token: z.string().min(1).optional(),
-});
+const disputeListParams = windowParams(
+  ['update_time_after', 'update_time_before'],
+  ['page_size', 50],
+  'next_page_token',
+);
+
+/**
+ * A real "updated since" filter (update_time_after; the connector filters client-side beyond its 180 days). Disputes
+ * are never deleted, only closed (an edit).
+ */
+const disputesSeen = fieldCursor(
+  { seesEdits: true, seesDeletions: true },
+  'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after',
+);
 
 const listDisputes: EntityCatalog = {
   name: 'list_disputes',
@@ -368,12 +393,7 @@ const listDisputes: EntityCatalog = {
   actions: { list: disputeListParams },
   // The upstream filters by update_time_after.
   sync: { mode: 'incremental', cursorField: 'update_time' },
-  // A real "updated since" filter (update_time_after; the connector filters client-side beyond its 180 days).
-  // Disputes are never deleted, only closed (an edit).
-  changeCapture: fieldCursor(
-    { seesEdits: true, seesDeletions: true },
-    'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after',
-  ),
+  changeCapture: disputesSeen,
 };
 
 const productRecord: FieldMap = plain(fields`
