@@ -274,94 +274,88 @@ const fullRefresh: SyncSpec = { mode: 'full_refresh' };
  * with segments.date selected (one row per customer and day, like the vendor's reference replication), and the
  * record carries `segments` and the synthetic `_row_key`.
  */
-const accounts = dailyReport(
-  'accounts',
-  ['customer', 'segments'],
-  fields`
-    customer.auto_tagging_enabled: boolean
-    customer.call_reporting_setting.call_conversion_action: string
-    customer.call_reporting_setting.call_conversion_reporting_enabled,
-    customer.call_reporting_setting.call_reporting_enabled: boolean
-    customer.conversion_tracking_setting.conversion_tracking_id,
-    customer.conversion_tracking_setting.cross_account_conversion_tracking_id: integer
-    customer.currency_code, customer.descriptive_name, customer.final_url_suffix: string
-    customer.has_partners_badge: boolean
-    customer.id: integer
-    customer.manager: boolean
-    customer.optimization_score, customer.optimization_score_weight: number
-    customer.pay_per_conversion_eligibility_failure_reasons: array
-    // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the specification's convention).
-    customer.remarketing_setting.provider_global_site_tag, customer.resource_name: string
-    customer.test_account: boolean
-    customer.time_zone, customer.tracking_url_template: string
-    segments.date: datetime
-  `,
-);
+const accountFields = fields`
+  customer.auto_tagging_enabled: boolean
+  customer.call_reporting_setting.call_conversion_action: string
+  customer.call_reporting_setting.call_conversion_reporting_enabled,
+  customer.call_reporting_setting.call_reporting_enabled: boolean
+  customer.conversion_tracking_setting.conversion_tracking_id,
+  customer.conversion_tracking_setting.cross_account_conversion_tracking_id: integer
+  customer.currency_code, customer.descriptive_name, customer.final_url_suffix: string
+  customer.has_partners_badge: boolean
+  customer.id: integer
+  customer.manager: boolean
+  customer.optimization_score, customer.optimization_score_weight: number
+  customer.pay_per_conversion_eligibility_failure_reasons: array
+  // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the specification's convention).
+  customer.remarketing_setting.provider_global_site_tag, customer.resource_name: string
+  customer.test_account: boolean
+  customer.time_zone, customer.tracking_url_template: string
+  segments.date: datetime
+`;
 
 const entityStatus = ['ENABLED', 'PAUSED', 'REMOVED'] as const;
 
-const campaigns = dailyReport(
-  'campaigns',
-  ['campaign', 'campaignBudget', 'metrics', 'segments'],
-  fields`
-    campaign.id: integer
-    campaign.name: string
-    campaign.status: ${t.string({ enum: entityStatus })}
-    campaign.advertising_channel_type, campaign.advertising_channel_sub_type, campaign.bidding_strategy,
-    campaign.bidding_strategy_type, campaign.campaign_budget: string
-    // Dates (YYYY-MM-DD) upstream: typed datetime so searches compare them as instants.
-    campaign.start_date, campaign.end_date: datetime
-    campaign.serving_status, campaign.resource_name: string
-    campaign_budget.amount_micros: integer
-    campaign.labels: array
-    // Neutral name of the vendor's campaign.network_settings.target_google_search (the specification's convention).
-    campaign.network_settings.target_provider_search, campaign.network_settings.target_search_network,
-    campaign.network_settings.target_content_network, campaign.network_settings.target_partner_search_network: boolean
-    metrics.clicks, metrics.cost_micros, metrics.impressions, metrics.interactions: integer
-    metrics.ctr, metrics.conversions, metrics.conversions_value, metrics.average_cpc, metrics.average_cpm: number
-    segments.date: datetime
-    // Replicated rows are per campaign, day, hour (0-23) and network (SEARCH, CONTENT, YOUTUBE, ...), so these two
-    // filter and group them: https://developers.google.com/google-ads/api/fields/v20/segments
-    segments.hour: integer
-    segments.ad_network_type: string
-  `,
-  { list: listParams, update: campaignUpdateParams },
-);
+const campaignFields = fields`
+  campaign.id: integer
+  campaign.name: string
+  campaign.status: ${t.string({ enum: entityStatus })}
+  campaign.advertising_channel_type, campaign.advertising_channel_sub_type, campaign.bidding_strategy,
+  campaign.bidding_strategy_type, campaign.campaign_budget: string
+  // Dates (YYYY-MM-DD) upstream: typed datetime so searches compare them as instants.
+  campaign.start_date, campaign.end_date: datetime
+  campaign.serving_status, campaign.resource_name: string
+  campaign_budget.amount_micros: integer
+  campaign.labels: array
+  // Neutral name of the vendor's campaign.network_settings.target_google_search (the specification's convention).
+  campaign.network_settings.target_provider_search, campaign.network_settings.target_search_network,
+  campaign.network_settings.target_content_network, campaign.network_settings.target_partner_search_network: boolean
+  metrics.clicks, metrics.cost_micros, metrics.impressions, metrics.interactions: integer
+  metrics.ctr, metrics.conversions, metrics.conversions_value, metrics.average_cpc, metrics.average_cpm: number
+  segments.date: datetime
+  // Replicated rows are per campaign, day, hour (0-23) and network (SEARCH, CONTENT, YOUTUBE, ...), so these two
+  // filter and group them: https://developers.google.com/google-ads/api/fields/v20/segments
+  segments.hour: integer
+  segments.ad_network_type: string
+`;
 
-const adGroups = dailyReport(
-  'ad_groups',
-  ['campaign', 'adGroup', 'metrics', 'segments'],
-  fields`
-    campaign.id, ad_group.id: integer
-    ad_group.name: string
-    ad_group.status: ${t.string({ enum: entityStatus })}
-    ad_group.type, ad_group.ad_rotation_mode, ad_group.base_ad_group, ad_group.campaign,
-    ad_group.effective_target_cpa_source, ad_group.effective_target_roas_source, ad_group.resource_name,
-    ad_group.tracking_url_template: string
-    ad_group.cpc_bid_micros, ad_group.cpm_bid_micros, ad_group.cpv_bid_micros, ad_group.effective_target_cpa_micros,
-    ad_group.target_cpa_micros: integer
-    ad_group.effective_target_roas, ad_group.target_roas: number
-    ad_group.labels: array
-    metrics.cost_micros: integer
-    segments.date: datetime
-  `,
-  { list: listParams, update: adGroupUpdateParams },
-);
+const adGroupFields = fields`
+  campaign.id, ad_group.id: integer
+  ad_group.name: string
+  ad_group.status: ${t.string({ enum: entityStatus })}
+  ad_group.type, ad_group.ad_rotation_mode, ad_group.base_ad_group, ad_group.campaign,
+  ad_group.effective_target_cpa_source, ad_group.effective_target_roas_source, ad_group.resource_name,
+  ad_group.tracking_url_template: string
+  ad_group.cpc_bid_micros, ad_group.cpm_bid_micros, ad_group.cpv_bid_micros, ad_group.effective_target_cpa_micros,
+  ad_group.target_cpa_micros: integer
+  ad_group.effective_target_roas, ad_group.target_roas: number
+  ad_group.labels: array
+  metrics.cost_micros: integer
+  segments.date: datetime
+`;
 
-const adGroupAds = dailyReport(
-  'ad_group_ads',
-  ['adGroup', 'adGroupAd', 'segments'],
-  fields`
-    ad_group.id, ad_group_ad.ad.id: integer
-    ad_group_ad.ad.name, ad_group_ad.ad.type, ad_group_ad.ad.display_url, ad_group_ad.ad.final_url_suffix,
-    ad_group_ad.ad.tracking_url_template, ad_group_ad.ad.resource_name: string
-    ad_group_ad.status: ${t.string({ enum: entityStatus })}
-    ad_group_ad.ad_strength, ad_group_ad.ad_group, ad_group_ad.resource_name,
-    ad_group_ad.policy_summary.approval_status, ad_group_ad.policy_summary.review_status: string
-    segments.date: datetime
-    ad_group_ad.ad.final_urls, ad_group_ad.ad.final_mobile_urls, ad_group_ad.labels: array
-  `,
-);
+const adGroupAdFields = fields`
+  ad_group.id, ad_group_ad.ad.id: integer
+  ad_group_ad.ad.name, ad_group_ad.ad.type, ad_group_ad.ad.display_url, ad_group_ad.ad.final_url_suffix,
+  ad_group_ad.ad.tracking_url_template, ad_group_ad.ad.resource_name: string
+  ad_group_ad.status: ${t.string({ enum: entityStatus })}
+  ad_group_ad.ad_strength, ad_group_ad.ad_group, ad_group_ad.resource_name,
+  ad_group_ad.policy_summary.approval_status, ad_group_ad.policy_summary.review_status: string
+  segments.date: datetime
+  ad_group_ad.ad.final_urls, ad_group_ad.ad.final_mobile_urls, ad_group_ad.labels: array
+`;
+
+// The daily reports, each over its fields above.
+const accounts = dailyReport('accounts', ['customer', 'segments'], accountFields);
+const campaigns = dailyReport('campaigns', ['campaign', 'campaignBudget', 'metrics', 'segments'], campaignFields, {
+  list: listParams,
+  update: campaignUpdateParams,
+});
+const adGroups = dailyReport('ad_groups', ['campaign', 'adGroup', 'metrics', 'segments'], adGroupFields, {
+  list: listParams,
+  update: adGroupUpdateParams,
+});
+const adGroupAds = dailyReport('ad_group_ads', ['adGroup', 'adGroupAd', 'segments'], adGroupAdFields);
 
 /**
  * A label's association with a campaign, ad group or ad: the row holds the parent, the association and the label
