@@ -300,8 +300,8 @@ const campaignFields = fields`
   campaign.id: integer
   campaign.name: string
   campaign.status: ${t.string({ enum: entityStatus })}
-  campaign.advertising_channel_type, campaign.advertising_channel_sub_type, campaign.bidding_strategy,
-  campaign.bidding_strategy_type, campaign.campaign_budget: string
+  campaign.advertising_channel_type, campaign.advertising_channel_sub_type,
+  campaign.bidding_strategy, campaign.bidding_strategy_type, campaign.campaign_budget: string
   // Dates (YYYY-MM-DD) upstream: typed datetime so searches compare them as instants.
   campaign.start_date, campaign.end_date: datetime
   campaign.serving_status, campaign.resource_name: string
@@ -324,10 +324,10 @@ const adGroupFields = fields`
   ad_group.name: string
   ad_group.status: ${t.string({ enum: entityStatus })}
   ad_group.type, ad_group.ad_rotation_mode, ad_group.base_ad_group, ad_group.campaign,
-  ad_group.effective_target_cpa_source, ad_group.effective_target_roas_source, ad_group.resource_name,
-  ad_group.tracking_url_template: string
-  ad_group.cpc_bid_micros, ad_group.cpm_bid_micros, ad_group.cpv_bid_micros, ad_group.effective_target_cpa_micros,
-  ad_group.target_cpa_micros: integer
+  ad_group.effective_target_cpa_source, ad_group.effective_target_roas_source,
+  ad_group.resource_name, ad_group.tracking_url_template: string
+  ad_group.cpc_bid_micros, ad_group.cpm_bid_micros, ad_group.cpv_bid_micros,
+  ad_group.effective_target_cpa_micros, ad_group.target_cpa_micros: integer
   ad_group.effective_target_roas, ad_group.target_roas: number
   ad_group.labels: array
   metrics.cost_micros: integer
@@ -336,8 +336,8 @@ const adGroupFields = fields`
 
 const adGroupAdFields = fields`
   ad_group.id, ad_group_ad.ad.id: integer
-  ad_group_ad.ad.name, ad_group_ad.ad.type, ad_group_ad.ad.display_url, ad_group_ad.ad.final_url_suffix,
-  ad_group_ad.ad.tracking_url_template, ad_group_ad.ad.resource_name: string
+  ad_group_ad.ad.name, ad_group_ad.ad.type, ad_group_ad.ad.display_url,
+  ad_group_ad.ad.final_url_suffix, ad_group_ad.ad.tracking_url_template, ad_group_ad.ad.resource_name: string
   ad_group_ad.status: ${t.string({ enum: entityStatus })}
   ad_group_ad.ad_strength, ad_group_ad.ad_group, ad_group_ad.resource_name,
   ad_group_ad.policy_summary.approval_status, ad_group_ad.policy_summary.review_status: string

@@ -93,11 +93,11 @@ const generatedId = pathId.optional();
 const owner = t.object(fields`kind, displayName, photoLink, emailAddress, permissionId: string; me: boolean`);
 
 const fileRecord: FieldMap = fields`
-  kind, id!, name, mimeType, description, version, webContentLink, webViewLink, iconLink, thumbnailLink,
-  thumbnailVersion: string
+  kind, id!, name, mimeType, description, version, webContentLink,
+  webViewLink, iconLink, thumbnailLink, thumbnailVersion: string
   viewedByMeTime, createdTime, modifiedTime, modifiedByMeTime, sharedWithMeTime: datetime
-  driveId, folderColorRgb, originalFilename, fullFileExtension, fileExtension, md5Checksum, sha1Checksum,
-  sha256Checksum, size, quotaBytesUsed, headRevisionId, resourceKey: string
+  driveId, folderColorRgb, originalFilename, fullFileExtension, fileExtension, md5Checksum,
+  sha1Checksum, sha256Checksum, size, quotaBytesUsed, headRevisionId, resourceKey: string
   trashedTime: datetime
   starred, trashed, explicitlyTrashed, hasThumbnail, viewedByMe, modifiedByMe, shared, ownedByMe,
   viewersCanCopyContent, copyRequiresWriterPermission, writersCanShare, isAppAuthorized: boolean
@@ -105,8 +105,8 @@ const fileRecord: FieldMap = fields`
   owners: ${t.array(owner)}
   permissionIds: string[]
   contentRestrictions: array
-  sharingUser, lastModifyingUser, trashingUser, properties, appProperties, capabilities, exportLinks, shortcutDetails,
-  linkShareMetadata, labelInfo, imageMediaMetadata, videoMediaMetadata: object
+  sharingUser, lastModifyingUser, trashingUser, properties, appProperties, capabilities, exportLinks,
+  shortcutDetails, linkShareMetadata, labelInfo, imageMediaMetadata, videoMediaMetadata: object
 `;
 
 const pageMeta: FieldMap = fields`nextPageToken: string`;

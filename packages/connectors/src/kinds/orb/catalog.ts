@@ -155,8 +155,8 @@ const invoiceRecord: FieldMap = fields`
   eligible_to_issue_at: datetime
   invoice_number: string
   line_items, credit_notes, customer_balance_transactions: array
-  subscription, customer, discount, minimum, maximum, auto_collection, metadata, billing_address,
-  shipping_address: object
+  subscription, customer, discount, minimum, maximum,
+  auto_collection, metadata, billing_address, shipping_address: object
   will_auto_issue: boolean
 `;
 

@@ -145,8 +145,8 @@ export const TRANSACTION_FIELD_GROUPS = [
 ] as const;
 
 const transactionInfo = t.object(fields`
-  provider_account_id, transaction_id, provider_reference_id, provider_reference_id_type,
-  transaction_event_code: string
+  provider_account_id, transaction_id, provider_reference_id,
+  provider_reference_id_type, transaction_event_code: string
   transaction_initiation_date, transaction_updated_date: datetime
   transaction_status: ${t.string({ enum: TRANSACTION_STATUSES })}
   transaction_subject, transaction_note, invoice_id, custom_field, protection_eligibility: string

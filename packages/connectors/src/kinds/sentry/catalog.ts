@@ -49,10 +49,10 @@ const projectListFields: FieldMap = fields`
   dateCreated: datetime
   color: string
   firstEvent: datetime
-  isBookmarked, isMember, hasAccess, isPublic, isInternal, firstTransactionEvent, hasMinifiedStackTrace, hasMonitors,
-  hasProfiles, hasReplays, hasFeedbacks, hasFlags, hasNewFeedbacks, hasSessions, hasInsightsHttp, hasInsightsDb,
-  hasInsightsAssets, hasInsightsAppStart, hasInsightsScreenLoad, hasInsightsVitals, hasInsightsCaches,
-  hasInsightsQueues, hasInsightsAgentMonitoring, hasInsightsMCP, hasLogs, hasTraceMetrics: boolean
+  isBookmarked, isMember, hasAccess, isPublic, isInternal, firstTransactionEvent, hasMinifiedStackTrace,
+  hasMonitors, hasProfiles, hasReplays, hasFeedbacks, hasFlags, hasNewFeedbacks, hasSessions, hasInsightsHttp,
+  hasInsightsDb, hasInsightsAssets, hasInsightsAppStart, hasInsightsScreenLoad, hasInsightsVitals,
+  hasInsightsCaches, hasInsightsQueues, hasInsightsAgentMonitoring, hasInsightsMCP, hasLogs, hasTraceMetrics: boolean
   features, access: array
   avatar, organization: object
 `;
@@ -60,17 +60,17 @@ const projectListFields: FieldMap = fields`
 /** Fields that only the get (GET /projects/{org}/{project}/) adds to a project. */
 const projectGetOnlyFields: FieldMap = fields`
   team, latestRelease, options, highlightContext, highlightPreset: object
-  teams, safeFields, sensitiveFields, allowedDomains, plugins, platforms, builtinSymbolSources, dynamicSamplingBiases,
-  highlightTags: array
+  teams, safeFields, sensitiveFields, allowedDomains, plugins,
+  platforms, builtinSymbolSources, dynamicSamplingBiases, highlightTags: array
   digestsMinDelay, digestsMaxDelay, resolveAge, processingIssues, secondaryGroupingExpiry: integer
-  dataScrubber, verifySSL, scrubIPAddresses, scrapeJavaScript, dataScrubberDefaults, isDynamicallySampled,
-  seerScannerAutomation: boolean
+  dataScrubber, verifySSL, scrubIPAddresses, scrapeJavaScript,
+  dataScrubberDefaults, isDynamicallySampled, seerScannerAutomation: boolean
   // The specification: "boolean or integer". The field vocabulary has no union: typed integer (Sentry's current form, the
   // number of crash reports to store; older projects answer a boolean). Not searchable, so it maps nothing.
   storeCrashReports: integer
-  securityToken, subjectPrefix, subjectTemplate, securityTokenHeader, groupingConfig, groupingEnhancements,
-  derivedGroupingEnhancements, secondaryGroupingConfig, fingerprintingRules, defaultEnvironment, relayPiiConfig,
-  symbolSources, autofixAutomationTuning, debugFilesRole: string
+  securityToken, subjectPrefix, subjectTemplate, securityTokenHeader, groupingConfig,
+  groupingEnhancements, derivedGroupingEnhancements, secondaryGroupingConfig, fingerprintingRules,
+  defaultEnvironment, relayPiiConfig, symbolSources, autofixAutomationTuning, debugFilesRole: string
 `;
 
 /**

@@ -82,9 +82,9 @@ function ofAdAccount(name: string, record: FieldMap, searchable: FieldMap | null
 }
 
 const organizationRecord = plain(fields`
-  id, name, type, state, address_line_1, administrative_district_level_1, locality, postal_code, country,
-  contact_name, contact_email, contact_phone, accepted_term_version, my_display_name, my_invited_email, my_member_id,
-  verification_request_id, demand_source: string
+  id, name, type, state, address_line_1, administrative_district_level_1, locality,
+  postal_code, country, contact_name, contact_email, contact_phone, accepted_term_version,
+  my_display_name, my_invited_email, my_member_id, verification_request_id, demand_source: string
   created_at, updated_at: datetime
   contact_phone_optin, createdByCaller, is_agency: boolean
   configuration_settings: object
@@ -137,8 +137,8 @@ const campaigns = ofAdAccount(
 );
 
 const adSquadRecord = plain(fields`
-  id, name, type, campaign_id, status, bid_strategy, billing_event, child_ad_type, creation_state,
-  delivery_constraint: string
+  id, name, type, campaign_id, status, bid_strategy, billing_event,
+  child_ad_type, creation_state, delivery_constraint: string
   end_time, start_time: datetime
   forced_view_setting, optimization_goal, pacing_type, placement, targeting_reach_status: string
   created_at, updated_at: datetime

@@ -157,10 +157,10 @@ function statsSnapshot(name: string, record: FieldMap): EntityCatalog {
 export const CALL_STATUSES = ['on_call', 'wrap_up'] as const;
 
 const agentActivityRecord: FieldMap = fields`
-  agent_id, available_time, away_time, calls_accepted, calls_denied, calls_missed, online_time, total_call_duration,
-  total_talk_time, total_wrap_up_time, transfers_only_time, accepted_third_party_conferences, accepted_transfers,
-  average_hold_time, average_talk_time, average_wrap_up_time, calls_put_on_hold, started_third_party_conferences,
-  started_transfers, total_hold_time: integer
+  agent_id, available_time, away_time, calls_accepted, calls_denied, calls_missed, online_time,
+  total_call_duration, total_talk_time, total_wrap_up_time, transfers_only_time,
+  accepted_third_party_conferences, accepted_transfers, average_hold_time, average_talk_time,
+  average_wrap_up_time, calls_put_on_hold, started_third_party_conferences, started_transfers, total_hold_time: integer
   agent_state: ${t.string({ enum: AGENT_STATES })}
   avatar_url: string
   call_status: ${t.string({ enum: CALL_STATUSES })}
@@ -203,20 +203,20 @@ const agentsOverview = statsSnapshot('agents_overview', agentsOverviewRecord);
 
 /** GET stats/account_overview → {account_overview: {...}}; durations in seconds. */
 const accountOverviewRecord: FieldMap = fields`
-  current_timestamp, average_call_duration, average_callback_wait_time, average_hold_time, average_queue_wait_time,
-  average_time_to_answer, average_wrap_up_time, max_calls_waiting, max_queue_wait_time, total_call_duration,
-  total_callback_calls, total_calls, total_calls_abandoned_in_queue, total_calls_outside_business_hours,
-  total_calls_with_exceeded_queue_wait_time, total_calls_with_requested_voicemail, total_embeddable_callback_calls,
-  total_hold_time, total_inbound_calls, total_outbound_calls, total_textback_requests, total_voicemails,
-  total_wrap_up_time: integer
+  current_timestamp, average_call_duration, average_callback_wait_time, average_hold_time,
+  average_queue_wait_time, average_time_to_answer, average_wrap_up_time, max_calls_waiting,
+  max_queue_wait_time, total_call_duration, total_callback_calls, total_calls, total_calls_abandoned_in_queue,
+  total_calls_outside_business_hours, total_calls_with_exceeded_queue_wait_time,
+  total_calls_with_requested_voicemail, total_embeddable_callback_calls, total_hold_time, total_inbound_calls,
+  total_outbound_calls, total_textback_requests, total_voicemails, total_wrap_up_time: integer
 `;
 
 const accountOverview = statsSnapshot('account_overview', accountOverviewRecord);
 
 /** GET stats/current_queue_activity → {current_queue_activity: {...}}. */
 const currentQueueActivityRecord: FieldMap = fields`
-  current_timestamp, agents_online, average_wait_time, callbacks_waiting, calls_waiting, embeddable_callbacks_waiting,
-  longest_wait_time: integer
+  current_timestamp, agents_online, average_wait_time, callbacks_waiting,
+  calls_waiting, embeddable_callbacks_waiting, longest_wait_time: integer
 `;
 
 const currentQueueActivity = statsSnapshot('current_queue_activity', currentQueueActivityRecord);
