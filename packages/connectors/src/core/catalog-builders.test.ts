@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { entity, fieldCursor } from './catalog.ts';
+import { entity, fieldCursor, unpaged } from './catalog.ts';
 import { t } from './field-spec.ts';
 
 const record = { id: t.string(), name: t.string() };
@@ -45,5 +45,12 @@ describe('fieldCursor()', () => {
     expect(fieldCursor({ seesEdits: false, seesDeletions: true, lookbackMs: 10_800_000 }, 'x').lookbackMs).toBe(
       10_800_000,
     );
+  });
+});
+
+describe('unpaged()', () => {
+  it('is a list answered whole in one response, records at a path or the answer itself', () => {
+    expect(unpaged('images', null)).toEqual({ path: 'images', records: null, paging: { type: 'none' } });
+    expect(unpaged('forms/{form_id}/webhooks', 'items').records).toBe('items');
   });
 });

@@ -296,6 +296,11 @@ export function fieldCursor(
   };
 }
 
+/** An upstream list answered whole in one response, its records at `records` (a dotted path, null: a bare array). */
+export function unpaged(path: string, records: UpstreamSpec['records']): UpstreamSpec {
+  return { path, records, paging: { type: 'none' } };
+}
+
 /** What an entity states of its own: entity() fills in what most entities share. */
 export type EntityDeclaration = Omit<EntityCatalog, 'recordKey' | 'searchable'> & {
   /** Default `id`. */

@@ -9,6 +9,7 @@ import {
 } from '../../core/catalog.ts';
 import { startDateReplicationConfig } from '../../core/common-schemas.ts';
 import { type FieldMap, t, withNullability } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 import { GOOGLE_CONSENT, GOOGLE_OAUTH } from '../google-oauth.ts';
 
 /*
@@ -60,7 +61,7 @@ const rowKey = t.string();
 
 // The specification: "list actions return also next_page_token, string". Declared nullable: the last page has none
 // (the upstream omits nextPageToken there).
-const meta: FieldMap = { next_page_token: t.string() };
+const meta: FieldMap = fields`next_page_token: string`;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Parameters
@@ -273,125 +274,88 @@ const fullRefresh: SyncSpec = { mode: 'full_refresh' };
  * with segments.date selected (one row per customer and day, like the vendor's reference replication), and the
  * record carries `segments` and the synthetic `_row_key`.
  */
-const accounts = dailyReport('accounts', ['customer', 'segments'], {
-  'customer.auto_tagging_enabled': t.boolean(),
-  'customer.call_reporting_setting.call_conversion_action': t.string(),
-  'customer.call_reporting_setting.call_conversion_reporting_enabled': t.boolean(),
-  'customer.call_reporting_setting.call_reporting_enabled': t.boolean(),
-  'customer.conversion_tracking_setting.conversion_tracking_id': t.integer(),
-  'customer.conversion_tracking_setting.cross_account_conversion_tracking_id': t.integer(),
-  'customer.currency_code': t.string(),
-  'customer.descriptive_name': t.string(),
-  'customer.final_url_suffix': t.string(),
-  'customer.has_partners_badge': t.boolean(),
-  'customer.id': t.integer(),
-  'customer.manager': t.boolean(),
-  'customer.optimization_score': t.number(),
-  'customer.optimization_score_weight': t.number(),
-  'customer.pay_per_conversion_eligibility_failure_reasons': t.array(),
+const accountFields = fields`
+  customer.auto_tagging_enabled: boolean
+  customer.call_reporting_setting.call_conversion_action: string
+  customer.call_reporting_setting.call_conversion_reporting_enabled,
+  customer.call_reporting_setting.call_reporting_enabled: boolean
+  customer.conversion_tracking_setting.conversion_tracking_id,
+  customer.conversion_tracking_setting.cross_account_conversion_tracking_id: integer
+  customer.currency_code, customer.descriptive_name, customer.final_url_suffix: string
+  customer.has_partners_badge: boolean
+  customer.id: integer
+  customer.manager: boolean
+  customer.optimization_score, customer.optimization_score_weight: number
+  customer.pay_per_conversion_eligibility_failure_reasons: array
   // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the specification's convention).
-  'customer.remarketing_setting.provider_global_site_tag': t.string(),
-  'customer.resource_name': t.string(),
-  'customer.test_account': t.boolean(),
-  'customer.time_zone': t.string(),
-  'customer.tracking_url_template': t.string(),
-  'segments.date': t.datetime(),
-});
+  customer.remarketing_setting.provider_global_site_tag, customer.resource_name: string
+  customer.test_account: boolean
+  customer.time_zone, customer.tracking_url_template: string
+  segments.date: datetime
+`;
 
 const entityStatus = ['ENABLED', 'PAUSED', 'REMOVED'] as const;
 
-const campaigns = dailyReport(
-  'campaigns',
-  ['campaign', 'campaignBudget', 'metrics', 'segments'],
-  {
-    'campaign.id': t.integer(),
-    'campaign.name': t.string(),
-    'campaign.status': t.string({ enum: entityStatus }),
-    'campaign.advertising_channel_type': t.string(),
-    'campaign.advertising_channel_sub_type': t.string(),
-    'campaign.bidding_strategy': t.string(),
-    'campaign.bidding_strategy_type': t.string(),
-    'campaign.campaign_budget': t.string(),
-    // Dates (YYYY-MM-DD) upstream: typed datetime so searches compare them as instants.
-    'campaign.start_date': t.datetime(),
-    'campaign.end_date': t.datetime(),
-    'campaign.serving_status': t.string(),
-    'campaign.resource_name': t.string(),
-    'campaign_budget.amount_micros': t.integer(),
-    'campaign.labels': t.array(),
-    // Neutral name of the vendor's campaign.network_settings.target_google_search (the specification's convention).
-    'campaign.network_settings.target_provider_search': t.boolean(),
-    'campaign.network_settings.target_search_network': t.boolean(),
-    'campaign.network_settings.target_content_network': t.boolean(),
-    'campaign.network_settings.target_partner_search_network': t.boolean(),
-    'metrics.clicks': t.integer(),
-    'metrics.cost_micros': t.integer(),
-    'metrics.impressions': t.integer(),
-    'metrics.interactions': t.integer(),
-    'metrics.ctr': t.number(),
-    'metrics.conversions': t.number(),
-    'metrics.conversions_value': t.number(),
-    'metrics.average_cpc': t.number(),
-    'metrics.average_cpm': t.number(),
-    'segments.date': t.datetime(),
-    // Replicated rows are per campaign, day, hour (0-23) and network (SEARCH, CONTENT, YOUTUBE, ...), so these two
-    // filter and group them: https://developers.google.com/google-ads/api/fields/v20/segments
-    'segments.hour': t.integer(),
-    'segments.ad_network_type': t.string(),
-  },
-  { list: listParams, update: campaignUpdateParams },
-);
+const campaignFields = fields`
+  campaign.id: integer
+  campaign.name: string
+  campaign.status: ${t.string({ enum: entityStatus })}
+  campaign.advertising_channel_type, campaign.advertising_channel_sub_type,
+  campaign.bidding_strategy, campaign.bidding_strategy_type, campaign.campaign_budget: string
+  // Dates (YYYY-MM-DD) upstream: typed datetime so searches compare them as instants.
+  campaign.start_date, campaign.end_date: datetime
+  campaign.serving_status, campaign.resource_name: string
+  campaign_budget.amount_micros: integer
+  campaign.labels: array
+  // Neutral name of the vendor's campaign.network_settings.target_google_search (the specification's convention).
+  campaign.network_settings.target_provider_search, campaign.network_settings.target_search_network,
+  campaign.network_settings.target_content_network, campaign.network_settings.target_partner_search_network: boolean
+  metrics.clicks, metrics.cost_micros, metrics.impressions, metrics.interactions: integer
+  metrics.ctr, metrics.conversions, metrics.conversions_value, metrics.average_cpc, metrics.average_cpm: number
+  segments.date: datetime
+  // Replicated rows are per campaign, day, hour (0-23) and network (SEARCH, CONTENT, YOUTUBE, ...), so these two
+  // filter and group them: https://developers.google.com/google-ads/api/fields/v20/segments
+  segments.hour: integer
+  segments.ad_network_type: string
+`;
 
-const adGroups = dailyReport(
-  'ad_groups',
-  ['campaign', 'adGroup', 'metrics', 'segments'],
-  {
-    'campaign.id': t.integer(),
-    'ad_group.id': t.integer(),
-    'ad_group.name': t.string(),
-    'ad_group.status': t.string({ enum: entityStatus }),
-    'ad_group.type': t.string(),
-    'ad_group.ad_rotation_mode': t.string(),
-    'ad_group.base_ad_group': t.string(),
-    'ad_group.campaign': t.string(),
-    'ad_group.effective_target_cpa_source': t.string(),
-    'ad_group.effective_target_roas_source': t.string(),
-    'ad_group.resource_name': t.string(),
-    'ad_group.tracking_url_template': t.string(),
-    'ad_group.cpc_bid_micros': t.integer(),
-    'ad_group.cpm_bid_micros': t.integer(),
-    'ad_group.cpv_bid_micros': t.integer(),
-    'ad_group.effective_target_cpa_micros': t.integer(),
-    'ad_group.target_cpa_micros': t.integer(),
-    'ad_group.effective_target_roas': t.number(),
-    'ad_group.target_roas': t.number(),
-    'ad_group.labels': t.array(),
-    'metrics.cost_micros': t.integer(),
-    'segments.date': t.datetime(),
-  },
-  { list: listParams, update: adGroupUpdateParams },
-);
+const adGroupFields = fields`
+  campaign.id, ad_group.id: integer
+  ad_group.name: string
+  ad_group.status: ${t.string({ enum: entityStatus })}
+  ad_group.type, ad_group.ad_rotation_mode, ad_group.base_ad_group, ad_group.campaign,
+  ad_group.effective_target_cpa_source, ad_group.effective_target_roas_source,
+  ad_group.resource_name, ad_group.tracking_url_template: string
+  ad_group.cpc_bid_micros, ad_group.cpm_bid_micros, ad_group.cpv_bid_micros,
+  ad_group.effective_target_cpa_micros, ad_group.target_cpa_micros: integer
+  ad_group.effective_target_roas, ad_group.target_roas: number
+  ad_group.labels: array
+  metrics.cost_micros: integer
+  segments.date: datetime
+`;
 
-const adGroupAds = dailyReport('ad_group_ads', ['adGroup', 'adGroupAd', 'segments'], {
-  'ad_group.id': t.integer(),
-  'ad_group_ad.ad.id': t.integer(),
-  'ad_group_ad.ad.name': t.string(),
-  'ad_group_ad.ad.type': t.string(),
-  'ad_group_ad.ad.display_url': t.string(),
-  'ad_group_ad.ad.final_url_suffix': t.string(),
-  'ad_group_ad.ad.tracking_url_template': t.string(),
-  'ad_group_ad.ad.resource_name': t.string(),
-  'ad_group_ad.status': t.string({ enum: entityStatus }),
-  'ad_group_ad.ad_strength': t.string(),
-  'ad_group_ad.ad_group': t.string(),
-  'ad_group_ad.resource_name': t.string(),
-  'ad_group_ad.policy_summary.approval_status': t.string(),
-  'ad_group_ad.policy_summary.review_status': t.string(),
-  'segments.date': t.datetime(),
-  'ad_group_ad.ad.final_urls': t.array(),
-  'ad_group_ad.ad.final_mobile_urls': t.array(),
-  'ad_group_ad.labels': t.array(),
+const adGroupAdFields = fields`
+  ad_group.id, ad_group_ad.ad.id: integer
+  ad_group_ad.ad.name, ad_group_ad.ad.type, ad_group_ad.ad.display_url,
+  ad_group_ad.ad.final_url_suffix, ad_group_ad.ad.tracking_url_template, ad_group_ad.ad.resource_name: string
+  ad_group_ad.status: ${t.string({ enum: entityStatus })}
+  ad_group_ad.ad_strength, ad_group_ad.ad_group, ad_group_ad.resource_name,
+  ad_group_ad.policy_summary.approval_status, ad_group_ad.policy_summary.review_status: string
+  segments.date: datetime
+  ad_group_ad.ad.final_urls, ad_group_ad.ad.final_mobile_urls, ad_group_ad.labels: array
+`;
+
+// The daily reports, each over its fields above.
+const accounts = dailyReport('accounts', ['customer', 'segments'], accountFields);
+const campaigns = dailyReport('campaigns', ['campaign', 'campaignBudget', 'metrics', 'segments'], campaignFields, {
+  list: listParams,
+  update: campaignUpdateParams,
 });
+const adGroups = dailyReport('ad_groups', ['campaign', 'adGroup', 'metrics', 'segments'], adGroupFields, {
+  list: listParams,
+  update: adGroupUpdateParams,
+});
+const adGroupAds = dailyReport('ad_group_ads', ['adGroup', 'adGroupAd', 'segments'], adGroupAdFields);
 
 /**
  * A label's association with a campaign, ad group or ad: the row holds the parent, the association and the label
@@ -455,7 +419,7 @@ const adGroupAdLabels = labelAssociation({
 const labels: EntityCatalog = {
   name: 'labels',
   recordKey: 'label.resourceName',
-  record: plain({ label: t.object() }),
+  record: plain(fields`label: object`),
   meta,
   actions: { list: listParams, create: labelCreateParams },
 };
@@ -466,7 +430,7 @@ const labels: EntityCatalog = {
 const accessibleCustomers: EntityCatalog = {
   name: 'accessible_customers',
   recordKey: 'resourceNames',
-  record: plain({ resourceNames: t.array() }),
+  record: plain(fields`resourceNames: array`),
   actions: { list: z.strictObject({}) },
 };
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   defineCatalog,
   type EntityCatalog,
+  entity,
   type Paging,
   REFRESHING_CREDENTIALS,
   type UpstreamSpec,
@@ -14,6 +15,7 @@ import {
   startDateReplicationConfig,
 } from '../../core/common-schemas.ts';
 import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 import { GOOGLE_CONSENT, GOOGLE_OAUTH } from '../google-oauth.ts';
 
 /*
@@ -50,7 +52,7 @@ const rangeHeader = z
   }, 'the first byte of the range must not be after the last');
 
 const pageToken = z.string().min(1);
-const fields = z.string().min(1);
+const fieldsParam = z.string().min(1);
 const pageSize = (max: number) => z.int().min(1).max(max);
 /** One page of a Drive list: up to `max` items, from `pageToken` (the previous page's nextPageToken). */
 const page = (max: number) => ({ pageSize: pageSize(max).optional(), pageToken: pageToken.optional() });
@@ -88,77 +90,26 @@ const generatedId = pathId.optional();
 // Records
 // ---------------------------------------------------------------------------------------------------------------
 
-const owner = t.object({
-  kind: t.string(),
-  displayName: t.string(),
-  photoLink: t.string(),
-  emailAddress: t.string(),
-  permissionId: t.string(),
-  me: t.boolean(),
-});
+const owner = t.object(fields`kind, displayName, photoLink, emailAddress, permissionId: string; me: boolean`);
 
-const fileRecord: FieldMap = {
-  kind: t.string(),
-  id: notNull(t.string()),
-  name: t.string(),
-  mimeType: t.string(),
-  description: t.string(),
-  version: t.string(),
-  webContentLink: t.string(),
-  webViewLink: t.string(),
-  iconLink: t.string(),
-  thumbnailLink: t.string(),
-  thumbnailVersion: t.string(),
-  viewedByMeTime: t.datetime(),
-  createdTime: t.datetime(),
-  modifiedTime: t.datetime(),
-  modifiedByMeTime: t.datetime(),
-  sharedWithMeTime: t.datetime(),
-  driveId: t.string(),
-  folderColorRgb: t.string(),
-  originalFilename: t.string(),
-  fullFileExtension: t.string(),
-  fileExtension: t.string(),
-  md5Checksum: t.string(),
-  sha1Checksum: t.string(),
-  sha256Checksum: t.string(),
-  size: t.string(),
-  quotaBytesUsed: t.string(),
-  headRevisionId: t.string(),
-  resourceKey: t.string(),
-  trashedTime: t.datetime(),
-  starred: t.boolean(),
-  trashed: t.boolean(),
-  explicitlyTrashed: t.boolean(),
-  hasThumbnail: t.boolean(),
-  viewedByMe: t.boolean(),
-  modifiedByMe: t.boolean(),
-  shared: t.boolean(),
-  ownedByMe: t.boolean(),
-  viewersCanCopyContent: t.boolean(),
-  copyRequiresWriterPermission: t.boolean(),
-  writersCanShare: t.boolean(),
-  isAppAuthorized: t.boolean(),
-  parents: t.array(t.string()),
-  spaces: t.array(t.string()),
-  owners: t.array(owner),
-  permissionIds: t.array(t.string()),
-  contentRestrictions: t.array(),
-  sharingUser: t.object(),
-  lastModifyingUser: t.object(),
-  trashingUser: t.object(),
-  properties: t.object(),
-  appProperties: t.object(),
-  capabilities: t.object(),
-  exportLinks: t.object(),
-  shortcutDetails: t.object(),
-  linkShareMetadata: t.object(),
-  labelInfo: t.object(),
-  imageMediaMetadata: t.object(),
-  videoMediaMetadata: t.object(),
-};
+const fileRecord: FieldMap = fields`
+  kind, id!, name, mimeType, description, version, webContentLink,
+  webViewLink, iconLink, thumbnailLink, thumbnailVersion: string
+  viewedByMeTime, createdTime, modifiedTime, modifiedByMeTime, sharedWithMeTime: datetime
+  driveId, folderColorRgb, originalFilename, fullFileExtension, fileExtension, md5Checksum,
+  sha1Checksum, sha256Checksum, size, quotaBytesUsed, headRevisionId, resourceKey: string
+  trashedTime: datetime
+  starred, trashed, explicitlyTrashed, hasThumbnail, viewedByMe, modifiedByMe, shared, ownedByMe,
+  viewersCanCopyContent, copyRequiresWriterPermission, writersCanShare, isAppAuthorized: boolean
+  parents, spaces: string[]
+  owners: ${t.array(owner)}
+  permissionIds: string[]
+  contentRestrictions: array
+  sharingUser, lastModifyingUser, trashingUser, properties, appProperties, capabilities, exportLinks,
+  shortcutDetails, linkShareMetadata, labelInfo, imageMediaMetadata, videoMediaMetadata: object
+`;
 
-const pageMeta: FieldMap = { nextPageToken: t.string() };
+const pageMeta: FieldMap = fields`nextPageToken: string`;
 
 /** Drive's paging: `nextPageToken` in the answer, sent back as `pageToken`. */
 const pageTokenPaging = {
@@ -192,7 +143,7 @@ const filesList = z
     ...page(1000),
     q: z.string().min(1).optional(),
     orderBy: z.string().min(1).optional(),
-    fields: fields.optional(),
+    fields: fieldsParam.optional(),
     spaces,
     corpora: z.enum(['user', 'drive', 'allDrives']).optional(),
     driveId: pathId.optional(),
@@ -206,9 +157,8 @@ const filesList = z
     }
   });
 
-const files: EntityCatalog = {
+const files = entity({
   name: 'files',
-  recordKey: 'id',
   // GET /files pages like the collections and says whether the search covered every corpus; replication reads
   // the changes feed instead (the connector's own).
   upstream: {
@@ -217,10 +167,9 @@ const files: EntityCatalog = {
   },
   record: fileRecord,
   meta: { ...pageMeta, incompleteSearch: t.boolean() },
-  searchable: fileRecord,
   actions: {
     list: filesList,
-    get: z.strictObject({ fileId: pathId, fields: fields.optional(), supportsAllDrives: z.boolean().optional() }),
+    get: z.strictObject({ fileId: pathId, fields: fieldsParam.optional(), supportsAllDrives: z.boolean().optional() }),
     // Metadata only. mimeType: the vendor's folder/document/spreadsheet types create a folder/document/spreadsheet.
     create: z.strictObject({
       name: z.string().min(1),
@@ -260,12 +209,11 @@ const files: EntityCatalog = {
     source:
       'https://developers.google.com/workspace/drive/api/guides/manage-changes; Drive v3 reference changes.list (removed, file.trashed, newStartPageToken)',
   },
-};
+});
 
 // Multipart upload (metadata + content in one request); returns a files record.
-const filesUpload: EntityCatalog = {
+const filesUpload = entity({
   name: 'files_upload',
-  recordKey: 'id',
   record: fileRecord,
   actions: {
     create: z.strictObject({
@@ -281,37 +229,28 @@ const filesUpload: EntityCatalog = {
     }),
   },
   writesTo: 'files',
-};
+});
 
 // Export of a workspace document to mimeType; the answer is the bytes themselves (upstream cap: 10 MB), so there
 // is no record: the record map is empty and the key only nominal.
-const filesExport: EntityCatalog = {
+const filesExport = entity({
   name: 'files_export',
-  recordKey: 'id',
   record: {},
   actions: {
     download: z.strictObject({ fileId: pathId, mimeType: mediaType, range_header: rangeHeader.optional() }),
   },
-};
+});
 
-const driveRecord: FieldMap = {
-  kind: t.string(),
-  id: notNull(t.string()),
-  name: t.string(),
-  colorRgb: t.string(),
-  backgroundImageLink: t.string(),
-  themeId: t.string(),
-  createdTime: t.datetime(),
-  orgUnitId: t.string(),
-  hidden: t.boolean(),
-  backgroundImageFile: t.object(),
-  capabilities: t.object(),
-  restrictions: t.object(),
-};
+const driveRecord: FieldMap = fields`
+  kind, id!, name, colorRgb, backgroundImageLink, themeId: string
+  createdTime: datetime
+  orgUnitId: string
+  hidden: boolean
+  backgroundImageFile, capabilities, restrictions: object
+`;
 
-const drives: EntityCatalog = {
+const drives = entity({
   name: 'drives',
-  recordKey: 'id',
   upstream: collection('drives', 'drives', 'driveId', 100),
   record: driveRecord,
   meta: pageMeta,
@@ -323,32 +262,20 @@ const drives: EntityCatalog = {
     }),
     get: z.strictObject({ driveId: pathId, useDomainAdminAccess: z.boolean().optional() }),
   },
-};
+});
 
-const permissionRecord: FieldMap = {
-  kind: t.string(),
-  id: notNull(t.string()),
-  type: t.string(),
-  emailAddress: t.string(),
-  domain: t.string(),
-  role: t.string(),
-  view: t.string(),
-  displayName: t.string(),
-  photoLink: t.string(),
-  expirationTime: t.datetime(),
-  allowFileDiscovery: t.boolean(),
-  deleted: t.boolean(),
-  pendingOwner: t.boolean(),
-  teamDrivePermissionDetails: t.array(),
-  permissionDetails: t.array(),
-};
+const permissionRecord: FieldMap = fields`
+  kind, id!, type, emailAddress, domain, role, view, displayName, photoLink: string
+  expirationTime: datetime
+  allowFileDiscovery, deleted, pendingOwner: boolean
+  teamDrivePermissionDetails, permissionDetails: array
+`;
 
 /** Items of shared drives, and a domain administrator's access to every item of the domain. */
 const permissionAccess = { supportsAllDrives: z.boolean().optional(), useDomainAdminAccess: z.boolean().optional() };
 
-const permissions: EntityCatalog = {
+const permissions = entity({
   name: 'permissions',
-  recordKey: 'id',
   upstream: collection('files/{fileId}/permissions', 'permissions', 'permissionId', 100),
   record: permissionRecord,
   meta: pageMeta,
@@ -356,46 +283,36 @@ const permissions: EntityCatalog = {
     list: z.strictObject({ fileId: pathId, ...page(100), ...permissionAccess }),
     get: z.strictObject({ fileId: pathId, permissionId: pathId, ...permissionAccess }),
   },
-};
+});
 
 /** The Reply resource, as a comment embeds its replies and as the replies list answers them. */
-const replyFields: FieldMap = {
-  kind: t.string(),
-  id: t.string(),
-  createdTime: t.datetime(),
-  modifiedTime: t.datetime(),
-  author: t.object(),
-  htmlContent: t.string(),
-  content: t.string(),
-  deleted: t.boolean(),
-  action: t.string(),
-};
+const replyFields: FieldMap = fields`
+  kind, id: string
+  createdTime, modifiedTime: datetime
+  author: object
+  htmlContent, content: string
+  deleted: boolean
+  action: string
+`;
 
 /** Comments and replies: deleted ones on request, and Drive's field selection. */
-const discussionOptions = { includeDeleted: z.boolean().optional(), fields: fields.optional() };
+const discussionOptions = { includeDeleted: z.boolean().optional(), fields: fieldsParam.optional() };
 
-const commentRecord: FieldMap = {
-  kind: t.string(),
-  id: notNull(t.string()),
-  createdTime: t.datetime(),
-  modifiedTime: t.datetime(),
-  htmlContent: t.string(),
-  content: t.string(),
-  anchor: t.string(),
-  assigneeEmailAddress: t.string(),
-  author: t.object(),
-  deleted: t.boolean(),
-  resolved: t.boolean(),
-  quotedFileContent: t.object(),
-  mentionedEmailAddresses: t.array(t.string()),
-  replies: t.array(t.object(replyFields)),
-};
+const commentRecord: FieldMap = fields`
+  kind, id!: string
+  createdTime, modifiedTime: datetime
+  htmlContent, content, anchor, assigneeEmailAddress: string
+  author: object
+  deleted, resolved: boolean
+  quotedFileContent: object
+  mentionedEmailAddresses: string[]
+  replies: ${t.array(t.object(replyFields))}
+`;
 
 // `fields` is optional here as in the specification ("required in practice"): the connector sends a default field
 // selection when the caller gives none.
-const comments: EntityCatalog = {
+const comments = entity({
   name: 'comments',
-  recordKey: 'id',
   upstream: {
     ...collection('files/{fileId}/comments', 'comments', 'commentId', 100),
     read: { params: { pageSize: 100 }, since: { param: 'startModifiedTime', format: 'iso' } },
@@ -411,13 +328,12 @@ const comments: EntityCatalog = {
     }),
     get: z.strictObject({ fileId: pathId, commentId: pathId, ...discussionOptions }),
   },
-};
+});
 
 const replyRecord: FieldMap = { ...replyFields, id: notNull(t.string()) };
 
-const replies: EntityCatalog = {
+const replies = entity({
   name: 'replies',
-  recordKey: 'id',
   upstream: collection('files/{fileId}/comments/{commentId}/replies', 'replies', 'replyId', 100),
   record: replyRecord,
   meta: pageMeta,
@@ -425,57 +341,50 @@ const replies: EntityCatalog = {
     list: z.strictObject({ fileId: pathId, commentId: pathId, ...page(100), ...discussionOptions }),
     get: z.strictObject({ fileId: pathId, commentId: pathId, replyId: pathId, ...discussionOptions }),
   },
-};
+});
 
 // ---- Fields and parameters "not shown" in the specification: the Drive v3 reference. ----
 
 // Revision resource (GET files/{fileId}/revisions, pageSize 1-1000).
-const revisionRecord: FieldMap = {
-  kind: t.string(),
-  id: notNull(t.string()),
-  mimeType: t.string(),
-  modifiedTime: t.datetime(),
-  keepForever: t.boolean(),
-  published: t.boolean(),
-  publishedLink: t.string(),
-  publishAuto: t.boolean(),
-  publishedOutsideDomain: t.boolean(),
-  lastModifyingUser: t.object(),
-  originalFilename: t.string(),
-  md5Checksum: t.string(),
-  size: t.string(),
-  exportLinks: t.object(),
-};
+const revisionRecord: FieldMap = fields`
+  kind, id!, mimeType: string
+  modifiedTime: datetime
+  keepForever, published: boolean
+  publishedLink: string
+  publishAuto, publishedOutsideDomain: boolean
+  lastModifyingUser: object
+  originalFilename, md5Checksum, size: string
+  exportLinks: object
+`;
 
-const revisions: EntityCatalog = {
+const revisions = entity({
   name: 'revisions',
-  recordKey: 'id',
   upstream: collection('files/{fileId}/revisions', 'revisions', 'revisionId', 1000),
   record: revisionRecord,
   meta: pageMeta,
   actions: {
-    list: z.strictObject({ fileId: pathId, ...page(1000), fields: fields.optional() }),
+    list: z.strictObject({ fileId: pathId, ...page(1000), fields: fieldsParam.optional() }),
     get: z.strictObject({
       fileId: pathId,
       revisionId: pathId,
       acknowledgeAbuse: z.boolean().optional(),
-      fields: fields.optional(),
+      fields: fieldsParam.optional(),
     }),
   },
-};
+});
 
 // Change resource (GET changes; pageToken required: from changes_start_page_token or a previous page). A change has
 // no id of its own and this entity is not replicated, so the key (the changed file's id) is only nominal.
-const changeRecord: FieldMap = {
-  kind: t.string(),
-  changeType: t.string(), // file or drive
-  time: t.datetime(),
-  removed: t.boolean(),
-  fileId: t.string(),
-  file: t.object(),
-  driveId: t.string(),
-  drive: t.object(),
-};
+const changeRecord: FieldMap = fields`
+  kind: string
+  changeType: string // file or drive
+  time: datetime
+  removed: boolean
+  fileId: string
+  file: object
+  driveId: string
+  drive: object
+`;
 
 const changes: EntityCatalog = {
   name: 'changes',
@@ -502,7 +411,7 @@ const changes: EntityCatalog = {
       includeCorpusRemovals: z.boolean().optional(),
       restrictToMyDrive: z.boolean().optional(),
       spaces,
-      fields: fields.optional(),
+      fields: fieldsParam.optional(),
     }),
   },
 };
@@ -511,7 +420,7 @@ const changes: EntityCatalog = {
 const changesStartPageToken: EntityCatalog = {
   name: 'changes_start_page_token',
   recordKey: 'startPageToken',
-  record: { kind: t.string(), startPageToken: notNull(t.string()) },
+  record: fields`kind, startPageToken!: string`,
   actions: {
     get: z.strictObject({ driveId: pathId.optional(), supportsAllDrives: z.boolean().optional() }),
   },
@@ -522,20 +431,18 @@ const changesStartPageToken: EntityCatalog = {
 const about: EntityCatalog = {
   name: 'about',
   recordKey: 'user.permissionId',
-  record: {
-    kind: t.string(),
-    user: t.object(),
-    storageQuota: t.object(),
-    driveThemes: t.array(),
-    canCreateDrives: t.boolean(),
-    importFormats: t.object(),
-    exportFormats: t.object(),
-    appInstalled: t.boolean(),
-    maxImportSizes: t.object(),
-    maxUploadSize: t.string(),
-    folderColorPalette: t.array(t.string()),
-  },
-  actions: { get: z.strictObject({ fields }) },
+  record: fields`
+    kind: string
+    user, storageQuota: object
+    driveThemes: array
+    canCreateDrives: boolean
+    importFormats, exportFormats: object
+    appInstalled: boolean
+    maxImportSizes: object
+    maxUploadSize: string
+    folderColorPalette: string[]
+  `,
+  actions: { get: z.strictObject({ fields: fieldsParam }) },
 };
 
 export const googleDriveCatalog = defineCatalog({

@@ -8,7 +8,8 @@ import {
   type UpstreamSpec,
 } from '../../core/catalog.ts';
 import { noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
-import { type FieldMap, notNull, t } from '../../core/field-spec.ts';
+import type { FieldMap } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 import { incidentIoWebhooks } from './webhooks.ts';
 
 /*
@@ -21,7 +22,7 @@ import { incidentIoWebhooks } from './webhooks.ts';
  */
 
 /** The specification: paginated list actions return {after, page_size}, both nullable (after is null on the last page). */
-const meta: FieldMap = { after: t.string(), page_size: t.integer() };
+const meta: FieldMap = fields`after: string; page_size: integer`;
 
 /**
  * page_size + after of the paginated v2 list endpoints. Maximum page sizes (incident.io API): incidents 250,
@@ -92,39 +93,22 @@ function listed(
   });
 }
 
-const incidentRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  reference: t.string(),
-  summary: t.string(),
-  mode: t.string({ enum: ['standard', 'retrospective', 'test', 'tutorial'] }),
-  visibility: t.string({ enum: ['public', 'private'] }),
-  permalink: t.string(),
-  call_url: t.string(),
+const incidentRecord: FieldMap = fields`
+  id!, name, reference, summary: string
+  mode: 'standard' | 'retrospective' | 'test' | 'tutorial'
+  visibility: 'public' | 'private'
+  permalink, call_url: string
   // Neutral names (the specification's convention) of the vendor's slack_channel_id, slack_channel_name, slack_team_id.
-  chat_channel_id: t.string(),
-  chat_channel_name: t.string(),
-  chat_team_id: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  has_debrief: t.boolean(),
-  creator: t.object(),
-  incident_status: t.object(),
-  severity: t.object(),
-  incident_type: t.object(),
-  incident_role_assignments: t.array(),
-  custom_field_entries: t.array(),
-  duration_metrics: t.array(),
-  incident_timestamp_values: t.array(),
-  workload_minutes_late: t.number(),
-  workload_minutes_sleeping: t.number(),
-  workload_minutes_total: t.number(),
-  workload_minutes_working: t.number(),
-};
+  chat_channel_id, chat_channel_name, chat_team_id: string
+  created_at, updated_at: datetime
+  has_debrief: boolean
+  creator, incident_status, severity, incident_type: object
+  incident_role_assignments, custom_field_entries, duration_metrics, incident_timestamp_values: array
+  workload_minutes_late, workload_minutes_sleeping, workload_minutes_total, workload_minutes_working: number
+`;
 
-const incidents: EntityCatalog = {
+const incidents = entity({
   name: 'incidents',
-  recordKey: 'id',
   upstream: {
     ...upstream('v2/incidents', 'incidents', 'incident', 250),
     // GET /v2/incidents accepts `updated_at[gte]` (https://api-docs.incident.io/tag/Incidents-V2#operation/Incidents%20V2_List),
@@ -135,66 +119,48 @@ const incidents: EntityCatalog = {
   },
   record: incidentRecord,
   meta,
-  searchable: incidentRecord,
   // id: the incident's identifier or its numeric reference.
   actions: { list: paged(250), get: byId },
   sync: incrementalUpdatedAt,
   changeCapture: updatedSince,
-};
+});
 
-const alertRecord: FieldMap = {
-  id: notNull(t.string()),
-  title: t.string(),
-  description: t.string(),
-  status: t.string({ enum: ['firing', 'resolved'] }),
-  alert_source_id: t.string(),
-  deduplication_key: t.string(),
-  source_url: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  resolved_at: t.datetime(),
-  attributes: t.array(),
-};
+const alertRecord: FieldMap = fields`
+  id!, title, description: string
+  status: 'firing' | 'resolved'
+  alert_source_id, deduplication_key, source_url: string
+  created_at, updated_at, resolved_at: datetime
+  attributes: array
+`;
 
 const alerts = listed('alerts', 'v2/alerts', 'alert', alertRecord, { pageSize: 50 });
 
-const escalationRecord: FieldMap = {
-  id: notNull(t.string()),
-  title: t.string(),
-  status: t.string({ enum: ['pending', 'triggered', 'acked', 'resolved', 'expired', 'cancelled'] }),
-  escalation_path_id: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  creator: t.object(),
-  priority: t.object(),
-  events: t.array(),
-  related_incidents: t.array(),
-  related_alerts: t.array(),
-};
+const escalationRecord: FieldMap = fields`
+  id!, title: string
+  status: 'pending' | 'triggered' | 'acked' | 'resolved' | 'expired' | 'cancelled'
+  escalation_path_id: string
+  created_at, updated_at: datetime
+  creator, priority: object
+  events, related_incidents, related_alerts: array
+`;
 
 const escalations = listed('escalations', 'v2/escalations', 'escalation', escalationRecord, { pageSize: 50 });
 
-const userRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  email: t.string(),
-  role: t.string(), // deprecated upstream (base_role replaces it)
-  chat_user_id: t.string(), // neutral name of the vendor's slack_user_id
-  base_role: t.object(),
-  custom_roles: t.array(),
-};
+const userRecord: FieldMap = fields`
+  id!, name, email: string
+  role: string // deprecated upstream (base_role replaces it)
+  chat_user_id: string // neutral name of the vendor's slack_user_id
+  base_role: object
+  custom_roles: array
+`;
 
 const users = listed('users', 'v2/users', 'user', userRecord, { pageSize: 250 });
 
-const incidentUpdateRecord: FieldMap = {
-  id: notNull(t.string()),
-  incident_id: t.string(),
-  message: t.string(),
-  created_at: t.datetime(),
-  new_incident_status: t.object(),
-  new_severity: t.object(),
-  updater: t.object(),
-};
+const incidentUpdateRecord: FieldMap = fields`
+  id!, incident_id, message: string
+  created_at: datetime
+  new_incident_status, new_severity, updater: object
+`;
 
 // The specification lists only list (and search) for incident_updates: no get.
 const incidentUpdates = listed('incident_updates', 'v2/incident_updates', 'incident_update', incidentUpdateRecord, {
@@ -202,30 +168,20 @@ const incidentUpdates = listed('incident_updates', 'v2/incident_updates', 'incid
   get: false,
 });
 
-const incidentRoleRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  description: t.string(),
-  instructions: t.string(),
-  shortform: t.string(),
-  role_type: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  required: t.boolean(),
-};
+const incidentRoleRecord: FieldMap = fields`
+  id!, name, description, instructions, shortform, role_type: string
+  created_at, updated_at: datetime
+  required: boolean
+`;
 
 // GET /v2/incident_roles is not paginated: list takes no parameters and returns no meta.
 const incidentRoles = listed('incident_roles', 'v2/incident_roles', 'incident_role', incidentRoleRecord);
 
-const incidentStatusRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  description: t.string(),
-  category: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  rank: t.number(),
-};
+const incidentStatusRecord: FieldMap = fields`
+  id!, name, description, category: string
+  created_at, updated_at: datetime
+  rank: number
+`;
 
 // Searchable fields "beyond category: not shown" in the specification: all record fields, like the other entities of this
 // connector (all of them are small scalars).
@@ -236,11 +192,7 @@ const incidentStatuses = listed('incident_statuses', 'v1/incident_statuses', 'in
 // record fields (as for every other entity of this connector). ----
 
 // GET /v2/incident_timestamps (not paginated), GET /v2/incident_timestamps/{id}. IncidentTimestampV2.
-const incidentTimestampRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  rank: t.number(),
-};
+const incidentTimestampRecord: FieldMap = fields`id!, name: string; rank: number`;
 
 const incidentTimestamps = listed(
   'incident_timestamps',
@@ -250,66 +202,44 @@ const incidentTimestamps = listed(
 );
 
 // GET /v1/severities (not paginated), GET /v1/severities/{id}. SeverityV2.
-const severityRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  description: t.string(),
-  rank: t.number(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-};
+const severityRecord: FieldMap = fields`
+  id!, name, description: string
+  rank: number
+  created_at, updated_at: datetime
+`;
 
 const severities = listed('severities', 'v1/severities', 'severity', severityRecord);
 
 // GET /v2/custom_fields (not paginated), GET /v2/custom_fields/{id}. CustomFieldV2.
-const customFieldRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  description: t.string(),
-  field_type: t.string(),
-  catalog_type_id: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-};
+const customFieldRecord: FieldMap = fields`
+  id!, name, description, field_type, catalog_type_id: string
+  created_at, updated_at: datetime
+`;
 
 const customFields = listed('custom_fields', 'v2/custom_fields', 'custom_field', customFieldRecord);
 
 // GET /v2/catalog_types (not paginated), GET /v2/catalog_types/{id}. CatalogTypeV2.
-const catalogTypeRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  description: t.string(),
-  type_name: t.string(),
-  color: t.string(),
-  icon: t.string(),
-  ranked: t.boolean(),
-  is_editable: t.boolean(),
-  registry_type: t.string(),
-  semantic_type: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  last_synced_at: t.datetime(),
-  annotations: t.object(),
-  categories: t.array(t.string()),
-  required_integrations: t.array(t.string()),
-  schema: t.object(),
-};
+const catalogTypeRecord: FieldMap = fields`
+  id!, name, description, type_name, color, icon: string
+  ranked, is_editable: boolean
+  registry_type, semantic_type: string
+  created_at, updated_at, last_synced_at: datetime
+  annotations: object
+  categories, required_integrations: string[]
+  schema: object
+`;
 
 const catalogTypes = listed('catalog_types', 'v2/catalog_types', 'catalog_type', catalogTypeRecord);
 
 // GET /v2/schedules (paginated: page_size + after), GET /v2/schedules/{id}. ScheduleV2.
-const scheduleRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  timezone: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  annotations: t.object(),
-  config: t.object(),
-  team_ids: t.array(t.string()),
-  holidays_public_config: t.object(),
-  current_shifts: t.array(),
-};
+const scheduleRecord: FieldMap = fields`
+  id!, name, timezone: string
+  created_at, updated_at: datetime
+  annotations, config: object
+  team_ids: string[]
+  holidays_public_config: object
+  current_shifts: array
+`;
 
 const schedules = listed('schedules', 'v2/schedules', 'schedule', scheduleRecord, { pageSize: 250 });
 

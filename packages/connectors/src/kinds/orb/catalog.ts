@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, fieldCursor, type UpstreamSpec } from '../../core/catalog.ts';
+import { defineCatalog, entity, fieldCursor, type UpstreamSpec } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
-import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
+import { type FieldMap, pick, t } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 import { orbWebhooks } from './webhooks.ts';
 
 /**
@@ -17,7 +18,7 @@ const byCreation = fieldCursor(
 );
 
 // Usage billing: "incident management and usage billing records declare only the identifier as non-null".
-const meta: FieldMap = { next_cursor: t.string() };
+const meta: FieldMap = fields`next_cursor: string`;
 const page = { limit: z.int().min(1).max(100).optional(), cursor: z.string().min(1).optional() };
 
 /**
@@ -42,27 +43,19 @@ function orbUpstream(path: string, idParam: string, query: Readonly<Record<strin
   };
 }
 
-const customerRecord: FieldMap = {
-  id: notNull(t.string()),
-  external_customer_id: t.string(),
-  name: t.string(),
-  email: t.string(),
-  created_at: t.datetime(),
-  payment_provider: t.string(),
-  payment_provider_id: t.string(),
-  timezone: t.string(),
-  balance: t.decimal(),
-  currency: t.string(),
-  shipping_address: t.object(),
-  billing_address: t.object(),
-  tax_id: t.object(),
-  auto_collection: t.boolean(),
-  metadata: t.object(),
-};
+const customerRecord: FieldMap = fields`
+  id!, external_customer_id, name, email: string
+  created_at: datetime
+  payment_provider, payment_provider_id, timezone: string
+  balance: decimal
+  currency: string
+  shipping_address, billing_address, tax_id: object
+  auto_collection: boolean
+  metadata: object
+`;
 
-const customers: EntityCatalog = {
+const customers = entity({
   name: 'customers',
-  recordKey: 'id',
   upstream: orbUpstream('customers', 'customer_id'),
   record: customerRecord,
   meta,
@@ -84,7 +77,7 @@ const customers: EntityCatalog = {
   },
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
-};
+});
 // Record field types: the specification says "strings" for every timestamp; instants are typed `datetime` so that search
 // compares them as instants (Orb sends ISO 8601 date-times for all of them, e.g. 2024-01-31T00:00:00+00:00).
 
@@ -93,30 +86,21 @@ export const SUBSCRIPTION_STATUSES = ['active', 'ended', 'upcoming'] as const;
 /** The specification's "States": invoices filter status. Orb's invoice.status takes the same values. */
 export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'synced', 'void'] as const;
 
-const subscriptionRecord: FieldMap = {
-  id: notNull(t.string()),
-  created_at: t.datetime(),
-  start_date: t.datetime(),
-  end_date: t.datetime(),
-  status: t.string({ enum: SUBSCRIPTION_STATUSES }),
-  current_billing_period_start_date: t.datetime(),
-  current_billing_period_end_date: t.datetime(),
-  default_invoice_memo: t.string(),
-  invoicing_threshold: t.decimal(),
-  customer: t.object(),
-  plan: t.object(),
-  redeemed_coupon: t.object(),
-  metadata: t.object(),
-  active_plan_phase_order: t.integer(),
-  net_terms: t.integer(),
-  fixed_fee_quantity_schedule: t.array(),
-  price_intervals: t.array(),
-  auto_collection: t.boolean(),
-};
+const subscriptionRecord: FieldMap = fields`
+  id!: string
+  created_at, start_date, end_date: datetime
+  status: ${t.string({ enum: SUBSCRIPTION_STATUSES })}
+  current_billing_period_start_date, current_billing_period_end_date: datetime
+  default_invoice_memo: string
+  invoicing_threshold: decimal
+  customer, plan, redeemed_coupon, metadata: object
+  active_plan_phase_order, net_terms: integer
+  fixed_fee_quantity_schedule, price_intervals: array
+  auto_collection: boolean
+`;
 
-const subscriptions: EntityCatalog = {
+const subscriptions = entity({
   name: 'subscriptions',
-  recordKey: 'id',
   upstream: orbUpstream('subscriptions', 'subscription_id'),
   record: subscriptionRecord,
   meta,
@@ -133,32 +117,19 @@ const subscriptions: EntityCatalog = {
   // Orb filters subscriptions by created_at[gte].
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
-};
+});
 
-const planRecord: FieldMap = {
-  id: notNull(t.string()),
-  created_at: t.datetime(),
-  name: t.string(),
-  description: t.string(),
-  status: t.string(),
-  default_invoice_memo: t.string(),
-  currency: t.string(),
-  external_plan_id: t.string(),
-  invoicing_currency: t.string(),
-  net_terms: t.integer(),
-  prices: t.array(),
-  plan_phases: t.array(),
-  product: t.object(),
-  minimum: t.object(),
-  maximum: t.object(),
-  discount: t.object(),
-  trial_config: t.object(),
-  metadata: t.object(),
-};
+const planRecord: FieldMap = fields`
+  id!: string
+  created_at: datetime
+  name, description, status, default_invoice_memo, currency, external_plan_id, invoicing_currency: string
+  net_terms: integer
+  prices, plan_phases: array
+  product, minimum, maximum, discount, trial_config, metadata: object
+`;
 
-const plans: EntityCatalog = {
+const plans = entity({
   name: 'plans',
-  recordKey: 'id',
   upstream: orbUpstream('plans', 'plan_id'),
   record: planRecord,
   meta,
@@ -170,50 +141,29 @@ const plans: EntityCatalog = {
   // Orb filters plans by created_at[gte].
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
-};
+});
 
-const invoiceRecord: FieldMap = {
-  id: notNull(t.string()),
-  created_at: t.datetime(),
-  invoice_date: t.datetime(),
-  due_date: t.datetime(),
-  invoice_pdf: t.string(),
-  subtotal: t.decimal(),
-  total: t.decimal(),
-  amount_due: t.decimal(),
-  status: t.string({ enum: INVOICE_STATUSES }),
-  memo: t.string(),
-  issue_failed_at: t.datetime(),
-  sync_failed_at: t.datetime(),
-  payment_failed_at: t.datetime(),
-  payment_started_at: t.datetime(),
-  voided_at: t.datetime(),
-  paid_at: t.datetime(),
-  issued_at: t.datetime(),
-  hosted_invoice_url: t.string(),
-  currency: t.string(),
-  eligible_to_issue_at: t.datetime(),
-  invoice_number: t.string(),
-  line_items: t.array(),
-  credit_notes: t.array(),
-  customer_balance_transactions: t.array(),
-  subscription: t.object(),
-  customer: t.object(),
-  discount: t.object(),
-  minimum: t.object(),
-  maximum: t.object(),
-  auto_collection: t.object(),
-  metadata: t.object(),
-  billing_address: t.object(),
-  shipping_address: t.object(),
-  will_auto_issue: t.boolean(),
-};
+const invoiceRecord: FieldMap = fields`
+  id!: string
+  created_at, invoice_date, due_date: datetime
+  invoice_pdf: string
+  subtotal, total, amount_due: decimal
+  status: ${t.string({ enum: INVOICE_STATUSES })}
+  memo: string
+  issue_failed_at, sync_failed_at, payment_failed_at, payment_started_at, voided_at, paid_at, issued_at: datetime
+  hosted_invoice_url, currency: string
+  eligible_to_issue_at: datetime
+  invoice_number: string
+  line_items, credit_notes, customer_balance_transactions: array
+  subscription, customer, discount, minimum, maximum,
+  auto_collection, metadata, billing_address, shipping_address: object
+  will_auto_issue: boolean
+`;
 
 const invoiceDate = isoDateTime.optional();
 
-const invoices: EntityCatalog = {
+const invoices = entity({
   name: 'invoices',
-  recordKey: 'id',
   upstream: orbUpstream('invoices', 'invoice_id', {
     invoice_date_gt: 'invoice_date[gt]',
     invoice_date_gte: 'invoice_date[gte]',
@@ -258,7 +208,7 @@ const invoices: EntityCatalog = {
   // invoice_date[gte], but an invoice's date can lie before its creation, e.g. backdated invoices).
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
-};
+});
 
 export const orbCatalog = defineCatalog({
   connectorType: 'Orb',

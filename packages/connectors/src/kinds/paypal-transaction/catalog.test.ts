@@ -19,17 +19,10 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 describe('PayPal catalog', () => {
   it('has the seven entities of the specification, all searchable, with plain (non-null) types', () => {
-    expect(Object.keys(entities).sort()).toEqual(
-      [
-        'balances',
-        'list_disputes',
-        'list_payments',
-        'list_products',
-        'search_invoices',
-        'show_product_details',
-        'transactions',
-      ].sort(),
-    );
+    // The entity names the specification lists.
+    const specified =
+      'balances list_disputes list_payments list_products search_invoices show_product_details transactions';
+    expect(Object.keys(entities).sort()).toEqual(specified.split(/\s+/).sort());
     for (const entity of Object.values(entities)) {
       expect(entity.searchable, entity.name).toBeDefined();
       expect(entity.sync, entity.name).toBeDefined();

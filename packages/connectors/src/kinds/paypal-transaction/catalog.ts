@@ -1,7 +1,17 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, fieldCursor, hours, type UpstreamSpec } from '../../core/catalog.ts';
+import {
+  defineCatalog,
+  type EntityCatalog,
+  entity,
+  fieldCursor,
+  hours,
+  type ParamsSchema,
+  type UpstreamSpec,
+  unpaged,
+} from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId } from '../../core/common-schemas.ts';
 import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 
 /*
  * Payments = PayPal REST APIs (docs/api.md). Sources: the specification's "Payments connector", the specification (credentials,
@@ -40,7 +50,7 @@ const plain = (fields: FieldMap): FieldMap =>
  * The specification: "Amount objects have currency_code (string) and value (string)". The value is a decimal amount
  * ("9.87"), declared `decimal` so that search compares and sums it as money.
  */
-const amount = (): FieldSpec => t.object({ currency_code: t.string(), value: t.decimal() });
+const amount = (): FieldSpec => t.object(fields`currency_code: string; value: decimal`);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Parameter building blocks
@@ -80,28 +90,22 @@ const DAY_MS = 24 * HOUR_MS;
 // balances
 // ---------------------------------------------------------------------------------------------------------------
 
-const balancesRecord: FieldMap = plain({
-  balances: t.array(
-    t.object({
-      primary: t.boolean(),
-      currency: t.string(),
-      total_balance: amount(),
-      available_balance: amount(),
-      withheld_balance: amount(),
-    }),
-  ),
-  account_id: t.string(),
-  as_of_time: t.datetime(),
-  last_refresh_time: t.datetime(),
-});
+const balancesRecord: FieldMap = plain(fields`
+  balances: {
+    primary: boolean
+    currency: string
+    total_balance, available_balance, withheld_balance: ${amount()}
+  }[]
+  account_id: string
+  as_of_time, last_refresh_time: datetime
+`);
 
-const balances: EntityCatalog = {
+const balances = entity({
   name: 'balances',
   // GET /v1/reporting/balances answers one object: one record per account.
   recordKey: 'account_id',
-  upstream: { path: 'v1/reporting/balances', records: { object: null }, paging: { type: 'none' } },
+  upstream: unpaged('v1/reporting/balances', { object: null }),
   record: balancesRecord,
-  searchable: balancesRecord,
   actions: {
     list: z.strictObject({
       // The specification Limits: "balances available for up to the previous three years".
@@ -119,7 +123,7 @@ const balances: EntityCatalog = {
     { seesEdits: true, seesDeletions: true, lookbackMs: hours(3) },
     'the specification Limits (payments balances); PayPal Transaction Search reference, GET /v1/reporting/balances',
   ),
-};
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // transactions
@@ -140,100 +144,64 @@ export const TRANSACTION_FIELD_GROUPS = [
   'all',
 ] as const;
 
-const transactionInfo = t.object({
-  provider_account_id: t.string(),
-  transaction_id: t.string(),
-  provider_reference_id: t.string(),
-  provider_reference_id_type: t.string(),
-  transaction_event_code: t.string(),
-  transaction_initiation_date: t.datetime(),
-  transaction_updated_date: t.datetime(),
-  transaction_status: t.string({ enum: TRANSACTION_STATUSES }),
-  transaction_subject: t.string(),
-  transaction_note: t.string(),
-  invoice_id: t.string(),
-  custom_field: t.string(),
-  protection_eligibility: t.string(),
-  transaction_amount: amount(),
-  fee_amount: amount(),
-  insurance_amount: amount(),
-  shipping_amount: amount(),
-  shipping_discount_amount: amount(),
-});
+const transactionInfo = t.object(fields`
+  provider_account_id, transaction_id, provider_reference_id,
+  provider_reference_id_type, transaction_event_code: string
+  transaction_initiation_date, transaction_updated_date: datetime
+  transaction_status: ${t.string({ enum: TRANSACTION_STATUSES })}
+  transaction_subject, transaction_note, invoice_id, custom_field, protection_eligibility: string
+  transaction_amount, fee_amount, insurance_amount, shipping_amount, shipping_discount_amount: ${amount()}
+`);
 
-const payerInfo = t.object({
-  account_id: t.string(),
-  email_address: t.string(),
-  address_status: t.string(),
-  payer_status: t.string(),
-  country_code: t.string(),
-  payer_name: t.object({ given_name: t.string(), surname: t.string(), alternate_full_name: t.string() }),
-});
+const payerInfo = t.object(fields`
+  account_id, email_address, address_status, payer_status, country_code: string
+  payer_name: { given_name, surname, alternate_full_name: string }
+`);
 
-const shippingInfo = t.object({
-  name: t.string(),
-  address: t.object({
-    line1: t.string(),
-    line2: t.string(),
-    city: t.string(),
-    country_code: t.string(),
-    postal_code: t.string(),
-  }),
-});
+const shippingInfo = t.object(fields`
+  name: string
+  address: { line1, line2, city, country_code, postal_code: string }
+`);
 
-const cartInfo = t.object({
-  item_details: t.array(
-    t.object({
-      item_code: t.string(),
-      item_name: t.string(),
-      item_description: t.string(),
-      item_quantity: t.string(),
-      invoice_number: t.string(),
-      item_unit_price: amount(),
-      item_amount: amount(),
-      total_item_amount: amount(),
-      tax_amounts: t.array(),
-    }),
-  ),
-  tax_inclusive: t.boolean(),
-  provider_invoice_id: t.string(),
-});
+const cartInfo = t.object(fields`
+  item_details: {
+    item_code, item_name, item_description, item_quantity, invoice_number: string
+    item_unit_price, item_amount, total_item_amount: ${amount()}
+    tax_amounts: array
+  }[]
+  tax_inclusive: boolean
+  provider_invoice_id: string
+`);
 
-const auctionInfo = t.object({
-  auction_site: t.string(),
-  auction_item_site: t.string(),
-  auction_buyer_id: t.string(),
-  auction_closing_date: t.datetime(),
-});
+const auctionInfo = t.object(fields`
+  auction_site, auction_item_site, auction_buyer_id: string
+  auction_closing_date: datetime
+`);
 
-const incentiveInfo = t.object({
-  incentive_details: t.array(
-    t.object({
-      incentive_type: t.string(),
-      incentive_code: t.string(),
-      incentive_program_code: t.string(),
-      incentive_amount: amount(),
-    }),
-  ),
-});
+const incentiveInfo = t.object(fields`
+  incentive_details: {
+    incentive_type, incentive_code, incentive_program_code: string
+    incentive_amount: ${amount()}
+  }[]
+`);
 
-const storeInfo = t.object({ store_id: t.string(), terminal_id: t.string() });
+const storeInfo = t.object(fields`store_id, terminal_id: string`);
 
 /**
  * Top-level transaction_id and transaction_updated_date are copies of the transaction_info fields that the
  * connector adds to every record (the specification lists them at the top level).
  */
-const transactionRecord: FieldMap = plain({
-  transaction_info: transactionInfo,
-  payer_info: payerInfo,
-  shipping_info: shippingInfo,
-  cart_info: cartInfo,
-  auction_info: auctionInfo,
-  incentive_info: incentiveInfo,
-  store_info: storeInfo,
-  transaction_id: t.string(),
-  transaction_updated_date: t.datetime(),
-});
+const transactionRecord: FieldMap = plain(fields`
+  transaction_info: ${transactionInfo}
+  payer_info: ${payerInfo}
+  shipping_info: ${shippingInfo}
+  cart_info: ${cartInfo}
+  auction_info: ${auctionInfo}
+  incentive_info: ${incentiveInfo}
+  store_info: ${storeInfo}
+  transaction_id: string
+  transaction_updated_date: datetime
+`);
 
 /** The specification Limits: "range at most 31 days". */
 export const MAX_TRANSACTION_RANGE_DAYS = 31;
@@ -289,21 +257,20 @@ const transactions: EntityCatalog = {
     meta: { total_items: 'total_items', total_pages: 'total_pages', page: 'page' },
   },
   record: transactionRecord,
-  meta: plain({ total_items: t.integer(), total_pages: t.integer(), page: t.integer() }),
-  searchable: plain({
-    auction_info: auctionInfo,
-    cart_info: cartInfo,
-    incentive_info: incentiveInfo,
-    payer_info: payerInfo,
-    shipping_info: shippingInfo,
-    store_info: storeInfo,
-    transaction_info: transactionInfo,
-    transaction_id: t.string(),
+  meta: plain(fields`total_items, total_pages, page: integer`),
+  searchable: plain(fields`
+    auction_info: ${auctionInfo}
+    cart_info: ${cartInfo}
+    incentive_info: ${incentiveInfo}
+    payer_info: ${payerInfo}
+    shipping_info: ${shippingInfo}
+    store_info: ${storeInfo}
+    transaction_info: ${transactionInfo}
+    transaction_id: string
     // Searchable at the top level but absent from the specification's record list: the connector copies it from
     // transaction_info like transaction_id and transaction_updated_date.
-    transaction_initiation_date: t.datetime(),
-    transaction_updated_date: t.datetime(),
-  }),
+    transaction_initiation_date, transaction_updated_date: datetime
+  `),
   actions: { list: transactionsListParams },
   // The reporting API filters by date in 31-day windows; the cursor is the update date.
   sync: { mode: 'incremental', cursorField: 'transaction_info.transaction_updated_date' },
@@ -322,21 +289,44 @@ const transactions: EntityCatalog = {
 // list_payments, list_disputes, list_products, show_product_details, search_invoices
 // ---------------------------------------------------------------------------------------------------------------
 
-const paymentRecord: FieldMap = plain({
-  id: t.string(),
-  intent: t.string(),
-  state: t.string(),
-  cart: t.string(),
-  create_time: t.datetime(),
-  update_time: t.datetime(),
-  payer: t.object(),
-  transactions: t.array(t.object()),
-  links: t.array(t.object()),
-});
+/**
+ * List params of the lists read by a time window and a page token (payments, disputes), all optional: the window's
+ * two ISO 8601 bounds, a page size up to the list's maximum, and the token of the next page.
+ */
+function windowParams(
+  [from, to]: readonly [string, string],
+  [pageSize, maxPageSize]: readonly [string, number],
+  pageToken: string,
+): ParamsSchema {
+  return z.strictObject({
+    [from]: isoDateTime.optional(),
+    [to]: isoDateTime.optional(),
+    [pageSize]: z.int().min(1).max(maxPageSize).optional(),
+    [pageToken]: z.string().min(1).optional(),
+  });
+}
 
-const listPayments: EntityCatalog = {
+const paymentRecord: FieldMap = plain(fields`
+  id, intent, state, cart: string
+  create_time, update_time: datetime
+  payer: object
+  transactions, links: object[]
+`);
+
+/** GET /v1/payments/payment: a creation-time window, then `count` payments a page from `start_id`. */
+const paymentListParams = windowParams(['start_time', 'end_time'], ['count', 20], 'start_id');
+
+/**
+ * GET /v1/payments/payment filters with start_time on the creation time (PayPal Payments v1 reference): an older
+ * payment updated later is outside the window, so edits need the full pass. Payments cannot be deleted.
+ */
+const paymentsSeen = fieldCursor(
+  { seesEdits: false, seesDeletions: true },
+  'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); the vendor API reference',
+);
+
+const listPayments = entity({
   name: 'list_payments',
-  recordKey: 'id',
   upstream: {
     // https://developer.paypal.com/docs/api/payments/v1/#payment_list: the next page starts at `start_id` = next_id;
     // an empty (or missing) next_id ends the list. start_time bounds the creation time; sort_by=update_time keeps
@@ -351,40 +341,36 @@ const listPayments: EntityCatalog = {
   },
   record: paymentRecord,
   // GET /v1/payments/payment answers {payments, count, next_id}; next_id is the start_id of the next page.
-  meta: plain({ next_id: t.string() }),
-  searchable: paymentRecord,
-  actions: {
-    list: z.strictObject({
-      start_time: isoDateTime.optional(),
-      end_time: isoDateTime.optional(),
-      count: z.int().min(1).max(20).optional(),
-      start_id: z.string().min(1).optional(),
-    }),
-  },
+  meta: plain(fields`next_id: string`),
+  actions: { list: paymentListParams },
   // The upstream sorts by update_time (sort_by=update_time), as the vendor's reference replication does.
   sync: { mode: 'incremental', cursorField: 'update_time' },
-  // GET /v1/payments/payment filters with start_time on the creation time (PayPal Payments v1 reference): an
-  // older payment updated later is outside the window, so edits need the full pass. Payments cannot be deleted.
-  changeCapture: fieldCursor(
-    { seesEdits: false, seesDeletions: true },
-    'PayPal Payments v1 reference, GET /v1/payments/payment (start_time = creation time); the vendor API reference',
-  ),
-};
-
-const disputeRecord: FieldMap = plain({
-  dispute_id: t.string(),
-  create_time: t.datetime(),
-  update_time: t.datetime(),
-  status: t.string(),
-  reason: t.string(),
-  dispute_state: t.string(),
-  dispute_life_cycle_stage: t.string(),
-  dispute_channel: t.string(),
-  outcome: t.string(),
-  dispute_amount: amount(),
-  disputed_transactions: t.array(t.object()),
-  links: t.array(t.object()),
+  changeCapture: paymentsSeen,
 });
+
+const disputeRecord: FieldMap = plain(fields`
+  dispute_id: string
+  create_time, update_time: datetime
+  status, reason, dispute_state, dispute_life_cycle_stage, dispute_channel, outcome: string
+  dispute_amount: ${amount()}
+  disputed_transactions, links: object[]
+`);
+
+/** GET /v1/customer/disputes: an update-time window, then `page_size` disputes a page from `next_page_token`. */
+const disputeListParams = windowParams(
+  ['update_time_after', 'update_time_before'],
+  ['page_size', 50],
+  'next_page_token',
+);
+
+/**
+ * A real "updated since" filter (update_time_after; the connector filters client-side beyond its 180 days). Disputes
+ * are never deleted, only closed (an edit).
+ */
+const disputesSeen = fieldCursor(
+  { seesEdits: true, seesDeletions: true },
+  'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after',
+);
 
 const listDisputes: EntityCatalog = {
   name: 'list_disputes',
@@ -397,40 +383,26 @@ const listDisputes: EntityCatalog = {
     paging: { type: 'body_link', param: 'next_page_token', linksAt: 'links' },
   },
   record: disputeRecord,
-  meta: plain({ next_page_token: t.string() }),
+  meta: plain(fields`next_page_token: string`),
   searchable: plain({
     ...disputeRecord,
     // Searchable but not a record field in the specification: the update time cut to the precision PayPal filters by
     // (the vendor's reference replication adds it); the connector fills it from update_time.
     updated_time_cut: t.datetime(),
   }),
-  actions: {
-    list: z.strictObject({
-      update_time_after: isoDateTime.optional(),
-      update_time_before: isoDateTime.optional(),
-      page_size: z.int().min(1).max(50).optional(),
-      next_page_token: z.string().min(1).optional(),
-    }),
-  },
+  actions: { list: disputeListParams },
   // The upstream filters by update_time_after.
   sync: { mode: 'incremental', cursorField: 'update_time' },
-  // A real "updated since" filter (update_time_after; the connector filters client-side beyond its 180 days).
-  // Disputes are never deleted, only closed (an edit).
-  changeCapture: fieldCursor(
-    { seesEdits: true, seesDeletions: true },
-    'PayPal Disputes v1 reference, GET /v1/customer/disputes update_time_after',
-  ),
+  changeCapture: disputesSeen,
 };
 
-const productRecord: FieldMap = plain({
-  id: t.string(),
-  name: t.string(),
-  description: t.string(),
-  create_time: t.datetime(),
-  links: t.array(t.object()),
-});
+const productRecord: FieldMap = plain(fields`
+  id, name, description: string
+  create_time: datetime
+  links: object[]
+`);
 
-const pageMeta: FieldMap = plain({ total_items: t.integer(), total_pages: t.integer() });
+const pageMeta: FieldMap = plain(fields`total_items, total_pages: integer`);
 
 /** page/page_size lists with total_required=true: `{<key>: [...], total_items, total_pages}` (an empty page leaves the key out). */
 function pagedList(path: string, key: string): UpstreamSpec {
@@ -443,13 +415,11 @@ function pagedList(path: string, key: string): UpstreamSpec {
   };
 }
 
-const listProducts: EntityCatalog = {
+const listProducts = entity({
   name: 'list_products',
-  recordKey: 'id',
   upstream: { ...pagedList('v1/catalogs/products', 'products'), read: { params: { page_size: 20, page: 1 } } },
   record: productRecord,
   meta: pageMeta,
-  searchable: productRecord,
   actions: {
     list: z.strictObject({
       page_size: z.int().min(1).max(20).optional(),
@@ -458,50 +428,33 @@ const listProducts: EntityCatalog = {
   },
   // The products list has no date filter.
   sync: { mode: 'full_refresh' },
-};
-
-const productDetailsRecord: FieldMap = plain({
-  id: t.string(),
-  name: t.string(),
-  description: t.string(),
-  type: t.string(),
-  category: t.string(),
-  image_url: t.string(),
-  home_url: t.string(),
-  create_time: t.datetime(),
-  update_time: t.datetime(),
-  links: t.array(t.object()),
 });
 
-const showProductDetails: EntityCatalog = {
+const productDetailsRecord: FieldMap = plain(fields`
+  id, name, description, type, category, image_url, home_url: string
+  create_time, update_time: datetime
+  links: object[]
+`);
+
+const showProductDetails = entity({
   name: 'show_product_details',
-  recordKey: 'id',
   record: productDetailsRecord,
-  searchable: productDetailsRecord,
   actions: { get: z.strictObject({ id: pathId }) },
   // No list exists: replication gets the details of every product of list_products.
   sync: { mode: 'full_refresh', parent: { entity: 'list_products', param: 'id', from: 'id' } },
-};
-
-const invoiceRecord: FieldMap = plain({
-  id: t.string(),
-  status: t.string(),
-  detail: t.object(),
-  invoicer: t.object(),
-  amount: t.object(),
-  configuration: t.object(),
-  payments: t.object(),
-  refunds: t.object(),
-  due_amount: amount(),
-  primary_recipients: t.array(t.object()),
-  additional_recipients: t.array(t.string()),
-  items: t.array(t.object()),
-  links: t.array(t.object()),
 });
 
-const searchInvoices: EntityCatalog = {
+const invoiceRecord: FieldMap = plain(fields`
+  id, status: string
+  detail, invoicer, amount, configuration, payments, refunds: object
+  due_amount: ${amount()}
+  primary_recipients: object[]
+  additional_recipients: string[]
+  items, links: object[]
+`);
+
+const searchInvoices = entity({
   name: 'search_invoices',
-  recordKey: 'id',
   upstream: {
     ...pagedList('v2/invoicing/search-invoices', 'items'),
     read: { params: { page_size: 100, page: 1 } },
@@ -527,7 +480,7 @@ const searchInvoices: EntityCatalog = {
   },
   // The search filters by creation date only, and invoices change after creation (payments, refunds): full refresh.
   sync: { mode: 'full_refresh' },
-};
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials, replication_config

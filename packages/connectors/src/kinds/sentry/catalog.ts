@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { defineCatalog, type EntityCatalog, fieldCursor, type Paging } from '../../core/catalog.ts';
+import { defineCatalog, entity, fieldCursor, type Paging, unpaged } from '../../core/catalog.ts';
 import { pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
-import { type FieldMap, notNull, pick, t } from '../../core/field-spec.ts';
+import { type FieldMap, pick, t } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 import { sentryWebhooks } from './webhooks.ts';
 
 /*
@@ -23,7 +24,7 @@ import { sentryWebhooks } from './webhooks.ts';
 
 // The specification shows no Meta for this connector; Sentry pages with a Link header cursor, which list actions return
 // as meta.next_cursor (null on the last page) so that callers can pass it back as `cursor`.
-const meta: FieldMap = { next_cursor: t.string() };
+const meta: FieldMap = fields`next_cursor: string`;
 /**
  * https://docs.sentry.io/api/pagination/: bare arrays, the next page's cursor in the `Link` header. Paths end with a
  * slash (Sentry's canonical URLs do).
@@ -43,93 +44,34 @@ const cursor = z.string().min(1).optional();
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Fields of a project as the list (GET /projects/) returns it. */
-const projectListFields: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  slug: t.string(),
-  status: t.string(),
-  platform: t.string(),
-  dateCreated: t.datetime(),
-  color: t.string(),
-  firstEvent: t.datetime(),
-  isBookmarked: t.boolean(),
-  isMember: t.boolean(),
-  hasAccess: t.boolean(),
-  isPublic: t.boolean(),
-  isInternal: t.boolean(),
-  firstTransactionEvent: t.boolean(),
-  hasMinifiedStackTrace: t.boolean(),
-  hasMonitors: t.boolean(),
-  hasProfiles: t.boolean(),
-  hasReplays: t.boolean(),
-  hasFeedbacks: t.boolean(),
-  hasFlags: t.boolean(),
-  hasNewFeedbacks: t.boolean(),
-  hasSessions: t.boolean(),
-  hasInsightsHttp: t.boolean(),
-  hasInsightsDb: t.boolean(),
-  hasInsightsAssets: t.boolean(),
-  hasInsightsAppStart: t.boolean(),
-  hasInsightsScreenLoad: t.boolean(),
-  hasInsightsVitals: t.boolean(),
-  hasInsightsCaches: t.boolean(),
-  hasInsightsQueues: t.boolean(),
-  hasInsightsAgentMonitoring: t.boolean(),
-  hasInsightsMCP: t.boolean(),
-  hasLogs: t.boolean(),
-  hasTraceMetrics: t.boolean(),
-  features: t.array(),
-  access: t.array(),
-  avatar: t.object(),
-  organization: t.object(),
-};
+const projectListFields: FieldMap = fields`
+  id!, name, slug, status, platform: string
+  dateCreated: datetime
+  color: string
+  firstEvent: datetime
+  isBookmarked, isMember, hasAccess, isPublic, isInternal, firstTransactionEvent, hasMinifiedStackTrace,
+  hasMonitors, hasProfiles, hasReplays, hasFeedbacks, hasFlags, hasNewFeedbacks, hasSessions, hasInsightsHttp,
+  hasInsightsDb, hasInsightsAssets, hasInsightsAppStart, hasInsightsScreenLoad, hasInsightsVitals,
+  hasInsightsCaches, hasInsightsQueues, hasInsightsAgentMonitoring, hasInsightsMCP, hasLogs, hasTraceMetrics: boolean
+  features, access: array
+  avatar, organization: object
+`;
 
 /** Fields that only the get (GET /projects/{org}/{project}/) adds to a project. */
-const projectGetOnlyFields: FieldMap = {
-  team: t.object(),
-  latestRelease: t.object(),
-  options: t.object(),
-  highlightContext: t.object(),
-  highlightPreset: t.object(),
-  teams: t.array(),
-  safeFields: t.array(),
-  sensitiveFields: t.array(),
-  allowedDomains: t.array(),
-  plugins: t.array(),
-  platforms: t.array(),
-  builtinSymbolSources: t.array(),
-  dynamicSamplingBiases: t.array(),
-  highlightTags: t.array(),
-  digestsMinDelay: t.integer(),
-  digestsMaxDelay: t.integer(),
-  resolveAge: t.integer(),
-  processingIssues: t.integer(),
-  secondaryGroupingExpiry: t.integer(),
-  dataScrubber: t.boolean(),
-  verifySSL: t.boolean(),
-  scrubIPAddresses: t.boolean(),
-  scrapeJavaScript: t.boolean(),
-  dataScrubberDefaults: t.boolean(),
-  isDynamicallySampled: t.boolean(),
-  seerScannerAutomation: t.boolean(),
+const projectGetOnlyFields: FieldMap = fields`
+  team, latestRelease, options, highlightContext, highlightPreset: object
+  teams, safeFields, sensitiveFields, allowedDomains, plugins,
+  platforms, builtinSymbolSources, dynamicSamplingBiases, highlightTags: array
+  digestsMinDelay, digestsMaxDelay, resolveAge, processingIssues, secondaryGroupingExpiry: integer
+  dataScrubber, verifySSL, scrubIPAddresses, scrapeJavaScript,
+  dataScrubberDefaults, isDynamicallySampled, seerScannerAutomation: boolean
   // The specification: "boolean or integer". The field vocabulary has no union: typed integer (Sentry's current form, the
   // number of crash reports to store; older projects answer a boolean). Not searchable, so it maps nothing.
-  storeCrashReports: t.integer(),
-  securityToken: t.string(),
-  subjectPrefix: t.string(),
-  subjectTemplate: t.string(),
-  securityTokenHeader: t.string(),
-  groupingConfig: t.string(),
-  groupingEnhancements: t.string(),
-  derivedGroupingEnhancements: t.string(),
-  secondaryGroupingConfig: t.string(),
-  fingerprintingRules: t.string(),
-  defaultEnvironment: t.string(),
-  relayPiiConfig: t.string(),
-  symbolSources: t.string(),
-  autofixAutomationTuning: t.string(),
-  debugFilesRole: t.string(),
-};
+  storeCrashReports: integer
+  securityToken, subjectPrefix, subjectTemplate, securityTokenHeader, groupingConfig,
+  groupingEnhancements, derivedGroupingEnhancements, secondaryGroupingConfig, fingerprintingRules,
+  defaultEnvironment, relayPiiConfig, symbolSources, autofixAutomationTuning, debugFilesRole: string
+`;
 
 /**
  * The specification gives two record shapes for projects: the list's, and the get's, which adds fields. `record` is the
@@ -140,9 +82,8 @@ export const PROJECT_LIST_FIELDS: readonly string[] = Object.keys(projectListFie
 
 const projectRecord: FieldMap = { ...projectListFields, ...projectGetOnlyFields };
 
-const projects: EntityCatalog = {
+const projects = entity({
   name: 'projects',
-  recordKey: 'id',
   upstream: {
     // https://docs.sentry.io/api/projects/list-your-projects/: every project the token can see, across organizations.
     path: 'projects/',
@@ -191,7 +132,7 @@ const projects: EntityCatalog = {
   },
   // The projects list has no time filter: full refresh.
   sync: { mode: 'full_refresh' },
-};
+});
 
 /*
  * project_detail: the seed system's action beyond the specification, one project's full
@@ -199,18 +140,15 @@ const projects: EntityCatalog = {
  * its "Retrieve a Project" (https://docs.sentry.io/api/projects/retrieve-a-project/) is
  * `projects/{org}/{project}/`, so that is what is called (deliberate deviation from the tsv path).
  */
-const projectDetail: EntityCatalog = {
+const projectDetail = entity({
   name: 'project_detail',
-  recordKey: 'id',
   upstream: {
-    path: 'projects/{organization_slug}/{project_slug}/',
-    records: null,
-    paging: { type: 'none' },
+    ...unpaged('projects/{organization_slug}/{project_slug}/', null),
     get: { path: 'projects/{organization_slug}/{project_slug}/' },
   },
   record: projectRecord,
   actions: { get: z.strictObject({ organization_slug: slug, project_slug: slug }) },
-};
+});
 
 /** Issues and events are read per replicated project, in the project's organization (see the header comment). */
 const perProject = {
@@ -227,44 +165,22 @@ const perProject = {
 /** The specification's "States": error monitoring issues.status. */
 export const ISSUE_STATUSES = ['resolved', 'unresolved', 'ignored'] as const;
 
-const issueRecord: FieldMap = {
-  id: notNull(t.string()),
-  title: t.string(),
-  shortId: t.string(),
-  culprit: t.string(),
-  level: t.string(),
-  status: t.string({ enum: ISSUE_STATUSES }),
-  type: t.string(),
+const issueRecord: FieldMap = fields`
+  id!, title, shortId, culprit, level: string
+  status: ${t.string({ enum: ISSUE_STATUSES })}
+  type: string
   // Sentry sends the event count as a string (it can exceed 2^53).
-  count: t.string(),
-  firstSeen: t.datetime(),
-  lastSeen: t.datetime(),
-  logger: t.string(),
-  permalink: t.string(),
-  platform: t.string(),
-  shareId: t.string(),
-  issueType: t.string(),
-  issueCategory: t.string(),
-  substatus: t.string(),
-  userCount: t.integer(),
-  numComments: t.integer(),
-  hasSeen: t.boolean(),
-  isBookmarked: t.boolean(),
-  isPublic: t.boolean(),
-  isSubscribed: t.boolean(),
-  isUnhandled: t.boolean(),
-  metadata: t.object(),
-  project: t.object(),
-  stats: t.object(),
-  statusDetails: t.object(),
-  assignedTo: t.object(),
-  subscriptionDetails: t.object(),
-  annotations: t.array(),
-};
+  count: string
+  firstSeen, lastSeen: datetime
+  logger, permalink, platform, shareId, issueType, issueCategory, substatus: string
+  userCount, numComments: integer
+  hasSeen, isBookmarked, isPublic, isSubscribed, isUnhandled: boolean
+  metadata, project, stats, statusDetails, assignedTo, subscriptionDetails: object
+  annotations: array
+`;
 
-const issues: EntityCatalog = {
+const issues = entity({
   name: 'issues',
-  recordKey: 'id',
   upstream: {
     path: 'projects/{organization_slug}/{project_slug}/issues/',
     records: null,
@@ -274,7 +190,6 @@ const issues: EntityCatalog = {
   },
   record: issueRecord,
   meta,
-  searchable: issueRecord,
   actions: {
     list: z.strictObject({
       organization_slug: slug,
@@ -297,51 +212,29 @@ const issues: EntityCatalog = {
     { seesEdits: false, seesDeletions: false },
     'https://docs.sentry.io/concepts/search/ (issue properties: lastSeen)',
   ),
-};
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // events
 // ---------------------------------------------------------------------------------------------------------------
 
-const eventRecord: FieldMap = {
-  id: notNull(t.string()),
-  eventID: t.string(),
-  groupID: t.string(),
-  title: t.string(),
-  message: t.string(),
-  type: t.string(),
-  platform: t.string(),
-  dateCreated: t.datetime(),
-  dateReceived: t.datetime(),
-  culprit: t.string(),
-  location: t.string(),
-  crashFile: t.string(),
-  projectID: t.string(),
-  sdk: t.string(),
-  dist: t.string(),
+const eventRecord: FieldMap = fields`
+  id!, eventID, groupID, title, message, type, platform: string
+  dateCreated, dateReceived: datetime
+  culprit, location, crashFile, projectID, sdk, dist: string
   // A literal key with a dot in Sentry's event list rows (not a nested path).
-  'event.type': t.string(),
+  event.type: string
   // Payload size in bytes.
-  size: t.integer(),
-  tags: t.array(),
-  entries: t.array(),
-  errors: t.array(),
-  fingerprints: t.array(),
-  user: t.object(),
-  metadata: t.object(),
-  context: t.object(),
-  contexts: t.object(),
-  packages: t.object(),
-  groupingConfig: t.object(),
-  _meta: t.object(),
-};
+  size: integer
+  tags, entries, errors, fingerprints: array
+  user, metadata, context, contexts, packages, groupingConfig, _meta: object
+`;
 
 /** Sentry event ids: 32 hexadecimal digits (a UUID without dashes). */
 const eventId = z.string().regex(/^[0-9a-fA-F]{32}$/, 'must be an event id of 32 hexadecimal digits');
 
-const events: EntityCatalog = {
+const events = entity({
   name: 'events',
-  recordKey: 'id',
   upstream: {
     path: 'projects/{organization_slug}/{project_slug}/events/',
     records: null,
@@ -374,40 +267,26 @@ const events: EntityCatalog = {
     { seesEdits: true, seesDeletions: false },
     'https://docs.sentry.io/api/events/list-a-projects-error-events/ (start/end on creation time)',
   ),
-};
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // releases
 // ---------------------------------------------------------------------------------------------------------------
 
-const releaseRecord: FieldMap = {
-  id: notNull(t.integer()),
-  version: t.string(),
-  shortVersion: t.string(),
-  ref: t.string(),
-  url: t.string(),
-  status: t.string(),
-  dateCreated: t.datetime(),
-  dateReleased: t.datetime(),
-  owner: t.string(),
-  firstEvent: t.datetime(),
-  lastEvent: t.datetime(),
-  userAgent: t.string(),
-  newGroups: t.integer(),
-  commitCount: t.integer(),
-  deployCount: t.integer(),
-  lastCommit: t.object(),
-  lastDeploy: t.object(),
-  data: t.object(),
-  versionInfo: t.object(),
-  currentProjectMeta: t.object(),
-  authors: t.array(),
-  projects: t.array(),
-};
+const releaseRecord: FieldMap = fields`
+  id!: integer
+  version, shortVersion, ref, url, status: string
+  dateCreated, dateReleased: datetime
+  owner: string
+  firstEvent, lastEvent: datetime
+  userAgent: string
+  newGroups, commitCount, deployCount: integer
+  lastCommit, lastDeploy, data, versionInfo, currentProjectMeta: object
+  authors, projects: array
+`;
 
-const releases: EntityCatalog = {
+const releases = entity({
   name: 'releases',
-  recordKey: 'id',
   upstream: {
     path: 'organizations/{organization_slug}/releases/',
     records: null,
@@ -432,7 +311,7 @@ const releases: EntityCatalog = {
   },
   // Releases change after creation (lastEvent, newGroups, deploys) and have no update-time filter: full refresh.
   sync: { mode: 'full_refresh' },
-};
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials, config

@@ -8,7 +8,8 @@ import {
   type UpstreamSpec,
 } from '../../core/catalog.ts';
 import { noConfig, pathId, refreshingOAuthCredentials, startDateReplicationConfig } from '../../core/common-schemas.ts';
-import { type FieldMap, omit, t, withNullability } from '../../core/field-spec.ts';
+import { type FieldMap, omit, withNullability } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 
 /*
  * Social advertising = Snap Marketing API (docs/api.md), https://adsapi.snapchat.com/v1, OAuth 2.0 Bearer.
@@ -21,7 +22,7 @@ const plain = (fields: FieldMap): FieldMap => withNullability(fields, false);
  * The specification: "Paginated list actions return meta.next_link (string)". Declared nullable: the last page carries no
  * paging.next_link upstream.
  */
-const meta: FieldMap = { next_link: t.string() };
+const meta: FieldMap = fields`next_link: string`;
 
 // Snap ids are UUIDs; they go into URL paths, so the generic path-id rule applies.
 const byId = z.strictObject({ id: pathId });
@@ -80,92 +81,53 @@ function ofAdAccount(name: string, record: FieldMap, searchable: FieldMap | null
   });
 }
 
-const organizationRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  type: t.string(),
-  state: t.string(),
-  address_line_1: t.string(),
-  administrative_district_level_1: t.string(),
-  locality: t.string(),
-  postal_code: t.string(),
-  country: t.string(),
-  contact_name: t.string(),
-  contact_email: t.string(),
-  contact_phone: t.string(),
-  accepted_term_version: t.string(),
-  my_display_name: t.string(),
-  my_invited_email: t.string(),
-  my_member_id: t.string(),
-  verification_request_id: t.string(),
-  demand_source: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  contact_phone_optin: t.boolean(),
-  createdByCaller: t.boolean(),
-  is_agency: t.boolean(),
-  configuration_settings: t.object(),
-  roles: t.array(t.string()),
-});
+const organizationRecord = plain(fields`
+  id, name, type, state, address_line_1, administrative_district_level_1, locality,
+  postal_code, country, contact_name, contact_email, contact_phone, accepted_term_version,
+  my_display_name, my_invited_email, my_member_id, verification_request_id, demand_source: string
+  created_at, updated_at: datetime
+  contact_phone_optin, createdByCaller, is_agency: boolean
+  configuration_settings: object
+  roles: string[]
+`);
 
 // GET /me/organizations
-const organizations: EntityCatalog = {
+const organizations = entity({
   name: 'organizations',
-  recordKey: 'id',
   upstream: snapList('me/organizations', 'organizations'),
   record: organizationRecord,
   meta,
   searchable: omit(organizationRecord, ['verification_request_id', 'demand_source', 'is_agency']),
   actions: { list: z.strictObject({ limit, next_link: nextLink }), get: byId },
   sync: organizationsSync,
-};
-
-const adAccountRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  type: t.string(),
-  status: t.string(),
-  organization_id: t.string(),
-  advertiser_organization_id: t.string(),
-  currency: t.string(),
-  timezone: t.string(),
-  billing_type: t.string(),
-  billing_center_id: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  agency_representing_client: t.boolean(),
-  client_paying_invoices: t.boolean(),
-  funding_source_ids: t.array(t.string()),
-  regulations: t.object(),
 });
 
+const adAccountRecord = plain(fields`
+  id, name, type, status: string
+  organization_id, advertiser_organization_id, currency, timezone, billing_type, billing_center_id: string
+  created_at, updated_at: datetime
+  agency_representing_client, client_paying_invoices: boolean
+  funding_source_ids: string[]
+  regulations: object
+`);
+
 // GET /organizations/{organization_id}/adaccounts
-const adaccounts: EntityCatalog = {
+const adaccounts = entity({
   name: 'adaccounts',
-  recordKey: 'id',
   upstream: snapList('organizations/{organization_id}/adaccounts', 'adaccounts'),
   record: adAccountRecord,
   meta,
-  searchable: adAccountRecord,
   actions: { list: perOrganization, get: byId },
   sync: perOrganizationSync,
-};
-
-const campaignRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  ad_account_id: t.string(),
-  status: t.string(),
-  objective: t.string(),
-  buy_model: t.string(),
-  creation_state: t.string(),
-  start_time: t.datetime(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  delivery_status: t.array(t.string()),
-  objective_v2_properties: t.object(),
-  pacing_properties_version: t.integer(),
 });
+
+const campaignRecord = plain(fields`
+  id, name, ad_account_id, status, objective, buy_model, creation_state: string
+  start_time, created_at, updated_at: datetime
+  delivery_status: string[]
+  objective_v2_properties: object
+  pacing_properties_version: integer
+`);
 
 // GET /adaccounts/{ad_account_id}/campaigns
 const campaigns = ofAdAccount(
@@ -174,104 +136,52 @@ const campaigns = ofAdAccount(
   omit(campaignRecord, ['objective_v2_properties', 'pacing_properties_version']),
 );
 
-const adSquadRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  type: t.string(),
-  campaign_id: t.string(),
-  status: t.string(),
-  bid_strategy: t.string(),
-  billing_event: t.string(),
-  child_ad_type: t.string(),
-  creation_state: t.string(),
-  delivery_constraint: t.string(),
-  end_time: t.datetime(),
-  start_time: t.datetime(),
-  forced_view_setting: t.string(),
-  optimization_goal: t.string(),
-  pacing_type: t.string(),
-  placement: t.string(),
-  targeting_reach_status: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  auto_bid: t.boolean(),
-  target_bid: t.boolean(),
-  daily_budget_micro: t.integer(),
-  lifetime_budget_micro: t.integer(),
-  delivery_properties_version: t.integer(),
-  delivery_status: t.array(t.string()),
-  targeting: t.object(),
+const adSquadRecord = plain(fields`
+  id, name, type, campaign_id, status, bid_strategy, billing_event,
+  child_ad_type, creation_state, delivery_constraint: string
+  end_time, start_time: datetime
+  forced_view_setting, optimization_goal, pacing_type, placement, targeting_reach_status: string
+  created_at, updated_at: datetime
+  auto_bid, target_bid: boolean
+  daily_budget_micro, lifetime_budget_micro, delivery_properties_version: integer
+  delivery_status: string[]
+  targeting: object
   // Apparently the neutral name (the specification's convention) of the vendor's skadnetwork_properties.
-  provider_adnetwork_properties: t.object(),
-  event_sources: t.object(),
-});
+  provider_adnetwork_properties, event_sources: object
+`);
 
 // GET /adaccounts/{ad_account_id}/adsquads
 const adsquads = ofAdAccount('adsquads', adSquadRecord);
 
-const adRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  type: t.string(),
-  ad_squad_id: t.string(),
-  creative_id: t.string(),
-  status: t.string(),
-  render_type: t.string(),
-  review_status: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  review_status_reasons: t.array(t.string()),
-  delivery_status: t.array(t.string()),
-});
+const adRecord = plain(fields`
+  id, name, type, ad_squad_id, creative_id, status, render_type, review_status: string
+  created_at, updated_at: datetime
+  review_status_reasons, delivery_status: string[]
+`);
 
 // GET /adaccounts/{ad_account_id}/ads
 const ads = ofAdAccount('ads', adRecord);
 
-const creativeRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  type: t.string(),
-  ad_account_id: t.string(),
-  ad_product: t.string(),
-  brand_name: t.string(),
-  call_to_action: t.string(),
-  headline: t.string(),
-  render_type: t.string(),
-  review_status: t.string(),
-  review_status_details: t.string(),
-  forced_view_eligibility: t.string(),
-  packaging_status: t.string(),
-  top_snap_crop_position: t.string(),
-  top_snap_media_id: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  shareable: t.boolean(),
-  ad_to_place_properties: t.object(),
-  web_view_properties: t.object(),
-});
+const creativeRecord = plain(fields`
+  id, name, type, ad_account_id, ad_product, brand_name, call_to_action, headline, render_type, review_status,
+  review_status_details, forced_view_eligibility, packaging_status, top_snap_crop_position, top_snap_media_id: string
+  created_at, updated_at: datetime
+  shareable: boolean
+  ad_to_place_properties, web_view_properties: object
+`);
 
 // GET /adaccounts/{ad_account_id}/creatives
 const creatives = ofAdAccount('creatives', creativeRecord);
 
-const mediaRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  type: t.string(),
-  ad_account_id: t.string(),
-  media_status: t.string(),
-  file_name: t.string(),
-  hash: t.string(),
-  download_link: t.string(),
-  visibility: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  file_size_in_bytes: t.integer(),
-  duration_in_seconds: t.number(),
-  is_demo_media: t.boolean(),
-  media_usages: t.array(t.string()),
-  image_metadata: t.object(),
-  video_metadata: t.object(),
-});
+const mediaRecord = plain(fields`
+  id, name, type, ad_account_id, media_status, file_name, hash, download_link, visibility: string
+  created_at, updated_at: datetime
+  file_size_in_bytes: integer
+  duration_in_seconds: number
+  is_demo_media: boolean
+  media_usages: string[]
+  image_metadata, video_metadata: object
+`);
 
 // GET /adaccounts/{ad_account_id}/media
 const media = ofAdAccount('media', mediaRecord);
@@ -282,23 +192,13 @@ const media = ofAdAccount('media', mediaRecord);
  * (GET /segments/{id}, the vendor's "Get a Segment"); no search (hence no sync): the
  * searchable fields are unknown. Record fields after created_at are "not shown": the vendor's updated_at is added.
  */
-const segmentRecord = plain({
-  id: t.string(),
-  name: t.string(),
-  description: t.string(),
-  ad_account_id: t.string(),
-  source_ad_account_id: t.string(),
-  organization_id: t.string(),
-  status: t.string(),
-  source_type: t.string(),
-  targetable_status: t.string(),
-  upload_status: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  retention_in_days: t.integer(),
-  approximate_number_users: t.integer(),
-  visible_to: t.array(t.string()),
-});
+const segmentRecord = plain(fields`
+  id, name, description: string
+  ad_account_id, source_ad_account_id, organization_id, status, source_type, targetable_status, upload_status: string
+  created_at, updated_at: datetime
+  retention_in_days, approximate_number_users: integer
+  visible_to: string[]
+`);
 
 const segments = ofAdAccount('segments', segmentRecord, null);
 

@@ -2,12 +2,15 @@ import { z } from 'zod';
 import {
   defineCatalog,
   type EntityCatalog,
+  entity,
   fieldCursor,
   REFRESHING_CREDENTIALS,
   type UpstreamSpec,
+  unpaged,
 } from '../../core/catalog.ts';
 import { isoDateTime, noConfig, pathId, startDateReplicationConfig } from '../../core/common-schemas.ts';
-import { type FieldMap, notNull, omit, t } from '../../core/field-spec.ts';
+import { type FieldMap, omit } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 import { typeformWebhooks } from './webhooks.ts';
 
 /*
@@ -20,7 +23,7 @@ import { typeformWebhooks } from './webhooks.ts';
  */
 
 // The specification: Meta total_items, page_count (integers) on the paged lists (forms, responses, workspaces, themes).
-const meta: FieldMap = { total_items: t.integer(), page_count: t.integer() };
+const meta: FieldMap = fields`total_items, page_count: integer`;
 
 /** Page-numbered lists: `page` from 1; Typeform's page_size maximum is 200 (forms, workspaces, themes). */
 const pageParams = z.strictObject({
@@ -43,30 +46,32 @@ const pagedList = (path: string): UpstreamSpec => ({
   read: { params: { page: 1, page_size: 200 } },
 });
 
+/**
+ * A paged list (pagedList) that has no time filter upstream, read whole on every run (full refresh, which also removes
+ * what was deleted), every record field searchable: workspaces and themes.
+ */
+const pagedWhole = (name: string, record: FieldMap): EntityCatalog =>
+  entity({
+    name,
+    upstream: pagedList(name),
+    record,
+    meta,
+    actions: { list: pageParams },
+    sync: { mode: 'full_refresh' },
+  });
+
 /** Child entities are read per form: `params.form_id = form.id`. */
 const perForm = { entity: 'forms', param: 'form_id', from: 'id' } as const;
 
-const formRecord: FieldMap = {
-  id: notNull(t.string()),
-  type: t.string(),
-  title: t.string(),
-  created_at: t.datetime(),
-  last_updated_at: t.datetime(),
-  published_at: t.datetime(),
-  workspace: t.object(),
-  theme: t.object(),
-  settings: t.object(),
-  self: t.object(),
-  _links: t.object(),
-  welcome_screens: t.array(),
-  thankyou_screens: t.array(),
-  logic: t.array(),
-  fields: t.array(),
-};
+const formRecord: FieldMap = fields`
+  id!, type, title: string
+  created_at, last_updated_at, published_at: datetime
+  workspace, theme, settings, self, _links: object
+  welcome_screens, thankyou_screens, logic, fields: array
+`;
 
-const forms: EntityCatalog = {
+const forms = entity({
   name: 'forms',
-  recordKey: 'id',
   upstream: { ...pagedList('forms'), get: { path: 'forms/{form_id}' } },
   record: formRecord,
   meta,
@@ -74,30 +79,26 @@ const forms: EntityCatalog = {
   actions: { list: pageParams, get: z.strictObject({ form_id: formId }) },
   // GET /forms has no time filter, and forms get deleted: full refresh.
   sync: { mode: 'full_refresh' },
-};
+});
 
-const responseRecord: FieldMap = {
-  response_id: notNull(t.string()),
-  response_type: t.string(),
-  landed_at: t.datetime(),
-  landing_id: t.string(),
-  submitted_at: t.datetime(),
-  token: t.string(),
+const responseRecord: FieldMap = fields`
+  response_id!, response_type: string
+  landed_at: datetime
+  landing_id: string
+  submitted_at: datetime
+  token: string
   // Not part of Typeform's response object: the connector adds the form id from the request.
-  form_id: t.string(),
-  metadata: t.object(),
-  hidden: t.object(),
-  calculated: t.object(),
-  variables: t.array(),
-  answers: t.array(),
-};
+  form_id: string
+  metadata, hidden, calculated: object
+  variables, answers: array
+`;
 
 /** `sort`: `{field},{asc|desc}`, e.g. `submitted_at,asc` (Typeform sorts by submitted_at or staged_at). */
 const responseSort = z
   .string()
   .regex(/^[a-z_]+,(asc|desc)$/, 'must be a field name and a direction separated by a comma, e.g. submitted_at,asc');
 
-const responses: EntityCatalog = {
+const responses = entity({
   name: 'responses',
   // Typeform identifies a response by its token, which the upstream also returns as response_id.
   recordKey: 'response_id',
@@ -114,7 +115,6 @@ const responses: EntityCatalog = {
   },
   record: responseRecord,
   meta,
-  searchable: responseRecord,
   actions: {
     list: z.strictObject({
       form_id: formId,
@@ -139,109 +139,58 @@ const responses: EntityCatalog = {
     { seesEdits: true, seesDeletions: false },
     'Typeform Responses API (GET since/until on submitted_at; DELETE responses)',
   ),
-};
+});
 
-const webhookRecord: FieldMap = {
-  id: notNull(t.string()),
-  form_id: t.string(),
-  tag: t.string(),
-  url: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  enabled: t.boolean(),
-  verify_ssl: t.boolean(),
-};
+const webhookRecord: FieldMap = fields`
+  id!, form_id, tag, url: string
+  created_at, updated_at: datetime
+  enabled, verify_ssl: boolean
+`;
 
-const webhooks: EntityCatalog = {
+const webhooks = entity({
   name: 'webhooks',
-  recordKey: 'id',
-  upstream: {
-    // One unpaged `{items}` per form (https://www.typeform.com/developers/webhooks/reference/retrieve-webhooks/).
-    path: 'forms/{form_id}/webhooks',
-    records: 'items',
-    paging: { type: 'none' },
-  },
+  // One unpaged `{items}` per form (https://www.typeform.com/developers/webhooks/reference/retrieve-webhooks/).
+  upstream: unpaged('forms/{form_id}/webhooks', 'items'),
   record: webhookRecord,
   // GET /forms/{form_id}/webhooks is not paginated: no Meta.
   searchable: webhookRecord,
   actions: { list: z.strictObject({ form_id: formId }) },
   sync: { mode: 'full_refresh', parent: perForm },
-};
+});
 
-const workspaceRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  account_id: t.string(),
-  default: t.boolean(),
-  shared: t.boolean(),
-  forms: t.object(),
-  self: t.object(),
-};
+const workspaceRecord: FieldMap = fields`
+  id!, name, account_id: string
+  default, shared: boolean
+  forms, self: object
+`;
 
-const workspaces: EntityCatalog = {
-  name: 'workspaces',
-  recordKey: 'id',
-  upstream: pagedList('workspaces'),
-  record: workspaceRecord,
-  meta,
-  searchable: workspaceRecord,
-  actions: { list: pageParams },
-  sync: { mode: 'full_refresh' },
-};
+const workspaces = pagedWhole('workspaces', workspaceRecord);
 
-const imageRecord: FieldMap = {
-  id: notNull(t.string()),
-  file_name: t.string(),
-  src: t.string(),
-  media_type: t.string(),
-  avg_color: t.string(),
-  upload_source: t.string(),
-  width: t.integer(),
-  height: t.integer(),
-  has_alpha: t.boolean(),
-};
+const imageRecord: FieldMap = fields`
+  id!, file_name, src, media_type, avg_color, upload_source: string
+  width, height: integer
+  has_alpha: boolean
+`;
 
-const images: EntityCatalog = {
+const images = entity({
   name: 'images',
-  recordKey: 'id',
-  upstream: {
-    // A bare array, unpaged (https://www.typeform.com/developers/create/reference/retrieve-images-collection/).
-    path: 'images',
-    records: null,
-    paging: { type: 'none' },
-  },
+  // A bare array, unpaged (https://www.typeform.com/developers/create/reference/retrieve-images-collection/).
+  upstream: unpaged('images', null),
   record: imageRecord,
   // GET /images answers a bare array: no Meta.
   searchable: omit(imageRecord, ['upload_source']),
   actions: { list: z.strictObject({}) },
   sync: { mode: 'full_refresh' },
-};
+});
 
-const themeRecord: FieldMap = {
-  id: notNull(t.string()),
-  name: t.string(),
-  visibility: t.string(),
-  font: t.string(),
-  rounded_corners: t.string(),
-  created_at: t.datetime(),
-  updated_at: t.datetime(),
-  has_transparent_button: t.boolean(),
-  colors: t.object(),
-  background: t.object(),
-  fields: t.object(),
-  screens: t.object(),
-};
+const themeRecord: FieldMap = fields`
+  id!, name, visibility, font, rounded_corners: string
+  created_at, updated_at: datetime
+  has_transparent_button: boolean
+  colors, background, fields, screens: object
+`;
 
-const themes: EntityCatalog = {
-  name: 'themes',
-  recordKey: 'id',
-  upstream: pagedList('themes'),
-  record: themeRecord,
-  meta,
-  searchable: themeRecord,
-  actions: { list: pageParams },
-  sync: { mode: 'full_refresh' },
-};
+const themes = pagedWhole('themes', themeRecord);
 
 /*
  * Credentials (the specification: "not shown"; docs/api.md: the vendor's real auth). Typeform takes a bearer token, either a

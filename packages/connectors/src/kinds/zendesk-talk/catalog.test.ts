@@ -8,21 +8,10 @@ const params = (entity: string, action: 'list' | 'get') => actionParams(entities
 
 describe('Zendesk Talk catalog', () => {
   it('has the entities of the specification, all listable and searchable, every field nullable', () => {
-    expect(Object.keys(entities).sort()).toEqual(
-      [
-        'account_overview',
-        'addresses',
-        'agents_activity',
-        'agents_overview',
-        'call_legs',
-        'calls',
-        'current_queue_activity',
-        'greeting_categories',
-        'greetings',
-        'ivrs',
-        'phone_numbers',
-      ].sort(),
-    );
+    // The entity names the specification lists.
+    const specified = `account_overview addresses agents_activity agents_overview call_legs calls current_queue_activity
+      greeting_categories greetings ivrs phone_numbers`;
+    expect(Object.keys(entities).sort()).toEqual(specified.split(/\s+/).sort());
     for (const entity of Object.values(entities)) {
       expect(entity.actions.list, entity.name).toBeDefined();
       expect(entity.searchable, entity.name).toBeDefined();

@@ -10,6 +10,7 @@ import {
 } from '../../core/catalog.ts';
 import { pathId, SUBDOMAIN_PATTERN } from '../../core/common-schemas.ts';
 import { type FieldMap, omit, t } from '../../core/field-spec.ts';
+import { fields } from '../../core/fields.ts';
 import { zendeskWebhooks } from './webhooks.ts';
 
 /*
@@ -24,7 +25,7 @@ import { zendeskWebhooks } from './webhooks.ts';
  */
 
 // The specification: "Paginated list actions return meta.next_page (string or null)".
-const meta: FieldMap = { next_page: t.string() };
+const meta: FieldMap = fields`next_page: string`;
 
 /** The specification lists these entities' list actions with parameters "none". */
 const noParams = z.strictObject({});
@@ -86,89 +87,50 @@ function zendeskList(
 /** The specification does not list phone_numbers.line_type as state, the specification says "(phone or digital)". */
 export const LINE_TYPES = ['phone', 'digital'] as const;
 
-const phoneNumberRecord: FieldMap = {
-  id: t.integer(),
-  brand_id: t.integer(),
-  default_group_id: t.integer(),
-  ivr_id: t.integer(),
-  priority: t.integer(),
-  schedule_id: t.integer(),
-  sms_group_id: t.integer(),
-  call_recording_consent: t.string(),
-  country_code: t.string(),
-  created_at: t.datetime(),
-  display_number: t.string(),
-  failover_number: t.string(),
-  line_type: t.string({ enum: LINE_TYPES }),
-  location: t.string(),
-  name: t.string(),
-  nickname: t.string(),
-  number: t.string(),
-  token: t.string(),
-  external: t.boolean(),
-  outbound_enabled: t.boolean(),
-  recorded: t.boolean(),
-  sms_enabled: t.boolean(),
-  toll_free: t.boolean(),
-  transcription: t.boolean(),
-  voice_enabled: t.boolean(),
-  capabilities: t.object(),
-  categorised_greetings: t.object(),
-  categorised_greetings_with_sub_settings: t.object(),
-  default_greeting_ids: t.array(),
-  greeting_ids: t.array(),
-  group_ids: t.array(),
-};
+const phoneNumberRecord: FieldMap = fields`
+  id, brand_id, default_group_id, ivr_id, priority, schedule_id, sms_group_id: integer
+  call_recording_consent, country_code: string
+  created_at: datetime
+  display_number, failover_number: string
+  line_type: ${t.string({ enum: LINE_TYPES })}
+  location, name, nickname, number, token: string
+  external, outbound_enabled, recorded, sms_enabled, toll_free, transcription, voice_enabled: boolean
+  capabilities, categorised_greetings, categorised_greetings_with_sub_settings: object
+  default_greeting_ids, greeting_ids, group_ids: array
+`;
 
 // The specification: "Searchable: all except brand_id".
 const phoneNumbers = zendeskList('phone_numbers', 'phone_number', phoneNumberRecord, {
   searchable: omit(phoneNumberRecord, ['brand_id']),
 });
 
-const addressRecord: FieldMap = {
-  id: t.integer(),
-  city: t.string(),
-  country_code: t.string(),
-  name: t.string(),
-  provider_reference: t.string(),
-  province: t.string(),
-  state: t.string(),
-  street: t.string(),
-  zip: t.string(),
-};
+const addressRecord: FieldMap = fields`
+  id: integer
+  city, country_code, name, provider_reference, province, state, street, zip: string
+`;
 
 const addresses = zendeskList('addresses', 'address', addressRecord);
 
-const greetingRecord: FieldMap = {
-  id: t.string(),
-  active: t.boolean(),
-  default: t.boolean(),
-  default_lang: t.boolean(),
-  has_sub_settings: t.boolean(),
-  pending: t.boolean(),
-  audio_name: t.string(),
-  audio_url: t.string(),
-  name: t.string(),
-  category_id: t.integer(),
-  upload_id: t.integer(),
-  ivr_ids: t.array(),
-  phone_number_ids: t.array(),
-};
+const greetingRecord: FieldMap = fields`
+  id: string
+  active, default, default_lang, has_sub_settings, pending: boolean
+  audio_name, audio_url, name: string
+  category_id, upload_id: integer
+  ivr_ids, phone_number_ids: array
+`;
 
 // The specification: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
 const greetings = zendeskList('greetings', 'greeting', greetingRecord, { id: pathId });
 
-const greetingCategoryRecord: FieldMap = { id: t.integer(), name: t.string() };
+const greetingCategoryRecord: FieldMap = fields`id: integer; name: string`;
 
 const greetingCategories = zendeskList('greeting_categories', 'greeting_category', greetingCategoryRecord);
 
-const ivrRecord: FieldMap = {
-  id: t.integer(),
-  name: t.string(),
-  phone_number_ids: t.array(),
-  phone_number_names: t.array(),
-  menus: t.array(),
-};
+const ivrRecord: FieldMap = fields`
+  id: integer
+  name: string
+  phone_number_ids, phone_number_names, menus: array
+`;
 
 // The IVR resource is singular in the path: GET /api/v2/channels/voice/ivr → {ivrs: [...]}.
 const ivrs = zendeskList('ivrs', 'ivr', ivrRecord, { path: 'ivr' });
@@ -194,46 +156,27 @@ function statsSnapshot(name: string, record: FieldMap): EntityCatalog {
 /** The specification's "States": telephony agents_activity.call_status (on_call, wrap_up, or null: the field is nullable). */
 export const CALL_STATUSES = ['on_call', 'wrap_up'] as const;
 
-const agentActivityRecord: FieldMap = {
-  agent_id: t.integer(),
-  available_time: t.integer(),
-  away_time: t.integer(),
-  calls_accepted: t.integer(),
-  calls_denied: t.integer(),
-  calls_missed: t.integer(),
-  online_time: t.integer(),
-  total_call_duration: t.integer(),
-  total_talk_time: t.integer(),
-  total_wrap_up_time: t.integer(),
-  transfers_only_time: t.integer(),
-  accepted_third_party_conferences: t.integer(),
-  accepted_transfers: t.integer(),
-  average_hold_time: t.integer(),
-  average_talk_time: t.integer(),
-  average_wrap_up_time: t.integer(),
-  calls_put_on_hold: t.integer(),
-  started_third_party_conferences: t.integer(),
-  started_transfers: t.integer(),
-  total_hold_time: t.integer(),
-  agent_state: t.string({ enum: AGENT_STATES }),
-  avatar_url: t.string(),
-  call_status: t.string({ enum: CALL_STATUSES }),
-  forwarding_number: t.string(),
-  name: t.string(),
-  via: t.string(),
-};
+const agentActivityRecord: FieldMap = fields`
+  agent_id, available_time, away_time, calls_accepted, calls_denied, calls_missed, online_time,
+  total_call_duration, total_talk_time, total_wrap_up_time, transfers_only_time,
+  accepted_third_party_conferences, accepted_transfers, average_hold_time, average_talk_time,
+  average_wrap_up_time, calls_put_on_hold, started_third_party_conferences, started_transfers, total_hold_time: integer
+  agent_state: ${t.string({ enum: AGENT_STATES })}
+  avatar_url: string
+  call_status: ${t.string({ enum: CALL_STATUSES })}
+  forwarding_number, name, via: string
+`;
 
-const agentsActivity: EntityCatalog = {
+const agentsActivity = entity({
   name: 'agents_activity',
   // One row per agent (vendor's API reference: pk agent_id); a full refresh keeps today's figures.
   recordKey: 'agent_id',
   upstream: offsetList('stats/agents_activity', 'agents_activity'),
   record: agentActivityRecord,
   meta,
-  searchable: agentActivityRecord,
   actions: { list: pagedParams },
   sync: fullRefresh,
-};
+});
 
 /*
  * Single-object statistics (stats/agents_overview, stats/account_overview, stats/current_queue_activity): the
@@ -241,31 +184,13 @@ const agentsActivity: EntityCatalog = {
  * the read) added, as the vendor's reference replication does. That field is the record key: every run writes a
  * new snapshot and the full refresh removes the previous one. These lists are not paginated: no Meta.
  */
-const agentsOverviewRecord: FieldMap = {
-  average_calls_accepted: t.integer(),
-  average_calls_denied: t.integer(),
-  average_calls_missed: t.integer(),
-  average_wrap_up_time: t.integer(),
-  total_calls_accepted: t.integer(),
-  total_calls_denied: t.integer(),
-  total_calls_missed: t.integer(),
-  total_talk_time: t.integer(),
-  total_wrap_up_time: t.integer(),
-  average_accepted_transfers: t.integer(),
-  average_available_time: t.integer(),
-  average_away_time: t.integer(),
-  average_calls_put_on_hold: t.integer(),
-  average_hold_time: t.integer(),
-  average_online_time: t.integer(),
-  average_started_transfers: t.integer(),
-  average_talk_time: t.integer(),
-  average_transfers_only_time: t.integer(),
-  current_timestamp: t.integer(),
-  total_accepted_transfers: t.integer(),
-  total_calls_put_on_hold: t.integer(),
-  total_hold_time: t.integer(),
-  total_started_transfers: t.integer(),
-};
+const agentsOverviewRecord: FieldMap = fields`
+  average_calls_accepted, average_calls_denied, average_calls_missed, average_wrap_up_time, total_calls_accepted,
+  total_calls_denied, total_calls_missed, total_talk_time, total_wrap_up_time, average_accepted_transfers,
+  average_available_time, average_away_time, average_calls_put_on_hold, average_hold_time, average_online_time,
+  average_started_transfers, average_talk_time, average_transfers_only_time, current_timestamp,
+  total_accepted_transfers, total_calls_put_on_hold, total_hold_time, total_started_transfers: integer
+`;
 
 const agentsOverview = statsSnapshot('agents_overview', agentsOverviewRecord);
 
@@ -277,44 +202,22 @@ const agentsOverview = statsSnapshot('agents_overview', agentsOverviewRecord);
  */
 
 /** GET stats/account_overview → {account_overview: {...}}; durations in seconds. */
-const accountOverviewRecord: FieldMap = {
-  current_timestamp: t.integer(),
-  average_call_duration: t.integer(),
-  average_callback_wait_time: t.integer(),
-  average_hold_time: t.integer(),
-  average_queue_wait_time: t.integer(),
-  average_time_to_answer: t.integer(),
-  average_wrap_up_time: t.integer(),
-  max_calls_waiting: t.integer(),
-  max_queue_wait_time: t.integer(),
-  total_call_duration: t.integer(),
-  total_callback_calls: t.integer(),
-  total_calls: t.integer(),
-  total_calls_abandoned_in_queue: t.integer(),
-  total_calls_outside_business_hours: t.integer(),
-  total_calls_with_exceeded_queue_wait_time: t.integer(),
-  total_calls_with_requested_voicemail: t.integer(),
-  total_embeddable_callback_calls: t.integer(),
-  total_hold_time: t.integer(),
-  total_inbound_calls: t.integer(),
-  total_outbound_calls: t.integer(),
-  total_textback_requests: t.integer(),
-  total_voicemails: t.integer(),
-  total_wrap_up_time: t.integer(),
-};
+const accountOverviewRecord: FieldMap = fields`
+  current_timestamp, average_call_duration, average_callback_wait_time, average_hold_time,
+  average_queue_wait_time, average_time_to_answer, average_wrap_up_time, max_calls_waiting,
+  max_queue_wait_time, total_call_duration, total_callback_calls, total_calls, total_calls_abandoned_in_queue,
+  total_calls_outside_business_hours, total_calls_with_exceeded_queue_wait_time,
+  total_calls_with_requested_voicemail, total_embeddable_callback_calls, total_hold_time, total_inbound_calls,
+  total_outbound_calls, total_textback_requests, total_voicemails, total_wrap_up_time: integer
+`;
 
 const accountOverview = statsSnapshot('account_overview', accountOverviewRecord);
 
 /** GET stats/current_queue_activity → {current_queue_activity: {...}}. */
-const currentQueueActivityRecord: FieldMap = {
-  current_timestamp: t.integer(),
-  agents_online: t.integer(),
-  average_wait_time: t.integer(),
-  callbacks_waiting: t.integer(),
-  calls_waiting: t.integer(),
-  embeddable_callbacks_waiting: t.integer(),
-  longest_wait_time: t.integer(),
-};
+const currentQueueActivityRecord: FieldMap = fields`
+  current_timestamp, agents_online, average_wait_time, callbacks_waiting,
+  calls_waiting, embeddable_callbacks_waiting, longest_wait_time: integer
+`;
 
 const currentQueueActivity = statsSnapshot('current_queue_activity', currentQueueActivityRecord);
 
@@ -351,102 +254,69 @@ function incrementalExport(path: string, key: string): UpstreamSpec {
   };
 }
 
-/** GET stats/incremental/calls?start_time= → {calls: [...], next_page, count, end_time}. Durations in seconds. */
-const callRecord: FieldMap = {
-  id: t.integer(),
-  agent_id: t.integer(),
-  call_charge: t.string(),
-  call_group_id: t.integer(),
-  call_recording_consent: t.string(),
-  call_recording_consent_action: t.string(),
-  call_recording_consent_keypress: t.string(),
-  callback: t.boolean(),
-  callback_source: t.string(),
-  completion_status: t.string(),
-  consultation_time: t.integer(),
-  created_at: t.datetime(),
-  customer_requested_voicemail: t.boolean(),
-  default_group: t.boolean(),
-  direction: t.string(),
-  duration: t.integer(),
-  exceeded_queue_time: t.boolean(),
-  hold_time: t.integer(),
-  ivr_action: t.string(),
-  ivr_destination_group_name: t.string(),
-  ivr_hops: t.integer(),
-  ivr_routed_to: t.string(),
-  ivr_time_spent: t.integer(),
-  minutes_billed: t.integer(),
-  not_recording_time: t.integer(),
-  outside_business_hours: t.boolean(),
-  overflowed: t.boolean(),
-  overflowed_to: t.string(),
-  phone_number: t.string(),
-  phone_number_id: t.integer(),
-  quality_issues: t.array(),
-  recording_control_interactions: t.integer(),
-  recording_time: t.integer(),
-  talk_time: t.integer(),
-  ticket_id: t.integer(),
-  time_to_answer: t.integer(),
-  updated_at: t.datetime(),
-  voicemail: t.boolean(),
-  wait_time: t.integer(),
-  wrap_up_time: t.integer(),
-};
+/** An entity read from an incremental export (calls, call_legs): incremental on updated_at, every field searchable. */
+function exported(name: string, path: string, key: string, record: FieldMap): EntityCatalog {
+  return entity({
+    name,
+    upstream: incrementalExport(path, key),
+    record,
+    meta,
+    actions: { list: incrementalExportParams },
+    sync: byUpdatedAt,
+    changeCapture: updatedSince,
+  });
+}
 
-const calls: EntityCatalog = {
-  name: 'calls',
-  recordKey: 'id',
-  upstream: incrementalExport('stats/incremental/calls', 'calls'),
-  record: callRecord,
-  meta,
-  searchable: callRecord,
-  actions: { list: incrementalExportParams },
-  sync: byUpdatedAt,
-  changeCapture: updatedSince,
-};
+/** GET stats/incremental/calls?start_time= → {calls: [...], next_page, count, end_time}. Durations in seconds. */
+const callRecord: FieldMap = fields`
+  id, agent_id: integer
+  call_charge: string
+  call_group_id: integer
+  call_recording_consent, call_recording_consent_action, call_recording_consent_keypress: string
+  callback: boolean
+  callback_source, completion_status: string
+  consultation_time: integer
+  created_at: datetime
+  customer_requested_voicemail, default_group: boolean
+  direction: string
+  duration: integer
+  exceeded_queue_time: boolean
+  hold_time: integer
+  ivr_action, ivr_destination_group_name: string
+  ivr_hops: integer
+  ivr_routed_to: string
+  ivr_time_spent, minutes_billed, not_recording_time: integer
+  outside_business_hours, overflowed: boolean
+  overflowed_to, phone_number: string
+  phone_number_id: integer
+  quality_issues: array
+  recording_control_interactions, recording_time, talk_time, ticket_id, time_to_answer: integer
+  updated_at: datetime
+  voicemail: boolean
+  wait_time, wrap_up_time: integer
+`;
+
+const calls = exported('calls', 'stats/incremental/calls', 'calls', callRecord);
 
 /** GET stats/incremental/legs?start_time= → {legs: [...], next_page, count, end_time}. Durations in seconds. */
-const callLegRecord: FieldMap = {
-  id: t.integer(),
-  agent_id: t.integer(),
-  available_via: t.string(),
-  call_charge: t.string(),
-  call_id: t.integer(),
-  completion_status: t.string(),
-  conference_from: t.integer(),
-  conference_time: t.integer(),
-  conference_to: t.integer(),
-  consultation_from: t.integer(),
-  consultation_time: t.integer(),
-  consultation_to: t.integer(),
-  created_at: t.datetime(),
-  duration: t.integer(),
-  forwarded_to: t.string(),
-  hold_time: t.integer(),
-  minutes_billed: t.integer(),
-  quality_issues: t.array(),
-  talk_time: t.integer(),
-  transferred_from: t.integer(),
-  transferred_to: t.integer(),
-  type: t.string(),
-  updated_at: t.datetime(),
-  user_id: t.integer(),
-  wrap_up_time: t.integer(),
-};
+const callLegRecord: FieldMap = fields`
+  id, agent_id: integer
+  available_via, call_charge: string
+  call_id: integer
+  completion_status: string
+  conference_from, conference_time, conference_to, consultation_from, consultation_time, consultation_to: integer
+  created_at: datetime
+  duration: integer
+  forwarded_to: string
+  hold_time, minutes_billed: integer
+  quality_issues: array
+  talk_time, transferred_from, transferred_to: integer
+  type: string
+  updated_at: datetime
+  user_id, wrap_up_time: integer
+`;
 
-const callLegs: EntityCatalog = {
-  name: 'call_legs',
-  recordKey: 'id',
-  upstream: incrementalExport('stats/incremental/legs', 'legs'),
-  record: callLegRecord,
-  meta,
-  searchable: callLegRecord,
-  actions: { list: incrementalExportParams },
-  sync: byUpdatedAt,
-  changeCapture: updatedSince,
-};
+const callLegs = exported('call_legs', 'stats/incremental/legs', 'legs', callLegRecord);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials, replication_config, config (the specification)
