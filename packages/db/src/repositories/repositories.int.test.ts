@@ -309,7 +309,12 @@ describe('AuditWriter', () => {
     try {
       const at = new Date('2026-01-02T03:04:05.678Z');
       const alone = entry(0, { at, error_code: 'upstream_error', upstream_status: null, status: 502 });
-      const batch = [entry(1), entry(2, { params: null, client_id: null, entity: null, latency_ms: 0.001 }), entry(3)];
+      const batchAt = new Date('2026-01-02T03:04:06.001Z');
+      const batch = [
+        entry(1),
+        entry(2, { params: null, client_id: null, entity: null, latency_ms: 0.001 }),
+        entry(3, { at: batchAt }),
+      ];
       await writer.insertEntries([alone], false);
       await writer.insertEntries(batch, false);
       const expected = [alone, ...batch].map(({ at: _, params, ...row }) => ({
@@ -317,12 +322,13 @@ describe('AuditWriter', () => {
         params: params === null ? null : JSON.parse(params),
       }));
       expect(await stored([alone, ...batch].map((r) => r.request_id))).toEqual(expected);
-      const [first] = await db
+      const ats = await db
         .selectFrom('audit_entries')
         .select('at')
-        .where('request_id', '=', alone.request_id)
+        .where('request_id', 'in', [alone.request_id, batch[2]!.request_id])
+        .orderBy('id')
         .execute();
-      expect(first?.at).toEqual(at);
+      expect(ats.map((r) => r.at)).toEqual([at, batchAt]);
     } finally {
       await writer.close();
     }
