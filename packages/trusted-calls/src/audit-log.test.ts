@@ -133,6 +133,23 @@ describe('AuditLog', () => {
     expect(store.outcomes).toEqual([]);
   });
 
+  it('without intents, calls answered in one turn while others run share one insert, started at the turn’s end', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store, { intents: false });
+    const [a, b, c] = ['a', 'b', 'c'].map((action) => log.begin(intent(action)));
+    const answered = [a!.finish({ status: 200, latencyMs: 1 }), b!.finish({ status: 200, latencyMs: 1 })];
+    expect(store.batches).toEqual([]);
+    await turn();
+    expect(store.batches.map((batch) => batch.map((r) => r.action))).toEqual([['a', 'b']]);
+    store.finishAll();
+    await Promise.all(answered);
+    // The last one running: alone, it leaves at once.
+    const last = c!.finish({ status: 200, latencyMs: 1 });
+    expect(store.batches.map((batch) => batch.map((r) => r.action))).toEqual([['a', 'b'], ['c']]);
+    store.finishAll();
+    await last;
+  });
+
   it('asks the store for ids only when an intent needs one for its outcome', async () => {
     const store = heldStore();
     const log = new AuditLog(store);
@@ -192,6 +209,24 @@ describe('AuditLog', () => {
     const [row] = store.batches[0]!;
     expect(row!.connector_id).toBe('a\ufffdb');
     expect(JSON.parse(row!.params as string)).toEqual({ id: 'x\ufffdy', raw: '\\u0000' });
+  });
+
+  it('keeps a lone UTF-16 surrogate as U+FFFD (not UTF-8: Postgres refuses it in JSON), a surrogate pair as is', async () => {
+    const store = heldStore();
+    const log = new AuditLog(store, { intents: false });
+    const call = log.begin({
+      ...intent('execute.get'),
+      entity: 'a\ud800b',
+      requestId: 'r\udc00',
+      params: { lone: 'x\udfffy', pair: '\ud83d\ude00', raw: '\\ud800' },
+    });
+    const done = call.finish({ status: 200, latencyMs: 1 });
+    store.finishAll();
+    await done;
+    const [row] = store.batches[0]!;
+    expect(row!.entity).toBe('a\ufffdb');
+    expect(row!.request_id).toBe('r\ufffd');
+    expect(JSON.parse(row!.params as string)).toEqual({ lone: 'x\ufffdy', pair: '\ud83d\ude00', raw: '\\ud800' });
   });
 });
 

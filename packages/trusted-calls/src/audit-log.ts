@@ -70,10 +70,21 @@ class GroupWriter<Item, Result> {
     this.#write = write;
   }
 
-  push(item: Item): Promise<Result> {
+  /**
+   * `gather`: more items are likely to come soon (other calls are in flight), so a write that would start now starts
+   * at the end of this turn of the event loop instead (setImmediate) and takes every item pushed during the turn: the
+   * answers a busy process finishes in one turn share one INSERT rather than the first going alone.
+   */
+  push(item: Item, gather = false): Promise<Result> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ item, resolve, reject });
-      if (!this.#writing) void this.#drain();
+      if (this.#writing) return;
+      if (!gather) {
+        void this.#drain();
+        return;
+      }
+      this.#writing = true;
+      setImmediate(() => void this.#drain());
     });
   }
 
@@ -112,6 +123,8 @@ export class AuditLog {
   readonly #entries: GroupWriter<PendingEntry, string | undefined>;
   readonly #outcomes: GroupWriter<NewAuditOutcome, undefined>;
   readonly #intents: boolean;
+  /** Calls begun (without intents) and not yet finished: whether an entry is likely to have company soon. */
+  #running = 0;
 
   /**
    * `options.intents` false: `begin` writes nothing until `finish`, which writes the whole call in one row (fewer
@@ -145,7 +158,21 @@ export class AuditLog {
 
   /** Starts writing the call's intent now; the returned call's `finish` adds the outcome. */
   begin(intent: AuditIntent): AuditedCall {
-    if (!this.#intents) return { finish: (outcome) => this.record({ ...intent, ...outcome }) };
+    if (!this.#intents) {
+      // The row (its params' JSON, the text checks) is made now, while the call runs, not on the answer's path.
+      const row = rowOf(intent);
+      this.#running++;
+      let finished = false;
+      return {
+        finish: async (outcome) => {
+          if (!finished) this.#running--;
+          finished = true;
+          // Alone, the entry leaves at once; with other calls running, it waits for the ones answered in this turn.
+          const gather = this.#running > 0;
+          await this.#entries.push({ row: { ...row, ...outcomeColumns(outcome) }, id: false, sent: false }, gather);
+        },
+      };
+    }
     const pending: PendingEntry = { row: rowOf(intent), id: true, sent: false };
     const entryId = this.#entries.push(pending);
     // Awaited by finish; a call that never finishes (its process ended) leaves its intent alone in the trail.
@@ -207,18 +234,24 @@ function rowOf(entry: AuditIntent): NewAuditEntry {
 }
 
 // Postgres text and jsonb hold no NUL character: a caller's NUL (in a path, a param) is kept as U+FFFD, so the
-// call is still audited rather than refused.
+// call is still audited rather than refused. So is a lone UTF-16 surrogate (JSON.parse of a body's "\ud800" makes
+// one): not UTF-8, Postgres refuses it in JSON (its `\ud800` escape), and the writer sends batches and params as JSON.
 function text(value: string): string {
-  return value.includes('\0') ? value.replaceAll('\0', '\ufffd') : value;
+  return (value.includes('\0') ? value.replaceAll('\0', '\ufffd') : value).toWellFormed();
 }
 
 function textOrNull(value: string | null | undefined): string | null {
   return value == null ? null : text(value);
 }
 
+// Of the \u escapes JSON.stringify writes (control characters, lone surrogates; a surrogate pair is written as is),
+// Postgres refuses a NUL (\u0000) and a lone surrogate (\ud800 to \udfff). An escaped backslash before them
+// (\\u0000) makes them text, not escapes.
+const NUL_OR_LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
+
 function jsonText(value: unknown): string {
   const json = JSON.stringify(value);
-  return json.includes('\\u0000') ? json.replaceAll(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd') : json;
+  return json.includes('\\u') ? json.replaceAll(NUL_OR_LONE_SURROGATE, '$1\\ufffd') : json;
 }
 
 const SECRET_KEY = /secret|token|password|passwd|api_?key|authorization|credential|cookie|signature|private_?key/i;

@@ -29,19 +29,25 @@ const ENTRY_COLUMNS = [
 
 const COLUMN_LIST = ENTRY_COLUMNS.map(([name]) => name).join(', ');
 
-// One statement text for every batch size (the rows travel as one array per column), so it is parsed and planned
-// once per connection. Rows are inserted in the order given, so their ids ascend in that order.
-const unnestEntries = (returning: string) =>
+// One statement text for every batch size, so it is parsed and planned once per connection: the rows travel as one
+// JSON array (`JSON.stringify` of the rows, `params` in it as the JSON text it already is) that `json_to_recordset`
+// turns back into typed columns. Measured against one array parameter per column through `unnest` (pg encodes each
+// element in JavaScript, Postgres parses 14 arrays): about a third less client CPU and a third less Postgres CPU per
+// entry in batches of 32, a fifth less in batches of 4 (docs/trusted-calls.md, "What the trail costs"). Rows are
+// inserted in the order given, so their ids ascend in that order.
+const entriesFromJson = (returning: string) =>
   `insert into audit_entries (${COLUMN_LIST})
     select coalesce(at, now()), ${ENTRY_COLUMNS.slice(1)
-      .map(([name]) => name)
+      .map(([name]) => (name === 'params' ? 'params::jsonb' : name))
       .join(', ')}
-    from unnest(${ENTRY_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
+    from rows from (json_to_recordset($1::json) as (${ENTRY_COLUMNS.map(
+      ([name, type]) => `${name} ${name === 'params' ? 'text' : type}`,
+    ).join(', ')}))
       with ordinality as u(${COLUMN_LIST}, position)
     order by position${returning}`;
 
-const INSERT_ENTRIES = { name: 'audit_insert_entries', text: unnestEntries(' returning id') };
-const APPEND_ENTRIES = { name: 'audit_append_entries', text: unnestEntries('') };
+const INSERT_ENTRIES = { name: 'audit_insert_entries', text: entriesFromJson(' returning id') };
+const APPEND_ENTRIES = { name: 'audit_append_entries', text: entriesFromJson('') };
 
 // A row alone (every call when calls do not overlap) as plain parameters: measured (bench:audit-writer) at about
 // two thirds of the CPU of the unnest statement with its ids read back, in the client and in Postgres (no arrays to
@@ -95,7 +101,8 @@ export class AuditWriter {
       );
       return result.rows.map((r) => r.id);
     }
-    const values = ENTRY_COLUMNS.map(([name]) => rows.map((r) => r[name] ?? null));
+    // json_to_recordset reads a missing key as null and ignores keys that are not columns.
+    const values = [JSON.stringify(rows)];
     if (!ids) {
       await this.#query(APPEND_ENTRIES.name, APPEND_ENTRIES.text, values);
       return [];

@@ -4,7 +4,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, ensureDatabaseExists } from '../database.ts';
 import { migrateToLatest } from '../migrate.ts';
-import type { Database } from '../schema.ts';
+import type { Database, NewAuditEntry } from '../schema.ts';
+import { AuditWriter } from './audit-writer.ts';
 import { ChangeFeedRepository } from './change-feed.ts';
 import { ClientsRepository } from './clients.ts';
 import { ConnectorsRepository } from './connectors.ts';
@@ -271,5 +272,89 @@ describe('WebhookEndpointsRepository', () => {
     const updated = await endpoints.update('org-a', endpoint.id, { url: 'https://example.com/v2', entities: null });
     expect([updated.url, updated.entities]).toEqual(['https://example.com/v2', null]);
     expect((await endpoints.list('org-a')).map((e) => e.id)).toContain(endpoint.id);
+  });
+});
+
+describe('AuditWriter', () => {
+  type Entry = NewAuditEntry & { params: string | null; request_id: string };
+  const entry = (i: number, overrides: Partial<Omit<NewAuditEntry, 'request_id'>> = {}): Entry => ({
+    at: null,
+    organization_id: 'org-a',
+    client_id: 'client-a',
+    connector_id: `connector-${i}`,
+    source: 'api',
+    action: 'execute.list',
+    entity: 'customers',
+    params: JSON.stringify({ limit: i, quote: 'a "b" \\ c', nested: { list: [1, null, 'é'] } }),
+    idempotency_key: null,
+    status: 200,
+    error_code: null,
+    upstream_status: 200,
+    latency_ms: 1.25,
+    request_id: `req-${randomUUID()}`,
+    ...overrides,
+  });
+  const stored = async (requestIds: string[]) => {
+    const rows = await db
+      .selectFrom('audit_entries')
+      .selectAll()
+      .where('request_id', 'in', requestIds)
+      .orderBy('id')
+      .execute();
+    return rows.map(({ id: _, at: __, ...row }) => row);
+  };
+
+  it('inserts one row and a batch with every column as given, a batch in the order given', async () => {
+    const writer = new AuditWriter(databaseUrl);
+    try {
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      const alone = entry(0, { at, error_code: 'upstream_error', upstream_status: null, status: 502 });
+      const batchAt = new Date('2026-01-02T03:04:06.001Z');
+      const batch = [
+        entry(1),
+        entry(2, { params: null, client_id: null, entity: null, latency_ms: 0.001 }),
+        entry(3, { at: batchAt }),
+      ];
+      await writer.insertEntries([alone], false);
+      await writer.insertEntries(batch, false);
+      const expected = [alone, ...batch].map(({ at: _, params, ...row }) => ({
+        ...row,
+        params: params === null ? null : JSON.parse(params),
+      }));
+      expect(await stored([alone, ...batch].map((r) => r.request_id))).toEqual(expected);
+      const ats = await db
+        .selectFrom('audit_entries')
+        .select('at')
+        .where('request_id', 'in', [alone.request_id, batch[2]!.request_id])
+        .orderBy('id')
+        .execute();
+      expect(ats.map((r) => r.at)).toEqual([at, batchAt]);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('returns a batch’s ids in the order given; a row without `at` gets the database’s now', async () => {
+    const writer = new AuditWriter(databaseUrl);
+    try {
+      const before = new Date(Date.now() - 60_000);
+      const batch = [entry(1), entry(2), entry(3)];
+      const ids = await writer.insertEntries(batch, true);
+      const rows = await db
+        .selectFrom('audit_entries')
+        .select(['id', 'request_id', 'at'])
+        .where(
+          'request_id',
+          'in',
+          batch.map((r) => r.request_id),
+        )
+        .orderBy('id')
+        .execute();
+      expect(ids).toEqual(rows.map((r) => String(r.id)));
+      expect(rows.map((r) => r.request_id)).toEqual(batch.map((r) => r.request_id));
+      for (const row of rows) expect(row.at.getTime()).toBeGreaterThan(before.getTime());
+    } finally {
+      await writer.close();
+    }
   });
 });
