@@ -1,5 +1,12 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { FileDurations } from './test/reporters/file-durations.ts';
+
+// Node's on-disk compile cache for every process of the run (test workers, and through test/harness/child-env.ts the
+// API, worker and CLI processes the tests start): a module compiled once is not compiled again by the next process.
+// Under the system's temporary directory, as Node recommends. https://nodejs.org/api/module.html#module-compile-cache
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'conduit-test-compile-cache');
 
 /**
  * Three projects, all run by `vitest run` (`./dev test`); `--project unit` (or integration, e2e) runs one:

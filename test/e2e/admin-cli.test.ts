@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { type ApiRuntime, buildApp } from '@conduit/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inheritedEnv } from '../harness/child-env.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 const ADMIN = fileURLToPath(new URL('../../apps/api/src/cli/admin.ts', import.meta.url));
@@ -25,7 +26,7 @@ async function adminWith(env: Record<string, string>, ...args: string[]): Promis
     execFile(
       process.execPath,
       [ADMIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env }, timeout: 30_000 },
+      { env: { ...inheritedEnv(), DATABASE_URL: databaseUrl, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
