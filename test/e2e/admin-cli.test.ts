@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ApiRuntime, buildApp } from '@conduit/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inheritedEnv } from '../harness/child-env.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 const ADMIN = fileURLToPath(new URL('../../apps/api/src/cli/admin.ts', import.meta.url));
@@ -25,10 +27,21 @@ async function adminWith(env: Record<string, string>, ...args: string[]): Promis
     execFile(
       process.execPath,
       [ADMIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env }, timeout: 30_000 },
+      { env: { ...inheritedEnv(), DATABASE_URL: databaseUrl, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** `work` on each item, at most `limit` at a time; the results in the items' order. */
+async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>) {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, lane));
+  return results;
 }
 
 function json<T>(run: Run): T {
@@ -148,13 +161,16 @@ describe('admin CLI: organizations, clients and secrets for a real deployment', 
       [['delete-client', `missing-${suffix}`], /unknown client/],
       [['delete-client', clientId, 'extra'], /unexpected argument/],
     ];
-    const runs = await Promise.all(cases.map(([args]) => admin(...args)));
+    // Two per core at a time: fifteen CLI processes started at once on a busy 2-core machine each took long enough
+    // to reach the 30 s timeout (killed: exit code 1), and all at once they finish no sooner.
+    const runs = await mapWithConcurrency(cases, 2 * availableParallelism(), ([args]) => admin(...args));
     cases.forEach(([args, message], i) => {
       expect(runs[i]?.code, args.join(' ')).toBe(2);
       expect(runs[i]?.stderr, args.join(' ')).toMatch(message);
     });
     expect(await platform.api.deps.clients.find(orphan)).toBeUndefined();
-  });
+    // Fifteen processes, each a second or more of start-up CPU: more than the default minute on a loaded machine.
+  }, 180_000);
 
   describe('tokens die with their client, on every API instance within 5 s', () => {
     const revocable = `cli-revocable-${suffix}`;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectWith } from '../../packages/connectors/src/core/connect.ts';
+import { inheritedEnv } from '../harness/child-env.ts';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 import { freePort } from '../harness/free-port.ts';
 import { testServices } from '../harness/services.ts';
@@ -45,7 +46,7 @@ interface Started {
 /** One `./dev start` worth of simulators (test/simulators/main.ts), in its own process. */
 async function startSimulators(env: Record<string, string>): Promise<{ started: Started; child: ChildProcess }> {
   const child = spawn(process.execPath, [join(ROOT, 'test/simulators/main.ts')], {
-    env: { PATH: process.env.PATH, ...env },
+    env: { ...inheritedEnv(), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
@@ -135,7 +136,7 @@ describe('the local profile survives restarts', () => {
     // Postgres at a port where nothing listens: neither process can start.
     const nowhere = `postgres://postgres@127.0.0.1:${await freePort()}/conduit`;
     const env = {
-      PATH: process.env.PATH,
+      ...inheritedEnv(),
       PORT: String(await freePort()),
       WORKER_METRICS_PORT: '0',
       DATABASE_URL: nowhere,
@@ -180,7 +181,7 @@ describe('the local profile survives restarts', () => {
     const kept = existsSync(written) ? readFileSync(written) : undefined;
     const child = spawn(process.execPath, [join(ROOT, 'infra/local/start.ts')], {
       env: {
-        PATH: process.env.PATH,
+        ...inheritedEnv(),
         PORT: String(await freePort()),
         WORKER_METRICS_PORT: '0',
         DATABASE_URL: databaseUrl,

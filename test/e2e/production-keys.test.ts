@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { inheritedEnv } from '../harness/child-env.ts';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 import { freePort } from '../harness/free-port.ts';
 import { testServices } from '../harness/services.ts';
@@ -11,10 +12,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const GOOD_ENCRYPTION_KEY = 'e'.repeat(40);
 const GOOD_SIGNING_KEY = 't'.repeat(40);
 
-/** Starts an app's main.ts with exactly `env` (plus PATH) and waits for it to exit, or for `readyLine`. */
+/** Starts an app's main.ts with exactly `env` (plus PATH and the compile cache) and waits for it to exit, or for `readyLine`. */
 async function start(script: string, env: Record<string, string>, readyLine?: RegExp) {
   const child = spawn(process.execPath, [join(ROOT, script)], {
-    env: { PATH: process.env.PATH, ...env },
+    env: { ...inheritedEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

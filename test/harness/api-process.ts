@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_NODE_FLAGS } from '@conduit/api';
 import type { PlatformEnv } from '@conduit/config';
+import { inheritedEnv } from './child-env.ts';
 import { freePort } from './free-port.ts';
 
 const THIS_CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,7 +57,7 @@ export class ApiProcess {
     const main = join(options.checkout ?? THIS_CHECKOUT, API_MAIN);
     const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), main], {
       env: {
-        PATH: process.env.PATH,
+        ...inheritedEnv(),
         ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
         ...extra,
         PORT: String(port),

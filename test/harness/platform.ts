@@ -7,6 +7,7 @@ import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import type { Hono } from 'hono';
 import { listen } from '../simulators/kit/server.ts';
 import { dropDatabase, withDatabaseName } from './databases.ts';
+import { createMigratedDatabase } from './migrated-template.ts';
 import { testServices } from './services.ts';
 
 export interface TestPlatform {
@@ -62,6 +63,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   const clientSecret = `secret-${randomBytes(12).toString('hex')}`;
   const organizationId = `org-${suffix}`;
   const databaseUrl = withDatabaseName(services.databaseUrl, `conduit_test_${suffix}`);
+  await createMigratedDatabase(databaseUrl);
   const env = readEnv({
     NODE_ENV: 'test',
     // A database per platform: the worker reconciles every connector it finds, so platforms must not share one.

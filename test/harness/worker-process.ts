@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { PlatformEnv } from '@conduit/config';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
+import { inheritedEnv } from './child-env.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));
 
@@ -14,7 +15,7 @@ export class WorkerProcess {
 
   constructor(env: PlatformEnv, extra: Record<string, string> = {}) {
     this.#env = {
-      PATH: process.env.PATH,
+      ...inheritedEnv(),
       ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
       ...extra,
     };
