@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomHex } from '../simulators/kit/webhooks.ts';
-import { orbWebhookSender } from '../simulators/orb/webhooks.ts';
+import { orbCustomerEvent, orbWebhookSender } from '../simulators/orb/webhooks.ts';
 import { startBenchOrbUpstream } from './orb-upstream.ts';
 
 export type ChangesCommand =
@@ -76,14 +76,7 @@ async function stream(perSecond: number, seconds: number): Promise<void> {
     // Each change edits the next customer in turn, so a record changes again only after every other one did.
     const customer = customers[i % customers.length]!;
     customer.email = `edit-${i}-${randomHex(3)}@example.com`;
-    const eventId = randomHex(11);
-    const body = JSON.stringify({
-      id: eventId,
-      created_at: new Date().toISOString(),
-      type: 'customer.edited',
-      customer: { id: customer.id },
-      properties: {},
-    });
+    const { eventId, body } = orbCustomerEvent('customer.edited', { id: customer.id });
     pending.push(
       sender.emit(body, eventId).then(
         (status) => {

@@ -1,13 +1,12 @@
 import { Conduit } from '@conduit/client';
-import { hashClientSecret } from '@conduit/config';
 import { purgeExpired } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityStatuses, waitForEntity } from '../harness/connector-status.ts';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import { randomHex } from '../simulators/kit/webhooks.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
+import { orbCustomerEvent } from '../simulators/orb/webhooks.ts';
 
 interface ChangeEvent {
   id: string;
@@ -47,14 +46,7 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
     }
   };
   const announce = async (key: string) => {
-    const eventId = randomHex(11);
-    const body = JSON.stringify({
-      id: eventId,
-      created_at: new Date().toISOString(),
-      type: 'customer.edited',
-      customer: { id: key },
-      properties: {},
-    });
+    const { eventId, body } = orbCustomerEvent('customer.edited', { id: key });
     expect(await sim.webhooks.sender.emit(body, eventId)).toBe(202);
     await eventually(async () =>
       platform.logLines.some((line) => line.includes('webhook event processed') && line.includes(eventId))
@@ -163,28 +155,9 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
   });
 
   it('another organization’s connector is a 404', async () => {
-    const { clients } = platform.api.deps;
-    await clients.upsertOrganization('feed-other-org', 'other');
-    await clients.upsertClient({
-      client_id: 'feed-other-client',
-      secret_hash: await hashClientSecret('feed-other-secret'),
-      name: 'other',
-      allowed_redirect_urls: [],
-    });
-    await clients.grant('feed-other-client', 'feed-other-org');
-    const token = (await (
-      await fetch(`${platform.url}/api/v1/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          grant_type: 'client_credentials',
-          client_id: 'feed-other-client',
-          client_secret: 'feed-other-secret',
-        }),
-      })
-    ).json()) as { access_token: string };
+    const { token } = await platform.anotherOrganization();
     const response = await fetch(`${platform.url}${changesPath('')}`, {
-      headers: { authorization: `Bearer ${token.access_token}` },
+      headers: { authorization: `Bearer ${token}` },
     });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { code: string }).code).toBe('connector_not_found');

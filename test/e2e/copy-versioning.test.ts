@@ -11,6 +11,7 @@ import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/go
 import type { HoldMatch } from '../simulators/kit/faults.ts';
 import { randomHex } from '../simulators/kit/webhooks.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
+import { orbCustomerEvent } from '../simulators/orb/webhooks.ts';
 
 /**
  * The copy never goes back in time (docs/changes.md): each race between two writes of one record, in both orders,
@@ -67,14 +68,7 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
   };
   /** A signed customer.edited webhook naming `key`, as Orb sends it. */
   const announce = async (key: string) => {
-    const eventId = randomHex(11);
-    const body = JSON.stringify({
-      id: eventId,
-      created_at: new Date().toISOString(),
-      type: 'customer.edited',
-      customer: { id: key },
-      properties: {},
-    });
+    const { eventId, body } = orbCustomerEvent('customer.edited', { id: key });
     expect(await sim.webhooks.sender.emit(body, eventId)).toBe(202);
     return eventId;
   };

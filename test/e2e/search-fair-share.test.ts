@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { buildApp } from '@conduit/api';
-import { hashClientSecret } from '@conduit/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longMemoConnector, SCANNING_LIKE } from '../harness/long-memo-invoices.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -45,22 +43,8 @@ describe('search engine slots shared fairly between organizations', () => {
     platform = await startTestPlatform({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
     const { deps } = platform.api;
     // Organization B with a client of its own.
-    const orgB = `org-b-${randomBytes(4).toString('hex')}`;
-    const secretB = `secret-${randomBytes(12).toString('hex')}`;
-    await deps.clients.upsertOrganization(orgB, orgB);
-    await deps.clients.upsertClient({
-      client_id: `client-${orgB}`,
-      secret_hash: await hashClientSecret(secretB),
-      name: 'b',
-      allowed_redirect_urls: [],
-    });
-    await deps.clients.grant(`client-${orgB}`, orgB);
-    const token = await fetch(`${platform.url}/api/v1/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: `client-${orgB}`, client_secret: secretB }),
-    });
-    tokenB = ((await token.json()) as { access_token: string }).access_token;
+    const { organizationId: orgB, token } = await platform.anotherOrganization();
+    tokenB = token;
     connectorA = await longMemoConnector(deps, platform.organizationId, DOCS, MEMO_CHARS);
     connectorB = await longMemoConnector(deps, orgB, 200, 200);
   }, 180_000);

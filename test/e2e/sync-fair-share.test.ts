@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hashClientSecret } from '@conduit/config';
 import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
@@ -61,23 +59,7 @@ describe('sync worker slots shared fairly between organizations', () => {
     orb.faults.holdAll();
     await eventually(async () => (orb.faults.waiting > 0 ? true : undefined), 30_000, 20);
 
-    const { clients } = platform.api.deps;
-    const orgB = `org-b-${randomBytes(4).toString('hex')}`;
-    const secret = `secret-${randomBytes(12).toString('hex')}`;
-    await clients.upsertOrganization(orgB, orgB);
-    await clients.upsertClient({
-      client_id: `client-${orgB}`,
-      secret_hash: await hashClientSecret(secret),
-      name: 'b',
-      allowed_redirect_urls: [],
-    });
-    await clients.grant(`client-${orgB}`, orgB);
-    const tokenResponse = await fetch(`${platform.url}/api/v1/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: `client-${orgB}`, client_secret: secret }),
-    });
-    const tokenB = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    const { token: tokenB } = await platform.anotherOrganization();
     const connectorB = await create(tokenB, typeform);
 
     const entitiesB = Object.values(findConnectorDefinition('Typeform')!.catalog.entities).filter((e) => e.searchable);

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hashClientSecret } from '@conduit/config';
 import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -80,23 +78,7 @@ describe('webhook worker slots shared fairly between organizations', () => {
       // Two webhook slots; without the organization share, A's held events would take both.
       env: { WEBHOOK_CONCURRENCY: '2', WEBHOOK_ORGANIZATION_CONCURRENCY: '1' },
     });
-    const { clients } = platform.api.deps;
-    const orgB = `org-b-${randomBytes(4).toString('hex')}`;
-    const secret = `secret-${randomBytes(12).toString('hex')}`;
-    await clients.upsertOrganization(orgB, orgB);
-    await clients.upsertClient({
-      client_id: `client-${orgB}`,
-      secret_hash: await hashClientSecret(secret),
-      name: 'b',
-      allowed_redirect_urls: [],
-    });
-    await clients.grant(`client-${orgB}`, orgB);
-    const tokenResponse = await fetch(`${platform.url}/api/v1/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: `client-${orgB}`, client_secret: secret }),
-    });
-    tokenB = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    tokenB = (await platform.anotherOrganization()).token;
     await connect(await platform.token(), orb);
     await connect(tokenB, typeform);
     // First syncs done, so that only webhook work reaches the upstreams from here on.

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type ApiRuntime, buildApp, createApiRuntime } from '@conduit/api';
-import { readEnv } from '@conduit/config';
+import { hashClientSecret, readEnv } from '@conduit/config';
 import type { UpstreamOverrides } from '@conduit/hosted-connectors';
 import { createLogger, type Logger } from '@conduit/observability';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
@@ -23,6 +23,8 @@ export interface TestPlatform {
   /** Every log line both apps wrote, for secret scans. */
   readonly logLines: string[];
   token(): Promise<string>;
+  /** A second organization with a client of its own: its id, and a token of that client. */
+  anotherOrganization(): Promise<{ readonly organizationId: string; readonly token: string }>;
   /** fetch against the API with a bearer token. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   /**
@@ -94,16 +96,18 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   // listen() only hands app.fetch to the server; its Hono type has no room for the API's own Env.
   const server = await listen(app as unknown as Hono);
 
-  let cachedToken: string | undefined;
-  const token = async () => {
-    if (cachedToken) return cachedToken;
+  const tokenOf = async (client: string, secret: string) => {
     const response = await fetch(`${server.url}/api/v1/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: client, client_secret: secret }),
     });
     if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
-    cachedToken = ((await response.json()) as { access_token: string }).access_token;
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  let cachedToken: string | undefined;
+  const token = async () => {
+    cachedToken ??= await tokenOf(clientId, clientSecret);
     return cachedToken;
   };
 
@@ -118,6 +122,21 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     organizationId,
     logLines,
     token,
+    async anotherOrganization() {
+      const other = `org-b-${randomBytes(4).toString('hex')}`;
+      const otherClient = `client-${other}`;
+      const secret = `secret-${randomBytes(12).toString('hex')}`;
+      const { clients } = api.deps;
+      await clients.upsertOrganization(other, other);
+      await clients.upsertClient({
+        client_id: otherClient,
+        secret_hash: await hashClientSecret(secret),
+        name: 'b',
+        allowed_redirect_urls: [],
+      });
+      await clients.grant(otherClient, other);
+      return { organizationId: other, token: await tokenOf(otherClient, secret) };
+    },
     async call(method, path, body, headers = {}) {
       return fetch(`${server.url}${path}`, {
         method,

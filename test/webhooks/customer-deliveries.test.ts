@@ -1,7 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '@conduit/api';
-import { hashClientSecret } from '@conduit/config';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +9,8 @@ import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
-import { randomHex } from '../simulators/kit/webhooks.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
+import { orbCustomerEvent } from '../simulators/orb/webhooks.ts';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -78,14 +77,7 @@ async function upstreamWebhooks(platform: TestPlatform, sim: OrbSimulator, id: s
   sim.webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
   return async (key: string, email: string) => {
     sim.data.customers.find((c) => c.id === key)!.email = email;
-    const eventId = randomHex(11);
-    const body = JSON.stringify({
-      id: eventId,
-      created_at: new Date().toISOString(),
-      type: 'customer.edited',
-      customer: { id: key },
-      properties: {},
-    });
+    const { eventId, body } = orbCustomerEvent('customer.edited', { id: key });
     expect(await sim.webhooks.sender.emit(body, eventId)).toBe(202);
   };
 }
@@ -267,28 +259,7 @@ describe('webhooks to the customer: signed, retried, in order per record, replay
 
   it('another organization cannot see, change or list an endpoint (404)', async () => {
     const endpoint = await createEndpoint(platform, { url: receiver.url });
-    const { clients } = platform.api.deps;
-    await clients.upsertOrganization('hooks-other-org', 'other');
-    await clients.upsertClient({
-      client_id: 'hooks-other',
-      secret_hash: await hashClientSecret('hooks-other-secret'),
-      name: 'o',
-      allowed_redirect_urls: [],
-    });
-    await clients.grant('hooks-other', 'hooks-other-org');
-    const token = (
-      (await (
-        await fetch(`${platform.url}/api/v1/oauth/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            grant_type: 'client_credentials',
-            client_id: 'hooks-other',
-            client_secret: 'hooks-other-secret',
-          }),
-        })
-      ).json()) as { access_token: string }
-    ).access_token;
+    const { token } = await platform.anotherOrganization();
     const as = (method: string, path: string, body?: unknown) =>
       fetch(`${platform.url}${path}`, {
         method,

@@ -12,6 +12,7 @@ export {
   needsFullPasses,
 } from './core/catalog.ts';
 export type { Connector, ExecuteResult } from './core/connect.ts';
+export { connectorSettingsShape } from './core/connector-settings.ts';
 export type { ReadPage } from './core/define-connector.ts';
 export { didYouMean, editDistance } from './core/did-you-mean.ts';
 export {

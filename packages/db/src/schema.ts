@@ -173,8 +173,23 @@ export interface IdempotencyKeysTable {
   expires_at: Date;
 }
 
+/**
+ * A call's answer: on the entry itself when the entry was written after the call ended; otherwise in
+ * `audit_outcomes` (the entry's columns null), or nowhere when it was never written. Reads take the outcome's column,
+ * else the entry's.
+ */
+interface AuditOutcomeColumns {
+  /** The HTTP status of the answer. */
+  status: number;
+  error_code: string | null;
+  upstream_status: number | null;
+  latency_ms: number;
+}
+
+type EachNullable<T> = { [K in keyof T]: T[K] | null };
+
 /** One audited call (docs/trusted-calls.md); rows are only ever inserted (a trigger refuses the rest). */
-export interface AuditEntriesTable {
+export interface AuditEntriesTable extends EachNullable<AuditOutcomeColumns> {
   id: ColumnType<number, never, never>;
   /** Inserted null or left out: now (the database's clock). */
   at: ColumnType<Date, Date | null | undefined, never>;
@@ -189,21 +204,12 @@ export interface AuditEntriesTable {
   /** The call's params with every secret replaced by "[REDACTED]". */
   params: ColumnType<unknown, string | null, never>;
   idempotency_key: string | null;
-  /** The HTTP status of the answer; null when the outcome is in `audit_outcomes` (or was never written). */
-  status: number | null;
-  error_code: string | null;
-  upstream_status: number | null;
-  latency_ms: number | null;
   request_id: string | null;
 }
 
 /** The outcome of a call whose intent was written while it ran (`audit_entries.id`); only ever inserted. */
-export interface AuditOutcomesTable {
+export interface AuditOutcomesTable extends AuditOutcomeColumns {
   entry_id: number;
-  status: number;
-  error_code: string | null;
-  upstream_status: number | null;
-  latency_ms: number;
 }
 
 export interface Database {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { connectorSettingsShape } from '@conduit/connectors';
 import type { RedisClient } from '@conduit/queues';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
@@ -11,12 +12,9 @@ const AUDIENCE = 'conduit-oauth-state';
 export const OAuthStatePayload = z.object({
   organization_id: z.string(),
   client_id: z.string(),
-  connector_type: z.string(),
-  customer_name: z.string(),
-  name: z.string(),
   redirect_url: z.string(),
-  config: z.record(z.string(), z.unknown()),
-  replication_config: z.record(z.string(), z.unknown()),
+  /** The connector the callback creates. */
+  ...connectorSettingsShape,
   /** A PKCE code_verifier waits in Redis under the state's jti (never in the URL). */
   pkce: z.boolean(),
 });

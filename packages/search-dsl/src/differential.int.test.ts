@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { parseSearchParams } from './params/parse-search-params.ts';
-import { records } from './testing/arbitraries.ts';
 import { checkAgainstReference, type DiffQuery } from './testing/differential-check.ts';
 import { aggregateArb, filterArb, sortArb } from './testing/filter-arbitraries.ts';
 import { createTestIndex, type TestIndex } from './testing/opensearch-harness.ts';
+import { itOnRandomRecordSets } from './testing/record-set-property.ts';
 import { TEST_SCHEMA } from './testing/test-schema.ts';
 import { overBudget, searchCost } from './validate/search-cost.ts';
 
@@ -70,16 +70,8 @@ const FOUND: [Record<string, unknown>[], DiffQuery[]][] = [
 ];
 
 describe('OpenSearch agrees with the reference evaluator', () => {
-  it(
-    `on ${RUNS} random record sets × 3 random queries, paged with cursors`,
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(records, fc.array(queryArb, { minLength: 3, maxLength: 3 }), (recs, queries) =>
-          checkAgainstReference(ix, recs, queries),
-        ),
-        { numRuns: RUNS, examples: FOUND },
-      );
-    },
-    30 * 60_000,
-  );
+  itOnRandomRecordSets(RUNS, queryArb, (recs, queries) => checkAgainstReference(ix, recs, queries), {
+    timeoutMs: 30 * 60_000,
+    examples: FOUND,
+  });
 });

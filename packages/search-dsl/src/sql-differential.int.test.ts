@@ -1,10 +1,9 @@
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { referenceGroups, referenceRows } from './oracle/reference-sql.ts';
 import { parseSearchParams } from './params/parse-search-params.ts';
 import type { SqlPage } from './sql/run-sql.ts';
-import { records } from './testing/arbitraries.ts';
 import { createTestIndex, type TestIndex } from './testing/opensearch-harness.ts';
+import { itOnRandomRecordSets } from './testing/record-set-property.ts';
 import { caseToSql, type SqlCase, sqlCaseArb } from './testing/sql-arbitraries.ts';
 import { sqlOver } from './testing/sql-harness.ts';
 import { TEST_SCHEMA } from './testing/test-schema.ts';
@@ -117,16 +116,5 @@ const affordableCaseArb = sqlCaseArb.filter(
 );
 
 describe('SQL agrees with the reference evaluator and with search', () => {
-  it(
-    `on ${RUNS} random record sets × 3 random queries, paged with cursors`,
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(records, fc.array(affordableCaseArb, { minLength: 3, maxLength: 3 }), (recs, cases) =>
-          check(recs, cases),
-        ),
-        { numRuns: RUNS },
-      );
-    },
-    60 * 60_000,
-  );
+  itOnRandomRecordSets(RUNS, affordableCaseArb, check, { timeoutMs: 60 * 60_000 });
 });

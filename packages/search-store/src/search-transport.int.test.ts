@@ -10,17 +10,13 @@ const client = new Client({ node: url });
 const index = `t_transport_${randomBytes(4).toString('hex')}`;
 const transport = new SearchTransport(url);
 
-/**
- * Passes every request on to the node and records its path, so a test sees what the transport sent; the first
- * request's answer is held back `holdFirstMs`, as a slow search's would be.
- */
+type RecordingProxy = { url: string; paths: string[]; server: Server; releaseFirst: () => void };
+
 /**
  * A proxy to the engine that records the paths asked for. With `holdFirst`, the first request is held until
  * `releaseFirst()`: a slow search whose end the test decides, whatever the machine's load.
  */
-async function recordingProxy(
-  options: { holdFirst?: boolean } = {},
-): Promise<{ url: string; paths: string[]; server: Server; releaseFirst: () => void }> {
+async function recordingProxy(options: { holdFirst?: boolean } = {}): Promise<RecordingProxy> {
   const target = new URL(url);
   const paths: string[] = [];
   let releaseFirst = () => {};
@@ -47,6 +43,21 @@ async function recordingProxy(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, server, releaseFirst };
+}
+
+/** A transport of one request at a time that goes through a recording proxy, for `use`; both closed after. */
+async function throughProxy(
+  use: (oneRequest: SearchTransport, proxy: RecordingProxy) => Promise<void>,
+  options: { holdFirst?: boolean; maxWaitMs?: number } = {},
+): Promise<void> {
+  const proxy = await recordingProxy({ holdFirst: options.holdFirst });
+  const oneRequest = new SearchTransport(proxy.url, { requests: 1, maxWaitMs: options.maxWaitMs });
+  try {
+    await use(oneRequest, proxy);
+  } finally {
+    await oneRequest.close();
+    proxy.server.close();
+  }
 }
 
 const bodyOf = (answer: SearchAnswer) => JSON.parse(answer.json.toString('utf8')) as Record<string, unknown>;
@@ -90,10 +101,8 @@ describe('SearchTransport', () => {
     expect(answers.every((a) => a.statusCode === 200)).toBe(true);
   });
 
-  it('sends the searches that wait for a request together as one _msearch, each keeping its own answer and status', async () => {
-    const proxy = await recordingProxy();
-    const oneRequest = new SearchTransport(proxy.url, { requests: 1 });
-    try {
+  it('sends the searches that wait for a request together as one _msearch, each keeping its own answer and status', () =>
+    throughProxy(async (oneRequest, proxy) => {
       const byName = (name: string) => ({ query: { term: { 'name.keyword': name } } });
       const [alone, first, second, missing, none] = await Promise.all([
         oneRequest.search(index, 'r1', byName('first')),
@@ -116,16 +125,10 @@ describe('SearchTransport', () => {
       expect(Object.keys(batched).sort()).toEqual(Object.keys(bodyOf(alone!)).sort());
       expect(missing!.statusCode).toBe(404);
       expect((bodyOf(missing!) as { error: { type: string } }).error.type).toBe('index_not_found_exception');
-    } finally {
-      await oneRequest.close();
-      proxy.server.close();
-    }
-  });
+    }));
 
-  it('answers each search of a batch the engine refuses whole (a body it cannot parse) on its own', async () => {
-    const proxy = await recordingProxy();
-    const oneRequest = new SearchTransport(proxy.url, { requests: 1 });
-    try {
+  it('answers each search of a batch the engine refuses whole (a body it cannot parse) on its own', () =>
+    throughProxy(async (oneRequest, proxy) => {
       const answers = await Promise.all([
         oneRequest.search(index, 'r1', { query: { match_all: {} } }),
         oneRequest.search(index, 'r1', { query: { term: { _id: 'b' } } }),
@@ -142,38 +145,29 @@ describe('SearchTransport', () => {
         '/_msearch',
         ...Array(3).fill(`/${index}/_search`),
       ]);
-    } finally {
-      await oneRequest.close();
-      proxy.server.close();
-    }
-  });
+    }));
 
-  it('sends a waiting search anyway once it has waited maxWaitMs for a slow search to come back', async () => {
-    const proxy = await recordingProxy({ holdFirst: true });
-    const oneRequest = new SearchTransport(proxy.url, { requests: 1, maxWaitMs: 20 });
-    try {
-      const slow = oneRequest.search(index, 'r1', { query: { term: { _id: 'a' } } });
-      let slowAnswered = false;
-      void slow.then(() => {
-        slowAnswered = true;
-      });
-      // The slow search is held until released below: the quick one can only be answered by not waiting for it.
-      const quick = await oneRequest.search(index, 'r1', { query: { term: { _id: 'b' } } });
-      expect(slowAnswered).toBe(false);
-      proxy.releaseFirst();
-      expect(hitsOf(quick)).toEqual([{ _source: { name: 'second' } }]);
-      expect(hitsOf(await slow)).toEqual([{ _source: { name: 'first' } }]);
-      expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([`/${index}/_search`, `/${index}/_search`]);
-    } finally {
-      await oneRequest.close();
-      proxy.server.close();
-    }
-  });
+  it('sends a waiting search anyway once it has waited maxWaitMs for a slow search to come back', () =>
+    throughProxy(
+      async (oneRequest, proxy) => {
+        const slow = oneRequest.search(index, 'r1', { query: { term: { _id: 'a' } } });
+        let slowAnswered = false;
+        void slow.then(() => {
+          slowAnswered = true;
+        });
+        // The slow search is held until released below: the quick one can only be answered by not waiting for it.
+        const quick = await oneRequest.search(index, 'r1', { query: { term: { _id: 'b' } } });
+        expect(slowAnswered).toBe(false);
+        proxy.releaseFirst();
+        expect(hitsOf(quick)).toEqual([{ _source: { name: 'second' } }]);
+        expect(hitsOf(await slow)).toEqual([{ _source: { name: 'first' } }]);
+        expect(proxy.paths.map((path) => path.split('?')[0])).toEqual([`/${index}/_search`, `/${index}/_search`]);
+      },
+      { holdFirst: true, maxWaitMs: 20 },
+    ));
 
-  it('sends the lookups that wait for a request together as one _mget, each keeping its own documents', async () => {
-    const proxy = await recordingProxy();
-    const oneRequest = new SearchTransport(proxy.url, { requests: 1 });
-    try {
+  it('sends the lookups that wait for a request together as one _mget, each keeping its own documents', () =>
+    throughProxy(async (oneRequest, proxy) => {
       const lookUp = (ids: string[], on = index) => oneRequest.lookup(on, 'r1', ids, ['name']);
       const [alone, both, missingDoc, reversed, missingIndex] = await Promise.all([
         lookUp(['a']),
@@ -201,11 +195,7 @@ describe('SearchTransport', () => {
       expect(alone!.engineMs).toBeGreaterThan(0);
       expect(new Set([both, missingDoc, reversed, missingIndex].map((answer) => answer!.engineMs)).size).toBe(1);
       expect(both!.engineMs).toBeGreaterThan(0);
-    } finally {
-      await oneRequest.close();
-      proxy.server.close();
-    }
-  });
+    }));
 
   it('rejects when the node cannot be reached, alone or batched', async () => {
     const nowhere = new SearchTransport('http://127.0.0.1:1', { requests: 1 });

@@ -1,5 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { announce, EditRotation, randomHex, type SimulatedWebhooks, WebhookSender } from '../kit/webhooks.ts';
+import {
+  announce,
+  EditRotation,
+  randomHex,
+  type SimulatedWebhooks,
+  type WebhookEvent,
+  WebhookSender,
+} from '../kit/webhooks.ts';
 import type { OrbData } from './data.ts';
 
 /**
@@ -16,16 +23,22 @@ export function orbWebhookSender(): WebhookSender {
   });
 }
 
+/** An Orb customer event (`customer.edited`, `customer.created`, ...) with a fresh event id, created now. */
+export function orbCustomerEvent(
+  type: string,
+  customer: Record<string, unknown>,
+  properties: Record<string, unknown> = {},
+): WebhookEvent {
+  const eventId = randomHex(11);
+  const body = JSON.stringify({ id: eventId, created_at: new Date().toISOString(), type, customer, properties });
+  return { eventId, body };
+}
+
 export function orbWebhooks(data: OrbData): SimulatedWebhooks {
   const sender = orbWebhookSender();
   const rotation = new EditRotation<OrbData['customers'][number]>();
-  const customerEvent = (type: string, customer: Record<string, unknown>, properties: Record<string, unknown>) => {
-    const eventId = randomHex(11);
-    const body = JSON.stringify({ id: eventId, created_at: new Date().toISOString(), type, customer, properties });
-    return { eventId, body };
-  };
   const customerEdited = (customer: Record<string, unknown>, previous: Record<string, unknown>) =>
-    customerEvent('customer.edited', customer, { previous_attributes: previous });
+    orbCustomerEvent('customer.edited', customer, { previous_attributes: previous });
   let created = 0;
   return {
     sender,
@@ -49,7 +62,7 @@ export function orbWebhooks(data: OrbData): SimulatedWebhooks {
       };
       data.customers.push(customer);
       const change = { entity: 'customers', key: customer.id, field: 'email', value: customer.email };
-      return announce(sender, change, customerEvent('customer.created', customer, {}), options);
+      return announce(sender, change, orbCustomerEvent('customer.created', customer), options);
     },
     async remove(options = {}) {
       // An edit announced just before the customer was deleted: by the time the event is processed, it is gone.

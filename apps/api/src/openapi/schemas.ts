@@ -1,3 +1,4 @@
+import { connectorSettingsShape } from '@conduit/connectors';
 import { SYNC_STATUSES } from '@conduit/db';
 import { AggResultSchema, SearchTotalSchema } from '@conduit/search-dsl';
 import { z } from 'zod';
@@ -31,11 +32,7 @@ export const EntityStatusSchema = z.object({
 export const ConnectorSchema = z
   .object({
     connector_id: z.string(),
-    connector_type: z.string(),
-    customer_name: z.string(),
-    name: z.string(),
-    config: z.record(z.string(), z.unknown()),
-    replication_config: z.record(z.string(), z.unknown()),
+    ...connectorSettingsShape,
     created_at: z.string(),
     updated_at: z.string(),
     /** docs/api.md: where the upstream sends its webhooks (null for kinds without webhooks). */

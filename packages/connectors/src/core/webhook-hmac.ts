@@ -103,11 +103,29 @@ export interface TimestampedHmac extends SignedAtHeaders {
   readonly encoding: 'hex' | 'base64';
   /** Space-separated `v1<separator><signature>` entries (one match is enough); absent: the header is one signature. */
   readonly v1Separator?: string;
-  /** The key from the configured secret (default: the secret's UTF-8 bytes); null: not a secret of this scheme. */
-  readonly key?: { readonly of: (secret: string) => Buffer | null; readonly refusal: string };
+  /**
+   * The key from the configured secret (default: the secret's UTF-8 bytes, any secret will do); null: not a secret
+   * of this scheme, refused when it is configured (`requirement`) and, should one be stored, when a call comes
+   * (`refusal`).
+   */
+  readonly key?: {
+    readonly of: (secret: string) => Buffer | null;
+    readonly requirement: string;
+    readonly refusal: string;
+  };
 }
 
-export function timestampedHmac(scheme: TimestampedHmac): WebhookScheme['verify'] {
+/** A whole vendor scheme of this kind: its secret check follows from `key`; `parse` reads the vendor's events. */
+export function timestampedHmacScheme(scheme: TimestampedHmac, parse: WebhookScheme['parse']): WebhookScheme {
+  const { key } = scheme;
+  return {
+    checkSecret: (secret) => (key === undefined || key.of(secret) !== null ? null : key.requirement),
+    verify: timestampedHmac(scheme),
+    parse,
+  };
+}
+
+function timestampedHmac(scheme: TimestampedHmac): WebhookScheme['verify'] {
   return ({ headers, body }, secret, nowMs) =>
     verifyTimestamped(headers, nowMs, scheme, (signature, timestamp) => {
       const prefix = scheme.signedPrefix(timestamp, headers);

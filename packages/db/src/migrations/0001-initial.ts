@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { belongsTo, notNull, notNullNow } from './column-kit.ts';
+import { createOwnedTable, createOwnedTableWithId, notNull, notNullNow } from './column-kit.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -18,17 +18,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', notNullNow)
     .execute();
 
-  await db.schema
-    .createTable('client_organizations')
-    .addColumn('client_id', 'text', belongsTo('api_clients.client_id'))
-    .addColumn('organization_id', 'text', belongsTo('organizations.id'))
+  await createOwnedTable(db, 'client_organizations', {
+    client_id: 'api_clients.client_id',
+    organization_id: 'organizations.id',
+  })
     .addPrimaryKeyConstraint('client_organizations_pk', ['client_id', 'organization_id'])
     .execute();
 
-  await db.schema
-    .createTable('connectors')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', belongsTo('organizations.id'))
+  await createOwnedTableWithId(db, 'connectors', 'text', { organization_id: 'organizations.id' })
     .addColumn('connector_type', 'text', notNull)
     .addColumn('customer_name', 'text', notNull)
     .addColumn('name', 'text', notNull)
@@ -40,9 +37,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('connectors_identity_uq', ['organization_id', 'customer_name', 'connector_type', 'name'])
     .execute();
 
-  await db.schema
-    .createTable('sync_states')
-    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+  await createOwnedTable(db, 'sync_states', { connector_id: 'connectors.id' })
     .addColumn('entity', 'text', notNull)
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
     .addColumn('running', 'boolean', (c) => c.notNull().defaultTo(false))

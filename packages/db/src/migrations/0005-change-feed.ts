@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { belongsTo, createIndex, notNull } from './column-kit.ts';
+import { createIndex, createOwnedTable, notNull } from './column-kit.ts';
 
 /**
  * The change feed (docs/changes.md): per connector, the events of every change the copy applied, numbered in the
@@ -15,9 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_seq', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('purged_through', 'bigint', (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema
-    .createTable('record_states')
-    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+  await createOwnedTable(db, 'record_states', { connector_id: 'connectors.id' })
     .addColumn('entity', 'text', notNull)
     .addColumn('key', 'text', notNull)
     .addColumn('version', 'bigint', notNull)
@@ -25,9 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('deleted', 'boolean', notNull)
     .addPrimaryKeyConstraint('record_states_pkey', ['connector_id', 'entity', 'key'])
     .execute();
-  await db.schema
-    .createTable('change_events')
-    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+  await createOwnedTable(db, 'change_events', { connector_id: 'connectors.id' })
     .addColumn('seq', 'bigint', notNull)
     .addColumn('type', 'text', notNull)
     .addColumn('entity', 'text', notNull)

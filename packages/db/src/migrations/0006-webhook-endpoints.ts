@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { belongsTo, createIndex, notNull, notNullNow } from './column-kit.ts';
+import { belongsTo, createIndex, createOwnedTable, createOwnedTableWithId, notNull, notNullNow } from './column-kit.ts';
 
 /**
  * Webhooks to the customer (docs/changes.md): endpoints per organization; per endpoint and connector, how far the
@@ -7,10 +7,7 @@ import { belongsTo, createIndex, notNull, notNullNow } from './column-kit.ts';
  * flight so a killed worker's delivery is taken over; and the log of attempts.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('webhook_endpoints')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', belongsTo('organizations.id'))
+  await createOwnedTableWithId(db, 'webhook_endpoints', 'text', { organization_id: 'organizations.id' })
     .addColumn('url', 'text', notNull)
     .addColumn('description', 'text')
     .addColumn('connector_ids', 'jsonb')
@@ -23,18 +20,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', notNullNow)
     .addColumn('updated_at', 'timestamptz', notNullNow)
     .execute();
-  await db.schema
-    .createTable('webhook_positions')
-    .addColumn('endpoint_id', 'text', belongsTo('webhook_endpoints.id'))
-    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+  await createOwnedTable(db, 'webhook_positions', {
+    endpoint_id: 'webhook_endpoints.id',
+    connector_id: 'connectors.id',
+  })
     .addColumn('after_seq', 'bigint', notNull)
     .addPrimaryKeyConstraint('webhook_positions_pkey', ['endpoint_id', 'connector_id'])
     .execute();
-  await db.schema
-    .createTable('webhook_deliveries')
-    .addColumn('id', 'bigserial', (c) => c.primaryKey())
-    .addColumn('endpoint_id', 'text', belongsTo('webhook_endpoints.id'))
-    .addColumn('connector_id', 'text', belongsTo('connectors.id'))
+  await createOwnedTableWithId(db, 'webhook_deliveries', 'bigserial', {
+    endpoint_id: 'webhook_endpoints.id',
+    connector_id: 'connectors.id',
+  })
     .addColumn('seq', 'bigint', notNull)
     .addColumn('record_ref', 'text', notNull)
     .addColumn('payload', 'text', notNull)

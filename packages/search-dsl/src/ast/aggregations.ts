@@ -15,29 +15,26 @@ const factory = kindFactory<AggNode>();
 /** The most frequent values, `size` of them: most first, then by value. */
 export type CountByAgg = Base & { readonly kind: 'CountByAgg'; readonly size: number };
 export const CountByAgg = factory('CountByAgg');
-export type SumAgg = Base & { readonly kind: 'SumAgg' };
-export const SumAgg = factory('SumAgg');
-export type AvgAgg = Base & { readonly kind: 'AvgAgg' };
-export const AvgAgg = factory('AvgAgg');
-export type MinAgg = Base & { readonly kind: 'MinAgg' };
-export const MinAgg = factory('MinAgg');
-export type MaxAgg = Base & { readonly kind: 'MaxAgg' };
-export const MaxAgg = factory('MaxAgg');
 /** Records per UTC calendar bucket of a date-time field, empty buckets between the first and last included. */
 export type HistogramAgg = Base & { readonly kind: 'HistogramAgg'; readonly interval: HistogramInterval };
 export const HistogramAgg = factory('HistogramAgg');
 
+/** The metrics: one value from the field's values, with no parameter of their own (a kind each, like the rest). */
+type MetricKind = 'SumAgg' | 'AvgAgg' | 'MinAgg' | 'MaxAgg' | 'CountAgg' | 'DistinctAgg';
+type MetricAgg<K extends MetricKind = MetricKind> = K extends MetricKind ? Base & { readonly kind: K } : never;
+export const SumAgg = factory('SumAgg');
+export const AvgAgg = factory('AvgAgg');
+export const MinAgg = factory('MinAgg');
+export const MaxAgg = factory('MaxAgg');
 /** Records with a value (SQL's `COUNT(col)`). */
-export type CountAgg = Base & { readonly kind: 'CountAgg' };
 export const CountAgg = factory('CountAgg');
 /**
  * Distinct values (SQL's `COUNT(DISTINCT col)`): the engine's HyperLogLog++ `cardinality`, so approximate; exact
  * in practice below `DISTINCT_PRECISION` values (see compile-aggregations.ts).
  */
-export type DistinctAgg = Base & { readonly kind: 'DistinctAgg' };
 export const DistinctAgg = factory('DistinctAgg');
 
-export type AggNode = CountByAgg | SumAgg | AvgAgg | MinAgg | MaxAgg | HistogramAgg | CountAgg | DistinctAgg;
+export type AggNode = CountByAgg | HistogramAgg | MetricAgg;
 export type AggKind = AggNode['kind'];
 export type AggVisitor<R> = Visitor<AggNode, R>;
 

@@ -4,7 +4,7 @@ import {
   idOf,
   isObject,
   requiredId,
-  timestampedHmac,
+  timestampedHmacScheme,
   unixSecondsMs,
 } from '../../core/webhook-hmac.ts';
 import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
@@ -39,10 +39,8 @@ function keyOf(secret: string): Buffer | null {
  * Events: `{event_type: "public_incident.incident_updated_v2", "public_incident.incident_updated_v2": {id, ...}}`
  * (the object sits under the event type's own name); `webhook-id` is the event id.
  */
-export const incidentIoWebhooks: WebhookScheme = {
-  checkSecret: (secret) =>
-    keyOf(secret) ? null : 'incident.io signing secrets are whsec_ followed by base64 (Settings > Webhooks)',
-  verify: timestampedHmac({
+export const incidentIoWebhooks: WebhookScheme = timestampedHmacScheme(
+  {
     signature: 'webhook-signature',
     timestamp: 'webhook-timestamp',
     missing: 'missing webhook-id, webhook-timestamp or webhook-signature',
@@ -53,9 +51,13 @@ export const incidentIoWebhooks: WebhookScheme = {
     },
     encoding: 'base64',
     v1Separator: ',',
-    key: { of: keyOf, refusal: 'the configured secret is not a whsec_ secret' },
-  }),
-  parse({ headers }, payload): ParsedWebhook {
+    key: {
+      of: keyOf,
+      requirement: 'incident.io signing secrets are whsec_ followed by base64 (Settings > Webhooks)',
+      refusal: 'the configured secret is not a whsec_ secret',
+    },
+  },
+  ({ headers }, payload): ParsedWebhook => {
     const eventId = requiredId(headers('webhook-id'), 'an incident.io webhook has a webhook-id header');
     const [event, type] = eventOf(payload, 'event_type', 'an incident.io event');
     const entity = Object.hasOwn(ENTITY_OF_EVENT, type) ? ENTITY_OF_EVENT[type] : undefined;
@@ -65,4 +67,4 @@ export const incidentIoWebhooks: WebhookScheme = {
     const key = isObject(inner) ? idOf(inner.id) : undefined;
     return { eventId, type, records: getAgain(entity ? { entity } : undefined, key, (_, id) => ({ id })) };
   },
-};
+);

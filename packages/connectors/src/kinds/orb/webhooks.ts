@@ -1,4 +1,4 @@
-import { eventOf, getAgain, idOf, isObject, requiredId, timestampedHmac } from '../../core/webhook-hmac.ts';
+import { eventOf, getAgain, idOf, isObject, requiredId, timestampedHmacScheme } from '../../core/webhook-hmac.ts';
 import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
 
 /** Orb resources whose events carry the object under its own name, and the entity + get param it maps to. */
@@ -16,9 +16,8 @@ const RESOURCES: Record<string, { entity: string; param: string }> = {
  * Events (orb-billing models, e.g. CustomerEditedWebhookEvent): `{id, created_at, type: "customer.edited",
  * properties, customer: {...}}`; the resource object sits under the name before the dot in `type`.
  */
-export const orbWebhooks: WebhookScheme = {
-  checkSecret: () => null,
-  verify: timestampedHmac({
+export const orbWebhooks: WebhookScheme = timestampedHmacScheme(
+  {
     signature: 'x-orb-signature',
     timestamp: 'x-orb-timestamp',
     missing: 'missing X-Orb-Timestamp or X-Orb-Signature',
@@ -27,8 +26,8 @@ export const orbWebhooks: WebhookScheme = {
     signedPrefix: (timestamp) => `v1:${timestamp}:`,
     encoding: 'hex',
     v1Separator: '=',
-  }),
-  parse(_delivery, payload): ParsedWebhook {
+  },
+  (_delivery, payload): ParsedWebhook => {
     const [event, type] = eventOf(payload, 'type', 'an Orb event');
     const eventId = requiredId(event.id, 'an Orb event has an id');
     const resource = type.split('.')[0] ?? '';
@@ -37,4 +36,4 @@ export const orbWebhooks: WebhookScheme = {
     const key = isObject(object) ? idOf(object.id) : undefined;
     return { eventId, type, records: getAgain(target, key, ({ param }, id) => ({ [param]: id })) };
   },
-};
+);

@@ -1,4 +1,4 @@
-import { eventOf, getAgain, requiredId, timestampedHmac } from '../../core/webhook-hmac.ts';
+import { eventOf, getAgain, requiredId, timestampedHmacScheme } from '../../core/webhook-hmac.ts';
 import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
 
 /** Talk resources named by a `zen:<resource>:<id>` subject, with the entity and get param they map to. */
@@ -20,17 +20,16 @@ const RESOURCES: Record<string, { entity: string; param: string; numeric: boolea
  * Talk event types: Talk changes arrive through a trigger or automation webhook whose JSON body follows the
  * same envelope, and `subject` names the Talk record (e.g. `zen:phone_number:123`). `id` is the event id.
  */
-export const zendeskWebhooks: WebhookScheme = {
-  checkSecret: () => null,
-  verify: timestampedHmac({
+export const zendeskWebhooks: WebhookScheme = timestampedHmacScheme(
+  {
     signature: 'x-zendesk-webhook-signature',
     timestamp: 'x-zendesk-webhook-signature-timestamp',
     missing: 'missing X-Zendesk-Webhook-Signature or its timestamp',
     signedAtMs: Date.parse,
     signedPrefix: (timestamp) => timestamp,
     encoding: 'base64',
-  }),
-  parse(_delivery, payload): ParsedWebhook {
+  },
+  (_delivery, payload): ParsedWebhook => {
     const [event, type] = eventOf(payload, 'type', 'a Zendesk event');
     const eventId = requiredId(event.id, 'a Zendesk event has an id');
     const subject = typeof event.subject === 'string' ? /^zen:([a-z_]+):(\d{1,19})$/.exec(event.subject) : null;
@@ -40,4 +39,4 @@ export const zendeskWebhooks: WebhookScheme = {
     const records = getAgain(target, key, ({ param, numeric }) => ({ [param]: numeric ? id : String(id) }));
     return { eventId, type, records };
   },
-};
+);
