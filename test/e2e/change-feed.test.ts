@@ -1,10 +1,11 @@
 import { Conduit } from '@conduit/client';
 import { purgeExpired } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityStatuses, waitForEntity } from '../harness/connector-status.ts';
+import { entityStatuses, waitForEntity, waitForIdleEntities } from '../harness/connector-status.ts';
 import { createConnector } from '../harness/create-connector.ts';
-import { orbSettingsFrom } from '../harness/orb-connector.ts';
+import { ORB_ENTITIES, orbSettingsFrom } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 import { orbCustomerEvent } from '../simulators/orb/webhooks.ts';
 
@@ -72,12 +73,8 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
       name: 'feed',
       ...orbSettingsFrom(sim.apiKey, START),
     });
-    const secret = sim.webhooks.newSecret();
-    await platform.call('PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret });
-    sim.webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
-    for (const entity of ['customers', 'plans', 'subscriptions', 'invoices']) {
-      await waitForEntity(platform, id, entity, (s) => s.status === 'ready' && !s.running);
-    }
+    await subscribeUpstreamWebhooks(platform, sim.webhooks, id);
+    await waitForIdleEntities(platform, id, ORB_ENTITIES);
   }, 120_000);
   afterAll(async () => {
     await platform?.close();

@@ -2,10 +2,17 @@ import { refreshRecord } from '@conduit/hosted-connectors';
 import { createLogger } from '@conduit/observability';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EntityStatus, entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';
+import {
+  type EntityStatus,
+  entityStatuses,
+  searchAllIds,
+  waitForEntity,
+  waitForIdleEntities,
+} from '../harness/connector-status.ts';
 import { createConnector } from '../harness/create-connector.ts';
-import { orbSettingsFrom } from '../harness/orb-connector.ts';
+import { ORB_ENTITIES, orbSettingsFrom } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import { changeOf } from '../simulators/google-drive/file-factory.ts';
 import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/google-drive/simulator.ts';
 import type { HoldMatch } from '../simulators/kit/faults.ts';
@@ -82,13 +89,8 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
       name: 'races',
       ...orbSettingsFrom(sim.apiKey, START),
     });
-    const secret = sim.webhooks.newSecret();
-    const patched = await platform.call('PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret });
-    expect(patched.status).toBe(200);
-    sim.webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
-    for (const entity of ['customers', 'plans', 'subscriptions', 'invoices']) {
-      await waitForEntity(platform, id, entity, (s) => s.status === 'ready' && !s.running);
-    }
+    await subscribeUpstreamWebhooks(platform, sim.webhooks, id);
+    await waitForIdleEntities(platform, id, ORB_ENTITIES);
     // Another worker process on the same services (a scaled-out deployment).
     second = await createWorkerRuntime({ ...platform.api.deps.env, WORKER_METRICS_PORT: 0 }, overrides, {
       // Its lines join the platform's: it may be the one that processes a webhook event.

@@ -1,7 +1,8 @@
-import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
+import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { simulatorOverrides } from '../harness/simulator-overrides.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
 import { startTypeform } from '../simulators/typeform/simulator.ts';
@@ -17,14 +18,8 @@ describe('sync worker slots shared fairly between organizations', () => {
 
   beforeAll(async () => {
     [orb, typeform] = await Promise.all([startOrb({ size: 5 }), startTypeform({ size: 3 })]);
-    const baseUrls: Record<string, string> = {};
-    const tokenUrls: Record<string, string> = {};
-    for (const sim of [orb, typeform]) {
-      baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
-      if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
-    }
     platform = await startTestPlatform({
-      overrides: { baseUrls, tokenUrls },
+      overrides: simulatorOverrides([orb, typeform]),
       // Two worker slots; without the organization cap, A's two held runs would take both.
       env: { WORKER_CONCURRENCY: '2', CONNECTOR_CONCURRENCY: '2', ORGANIZATION_SYNC_CONCURRENCY: '1' },
     });

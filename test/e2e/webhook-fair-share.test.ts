@@ -1,6 +1,8 @@
-import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
+import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { simulatorOverrides } from '../harness/simulator-overrides.ts';
+import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import type { WebhookChange } from '../simulators/kit/webhooks.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
@@ -37,11 +39,7 @@ describe('webhook worker slots shared fairly between organizations', () => {
     });
     expect(created.status, await created.clone().text()).toBe(201);
     const id = ((await created.json()) as { connector_id: string }).connector_id;
-    const secret = sim.webhooks!.newSecret();
-    expect(
-      (await call(token, 'PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret })).status,
-    ).toBe(200);
-    sim.webhooks!.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
+    await subscribeUpstreamWebhooks(platform, sim.webhooks!, id, token);
     connectors[sim.connectorType] = id;
     return id;
   };
@@ -67,14 +65,8 @@ describe('webhook worker slots shared fairly between organizations', () => {
 
   beforeAll(async () => {
     [orb, typeform] = await Promise.all([startOrb({ size: 5 }), startTypeform({ size: 3 })]);
-    const baseUrls: Record<string, string> = {};
-    const tokenUrls: Record<string, string> = {};
-    for (const sim of [orb, typeform]) {
-      baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
-      if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
-    }
     platform = await startTestPlatform({
-      overrides: { baseUrls, tokenUrls },
+      overrides: simulatorOverrides([orb, typeform]),
       // Two webhook slots; without the organization share, A's held events would take both.
       env: { WEBHOOK_CONCURRENCY: '2', WEBHOOK_ORGANIZATION_CONCURRENCY: '1' },
     });

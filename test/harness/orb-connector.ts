@@ -8,6 +8,9 @@ import {
 } from '../simulators/orb/simulator.ts';
 import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from './platform.ts';
 
+/** The Orb kind's entities. */
+export const ORB_ENTITIES: readonly string[] = ['customers', 'plans', 'subscriptions', 'invoices'];
+
 export interface OrbConnectorFixture {
   readonly platform: TestPlatform;
   readonly sim: SimulatorHandle;

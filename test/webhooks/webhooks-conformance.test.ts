@@ -2,6 +2,7 @@ import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
 import { ALL_ENTITIES_AT_ONCE, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import { startIncidentIo } from '../simulators/incident-io/simulator.ts';
 import type { SimulatorHandle, StartSimulator } from '../simulators/kit/fixture.ts';
 import type { SignedDelivery, SimulatedWebhooks, WebhookChange } from '../simulators/kit/webhooks.ts';
@@ -85,13 +86,7 @@ beforeAll(async () => {
     });
     expect(created.status, await created.clone().text()).toBe(201);
     const connectorId = ((await created.json()) as { connector_id: string }).connector_id;
-    const secret = webhooks.newSecret();
-    const patched = await platform.call('PATCH', `/api/v1/integrations/connectors/${connectorId}`, {
-      webhook_secret: secret,
-    });
-    expect(patched.status, await patched.clone().text()).toBe(200);
-    // The harness's API listens on a random port, so the URL comes from it rather than PUBLIC_BASE_URL.
-    webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${connectorId}/webhooks`, secret);
+    const secret = await subscribeUpstreamWebhooks(platform, webhooks, connectorId);
     running.set(sim.connectorType, { sim, webhooks, connectorId, secret });
   }
   // Initial syncs done first, so that no sync run writes while a test watches the index.
