@@ -1,7 +1,7 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { closeInOrder, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { simulatorOverrides } from '../harness/simulator-overrides.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
@@ -26,9 +26,7 @@ describe('sync worker slots shared fairly between organizations', () => {
   }, 120_000);
   afterAll(async () => {
     orb?.faults.releaseAll();
-    await platform?.close();
-    await orb?.close();
-    await typeform?.close();
+    await closeInOrder(platform, orb, typeform);
   });
 
   const create = async (token: string, sim: SimulatorHandle) => {

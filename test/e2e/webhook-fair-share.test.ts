@@ -1,6 +1,6 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { closeInOrder, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { simulatorOverrides } from '../harness/simulator-overrides.ts';
 import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
@@ -92,9 +92,7 @@ describe('webhook worker slots shared fairly between organizations', () => {
   }, 180_000);
   afterAll(async () => {
     orb?.faults.releaseAll();
-    await platform?.close();
-    await orb?.close();
-    await typeform?.close();
+    await closeInOrder(platform, orb, typeform);
   });
 
   it("processes B's event while A's events are held at A's upstream, A taking one slot", async () => {
