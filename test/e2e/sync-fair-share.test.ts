@@ -1,6 +1,7 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
+import { createConnector, simulatorConnector } from '../harness/create-connector.ts';
 import { closeInOrder, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { simulatorOverrides } from '../harness/simulator-overrides.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
@@ -29,22 +30,8 @@ describe('sync worker slots shared fairly between organizations', () => {
     await closeInOrder(platform, orb, typeform);
   });
 
-  const create = async (token: string, sim: SimulatorHandle) => {
-    const response = await fetch(`${platform.url}/api/v1/integrations/connectors`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        customer_name: 'fair',
-        connector_type: sim.connectorType,
-        name: sim.connectorType,
-        credentials: sim.credentials,
-        config: sim.config,
-        replication_config: sim.replicationConfig,
-      }),
-    });
-    expect(response.status, await response.clone().text()).toBe(201);
-    return ((await response.json()) as { connector_id: string }).connector_id;
-  };
+  const create = (token: string, sim: SimulatorHandle) =>
+    createConnector(platform, simulatorConnector(sim, 'fair'), token);
 
   it("syncs B's connector while A's runs are held upstream, A taking one slot at a time", async () => {
     const connectorA = await create(await platform.token(), orb);

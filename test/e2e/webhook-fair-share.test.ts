@@ -1,5 +1,6 @@
 import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnector, simulatorConnector } from '../harness/create-connector.ts';
 import { closeInOrder, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { simulatorOverrides } from '../harness/simulator-overrides.ts';
 import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
@@ -29,16 +30,7 @@ describe('webhook worker slots shared fairly between organizations', () => {
 
   /** Creates a connector of `sim`'s kind, sets its webhook secret, subscribes the simulator, waits for its syncs. */
   const connect = async (token: string, sim: SimulatorHandle) => {
-    const created = await call(token, 'POST', '/api/v1/integrations/connectors', {
-      customer_name: 'fair',
-      connector_type: sim.connectorType,
-      name: sim.connectorType,
-      credentials: sim.credentials,
-      config: sim.config,
-      replication_config: sim.replicationConfig,
-    });
-    expect(created.status, await created.clone().text()).toBe(201);
-    const id = ((await created.json()) as { connector_id: string }).connector_id;
+    const id = await createConnector(platform, simulatorConnector(sim, 'fair'), token);
     await subscribeUpstreamWebhooks(platform, sim.webhooks!, id, token);
     connectors[sim.connectorType] = id;
     return id;
