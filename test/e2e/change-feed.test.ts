@@ -1,11 +1,9 @@
 import { Conduit } from '@conduit/client';
 import { purgeExpired } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityStatuses, waitForEntity, waitForIdleEntities } from '../harness/connector-status.ts';
-import { createConnector } from '../harness/create-connector.ts';
-import { ORB_ENTITIES, orbSettingsFrom } from '../harness/orb-connector.ts';
+import { entityStatuses, waitForEntity } from '../harness/connector-status.ts';
+import { orbConnectorWithWebhooks } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 import { orbCustomerEvent } from '../simulators/orb/webhooks.ts';
 
@@ -68,13 +66,7 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
   beforeAll(async () => {
     sim = await startOrbSimulator({ customers: 12, subscriptionsPerCustomer: 0 });
     platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
-    id = await createConnector(platform, {
-      customer_name: 'acme',
-      name: 'feed',
-      ...orbSettingsFrom(sim.apiKey, START),
-    });
-    await subscribeUpstreamWebhooks(platform, sim.webhooks, id);
-    await waitForIdleEntities(platform, id, ORB_ENTITIES);
+    id = await orbConnectorWithWebhooks(platform, sim, 'feed', START);
   }, 120_000);
   afterAll(async () => {
     await platform?.close();

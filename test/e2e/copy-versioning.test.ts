@@ -2,17 +2,9 @@ import { refreshRecord } from '@conduit/hosted-connectors';
 import { createLogger } from '@conduit/observability';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type EntityStatus,
-  entityStatuses,
-  searchAllIds,
-  waitForEntity,
-  waitForIdleEntities,
-} from '../harness/connector-status.ts';
-import { createConnector } from '../harness/create-connector.ts';
-import { ORB_ENTITIES, orbSettingsFrom } from '../harness/orb-connector.ts';
+import { type EntityStatus, entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';
+import { orbConnectorWithWebhooks } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
-import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import { changeOf } from '../simulators/google-drive/file-factory.ts';
 import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/google-drive/simulator.ts';
 import type { HoldMatch } from '../simulators/kit/faults.ts';
@@ -84,13 +76,7 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
     sim = await startOrbSimulator({ customers: 6, subscriptionsPerCustomer: 0 });
     const overrides = { baseUrls: { ORB: sim.url }, tokenUrls: {} };
     platform = await startTestPlatform({ overrides });
-    id = await createConnector(platform, {
-      customer_name: 'acme',
-      name: 'races',
-      ...orbSettingsFrom(sim.apiKey, START),
-    });
-    await subscribeUpstreamWebhooks(platform, sim.webhooks, id);
-    await waitForIdleEntities(platform, id, ORB_ENTITIES);
+    id = await orbConnectorWithWebhooks(platform, sim, 'races', START);
     // Another worker process on the same services (a scaled-out deployment).
     second = await createWorkerRuntime({ ...platform.api.deps.env, WORKER_METRICS_PORT: 0 }, overrides, {
       // Its lines join the platform's: it may be the one that processes a webhook event.
