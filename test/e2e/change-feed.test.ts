@@ -2,8 +2,7 @@ import { Conduit } from '@conduit/client';
 import { purgeExpired } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityStatuses, waitForEntity } from '../harness/connector-status.ts';
-import { createConnector } from '../harness/create-connector.ts';
-import { orbSettingsFrom } from '../harness/orb-connector.ts';
+import { orbConnectorWithWebhooks } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 import { orbCustomerEvent } from '../simulators/orb/webhooks.ts';
@@ -67,17 +66,7 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
   beforeAll(async () => {
     sim = await startOrbSimulator({ customers: 12, subscriptionsPerCustomer: 0 });
     platform = await startTestPlatform({ overrides: { baseUrls: { ORB: sim.url }, tokenUrls: {} } });
-    id = await createConnector(platform, {
-      customer_name: 'acme',
-      name: 'feed',
-      ...orbSettingsFrom(sim.apiKey, START),
-    });
-    const secret = sim.webhooks.newSecret();
-    await platform.call('PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret });
-    sim.webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
-    for (const entity of ['customers', 'plans', 'subscriptions', 'invoices']) {
-      await waitForEntity(platform, id, entity, (s) => s.status === 'ready' && !s.running);
-    }
+    id = await orbConnectorWithWebhooks(platform, sim, 'feed', START);
   }, 120_000);
   afterAll(async () => {
     await platform?.close();

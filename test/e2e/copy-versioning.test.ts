@@ -3,8 +3,7 @@ import { createLogger } from '@conduit/observability';
 import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EntityStatus, entityStatuses, searchAllIds, waitForEntity } from '../harness/connector-status.ts';
-import { createConnector } from '../harness/create-connector.ts';
-import { orbSettingsFrom } from '../harness/orb-connector.ts';
+import { orbConnectorWithWebhooks } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { changeOf } from '../simulators/google-drive/file-factory.ts';
 import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/google-drive/simulator.ts';
@@ -77,18 +76,7 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
     sim = await startOrbSimulator({ customers: 6, subscriptionsPerCustomer: 0 });
     const overrides = { baseUrls: { ORB: sim.url }, tokenUrls: {} };
     platform = await startTestPlatform({ overrides });
-    id = await createConnector(platform, {
-      customer_name: 'acme',
-      name: 'races',
-      ...orbSettingsFrom(sim.apiKey, START),
-    });
-    const secret = sim.webhooks.newSecret();
-    const patched = await platform.call('PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret });
-    expect(patched.status).toBe(200);
-    sim.webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
-    for (const entity of ['customers', 'plans', 'subscriptions', 'invoices']) {
-      await waitForEntity(platform, id, entity, (s) => s.status === 'ready' && !s.running);
-    }
+    id = await orbConnectorWithWebhooks(platform, sim, 'races', START);
     // Another worker process on the same services (a scaled-out deployment).
     second = await createWorkerRuntime({ ...platform.api.deps.env, WORKER_METRICS_PORT: 0 }, overrides, {
       // Its lines join the platform's: it may be the one that processes a webhook event.

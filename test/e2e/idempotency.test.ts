@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiProcess } from '../harness/api-process.ts';
-import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { closeInOrder, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { type DriveSimulator, startGoogleDriveSimulator } from '../simulators/google-drive/simulator.ts';
 
 const FOLDER = 'application/vnd.google-apps.folder';
@@ -218,8 +218,7 @@ describe('Idempotency-Key across a crash', () => {
   afterAll(async () => {
     sim?.faults.release();
     await doomed?.kill();
-    await platform?.close();
-    await sim?.close();
+    await closeInOrder(platform, sim);
   });
 
   it('an API killed (SIGKILL) after the upstream created the file and before the answer was kept: the retry makes no second file', async () => {

@@ -1,7 +1,9 @@
-import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
+import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector, simulatorConnector } from '../harness/create-connector.ts';
+import { closeInOrder, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { simulatorOverrides } from '../harness/simulator-overrides.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
 import { startTypeform } from '../simulators/typeform/simulator.ts';
@@ -17,41 +19,19 @@ describe('sync worker slots shared fairly between organizations', () => {
 
   beforeAll(async () => {
     [orb, typeform] = await Promise.all([startOrb({ size: 5 }), startTypeform({ size: 3 })]);
-    const baseUrls: Record<string, string> = {};
-    const tokenUrls: Record<string, string> = {};
-    for (const sim of [orb, typeform]) {
-      baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
-      if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
-    }
     platform = await startTestPlatform({
-      overrides: { baseUrls, tokenUrls },
+      overrides: simulatorOverrides([orb, typeform]),
       // Two worker slots; without the organization cap, A's two held runs would take both.
       env: { WORKER_CONCURRENCY: '2', CONNECTOR_CONCURRENCY: '2', ORGANIZATION_SYNC_CONCURRENCY: '1' },
     });
   }, 120_000);
   afterAll(async () => {
     orb?.faults.releaseAll();
-    await platform?.close();
-    await orb?.close();
-    await typeform?.close();
+    await closeInOrder(platform, orb, typeform);
   });
 
-  const create = async (token: string, sim: SimulatorHandle) => {
-    const response = await fetch(`${platform.url}/api/v1/integrations/connectors`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        customer_name: 'fair',
-        connector_type: sim.connectorType,
-        name: sim.connectorType,
-        credentials: sim.credentials,
-        config: sim.config,
-        replication_config: sim.replicationConfig,
-      }),
-    });
-    expect(response.status, await response.clone().text()).toBe(201);
-    return ((await response.json()) as { connector_id: string }).connector_id;
-  };
+  const create = (token: string, sim: SimulatorHandle) =>
+    createConnector(platform, simulatorConnector(sim, 'fair'), token);
 
   it("syncs B's connector while A's runs are held upstream, A taking one slot at a time", async () => {
     const connectorA = await create(await platform.token(), orb);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityStatuses } from '../harness/connector-status.ts';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettingsFrom } from '../harness/orb-connector.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { closeInOrder, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 
 interface RateBudget {
@@ -52,9 +52,7 @@ describe('one upstream budget per connector, shared by every process', () => {
   }, 60_000);
   afterAll(async () => {
     sim?.faults.release();
-    await second?.close();
-    await platform?.close();
-    await sim?.close();
+    await closeInOrder(second, platform, sim);
   });
 
   it('paces live calls from two API instances to the limit together: no 429 from an upstream enforcing it', async () => {

@@ -1,6 +1,9 @@
-import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
+import { findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { createConnector, simulatorConnector } from '../harness/create-connector.ts';
+import { closeInOrder, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { simulatorOverrides } from '../harness/simulator-overrides.ts';
+import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import type { WebhookChange } from '../simulators/kit/webhooks.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
@@ -27,21 +30,8 @@ describe('webhook worker slots shared fairly between organizations', () => {
 
   /** Creates a connector of `sim`'s kind, sets its webhook secret, subscribes the simulator, waits for its syncs. */
   const connect = async (token: string, sim: SimulatorHandle) => {
-    const created = await call(token, 'POST', '/api/v1/integrations/connectors', {
-      customer_name: 'fair',
-      connector_type: sim.connectorType,
-      name: sim.connectorType,
-      credentials: sim.credentials,
-      config: sim.config,
-      replication_config: sim.replicationConfig,
-    });
-    expect(created.status, await created.clone().text()).toBe(201);
-    const id = ((await created.json()) as { connector_id: string }).connector_id;
-    const secret = sim.webhooks!.newSecret();
-    expect(
-      (await call(token, 'PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret })).status,
-    ).toBe(200);
-    sim.webhooks!.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
+    const id = await createConnector(platform, simulatorConnector(sim, 'fair'), token);
+    await subscribeUpstreamWebhooks(platform, sim.webhooks!, id, token);
     connectors[sim.connectorType] = id;
     return id;
   };
@@ -67,14 +57,8 @@ describe('webhook worker slots shared fairly between organizations', () => {
 
   beforeAll(async () => {
     [orb, typeform] = await Promise.all([startOrb({ size: 5 }), startTypeform({ size: 3 })]);
-    const baseUrls: Record<string, string> = {};
-    const tokenUrls: Record<string, string> = {};
-    for (const sim of [orb, typeform]) {
-      baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
-      if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
-    }
     platform = await startTestPlatform({
-      overrides: { baseUrls, tokenUrls },
+      overrides: simulatorOverrides([orb, typeform]),
       // Two webhook slots; without the organization share, A's held events would take both.
       env: { WEBHOOK_CONCURRENCY: '2', WEBHOOK_ORGANIZATION_CONCURRENCY: '1' },
     });
@@ -100,9 +84,7 @@ describe('webhook worker slots shared fairly between organizations', () => {
   }, 180_000);
   afterAll(async () => {
     orb?.faults.releaseAll();
-    await platform?.close();
-    await orb?.close();
-    await typeform?.close();
+    await closeInOrder(platform, orb, typeform);
   });
 
   it("processes B's event while A's events are held at A's upstream, A taking one slot", async () => {

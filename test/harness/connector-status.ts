@@ -30,6 +30,17 @@ export function waitForEntity(
   }, timeoutMs);
 }
 
+/** Waits until each entity's first sync is done and none of them is running. */
+export async function waitForIdleEntities(
+  platform: TestPlatform,
+  connectorId: string,
+  entities: readonly string[],
+): Promise<void> {
+  for (const entity of entities) {
+    await waitForEntity(platform, connectorId, entity, (s) => s.status === 'ready' && !s.running);
+  }
+}
+
 /** Every record key the index holds for an entity of a connector, paging with search cursors. */
 export async function searchAllIds(
   platform: TestPlatform,

@@ -6,7 +6,13 @@ import {
   startOrb,
   startOrbSimulator,
 } from '../simulators/orb/simulator.ts';
+import { waitForIdleEntities } from './connector-status.ts';
+import { createConnector } from './create-connector.ts';
 import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from './platform.ts';
+import { subscribeUpstreamWebhooks } from './upstream-webhooks.ts';
+
+/** The Orb kind's entities. */
+export const ORB_ENTITIES: readonly string[] = ['customers', 'plans', 'subscriptions', 'invoices'];
 
 export interface OrbConnectorFixture {
   readonly platform: TestPlatform;
@@ -90,4 +96,24 @@ export async function startOrbConnector(options: { size?: number } = {}): Promis
       await sim.close();
     },
   };
+}
+
+/**
+ * An Orb connector of customer `acme` reading the simulator from `startDate`, with the simulator's webhooks
+ * subscribed and its first syncs done (every entity ready and idle); returns its id.
+ */
+export async function orbConnectorWithWebhooks(
+  platform: TestPlatform,
+  sim: OrbSimulator,
+  name: string,
+  startDate: string,
+): Promise<string> {
+  const id = await createConnector(platform, {
+    customer_name: 'acme',
+    name,
+    ...orbSettingsFrom(sim.apiKey, startDate),
+  });
+  await subscribeUpstreamWebhooks(platform, sim.webhooks, id);
+  await waitForIdleEntities(platform, id, ORB_ENTITIES);
+  return id;
 }

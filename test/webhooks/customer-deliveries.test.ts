@@ -4,10 +4,11 @@ import { buildApp } from '@conduit/api';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForEntity } from '../harness/connector-status.ts';
+import { waitForEntity, waitForIdleEntities } from '../harness/connector-status.ts';
 import { createConnector } from '../harness/create-connector.ts';
-import { orbSettingsFrom } from '../harness/orb-connector.ts';
+import { ORB_ENTITIES, orbSettingsFrom } from '../harness/orb-connector.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
 import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulator.ts';
 import { orbCustomerEvent } from '../simulators/orb/webhooks.ts';
@@ -72,9 +73,7 @@ async function orbPlatform(env: Record<string, string>, worker = true) {
 
 /** Subscribes the Orb simulator's webhooks to the connector; returns a function that edits a customer upstream. */
 async function upstreamWebhooks(platform: TestPlatform, sim: OrbSimulator, id: string) {
-  const secret = sim.webhooks.newSecret();
-  await platform.call('PATCH', `/api/v1/integrations/connectors/${id}`, { webhook_secret: secret });
-  sim.webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${id}/webhooks`, secret);
+  await subscribeUpstreamWebhooks(platform, sim.webhooks, id);
   return async (key: string, email: string) => {
     sim.data.customers.find((c) => c.id === key)!.email = email;
     const { eventId, body } = orbCustomerEvent('customer.edited', { id: key });
@@ -110,9 +109,7 @@ describe('webhooks to the customer: signed, retried, in order per record, replay
     ({ sim, platform } = await orbPlatform(LOCAL));
     id = await createConnector(platform, { customer_name: 'acme', name: 'out', ...orbSettingsFrom(sim.apiKey, START) });
     edit = await upstreamWebhooks(platform, sim, id);
-    for (const entity of ['customers', 'plans', 'subscriptions', 'invoices']) {
-      await waitForEntity(platform, id, entity, (s) => s.status === 'ready' && !s.running);
-    }
+    await waitForIdleEntities(platform, id, ORB_ENTITIES);
   }, 120_000);
   afterAll(async () => {
     await platform?.close();

@@ -1,7 +1,10 @@
 import { envSuffix, findConnectorDefinition } from '@conduit/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
+import { createConnector, simulatorConnector } from '../harness/create-connector.ts';
 import { ALL_ENTITIES_AT_ONCE, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { simulatorOverrides } from '../harness/simulator-overrides.ts';
+import { subscribeUpstreamWebhooks } from '../harness/upstream-webhooks.ts';
 import { startIncidentIo } from '../simulators/incident-io/simulator.ts';
 import type { SimulatorHandle, StartSimulator } from '../simulators/kit/fixture.ts';
 import type { SignedDelivery, SimulatedWebhooks, WebhookChange } from '../simulators/kit/webhooks.ts';
@@ -50,48 +53,21 @@ let paypal: { sim: SimulatorHandle; connectorId: string };
 beforeAll(async () => {
   const sims = await Promise.all(KINDS.map((k) => k.start({ size: 6 })));
   const paypalSim = await startPaypalTransaction({ size: 2 });
-  const baseUrls: Record<string, string> = {};
-  const tokenUrls: Record<string, string> = {};
   // The simulators enforce no plan's limit: the first syncs and the re-reads webhooks cause need not wait on the
   // upstream budget (Typeform's is 2 requests a second).
-  const rateLimits: Record<string, number> = {};
-  for (const sim of sims) {
-    baseUrls[envSuffix(sim.connectorType)] = sim.baseUrl;
-    if (sim.tokenUrl) tokenUrls[envSuffix(sim.connectorType)] = sim.tokenUrl;
-    rateLimits[envSuffix(sim.connectorType)] = 1000;
-  }
-  baseUrls[envSuffix(paypalSim.connectorType)] = paypalSim.baseUrl;
-  if (paypalSim.tokenUrl) tokenUrls[envSuffix(paypalSim.connectorType)] = paypalSim.tokenUrl;
-  platform = await startTestPlatform({ overrides: { baseUrls, tokenUrls, rateLimits }, env: ALL_ENTITIES_AT_ONCE });
-  const paypalCreated = await platform.call('POST', '/api/v1/integrations/connectors', {
-    customer_name: 'webhooks',
-    connector_type: paypalSim.connectorType,
-    name: 'paypal',
-    credentials: paypalSim.credentials,
-    config: paypalSim.config,
-    replication_config: paypalSim.replicationConfig,
+  const rateLimits = Object.fromEntries(sims.map((sim) => [envSuffix(sim.connectorType), 1000]));
+  platform = await startTestPlatform({
+    overrides: { ...simulatorOverrides([...sims, paypalSim]), rateLimits },
+    env: ALL_ENTITIES_AT_ONCE,
   });
-  expect(paypalCreated.status, await paypalCreated.clone().text()).toBe(201);
-  paypal = { sim: paypalSim, connectorId: ((await paypalCreated.json()) as { connector_id: string }).connector_id };
+  paypal = {
+    sim: paypalSim,
+    connectorId: await createConnector(platform, { ...simulatorConnector(paypalSim, 'webhooks'), name: 'paypal' }),
+  };
   for (const sim of sims) {
     const webhooks = sim.webhooks!;
-    const created = await platform.call('POST', '/api/v1/integrations/connectors', {
-      customer_name: 'webhooks',
-      connector_type: sim.connectorType,
-      name: sim.connectorType,
-      credentials: sim.credentials,
-      config: sim.config,
-      replication_config: sim.replicationConfig,
-    });
-    expect(created.status, await created.clone().text()).toBe(201);
-    const connectorId = ((await created.json()) as { connector_id: string }).connector_id;
-    const secret = webhooks.newSecret();
-    const patched = await platform.call('PATCH', `/api/v1/integrations/connectors/${connectorId}`, {
-      webhook_secret: secret,
-    });
-    expect(patched.status, await patched.clone().text()).toBe(200);
-    // The harness's API listens on a random port, so the URL comes from it rather than PUBLIC_BASE_URL.
-    webhooks.sender.subscribe(`${platform.url}/api/v1/integrations/connectors/${connectorId}/webhooks`, secret);
+    const connectorId = await createConnector(platform, simulatorConnector(sim, 'webhooks'));
+    const secret = await subscribeUpstreamWebhooks(platform, webhooks, connectorId);
     running.set(sim.connectorType, { sim, webhooks, connectorId, secret });
   }
   // Initial syncs done first, so that no sync run writes while a test watches the index.
