@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { AuditWriter, createDatabase, migrateToLatest } from '@conduit/db';
+import { AUDIT_ENTRY_COLUMNS, AuditWriter, createDatabase, migrateToLatest } from '@conduit/db';
 import pg from 'pg';
 import { processCpuMs } from '../harness/api-process.ts';
 import { dropDatabase, onAdminDatabase, withDatabaseName } from '../harness/databases.ts';
@@ -26,29 +26,13 @@ const BATCHES = (process.env.BENCH_BATCHES ?? '4,32').split(',').map(Number);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 6400);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 
-const COLUMNS = [
-  ['at', 'timestamptz'],
-  ['organization_id', 'text'],
-  ['client_id', 'text'],
-  ['connector_id', 'text'],
-  ['source', 'text'],
-  ['action', 'text'],
-  ['entity', 'text'],
-  ['params', 'jsonb'],
-  ['idempotency_key', 'text'],
-  ['status', 'integer'],
-  ['error_code', 'text'],
-  ['upstream_status', 'integer'],
-  ['latency_ms', 'double precision'],
-  ['request_id', 'text'],
-] as const;
-const COLUMN_LIST = COLUMNS.map(([name]) => name).join(', ');
+const COLUMN_LIST = AUDIT_ENTRY_COLUMNS.map(([name]) => name).join(', ');
 // The writer's batch statement before: one array per column.
 const UNNEST_ENTRIES = `insert into audit_entries (${COLUMN_LIST})
-  select coalesce(at, now()), ${COLUMNS.slice(1)
+  select coalesce(at, now()), ${AUDIT_ENTRY_COLUMNS.slice(1)
     .map(([name]) => name)
     .join(', ')}
-  from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
+  from unnest(${AUDIT_ENTRY_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
     with ordinality as u(${COLUMN_LIST}, position)
   order by position`;
 
@@ -100,7 +84,7 @@ const statements: { name: string; application: string; insert: (rows: Row[]) => 
       unnestClient.query({
         name: 'unnest',
         text: UNNEST_ENTRIES,
-        values: COLUMNS.map(([column]) => rows.map((r) => r[column] ?? null)),
+        values: AUDIT_ENTRY_COLUMNS.map(([column]) => rows.map((r) => r[column] ?? null)),
       }),
   },
   {

@@ -1,7 +1,7 @@
 export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
 export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
-export { AuditWriter, type NewAuditOutcome } from './repositories/audit-writer.ts';
+export { AUDIT_ENTRY_COLUMNS, AuditWriter, type NewAuditOutcome } from './repositories/audit-writer.ts';
 export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';

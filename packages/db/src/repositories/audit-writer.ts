@@ -10,7 +10,8 @@ export interface NewAuditOutcome {
   readonly latencyMs: number;
 }
 
-const ENTRY_COLUMNS = [
+/** audit_entries' columns as the writer sends them, with their Postgres types. */
+export const AUDIT_ENTRY_COLUMNS = [
   ['at', 'timestamptz'],
   ['organization_id', 'text'],
   ['client_id', 'text'],
@@ -27,7 +28,7 @@ const ENTRY_COLUMNS = [
   ['request_id', 'text'],
 ] as const satisfies readonly (readonly [keyof NewAuditEntry, string])[];
 
-const COLUMN_LIST = ENTRY_COLUMNS.map(([name]) => name).join(', ');
+const COLUMN_LIST = AUDIT_ENTRY_COLUMNS.map(([name]) => name).join(', ');
 
 // One statement text for every batch size, so it is parsed and planned once per connection: the rows travel as one
 // JSON array (`JSON.stringify` of the rows, `params` in it as the JSON text it already is) that `json_to_recordset`
@@ -37,10 +38,10 @@ const COLUMN_LIST = ENTRY_COLUMNS.map(([name]) => name).join(', ');
 // inserted in the order given, so their ids ascend in that order.
 const entriesFromJson = (returning: string) =>
   `insert into audit_entries (${COLUMN_LIST})
-    select coalesce(at, now()), ${ENTRY_COLUMNS.slice(1)
+    select coalesce(at, now()), ${AUDIT_ENTRY_COLUMNS.slice(1)
       .map(([name]) => (name === 'params' ? 'params::jsonb' : name))
       .join(', ')}
-    from rows from (json_to_recordset($1::json) as (${ENTRY_COLUMNS.map(
+    from rows from (json_to_recordset($1::json) as (${AUDIT_ENTRY_COLUMNS.map(
       ([name, type]) => `${name} ${name === 'params' ? 'text' : type}`,
     ).join(', ')}))
       with ordinality as u(${COLUMN_LIST}, position)
@@ -54,7 +55,7 @@ const APPEND_ENTRIES = { name: 'audit_append_entries', text: entriesFromJson('')
 // encode and parse, no sort, no returned row).
 const entryValues = (returning: string) =>
   `insert into audit_entries (${COLUMN_LIST})
-    values (coalesce($1::timestamptz, now()), ${ENTRY_COLUMNS.slice(1)
+    values (coalesce($1::timestamptz, now()), ${AUDIT_ENTRY_COLUMNS.slice(1)
       .map(([, type], i) => `$${i + 2}::${type}`)
       .join(', ')})${returning}`;
 const APPEND_ENTRY = { name: 'audit_append_entry', text: entryValues('') };
@@ -97,7 +98,7 @@ export class AuditWriter {
       const result = await this.#query<{ id: string }>(
         statement.name,
         statement.text,
-        ENTRY_COLUMNS.map(([name]) => row[name] ?? null),
+        AUDIT_ENTRY_COLUMNS.map(([name]) => row[name] ?? null),
       );
       return result.rows.map((r) => r.id);
     }
