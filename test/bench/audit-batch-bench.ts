@@ -15,10 +15,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { AUDIT_ENTRY_COLUMNS, AuditWriter, createDatabase, migrateToLatest } from '@conduit/db';
+import { AUDIT_ENTRY_COLUMNS, AuditWriter } from '@conduit/db';
 import pg from 'pg';
 import { processCpuMs } from '../harness/api-process.ts';
-import { dropDatabase, onAdminDatabase, withDatabaseName } from '../harness/databases.ts';
+import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
+import { createMigratedDatabase } from '../harness/migrated-template.ts';
 import { testServices } from '../harness/services.ts';
 import { fixed, table } from './stats.ts';
 
@@ -38,11 +39,7 @@ const UNNEST_ENTRIES = `insert into audit_entries (${COLUMN_LIST})
 
 const services = await testServices();
 const databaseUrl = withDatabaseName(services.databaseUrl, `conduit_bench_audit_${randomBytes(4).toString('hex')}`);
-const name = new URL(databaseUrl).pathname.slice(1);
-await onAdminDatabase(databaseUrl, (admin) => admin.query(`create database "${name}"`));
-const db = createDatabase(databaseUrl, 1);
-await migrateToLatest(db);
-await db.destroy();
+await createMigratedDatabase(databaseUrl);
 const admin = new pg.Client({ connectionString: databaseUrl });
 await admin.connect();
 

@@ -14,11 +14,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { AuditWriter, createDatabase, migrateToLatest } from '@conduit/db';
+import { AuditWriter } from '@conduit/db';
 import { AuditLog, redactForAudit } from '@conduit/trusted-calls';
 import pg from 'pg';
 import { processCpuMs } from '../harness/api-process.ts';
-import { dropDatabase, onAdminDatabase, withDatabaseName } from '../harness/databases.ts';
+import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
+import { createMigratedDatabase } from '../harness/migrated-template.ts';
 import { testServices } from '../harness/services.ts';
 import { fixed, table } from './stats.ts';
 
@@ -48,11 +49,7 @@ const VARIANTS: Record<string, string[]> = {
 
 const services = await testServices();
 const databaseUrl = withDatabaseName(services.databaseUrl, `conduit_bench_audit_${randomBytes(4).toString('hex')}`);
-const name = new URL(databaseUrl).pathname.slice(1);
-await onAdminDatabase(databaseUrl, (admin) => admin.query(`create database "${name}"`));
-const db = createDatabase(databaseUrl, 1);
-await migrateToLatest(db);
-await db.destroy();
+await createMigratedDatabase(databaseUrl);
 
 const setup = new pg.Client({ connectionString: databaseUrl });
 await setup.connect();
