@@ -17,10 +17,10 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { AUDIT_ENTRY_COLUMNS, AuditWriter } from '@conduit/db';
 import pg from 'pg';
-import { processCpuMs } from '../harness/api-process.ts';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 import { createMigratedDatabase } from '../harness/migrated-template.ts';
 import { testServices } from '../harness/services.ts';
+import { backendPid, cpuOfWork } from './backend-cpu.ts';
 import { fixed, table } from './stats.ts';
 
 const BATCHES = (process.env.BENCH_BATCHES ?? '4,32').split(',').map(Number);
@@ -93,14 +93,6 @@ const statements: { name: string; application: string; insert: (rows: Row[]) => 
 // Connect and prepare both before measuring.
 for (const statement of statements) await statement.insert([row(), row()]);
 
-async function backendPid(application: string): Promise<number> {
-  const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [
-    application,
-  ]);
-  if (!rows[0]) throw new Error(`no backend for ${application}`);
-  return rows[0].pid;
-}
-
 const loadBefore = loadavg()
   .map((l) => l.toFixed(2))
   .join(' ');
@@ -109,14 +101,13 @@ for (const batch of BATCHES) {
   const totals = new Map(statements.map((s) => [s.name, { ownMs: 0, backendMs: 0, entries: 0 }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const statement of round % 2 === 0 ? statements : [...statements].reverse()) {
-      const pid = await backendPid(statement.application);
-      const own = process.cpuUsage();
-      const backend = processCpuMs(pid);
-      for (let done = 0; done < ENTRIES; done += batch) await statement.insert(Array.from({ length: batch }, row));
-      const used = process.cpuUsage(own);
+      const pid = await backendPid(admin, statement.application);
+      const used = await cpuOfWork(pid, async () => {
+        for (let done = 0; done < ENTRIES; done += batch) await statement.insert(Array.from({ length: batch }, row));
+      });
       const t = totals.get(statement.name)!;
-      t.ownMs += (used.user + used.system) / 1000;
-      t.backendMs += processCpuMs(pid) - backend;
+      t.ownMs += used.ownMs;
+      t.backendMs += used.backendMs;
       t.entries += Math.ceil(ENTRIES / batch) * batch;
     }
   }

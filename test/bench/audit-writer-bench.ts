@@ -17,10 +17,10 @@ import { loadavg } from 'node:os';
 import { AuditWriter } from '@conduit/db';
 import { AuditLog, redactForAudit } from '@conduit/trusted-calls';
 import pg from 'pg';
-import { processCpuMs } from '../harness/api-process.ts';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 import { createMigratedDatabase } from '../harness/migrated-template.ts';
 import { testServices } from '../harness/services.ts';
+import { backendPid, cpuOfWork } from './backend-cpu.ts';
 import { fixed, table } from './stats.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2000);
@@ -94,14 +94,6 @@ const entry = (i: number) =>
     latencyMs: 1.234,
   }) as const;
 
-async function backendPid(application: string): Promise<number> {
-  const { rows } = await setup.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [
-    application,
-  ]);
-  if (!rows[0]) throw new Error(`no backend for ${application}`);
-  return rows[0].pid;
-}
-
 async function run(call: (i: number) => Promise<unknown>, concurrency: number) {
   let next = 0;
   await Promise.all(
@@ -137,16 +129,12 @@ for (const concurrency of [1, 32]) {
   const totals = new Map<string, Totals>(sides.map((s) => [s.name, { ownMs: 0, backendMs: 0, wallMs: 0, entries: 0 }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      const pid = await backendPid(side.application);
-      const own = process.cpuUsage();
-      const backend = processCpuMs(pid);
-      const started = performance.now();
-      await run(side.call, concurrency);
+      const pid = await backendPid(setup, side.application);
+      const used = await cpuOfWork(pid, () => run(side.call, concurrency));
       const t = totals.get(side.name)!;
-      t.wallMs += performance.now() - started;
-      const used = process.cpuUsage(own);
-      t.ownMs += (used.user + used.system) / 1000;
-      t.backendMs += processCpuMs(pid) - backend;
+      t.wallMs += used.wallMs;
+      t.ownMs += used.ownMs;
+      t.backendMs += used.backendMs;
       t.entries += ENTRIES;
     }
   }
