@@ -13,6 +13,7 @@ import * as auditOutcomes from './migrations/0020-audit-outcomes.ts';
 import * as pendingDeliveries from './migrations/0021-pending-deliveries.ts';
 import * as auditAtBrin from './migrations/0023-audit-at-brin.ts';
 import * as changeEventRecordJson from './migrations/0024-change-event-record-json.ts';
+import * as auditOrganizationKey from './migrations/0025-audit-organization-key.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-pending-deliveries': pendingDeliveries,
   '0023-audit-at-brin': auditAtBrin,
   '0024-change-event-record-json': changeEventRecordJson,
+  '0025-audit-organization-key': auditOrganizationKey,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
