@@ -9,11 +9,15 @@
  *
  *   BENCH_ENTRIES=2000   entries per variant, concurrency and round
  *   BENCH_ROUNDS=3       rounds; the variants' order alternates
+ *   BENCH_IDLE_MS=1      also at concurrency 1 with this idle wait before each entry (0: skip), as in the API with
+ *                        one call in flight, where this process and the backend sleep between entries; the wait's
+ *                        own cost (a side that only waits) is subtracted
  *
  * Needs the local Postgres. Informational; exit code 0 unless something crashed.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AuditWriter } from '@conduit/db';
 import { AuditLog, redactForAudit } from '@conduit/trusted-calls';
 import pg from 'pg';
@@ -25,6 +29,7 @@ import { fixed, table } from './stats.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 1);
 
 /** Each variant is a schema holding its own `audit_entries`, set up from the migrated one. */
 const VARIANTS: Record<string, string[]> = {
@@ -100,11 +105,14 @@ const entry = (i: number) =>
     latencyMs: 1.234,
   }) as const;
 
-async function run(call: (i: number) => Promise<unknown>, concurrency: number) {
+async function run(call: (i: number) => Promise<unknown>, concurrency: number, idleMs: number) {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < ENTRIES) await call(next++);
+      while (next < ENTRIES) {
+        if (idleMs > 0) await sleep(idleMs);
+        await call(next++);
+      }
     }),
   );
 }
@@ -113,6 +121,8 @@ interface Totals {
   ownMs: number;
   backendMs: number;
   wallMs: number;
+  ownSleeps: number;
+  backendSleeps: number;
   entries: number;
 }
 
@@ -131,35 +141,57 @@ const sides: { name: string; application: string; call: (i: number) => Promise<u
 for (const side of sides) await side.call(0);
 
 const rows: string[][] = [];
-for (const concurrency of [1, 32]) {
-  const totals = new Map<string, Totals>(sides.map((s) => [s.name, { ownMs: 0, backendMs: 0, wallMs: 0, entries: 0 }]));
+const RUNS = [
+  { label: '1', concurrency: 1, idleMs: 0 },
+  ...(IDLE_MS > 0 ? [{ label: `1, idle ${IDLE_MS} ms before each`, concurrency: 1, idleMs: IDLE_MS }] : []),
+  { label: '32', concurrency: 32, idleMs: 0 },
+];
+// With an idle wait, a side that only waits: its CPU and sleeps are the wait's, subtracted from the others'.
+const idleAlone = { name: 'idle wait alone', application: 'audit-writer-bench-bare', call: async () => undefined };
+const zero = (): Totals => ({ ownMs: 0, backendMs: 0, wallMs: 0, ownSleeps: 0, backendSleeps: 0, entries: 0 });
+for (const { label, concurrency, idleMs } of RUNS) {
+  const measured = idleMs > 0 ? [...sides, idleAlone] : sides;
+  const totals = new Map<string, Totals>(measured.map((s) => [s.name, zero()]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+    for (const side of round % 2 === 0 ? measured : [...measured].reverse()) {
       const pid = await backendPid(setup, side.application);
-      const used = await cpuOfWork(pid, () => run(side.call, concurrency));
+      const used = await cpuOfWork(pid, () => run(side.call, concurrency, idleMs));
       const t = totals.get(side.name)!;
       t.wallMs += used.wallMs;
       t.ownMs += used.ownMs;
       t.backendMs += used.backendMs;
+      t.ownSleeps += used.ownSleeps;
+      t.backendSleeps += side === idleAlone ? 0 : used.backendSleeps;
       t.entries += ENTRIES;
     }
   }
+  const wait = idleMs > 0 ? totals.get(idleAlone.name)! : zero();
+  const per = (t: Totals, key: keyof Totals, digits: number) => fixed((t[key] - wait[key]) / t.entries, digits);
   for (const side of sides) {
     const t = totals.get(side.name)!;
     rows.push([
-      String(concurrency),
+      label,
       side.name,
-      fixed(t.ownMs / t.entries, 4),
-      fixed(t.backendMs / t.entries, 4),
-      fixed((t.ownMs + t.backendMs) / t.entries, 4),
-      fixed(t.wallMs / t.entries, 4),
+      per(t, 'ownMs', 4),
+      per(t, 'backendMs', 4),
+      fixed((t.ownMs - wait.ownMs + t.backendMs) / t.entries, 4),
+      per(t, 'wallMs', 4),
+      `${per(t, 'ownSleeps', 2)} / ${per(t, 'backendSleeps', 2)}`,
     ]);
   }
 }
 console.log(`audit writer alone: ${ROUNDS} round(s) × ${ENTRIES} entries per variant and concurrency`);
 console.log(
   table(
-    ['concurrency', 'table', 'node CPU ms/entry', 'Postgres CPU ms/entry', 'sum', 'wall ms/entry (at c=32: per entry)'],
+    [
+      'concurrency',
+      'table',
+      'node CPU ms/entry',
+      'Postgres CPU ms/entry',
+      'sum',
+      'wall ms/entry (at c=32: per entry)',
+      'sleeps/entry node / Postgres',
+    ],
     rows,
   ),
 );

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { processCpuMs } from '../harness/api-process.ts';
 
@@ -10,16 +11,30 @@ export async function backendPid(client: pg.Client, application: string): Promis
   return rows[0].pid;
 }
 
-/** The CPU `work` costs this process and the backend `pid`, in ms, with its wall time. */
+/** How many times the process has blocked so far (its voluntary context switches): each is a sleep and a wake-up. */
+function sleeps(pid: number | 'self'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+}
+
+/** The CPU `work` costs this process and the backend `pid`, in ms, with its wall time and how often each slept. */
 export async function cpuOfWork(
   pid: number,
   work: () => Promise<void>,
-): Promise<{ ownMs: number; backendMs: number; wallMs: number }> {
+): Promise<{ ownMs: number; backendMs: number; wallMs: number; ownSleeps: number; backendSleeps: number }> {
   const own = process.cpuUsage();
   const backend = processCpuMs(pid);
+  const ownSlept = sleeps('self');
+  const backendSlept = sleeps(pid);
   const started = performance.now();
   await work();
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(own);
-  return { ownMs: (used.user + used.system) / 1000, backendMs: processCpuMs(pid) - backend, wallMs };
+  return {
+    ownMs: (used.user + used.system) / 1000,
+    backendMs: processCpuMs(pid) - backend,
+    wallMs,
+    ownSleeps: sleeps('self') - ownSlept,
+    backendSleeps: sleeps(pid) - backendSlept,
+  };
 }
