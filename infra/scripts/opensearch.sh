@@ -2,6 +2,7 @@
 # A real OpenSearch from Maven Central artifacts (no Docker engine, no OS package here): one node, or with
 # OPENSEARCH_NODES=N a cluster of N nodes (HTTP on OPENSEARCH_PORT..+N-1, transport on OPENSEARCH_PORT+100..,
 # each with its own configuration and data under .data/opensearch/cluster-<port>/, heap OPENSEARCH_HEAP, 512m).
+# The JVM compiles with C1 only unless OPENSEARCH_JIT_OPTS says otherwise (empty: the JVM's default, C2 included).
 #   opensearch.sh start        install if needed, start (or reuse) every node, wait for yellow/green
 #   opensearch.sh stop         stop the nodes this script started
 #   opensearch.sh status       print cluster health
@@ -21,6 +22,12 @@ RUN_USER="${OPENSEARCH_USER:-opensearch}"
 NODES="${OPENSEARCH_NODES:-1}"
 CLUSTER_DIR="$BASE/cluster-$PORT"
 M2="${MAVEN_REPO:-$HOME/.m2/repository}"
+
+# The local node's JVM compiles with C1 only (no C2): a node of `./dev start` or `./dev test` lives minutes, and C2
+# spent more CPU compiling than the code it made saved (the test suite: 72 CPU-s against 31 over
+# kinds-conformance.test.ts, on a fresh node; start-up 18 against 9). Production's engine (infra/compose.yaml) keeps
+# the JVM's default. https://docs.oracle.com/en/java/javase/17/docs/specs/man/java.html (-XX:TieredStopAtLevel)
+JIT_OPTS="${OPENSEARCH_JIT_OPTS--XX:TieredStopAtLevel=1}"
 
 log() { echo "[opensearch] $*" >&2; }
 healthy() { curl -fsS "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null 2>&1; }
@@ -82,7 +89,7 @@ start() {
   local started=$SECONDS
   log "starting on $URL"
   local java_home="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
-  local cmd="JAVA_HOME='$java_home' OPENSEARCH_JAVA_OPTS='-Xms1g -Xmx1g' '$HOME_DIR/bin/opensearch' -d -p '$PID_FILE' >>'$BASE/logs/launcher.log' 2>&1"
+  local cmd="JAVA_HOME='$java_home' OPENSEARCH_JAVA_OPTS='-Xms1g -Xmx1g $JIT_OPTS' '$HOME_DIR/bin/opensearch' -d -p '$PID_FILE' >>'$BASE/logs/launcher.log' 2>&1"
   if [ "$(id -u)" = 0 ]; then su -s /bin/bash "$RUN_USER" -c "$cmd"; else bash -c "$cmd"; fi || {
     log "failed to launch:"; tail -20 "$BASE/logs/launcher.log" >&2; exit 1; }
   for _ in $(seq 1 180); do
@@ -128,7 +135,7 @@ YML
   [ "$(id -u)" = 0 ] && chown -R "$RUN_USER" "$CLUSTER_DIR"
   local java_home="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
   local heap="${OPENSEARCH_HEAP:-512m}"
-  local cmd="JAVA_HOME='$java_home' OPENSEARCH_PATH_CONF='$dir/config' OPENSEARCH_JAVA_OPTS='-Xms$heap -Xmx$heap' '$HOME_DIR/bin/opensearch' -d -p '$dir/opensearch.pid' >>'$dir/logs/launcher.log' 2>&1"
+  local cmd="JAVA_HOME='$java_home' OPENSEARCH_PATH_CONF='$dir/config' OPENSEARCH_JAVA_OPTS='-Xms$heap -Xmx$heap $JIT_OPTS' '$HOME_DIR/bin/opensearch' -d -p '$dir/opensearch.pid' >>'$dir/logs/launcher.log' 2>&1"
   if [ "$(id -u)" = 0 ]; then su -s /bin/bash "$RUN_USER" -c "$cmd"; else bash -c "$cmd"; fi || {
     log "node $i failed to launch:"; tail -20 "$dir/logs/launcher.log" >&2; exit 1; }
 }

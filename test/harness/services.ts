@@ -59,7 +59,8 @@ async function startContainers(): Promise<ServiceUrls> {
       .withEnvironment({
         'discovery.type': 'single-node',
         DISABLE_SECURITY_PLUGIN: 'true',
-        OPENSEARCH_JAVA_OPTS: '-Xms1g -Xmx1g',
+        // C1 only, as the local node (infra/scripts/opensearch.sh says why).
+        OPENSEARCH_JAVA_OPTS: '-Xms1g -Xmx1g -XX:TieredStopAtLevel=1',
       })
       .withExposedPorts(9200)
       .withWaitStrategy(Wait.forHttp('/_cluster/health', 9200))

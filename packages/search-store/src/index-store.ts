@@ -215,8 +215,15 @@ export class IndexStore {
     if (!exists.body) {
       try {
         // Replicas are a dynamic setting, so they stay out of the version: the count may change without a new index.
-        const body = { ...definition, settings: { ...definition.settings, number_of_replicas: this.#replicas } };
-        await this.#client.indices.create({ index, body: body as Record<string, unknown> });
+        const body: Record<string, unknown> = {
+          ...definition,
+          settings: { ...definition.settings, number_of_replicas: this.#replicas },
+        };
+        // The alias's first index carries the alias from its creation: each cluster-state update costs the engine
+        // a persisted metadata write, and adding the alias after would be one more. With an older index behind the
+        // alias, the alias moves below, once the documents are copied.
+        if ((await this.#aliasTargets(alias)).length === 0) body.aliases = { [alias]: { is_write_index: true } };
+        await this.#client.indices.create({ index, body });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
       }
