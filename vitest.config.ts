@@ -15,6 +15,8 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'conduit-test-compile-cache');
 // https://vitest.dev/config/#server-deps-external
 const WORKSPACE_SOURCE = /\/(packages\/[^/]+|apps\/(api|worker))\/src\/(?!testing\/)(?!.*\.test\.ts$).*\.ts$/;
 
+const WORKERS = Number(process.env.VITEST_MAX_WORKERS ?? 3);
+
 /**
  * Three projects, all run by `vitest run` (`./dev test`); `--project unit` (or integration, e2e) runs one:
  * - unit: pure code beside its source, no service;
@@ -35,7 +37,11 @@ export default defineConfig({
     isolate: false,
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine, where most files wait
     // on Postgres, Redis, OpenSearch and the simulators rather than compute. VITEST_MAX_WORKERS overrides it.
-    maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),
+    maxWorkers: WORKERS,
+    // As many workers kept as may run: with isolate off, the pool (tinypool) ends a worker that finds the queue empty
+    // while others still run (its minimum is one per core less one), and a worker ended so rejects its teardown
+    // unhandled, which stops the whole run with the files still running unreported ("Terminating worker thread").
+    minWorkers: WORKERS,
     reporters: ['default', new FileDurations()],
     server: { deps: { external: [WORKSPACE_SOURCE] } },
     projects: [
