@@ -1,32 +1,7 @@
 import { generateClientSecret, hashClientSecret } from '@conduit/config';
 import { ClientsRepository, ConnectorsRepository, type Database } from '@conduit/db';
 import type { Kysely } from 'kysely';
-
-/** A mistake of the operator (bad arguments, unknown ids): printed as is, exit code 2. */
-export class AdminUsageError extends Error {
-  override name = 'AdminUsageError';
-}
-
-const ID = /^[A-Za-z0-9._:-]{1,200}$/;
-
-export function requireId(value: string | undefined, what: string): string {
-  if (value === undefined) throw new AdminUsageError(`missing ${what}`);
-  if (!ID.test(value)) throw new AdminUsageError(`invalid ${what} '${value}': letters, digits and . _ : - only`);
-  return value;
-}
-
-export function requireRedirectUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new AdminUsageError(`invalid --redirect-url '${value}': not an absolute URL`);
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || value.includes('#')) {
-    throw new AdminUsageError(`invalid --redirect-url '${value}': http(s) without a fragment`);
-  }
-  return value;
-}
+import { AdminUsageError } from './admin-arguments.ts';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 

@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-// The narrow entry points: the package's index loads the OpenSearch, BullMQ and metrics clients (a second of start-up).
-import { readEnv } from '@conduit/config';
-import { createDatabase, ensureDatabaseExists, migrateToLatest } from '@conduit/db';
-import { connectRedis } from '@conduit/queues';
-import { clientAccessChannel } from '../services/client-access.ts';
-import { AdminCommands, AdminUsageError, requireId, requireRedirectUrl } from './admin-commands.ts';
+import { AdminUsageError, requireId, requireRedirectUrl } from './admin-arguments.ts';
+// What loads the configuration, the database and Redis (most of a call's start-up CPU) is imported once the
+// arguments are checked: a mistake is reported without loading them, and only the commands that tell the API
+// instances of a revocation load the Redis client.
+import type { AdminCommands } from './admin-commands.ts';
 
 const USAGE = `usage: node apps/api/src/cli/admin.ts <command>
 
@@ -63,56 +62,80 @@ async function main(argv: readonly string[]): Promise<number> {
   const maxArgs = command === 'create-org' || command === 'grant' ? 2 : 1;
   if (args.length > maxArgs) throw new AdminUsageError(`${command}: unexpected argument '${args[maxArgs]}'`);
 
+  const run = checkedCommand(command, args, parsed.values);
+
+  const [{ readEnv }, { createDatabase, ensureDatabaseExists, migrateToLatest }, { AdminCommands }] = await Promise.all(
+    [import('@conduit/config'), import('@conduit/db'), import('./admin-commands.ts')],
+  );
   const env = readEnv();
   await ensureDatabaseExists(env.DATABASE_URL);
   const db = createDatabase(env.DATABASE_URL, 2);
   try {
     await migrateToLatest(db);
     const admin = new AdminCommands(db);
-    const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-    switch (command) {
-      case 'create-org': {
-        const id = requireId(args[0], 'organization id');
-        print(await admin.createOrg(id, args[1] ?? id));
-        break;
-      }
-      case 'create-client': {
-        const clientId = requireId(args[0], 'client_id');
-        const orgs = (parsed.values.org ?? []).map((o) => requireId(o, 'organization id'));
-        const urls = (parsed.values['redirect-url'] ?? []).map(requireRedirectUrl);
-        print(await admin.createClient(clientId, orgs, urls));
-        process.stderr.write('store client_secret now: it is not stored in clear and will not be shown again\n');
-        break;
-      }
-      case 'rotate-secret': {
-        const clientId = requireId(args[0], 'client_id');
-        print(await admin.rotateSecret(clientId));
-        process.stderr.write('store client_secret now: it will not be shown again; the old secret no longer works\n');
-        await announceRevocation(env, clientId);
-        break;
-      }
-      case 'revoke-tokens': {
-        const clientId = requireId(args[0], 'client_id');
-        print(await admin.revokeTokens(clientId));
-        await announceRevocation(env, clientId);
-        break;
-      }
-      case 'delete-client': {
-        const clientId = requireId(args[0], 'client_id');
-        print(await admin.deleteClient(clientId));
-        await announceRevocation(env, clientId);
-        break;
-      }
-      case 'grant':
-        print(await admin.grant(requireId(args[0], 'client_id'), requireId(args[1], 'organization id')));
-        break;
-      case 'list-connectors':
-        print(await admin.listConnectors(requireId(args[0], 'organization id')));
-        break;
-    }
+    process.stdout.write(`${JSON.stringify(await run.call(admin), null, 2)}\n`);
+    if (run.notice) process.stderr.write(`${run.notice}\n`);
+    if (run.revokes) await announceRevocation(env, run.revokes);
     return 0;
   } finally {
     await db.destroy();
+  }
+}
+
+interface CheckedCommand {
+  /** What the command does with the database; its result is printed. */
+  readonly call: (admin: AdminCommands) => Promise<unknown>;
+  /** Printed on stderr after the result. */
+  readonly notice?: string;
+  /** The client whose tokens the API instances are told to forget. */
+  readonly revokes?: string;
+}
+
+/** A command whose arguments are checked (AdminUsageError otherwise), ready to run against the database. */
+function checkedCommand(
+  command: string,
+  args: readonly string[],
+  values: { org?: string[]; 'redirect-url'?: string[] },
+): CheckedCommand {
+  switch (command) {
+    case 'create-org': {
+      const id = requireId(args[0], 'organization id');
+      return { call: (admin) => admin.createOrg(id, args[1] ?? id) };
+    }
+    case 'create-client': {
+      const clientId = requireId(args[0], 'client_id');
+      const orgs = (values.org ?? []).map((o) => requireId(o, 'organization id'));
+      const urls = (values['redirect-url'] ?? []).map(requireRedirectUrl);
+      return {
+        call: (admin) => admin.createClient(clientId, orgs, urls),
+        notice: 'store client_secret now: it is not stored in clear and will not be shown again',
+      };
+    }
+    case 'rotate-secret': {
+      const clientId = requireId(args[0], 'client_id');
+      return {
+        call: (admin) => admin.rotateSecret(clientId),
+        notice: 'store client_secret now: it will not be shown again; the old secret no longer works',
+        revokes: clientId,
+      };
+    }
+    case 'revoke-tokens': {
+      const clientId = requireId(args[0], 'client_id');
+      return { call: (admin) => admin.revokeTokens(clientId), revokes: clientId };
+    }
+    case 'delete-client': {
+      const clientId = requireId(args[0], 'client_id');
+      return { call: (admin) => admin.deleteClient(clientId), revokes: clientId };
+    }
+    case 'grant': {
+      const clientId = requireId(args[0], 'client_id');
+      const org = requireId(args[1], 'organization id');
+      return { call: (admin) => admin.grant(clientId, org) };
+    }
+    default: {
+      const org = requireId(args[0], 'organization id');
+      return { call: (admin) => admin.listConnectors(org) };
+    }
   }
 }
 
@@ -124,6 +147,10 @@ async function announceRevocation(
   env: { REDIS_URL: string; REDIS_CLUSTER_NODES: string; NAMESPACE: string },
   clientId: string,
 ): Promise<void> {
+  const [{ connectRedis }, { clientAccessChannel }] = await Promise.all([
+    import('@conduit/queues/redis-connection'),
+    import('../services/client-access.ts'),
+  ]);
   const redis = connectRedis(env, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   try {

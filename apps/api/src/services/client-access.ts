@@ -1,6 +1,7 @@
 import type { ClientAccess, ClientsRepository } from '@conduit/db';
 import type { Logger } from '@conduit/observability';
-import { duplicateRedis, type RedisClient } from '@conduit/queues';
+// The narrow entry point: the package's index loads BullMQ, which the admin CLI (a user of this module) needs not.
+import { duplicateRedis, type RedisClient } from '@conduit/queues/redis-connection';
 
 /**
  * How long an instance trusts what it read of a client. A revocation reaches every instance at once through
