@@ -71,28 +71,52 @@ export function createLogger(
 }
 
 function wrap(logger: pino.Logger): Logger {
-  return { ...lines(logger, undefined), child: (fields) => childOf(logger, fields) };
+  return new BoundLines(logger, undefined);
 }
 
 /**
  * A child is only its fields, merged into each of its lines, which the root writes (and redacts, with the rest of
  * the line). A request's logger gains fields twice (its id, then the client and organization) and most requests
- * write one line, so a pino child, whose bindings are serialized when it is built, would be built for one line.
+ * write one line, so a pino child, whose bindings are serialized when it is built, would be built for one line; and
+ * a child is one object, not a closure per level (a search's API CPU goes partly to collecting such garbage).
  * Fields of nested children merge; a line's own field wins over its logger's field of the same name.
  */
-function childOf(root: pino.Logger, fields: LogFields): Logger {
-  return { ...lines(root, fields), child: (more) => childOf(root, { ...fields, ...more }) };
-}
+class BoundLines implements Logger {
+  readonly #root: pino.Logger;
+  readonly #bound: LogFields | undefined;
 
-/** The four levels; a line below the logger's level builds nothing. */
-function lines(root: pino.Logger, bound: LogFields | undefined): Omit<Logger, 'child'> {
-  const at =
-    (level: LogLevel) =>
-    (message: string, fields?: LogFields): void => {
-      if (!root.isLevelEnabled(level)) return;
-      const merged = bound && fields ? { ...bound, ...fields } : (bound ?? fields);
-      if (merged) root[level](merged, message);
-      else root[level](message);
-    };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  constructor(root: pino.Logger, bound: LogFields | undefined) {
+    this.#root = root;
+    this.#bound = bound;
+  }
+
+  debug(message: string, fields?: LogFields): void {
+    this.#line('debug', message, fields);
+  }
+
+  info(message: string, fields?: LogFields): void {
+    this.#line('info', message, fields);
+  }
+
+  warn(message: string, fields?: LogFields): void {
+    this.#line('warn', message, fields);
+  }
+
+  error(message: string, fields?: LogFields): void {
+    this.#line('error', message, fields);
+  }
+
+  child(fields: LogFields): Logger {
+    return new BoundLines(this.#root, this.#bound ? { ...this.#bound, ...fields } : fields);
+  }
+
+  /** A line below the logger's level builds nothing. */
+  #line(level: LogLevel, message: string, fields: LogFields | undefined): void {
+    const root = this.#root;
+    if (!root.isLevelEnabled(level)) return;
+    const bound = this.#bound;
+    const merged = bound && fields ? { ...bound, ...fields } : (bound ?? fields);
+    if (merged) root[level](merged, message);
+    else root[level](message);
+  }
 }

@@ -461,8 +461,12 @@ export class SearchTransport {
           onResponseData: (_controller, chunk) => {
             chunks.push(chunk);
           },
+          // One chunk (most answers of a few records) is the answer: Buffer.concat would copy it.
           onResponseEnd: () =>
-            settle(resolve)({ statusCode, json: chunks.length === 0 ? NO_ANSWER : Buffer.concat(chunks) }),
+            settle(resolve)({
+              statusCode,
+              json: chunks.length === 0 ? NO_ANSWER : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+            }),
           onResponseError: (_controller, error) => settle(reject)(error),
         },
       );

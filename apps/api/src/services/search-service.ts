@@ -27,6 +27,7 @@ import {
 } from '@conduit/search-store';
 import { ApiError } from '../problem.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
+import { KeptValues } from './kept-values.ts';
 
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
@@ -50,35 +51,19 @@ type SearchPlan = ReturnType<typeof planSearch>;
 const PLAN_CACHE_MAX_KEY = 8 * 1024;
 
 /**
- * The last plans made, by connector, entity and params (as JSON), least recently used out first. Planning (parse,
- * validate, cost, compile) was the largest part of a search's own CPU in the API (bench:search profile,
- * docs/search-cost.md), and a plan is a pure function of its key: the catalog and the cursor key do not change while
- * the process runs, and a cursor has no expiry. A request that fails to plan is never kept. Plans are shared by
- * the searches that hit them and never changed after they are made (the transport serializes the body as it is).
+ * The JSON of params objects seen before: the execute route keeps a search's parsed request (kept-envelopes.ts), so
+ * a search asked again brings the same params object, whose plan key is then not serialized again.
  */
-class PlanCache {
-  readonly #plans = new Map<string, SearchPlan>();
-  readonly #entries: number;
+const paramsJson = new WeakMap<object, string>();
 
-  /** `entries`: the most plans kept (a plan is a few KiB); 0 keeps none. */
-  constructor(entries: number) {
-    this.#entries = entries;
+function jsonOfParams(params: unknown): string {
+  if (typeof params !== 'object' || params === null) return JSON.stringify(params);
+  let json = paramsJson.get(params);
+  if (json === undefined) {
+    json = JSON.stringify(params);
+    if (Object.isFrozen(params)) paramsJson.set(params, json);
   }
-
-  get(key: string, make: () => SearchPlan): SearchPlan {
-    if (this.#entries === 0 || key.length > PLAN_CACHE_MAX_KEY) return make();
-    const known = this.#plans.get(key);
-    if (known) {
-      // Most recent last: Map keeps insertion order, so the first key is the least recently used.
-      this.#plans.delete(key);
-      this.#plans.set(key, known);
-      return known;
-    }
-    const plan = make();
-    if (this.#plans.size >= this.#entries) this.#plans.delete(this.#plans.keys().next().value!);
-    this.#plans.set(key, plan);
-    return plan;
-  }
+  return json;
 }
 
 export interface SearchService {
@@ -128,14 +113,20 @@ export function createSearchService(
     }
     return fields;
   };
-  const plans = new PlanCache(options.planCacheEntries ?? 512);
+  /*
+   * The last plans made, by connector, entity and params (as JSON). Planning (parse, validate, cost, compile) was the
+   * largest part of a search's own CPU in the API (bench:search profile, docs/search-cost.md), and a plan is a pure
+   * function of its key: the catalog and the cursor key do not change while the process runs, and a cursor has no
+   * expiry. The transport serializes a plan's body as it is, never changing it.
+   */
+  const plans = new KeptValues<SearchPlan>(options.planCacheEntries ?? 512, PLAN_CACHE_MAX_KEY);
   return {
     async search(row, entity, params, context = {}) {
       // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
       const synced = syncedAt(row.id, entity.name);
       synced.catch(() => undefined);
       // The connector type too: an entity's catalog is its connector kind's.
-      const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${JSON.stringify(params)}`;
+      const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${jsonOfParams(params)}`;
       const plan = plans.get(planKey, () =>
         planSearch(params, {
           searchable: entity.searchable ?? {},

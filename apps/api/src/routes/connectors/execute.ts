@@ -9,8 +9,7 @@ import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
-import { readJson } from '../../request-body.ts';
-import { auditParams } from '../../services/audit-params.ts';
+import { executeEnvelopes } from '../../services/execute-envelopes.ts';
 import {
   IDEMPOTENCY_HEADER,
   idempotencyKeyOf,
@@ -19,7 +18,7 @@ import {
 } from '../../services/idempotent-execute.ts';
 import { reflectWrite } from '../../services/read-your-writes.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams, ExecuteBody } from './schemas.ts';
+import { ConnectorIdParams } from './schemas.ts';
 
 const ONE_MIB = 1024 * 1024;
 const UPLOAD_ENTITY = 'files_upload';
@@ -68,21 +67,24 @@ export const executeRoute = authenticatedRoute({
 
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */
 export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const envelopeOf = executeEnvelopes(deps.env.SEARCH_PLAN_CACHE);
   mountRoute(app, executeRoute, async (c) => {
     // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
     const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
     // The envelope here; entity, action and params are checked against the connector's kind (the documented
     // branches) by the connector itself and by the search language, with did-you-mean hints.
-    const body = await readJson(c, ExecuteBody);
-    // The body limit lets execute through up to the upload size; only files_upload may use it.
-    if (body.entity !== UPLOAD_ENTITY && Buffer.byteLength(await c.req.text()) > ONE_MIB) {
+    const text = await c.req.text();
+    const { body, auditParams } = envelopeOf(catalog, text);
+    // The body limit lets execute through up to the upload size; only files_upload may use it. A UTF-8 byte is at
+    // most 3 per UTF-16 unit, so a short text needs no count.
+    if (body.entity !== UPLOAD_ENTITY && text.length * 3 > ONE_MIB && Buffer.byteLength(text) > ONE_MIB) {
       throw new ApiError(413, 'payload_too_large', 'the request body is over 1 MiB (only files_upload may be larger)');
     }
     const idempotencyKey = isWriteAction(body.action) ? idempotencyKeyOf(c.req.header(IDEMPOTENCY_HEADER)) : undefined;
     beginAudit(c, {
       action: `execute.${body.action}`,
       entity: body.entity,
-      params: auditParams(catalog, body.params),
+      params: auditParams,
       idempotencyKey,
     });
     const entity = entityOf(catalog, body.entity);
