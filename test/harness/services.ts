@@ -59,8 +59,9 @@ async function startContainers(): Promise<ServiceUrls> {
       .withEnvironment({
         'discovery.type': 'single-node',
         DISABLE_SECURITY_PLUGIN: 'true',
-        // C1 only, as the local node (infra/scripts/opensearch.sh says why).
-        OPENSEARCH_JAVA_OPTS: '-Xms1g -Xmx1g -XX:TieredStopAtLevel=1',
+        // C2 for the hottest code only, as the local node (infra/scripts/opensearch.sh says why).
+        OPENSEARCH_JAVA_OPTS:
+          '-Xms1g -Xmx1g -XX:Tier4InvocationThreshold=100000 -XX:Tier4MinInvocationThreshold=50000 -XX:Tier4CompileThreshold=120000 -XX:Tier4BackEdgeThreshold=400000',
       })
       .withExposedPorts(9200)
       .withWaitStrategy(Wait.forHttp('/_cluster/health', 9200))
