@@ -132,10 +132,12 @@ function checkedCommand(
       const org = requireId(args[1], 'organization id');
       return { call: (admin) => admin.grant(clientId, org) };
     }
-    default: {
+    case 'list-connectors': {
       const org = requireId(args[0], 'organization id');
       return { call: (admin) => admin.listConnectors(org) };
     }
+    default:
+      throw new AdminUsageError(`unknown command '${command}'`);
   }
 }
 

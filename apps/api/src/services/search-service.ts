@@ -51,7 +51,7 @@ type SearchPlan = ReturnType<typeof planSearch>;
 const PLAN_CACHE_MAX_KEY = 8 * 1024;
 
 /**
- * The JSON of params objects seen before: the execute route keeps a search's parsed request (kept-envelopes.ts), so
+ * The JSON of params objects seen before: the execute route keeps a search's parsed request (execute-envelopes.ts), so
  * a search asked again brings the same params object, whose plan key is then not serialized again.
  */
 const paramsJson = new WeakMap<object, string>();
