@@ -118,11 +118,14 @@ export async function connectPlatformServices(
     env.AUDIT_COMMIT === 'async' ? noFlush : { synchronous_commit: 'on' },
   );
   const auditOutcomesWriter = new AuditWriter(env.DATABASE_URL, noFlush);
+  // Connects only when a dead process's spool file is found.
+  const auditRecoveryWriter = new AuditWriter(env.DATABASE_URL, { synchronous_commit: 'on' });
   const auditSpool =
     env.AUDIT_COMMIT === 'spool' && service === 'api'
       ? await AuditSpool.open(auditEntriesWriter, {
           dir: spoolDirectory(env),
           maxBacklogBytes: env.AUDIT_SPOOL_BACKLOG_BYTES,
+          recoveryTarget: auditRecoveryWriter,
           onError: (message, error) => logger.warn(message, { error: String(error) }),
         })
       : undefined;
@@ -166,6 +169,7 @@ export async function connectPlatformServices(
       await auditSpool?.close();
       await auditEntriesWriter.close();
       await auditOutcomesWriter.close();
+      await auditRecoveryWriter.close();
       await db.destroy();
     },
   };

@@ -28,10 +28,16 @@ export interface AuditSpoolOptions {
   readonly rotateBytes?: number;
   /** How often orphaned files (of processes that are gone) are looked for; they are also looked for at open. */
   readonly recoverEveryMs?: number;
+  /**
+   * Where recovered files are shipped (default: the same target): a target of its own lets a recovery run beside
+   * the live shipper, neither waiting for the other's statements on one connection.
+   */
+  readonly recoveryTarget?: SpoolTarget;
   readonly onError?: (message: string, error: unknown) => void;
 }
 
-type ResolvedOptions = Required<Omit<AuditSpoolOptions, 'onError'>> & Pick<AuditSpoolOptions, 'onError'>;
+type ResolvedOptions = Required<Omit<AuditSpoolOptions, 'onError' | 'recoveryTarget'>> &
+  Pick<AuditSpoolOptions, 'onError'>;
 
 /** An appended line not yet shipped: its text (without the newline) and the file offset just after it. */
 interface SpooledLine {
@@ -59,6 +65,7 @@ const FILE_NAME = /^(.+)\.(\d+)\.(\d+)\.([0-9a-f]+)\.ndjson$/;
  */
 export class AuditSpool {
   readonly #target: SpoolTarget;
+  readonly #recoveryTarget: SpoolTarget;
   readonly #options: ResolvedOptions;
   #name: string;
   #fd: number;
@@ -74,9 +81,18 @@ export class AuditSpool {
   #recovering: Promise<void> | undefined;
   #recoveryTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** close gave up waiting: the shipper stops trying, the file is left for the next process. */
+  #abandoned = false;
 
-  private constructor(target: SpoolTarget, options: ResolvedOptions, name: string, fd: number) {
+  private constructor(
+    target: SpoolTarget,
+    recoveryTarget: SpoolTarget,
+    options: ResolvedOptions,
+    name: string,
+    fd: number,
+  ) {
     this.#target = target;
+    this.#recoveryTarget = recoveryTarget;
     this.#options = options;
     this.#name = name;
     this.#fd = fd;
@@ -85,11 +101,18 @@ export class AuditSpool {
   /** Opens a new spool file in `options.dir` (its offset row first) and starts recovering orphaned files. */
   static async open(target: SpoolTarget, options: AuditSpoolOptions): Promise<AuditSpool> {
     mkdirSync(options.dir, { recursive: true });
-    const resolved = { rotateBytes: 64 << 20, recoverEveryMs: 60_000, ...options };
+    const { recoveryTarget = target, ...rest } = options;
+    const resolved = { rotateBytes: 64 << 20, recoverEveryMs: 60_000, ...rest };
     const name = newSpoolName();
     // The row before the file: a file on disk always has an offset to ship from.
     await target.createSpool(name);
-    const spool = new AuditSpool(target, resolved, name, openSync(join(options.dir, `${name}.ndjson`), 'a'));
+    const spool = new AuditSpool(
+      target,
+      recoveryTarget,
+      resolved,
+      name,
+      openSync(join(options.dir, `${name}.ndjson`), 'a'),
+    );
     spool.#recoverInBackground();
     spool.#recoveryTimer = setInterval(() => spool.#recoverInBackground(), resolved.recoverEveryMs);
     spool.#recoveryTimer.unref();
@@ -158,7 +181,8 @@ export class AuditSpool {
    * rejects with AuditUnavailableError after `timeoutMs`.
    */
   caughtUp(timeoutMs = 5000): Promise<void> {
-    const offset = this.#written;
+    // The end of the last appended line (not #written, which may end with the torn bytes of a failed write).
+    const offset = this.#queue.at(-1)?.end ?? this.#shipped;
     if (this.#shipped >= offset) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -190,9 +214,10 @@ export class AuditSpool {
     const deadline = Date.now() + timeoutMs;
     while (this.#queue.length > 0 && Date.now() < deadline) {
       this.#scheduleShip();
-      await Promise.race([this.#shipping ?? sleep(10), sleep(Math.max(0, deadline - Date.now()))]);
+      await Promise.race([this.#shipping ?? sleep(10), sleep(Math.max(0, deadline - Date.now()), true)]);
     }
-    await this.#recovering;
+    this.#abandoned = this.#queue.length > 0;
+    await Promise.race([this.#recovering, sleep(Math.max(0, deadline - Date.now()), true)]);
     closeSync(this.#fd);
     if (this.#queue.length === 0) await this.#remove(this.#name).catch((error) => this.#error('removing', error));
   }
@@ -221,7 +246,7 @@ export class AuditSpool {
 
   async #recoverFile(spool: string): Promise<void> {
     const path = join(this.#options.dir, `${spool}.ndjson`);
-    const known = await this.#target.spoolOffset(spool);
+    const known = await this.#recoveryTarget.spoolOffset(spool);
     // No row: the file was fully shipped and removed by another recoverer, or its row was never made (then it
     // holds no line: the row is made before the file).
     if (known === undefined) return;
@@ -243,10 +268,10 @@ export class AuditSpool {
         }
         const lines = parseSpoolLines(buffer.toString('utf8', 0, lastNewline));
         const to = offset + lastNewline + 1;
-        if (await this.#target.shipSpool(spool, offset, to, lines)) offset = to;
+        if (await this.#recoveryTarget.shipSpool(spool, offset, to, lines)) offset = to;
         else {
           // Another recoverer moved it first: go on from where it is.
-          const moved = await this.#target.spoolOffset(spool);
+          const moved = await this.#recoveryTarget.spoolOffset(spool);
           if (moved === undefined) return;
           offset = moved;
         }
@@ -254,17 +279,17 @@ export class AuditSpool {
     } finally {
       await file.close();
     }
-    await this.#remove(spool);
+    await this.#remove(spool, this.#recoveryTarget);
   }
 
   /** The file first, then its row: a crash between leaves a row without a file, harmless, never a file without a row. */
-  async #remove(spool: string): Promise<void> {
+  async #remove(spool: string, target = this.#target): Promise<void> {
     try {
       unlinkSync(join(this.#options.dir, `${spool}.ndjson`));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    await this.#target.removeSpool(spool);
+    await target.removeSpool(spool);
   }
 
   // Alone, an entry ships at once; the shipper starts after this turn of the event loop (the answer is written
@@ -284,7 +309,7 @@ export class AuditSpool {
 
   async #ship(): Promise<void> {
     let failures = 0;
-    while (this.#queue.length > 0) {
+    while (this.#queue.length > 0 && !this.#abandoned) {
       const batch: string[] = [];
       let bytes = 0;
       for (const spooled of this.#queue) {
@@ -411,6 +436,10 @@ export function isRunning(pid: number, start: number): boolean {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** `unref`: the timer alone does not keep the process running (a deadline raced against the work it bounds). */
+function sleep(ms: number, unref = false): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (unref) timer.unref();
+  });
 }
