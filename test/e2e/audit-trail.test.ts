@@ -413,6 +413,9 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
       expect(await refused!.json()).toMatchObject({ code: 'audit_unavailable' });
       // A refused call is not in the trail (it was not answered); neither are the answered ones yet.
       expect((await trailOf('backlog-')).size).toBe(0);
+      const metrics = await (await fetch(`${api.url}/metrics`)).text();
+      const backlog = /^conduit_audit_spool_backlog_bytes\{[^}]*\} (\d+)$/m.exec(metrics)?.[1];
+      expect(Number(backlog), metrics.slice(0, 200)).toBeGreaterThan(3000);
       // The shipper's connection cut (as by a Postgres restart): it reconnects and tries again, with backoff.
       await blocker.query(
         `select pg_terminate_backend(pid) from pg_stat_activity

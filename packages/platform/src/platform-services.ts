@@ -100,11 +100,14 @@ export async function connectPlatformServices(
   const budgets: UpstreamBudgets = new UpstreamBudgets(redis, env.NAMESPACE, {
     onWait: (lane, waitMs) => metrics.budgetWait.observe({ lane }, waitMs / 1000),
   });
+  let auditSpool: AuditSpool | undefined;
   const metrics = new PlatformMetrics(service, {
     budgets: () => budgets.recentViews(),
     queue: scheduler.queue,
     entityLag: () => syncStates.lagByEntity(),
     logger,
+    // Read when scraped; the spool is opened below.
+    ...(env.AUDIT_COMMIT === 'spool' && service === 'api' ? { auditSpoolBacklog: () => auditSpool?.backlogBytes } : {}),
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
   // The trail's writes on connections of their own (opened on first use): entries flushed to disk unless
@@ -120,7 +123,7 @@ export async function connectPlatformServices(
   const auditOutcomesWriter = new AuditWriter(env.DATABASE_URL, noFlush);
   // Connects only when a dead process's spool file is found.
   const auditRecoveryWriter = new AuditWriter(env.DATABASE_URL, { synchronous_commit: 'on' });
-  const auditSpool =
+  auditSpool =
     env.AUDIT_COMMIT === 'spool' && service === 'api'
       ? await AuditSpool.open(auditEntriesWriter, {
           dir: spoolDirectory(env),
