@@ -130,6 +130,17 @@ describe('AuditSpool', () => {
     spool.append([row('after')]);
   });
 
+  it('caughtUp gives up with AuditUnavailableError when the database stays unreachable', async () => {
+    const db = memoryTarget();
+    const spool = await openSpool(db.target, spoolDir());
+    db.state.down = true;
+    spool.append([row('stuck')]);
+    await expect(spool.caughtUp(50)).rejects.toBeInstanceOf(AuditUnavailableError);
+    db.state.down = false;
+    await spool.caughtUp();
+    expect(db.entries.map((e) => e.action)).toEqual(['stuck']);
+  });
+
   it('recovers an orphaned file from its shipped offset: complete lines once, a torn remnant and a torn last line left out; then removes it', async () => {
     const db = memoryTarget();
     const dir = spoolDir();
