@@ -251,12 +251,14 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
   let platform: TestPlatform;
   let id: string;
   let doomed: ApiProcess | undefined;
+  /** Every API process a test started, killed at the end even when a test failed before stopping its own. */
+  const started: ApiProcess[] = [];
 
   beforeAll(async () => {
     ({ sim, platform, id } = await platformWithConnector(cleanups, 'killed'));
     cleanups.push(async () => {
       sim.faults.release();
-      await doomed?.kill();
+      for (const api of started) await api.kill();
     });
   }, 60_000);
 
@@ -265,14 +267,17 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
   const spoolDir = mkdtempSync(join(tmpdir(), 'audit-spool-e2e-'));
   cleanups.push(async () => rmSync(spoolDir, { recursive: true, force: true }));
 
-  const startDoomed = async (commit: 'async' | 'intent' | 'spool', extra: Record<string, string> = {}) =>
-    ApiProcess.start(platform.api.deps.env, {
+  const startDoomed = async (commit: 'async' | 'intent' | 'spool', extra: Record<string, string> = {}) => {
+    const api = await ApiProcess.start(platform.api.deps.env, {
       CONNECTOR_BASE_URL_ORB: sim.url,
       RATE_LIMIT_PER_MINUTE: '1000000',
       AUDIT_COMMIT: commit,
       AUDIT_SPOOL_DIR: spoolDir,
       ...extra,
     });
+    started.push(api);
+    return api;
+  };
 
   async function executeOn(api: ApiProcess, requestId: string): Promise<number> {
     const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
