@@ -1,8 +1,8 @@
 /**
- * `pnpm bench:audit`: what the audit trail costs a call. Four API processes on the same services, the trail off and
+ * `pnpm bench:audit`: what the audit trail costs a call. API processes on the same services, the trail off and
  * on with each AUDIT_COMMIT (async, the default: one row committed before the answer, unflushed; intent: the intent
  * flushed to disk while the call runs, the outcome committed before the answer; sync: one row flushed before the
- * answer), answer the same live execute call (an Orb customers list against the simulator) in interleaved rounds, at concurrency 1 (the added latency per call:
+ * answer; spool: one line appended to the process's spool file before the answer, shipped to Postgres after), answer the same live execute call (an Orb customers list against the simulator) in interleaved rounds, at concurrency 1 (the added latency per call:
  * target ≤ 0.3 ms) and 32 (throughput with the trail over throughput without: target ≥ 0.9). The load generator
  * runs in its own process (audit-load.ts); the API processes' CPU per call is reported beside, and the load
  * average before and after (the machine may be shared).
@@ -10,7 +10,7 @@
  *   BENCH_SECONDS=3           measured seconds per side, concurrency and round (after BENCH_WARMUP_SECONDS=0.5)
  *   BENCH_ROUNDS=6            rounds; the sides alternate within each
  *   BENCH_CONCURRENCY=1,32    concurrencies
- *   BENCH_COMMITS=async,intent,sync   the AUDIT_COMMIT sides compared with the trail off
+ *   BENCH_COMMITS=async,intent,sync   the AUDIT_COMMIT sides compared with the trail off (spool: add it)
  *   BENCH_BASE_CHECKOUT=dir  adds a side `async@base`: AUDIT_COMMIT=async on the API of another checkout (a worktree
  *                            of main, installed), to compare the trail's code before and after a change in one run
  *   BENCH_CPU_PROF=dir        each API process writes a V8 CPU profile there (node --cpu-prof) when it stops
@@ -55,6 +55,7 @@ const SIDES = {
   async: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'async' },
   intent: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'intent' },
   sync: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'sync' },
+  spool: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'spool' },
   // AUDIT_COMMIT=async on the API of BENCH_BASE_CHECKOUT: an A/B of the trail's code in one run.
   'async@base': { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'async' },
 } as const;
@@ -223,7 +224,7 @@ try {
     }
   }
   console.log(
-    `audit trail on (AUDIT_COMMIT async | intent | sync) vs off: live execute (Orb customers list) on four API processes, load generator in its own process, ${ROUNDS} round(s) × ${SECONDS} s per side`,
+    `audit trail on (AUDIT_COMMIT ${COMMITS.join(' | ')}) vs off: live execute (Orb customers list) on ${COMMITS.length + 1} API processes, load generator in its own process, ${ROUNDS} round(s) × ${SECONDS} s per side`,
   );
   console.log(
     table(

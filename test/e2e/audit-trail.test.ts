@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AuditEntry as Entry, AuditPage as Page } from '@conduit/client';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -248,21 +251,33 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
   let platform: TestPlatform;
   let id: string;
   let doomed: ApiProcess | undefined;
+  /** Every API process a test started, killed at the end even when a test failed before stopping its own. */
+  const started: ApiProcess[] = [];
 
   beforeAll(async () => {
     ({ sim, platform, id } = await platformWithConnector(cleanups, 'killed'));
     cleanups.push(async () => {
       sim.faults.release();
-      await doomed?.kill();
+      for (const api of started) await api.kill();
     });
   }, 60_000);
 
-  const startDoomed = async (commit: 'async' | 'intent') =>
-    ApiProcess.start(platform.api.deps.env, {
+  // AUDIT_COMMIT=spool: a spool directory of this file's own, kept across the processes of a test (the next one
+  // ships what a killed one left).
+  const spoolDir = mkdtempSync(join(tmpdir(), 'audit-spool-e2e-'));
+  cleanups.push(async () => rmSync(spoolDir, { recursive: true, force: true }));
+
+  const startDoomed = async (commit: 'async' | 'intent' | 'spool', extra: Record<string, string> = {}) => {
+    const api = await ApiProcess.start(platform.api.deps.env, {
       CONNECTOR_BASE_URL_ORB: sim.url,
       RATE_LIMIT_PER_MINUTE: '1000000',
       AUDIT_COMMIT: commit,
+      AUDIT_SPOOL_DIR: spoolDir,
+      ...extra,
     });
+    started.push(api);
+    return api;
+  };
 
   async function executeOn(api: ApiProcess, requestId: string): Promise<number> {
     const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
@@ -278,8 +293,34 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
     return response.status;
   }
 
-  it.sequential.each(['async', 'intent'] as const)(
-    'AUDIT_COMMIT=%s: every call answered before the kill is in the trail with its outcome',
+  /** Every entry whose request id starts with `prefix`, by request id; fails on an id found twice. */
+  async function trailOf(prefix: string): Promise<Map<string | null, Entry>> {
+    const entries = (await auditPage(platform, `?connector_id=${id}&action=execute&limit=1000`)).data.filter((e) =>
+      e.request_id?.startsWith(prefix),
+    );
+    const byRequest = new Map(entries.map((e) => [e.request_id, e]));
+    expect(byRequest.size, 'each call once').toBe(entries.length);
+    return byRequest;
+  }
+
+  /** Whether every answered call is in the trail once with its outcome; with `wait`, waits for it. */
+  async function expectAllAudited(prefix: string, answered: string[], wait: boolean): Promise<void> {
+    const check = async () => {
+      const byRequest = await trailOf(prefix);
+      for (const requestId of answered) {
+        expect(byRequest.get(requestId), requestId).toMatchObject({ action: 'execute.list', status: 200 });
+        expect(byRequest.get(requestId)!.latency_ms).toBeGreaterThan(0);
+      }
+      return byRequest;
+    };
+    const byRequest = wait ? await eventually(check, 30_000, 100) : await check();
+    // A call cut off by the kill: nothing, its whole entry (committed or spooled, the answer lost on the way), or
+    // (intent) its intent alone.
+    for (const entry of byRequest.values()) expect(entry.status === null).toBe(entry.latency_ms === null);
+  }
+
+  it.sequential.each(['async', 'intent', 'spool'] as const)(
+    'AUDIT_COMMIT=%s: every call answered before the kill is in the trail with its outcome, once',
     async (commit) => {
       doomed = await startDoomed(commit);
       const api = doomed;
@@ -298,21 +339,102 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
       };
       await Promise.all(Array.from({ length: 8 }, (_, n) => caller(n)));
       await killing;
-      const entries = (await auditPage(platform, `?connector_id=${id}&action=execute&limit=1000`)).data;
-      const byRequest = new Map(entries.map((e) => [e.request_id, e]));
-      for (const requestId of answered) {
-        expect(byRequest.get(requestId), requestId).toMatchObject({ action: 'execute.list', status: 200 });
-        expect(byRequest.get(requestId)!.latency_ms).toBeGreaterThan(0);
+      if (commit !== 'spool') return expectAllAudited(`killed-${commit}-`, answered, false);
+      // The spool's tail a killed process had not shipped is shipped by the next process (at its start).
+      const next = await startDoomed('spool');
+      try {
+        await expectAllAudited('killed-spool-', answered, true);
+        await eventually(async () =>
+          readdirSync(join(spoolDir, databaseOf(platform))).length === 1 ? true : undefined,
+        );
+      } finally {
+        await next.stop();
       }
-      // A call cut off by the kill: nothing, its whole entry (committed, the answer lost on the way), or (intent)
-      // its intent alone.
-      for (const entry of entries.filter((e) => e.request_id?.startsWith(`killed-${commit}-`))) {
-        expect(entry.status === null).toBe(entry.latency_ms === null);
-        if (commit === 'async') expect(entry.status).toBe(200);
-      }
+      expect(readdirSync(join(spoolDir, databaseOf(platform)))).toEqual([]);
     },
     60_000,
   );
+
+  it.sequential('AUDIT_COMMIT=spool: calls answered while the shipper is blocked, then the process killed: the next process ships them, once', async () => {
+    doomed = await startDoomed('spool');
+    const api = doomed;
+    const blocker = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
+    await blocker.connect();
+    const answered: string[] = [];
+    try {
+      // Ships wait for this lock (their UPDATE of the offset row): the answers are only in the spool's file.
+      await blocker.query('begin');
+      await blocker.query('lock table audit_spool_offsets in exclusive mode');
+      for (let i = 0; i < 10; i++) {
+        const requestId = `unshipped-${i}`;
+        expect(await executeOn(api, requestId)).toBe(200);
+        answered.push(requestId);
+      }
+      expect((await trailOf('unshipped-')).size).toBe(0);
+      await api.kill();
+    } finally {
+      await blocker.query('commit');
+      await blocker.end();
+    }
+    // The killed process's ship, still waiting at the server, may now commit too: the offset row keeps it once.
+    const next = await startDoomed('spool');
+    try {
+      await expectAllAudited('unshipped-', answered, true);
+      expect((await trailOf('unshipped-')).size).toBe(answered.length);
+    } finally {
+      await next.stop();
+    }
+  }, 60_000);
+
+  it.sequential('AUDIT_COMMIT=spool: the shipper blocked and its connection cut, calls are answered up to the backlog bound, then 503; the entries land once it is back', async () => {
+    doomed = await startDoomed('spool', { AUDIT_SPOOL_BACKLOG_BYTES: '3000' });
+    const api = doomed;
+    const blocker = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
+    await blocker.connect();
+    const answered: string[] = [];
+    let refused: Response | undefined;
+    try {
+      await blocker.query('begin');
+      await blocker.query('lock table audit_spool_offsets in exclusive mode');
+      for (let i = 0; i < 100 && !refused; i++) {
+        const requestId = `backlog-${i}`;
+        const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${await platform.token()}`,
+            'content-type': 'application/json',
+            'x-request-id': requestId,
+          },
+          body: JSON.stringify({ entity: 'customers', action: 'list', params: { limit: 1 } }),
+        });
+        if (response.status === 200) {
+          answered.push(requestId);
+          await response.arrayBuffer();
+        } else refused = response;
+      }
+      expect(answered.length).toBeGreaterThan(2);
+      expect(refused?.status).toBe(503);
+      expect(refused!.headers.get('retry-after')).toBe('1');
+      expect(await refused!.json()).toMatchObject({ code: 'audit_unavailable' });
+      // A refused call is not in the trail (it was not answered); neither are the answered ones yet.
+      expect((await trailOf('backlog-')).size).toBe(0);
+      const metrics = await (await fetch(`${api.url}/metrics`)).text();
+      const backlog = /^conduit_audit_spool_backlog_bytes\{[^}]*\} (\d+)$/m.exec(metrics)?.[1];
+      expect(Number(backlog), metrics.slice(0, 200)).toBeGreaterThan(3000);
+      // The shipper's connection cut (as by a Postgres restart): it reconnects and tries again, with backoff.
+      await blocker.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query like '%audit_spool_offsets%'`,
+      );
+    } finally {
+      await blocker.query('commit');
+      await blocker.end();
+    }
+    await expectAllAudited('backlog-', answered, true);
+    expect((await trailOf('backlog-')).size).toBe(answered.length);
+    await eventually(async () => ((await executeOn(api, 'backlog-after')) === 200 ? true : undefined), 10_000, 100);
+    await api.stop();
+  }, 60_000);
 
   it.sequential('AUDIT_COMMIT=intent: a call at the upstream when the process dies is in the trail (who, what, params) without an outcome', async () => {
     doomed = await startDoomed('intent');
@@ -342,6 +464,11 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
     expect(await held()).toMatchObject({ request_id: 'held-then-killed', status: null });
   }, 60_000);
 });
+
+/** The spool's directory of the platform's database, inside AUDIT_SPOOL_DIR. */
+function databaseOf(platform: TestPlatform): string {
+  return new URL(platform.api.deps.env.DATABASE_URL).pathname.slice(1);
+}
 
 describe.concurrent('audit retention', () => {
   const cleanups = cleanupsAfterAll();

@@ -175,12 +175,26 @@ export const PlatformEnv = z.object({
   /**
    * How an audited call's entry is committed before its answer leaves (docs/trusted-calls.md). `async` (default):
    * one row, committed without waiting for the disk flush: an API crash loses nothing, a Postgres crash may lose the
-   * last ~0.6 s of entries. `intent`: the call's intent is flushed to disk while the call runs and its outcome
-   * committed (unflushed) before the answer: a Postgres crash loses no answered call (at most the last outcomes),
-   * and a call cut off by a crash is still in the trail; two writes per call. `sync`: one row flushed to disk before
-   * the answer, a disk flush on every answer's path.
+   * last ~0.6 s of entries. `spool`: one line appended to this process's spool file (AUDIT_SPOOL_DIR) and shipped to
+   * Postgres in the background, flushed there: no round trip on the answer's path; an API crash loses nothing (the
+   * next process ships its file), a Postgres crash loses nothing, losing the API host's OS or disk loses what was
+   * not shipped yet (milliseconds). `intent`: the call's intent is flushed to disk while the call runs and its
+   * outcome committed (unflushed) before the answer: a Postgres crash loses no answered call (at most the last
+   * outcomes), and a call cut off by a crash is still in the trail; two writes per call. `sync`: one row flushed to
+   * disk before the answer, a disk flush on every answer's path.
    */
-  AUDIT_COMMIT: z.enum(['async', 'intent', 'sync']).default('async'),
+  AUDIT_COMMIT: z.enum(['async', 'spool', 'intent', 'sync']).default('async'),
+  /**
+   * AUDIT_COMMIT=spool: the directory of the spool files, local to the host and kept across restarts of the API
+   * (a file a crashed process leaves is shipped by the next one); relative to the working directory.
+   */
+  AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
+  /** AUDIT_COMMIT=spool: above this many bytes not yet shipped (Postgres unreachable), audited calls answer 503. */
+  AUDIT_SPOOL_BACKLOG_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   /**

@@ -14,6 +14,7 @@ import * as pendingDeliveries from './migrations/0021-pending-deliveries.ts';
 import * as auditAtBrin from './migrations/0023-audit-at-brin.ts';
 import * as changeEventRecordJson from './migrations/0024-change-event-record-json.ts';
 import * as auditOrganizationKey from './migrations/0025-audit-organization-key.ts';
+import * as auditSpoolOffsets from './migrations/0026-audit-spool-offsets.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023-audit-at-brin': auditAtBrin,
   '0024-change-event-record-json': changeEventRecordJson,
   '0025-audit-organization-key': auditOrganizationKey,
+  '0026-audit-spool-offsets': auditSpoolOffsets,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

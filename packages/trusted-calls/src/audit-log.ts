@@ -37,6 +37,11 @@ export interface AuditStore {
    */
   insertEntries(rows: readonly NewAuditEntry[], ids: boolean): Promise<readonly string[]>;
   insertOutcomes(rows: readonly NewAuditOutcome[]): Promise<void>;
+  /**
+   * Resolves once every entry written before the call is readable in the database. A store whose entries are in
+   * the database when `insertEntries` resolves has none; a spool (AuditSpool) ships them a little later.
+   */
+  caughtUp?(): Promise<void>;
 }
 
 /** A call whose intent is being written; `finish` records its outcome. */
@@ -123,6 +128,7 @@ export class AuditLog {
   readonly #entries: GroupWriter<PendingEntry, string | undefined>;
   readonly #outcomes: GroupWriter<NewAuditOutcome, undefined>;
   readonly #intents: boolean;
+  readonly #store: AuditStore;
   /** Calls begun (without intents) and not yet finished: whether an entry is likely to have company soon. */
   #running = 0;
 
@@ -136,6 +142,7 @@ export class AuditLog {
     options: { readonly outcomes?: Pick<AuditStore, 'insertOutcomes'>; readonly intents?: boolean } = {},
   ) {
     const outcomes = options.outcomes ?? store;
+    this.#store = store;
     this.#intents = options.intents ?? true;
     this.#entries = new GroupWriter(async (pending) => {
       for (const entry of pending) entry.sent = true;
@@ -149,6 +156,11 @@ export class AuditLog {
       await outcomes.insertOutcomes(rows);
       return rows.map(() => undefined);
     });
+  }
+
+  /** Resolves once every call this process answered so far is readable in the trail (GET /api/v1/audit). */
+  async caughtUp(): Promise<void> {
+    await this.#store.caughtUp?.();
   }
 
   /** Writes a whole call in one row; resolves once it is durable. */

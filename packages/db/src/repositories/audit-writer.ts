@@ -36,15 +36,15 @@ const COLUMN_LIST = AUDIT_ENTRY_COLUMNS.map(([name]) => name).join(', ');
 // element in JavaScript, Postgres parses 14 arrays): about a third less client CPU and a third less Postgres CPU per
 // entry in batches of 32, a fifth less in batches of 4 (docs/trusted-calls.md, "What the trail costs"). Rows are
 // inserted in the order given, so their ids ascend in that order.
-const entriesFromJson = (returning: string) =>
+const entriesFromJson = (returning: string, where = '', json = '$1') =>
   `insert into audit_entries (${COLUMN_LIST})
     select coalesce(at, now()), ${AUDIT_ENTRY_COLUMNS.slice(1)
       .map(([name]) => (name === 'params' ? 'params::jsonb' : name))
       .join(', ')}
-    from rows from (json_to_recordset($1::json) as (${AUDIT_ENTRY_COLUMNS.map(
+    from rows from (json_to_recordset(${json}::json) as (${AUDIT_ENTRY_COLUMNS.map(
       ([name, type]) => `${name} ${name === 'params' ? 'text' : type}`,
     ).join(', ')}))
-      with ordinality as u(${COLUMN_LIST}, position)
+      with ordinality as u(${COLUMN_LIST}, position)${where}
     order by position${returning}`;
 
 const INSERT_ENTRIES = { name: 'audit_insert_entries', text: entriesFromJson(' returning id') };
@@ -60,6 +60,20 @@ const entryValues = (returning: string) =>
       .join(', ')})${returning}`;
 const APPEND_ENTRY = { name: 'audit_append_entry', text: entryValues('') };
 const INSERT_ENTRY = { name: 'audit_insert_entry', text: entryValues(' returning id') };
+
+// A spool's batch (AUDIT_COMMIT=spool) in one statement, so one round trip and atomic without a transaction: the
+// offset moves from $2 to $3 only if it is still $2 (the UPDATE locks the row; a concurrent shipper that moved it
+// first makes it match nothing), and the entries are inserted only if it moved. Exactly once, whoever ships.
+const SHIP_SPOOL = {
+  name: 'audit_ship_spool',
+  text: `with moved as (
+      update audit_spool_offsets set shipped = $3, updated_at = now() where spool = $1 and shipped = $2 returning 1
+    ), inserted as (
+      ${entriesFromJson('', '\n    where exists (select from moved)', '$4')}
+    )
+    select count(*)::int as moved from moved`,
+};
+const SPOOL_OFFSET = { name: 'audit_spool_offset', text: 'select shipped from audit_spool_offsets where spool = $1' };
 
 const INSERT_OUTCOMES = {
   name: 'audit_insert_outcomes',
@@ -136,6 +150,42 @@ export class AuditWriter {
       rows.map((r) => r.upstreamStatus),
       rows.map((r) => r.latencyMs),
     ]);
+  }
+
+  /** Starts a spool's offset at 0 (before its file gets a line); a spool already known keeps its offset. */
+  async createSpool(spool: string): Promise<void> {
+    await this.#query(
+      'audit_create_spool',
+      'insert into audit_spool_offsets (spool) values ($1) on conflict (spool) do nothing',
+      [spool],
+    );
+  }
+
+  /** The byte offset up to which a spool is shipped; undefined for a spool the table does not know. */
+  async spoolOffset(spool: string): Promise<number | undefined> {
+    const result = await this.#query<{ shipped: string }>(SPOOL_OFFSET.name, SPOOL_OFFSET.text, [spool]);
+    const row = result.rows[0];
+    return row === undefined ? undefined : Number(row.shipped);
+  }
+
+  /**
+   * Inserts a spool's entries (`lines`: NDJSON lines of NewAuditEntry, `params` as JSON text) and moves its offset
+   * from `from` to `to`, atomically, only if it is still at `from`. False: another shipper moved it first (or an
+   * earlier attempt whose answer was lost committed): nothing was inserted; read spoolOffset and plan again.
+   */
+  async shipSpool(spool: string, from: number, to: number, lines: readonly string[]): Promise<boolean> {
+    const result = await this.#query<{ moved: number }>(SHIP_SPOOL.name, SHIP_SPOOL.text, [
+      spool,
+      from,
+      to,
+      `[${lines.join(',')}]`,
+    ]);
+    return result.rows[0]?.moved === 1;
+  }
+
+  /** Forgets a spool whose file is gone (fully shipped, then removed). */
+  async removeSpool(spool: string): Promise<void> {
+    await this.#query('audit_remove_spool', 'delete from audit_spool_offsets where spool = $1', [spool]);
   }
 
   async close(): Promise<void> {
