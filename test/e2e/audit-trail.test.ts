@@ -386,7 +386,7 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
     }
   }, 60_000);
 
-  it.sequential('AUDIT_COMMIT=spool: the shipper blocked and its connection cut, calls are answered up to the backlog bound, then 503; the entries land once it is back', async () => {
+  it.sequential('AUDIT_COMMIT=spool: the shipper blocked and its connection cut, calls are answered up to the backlog bound, then refused with 503 before they reach the upstream; the entries land once it is back', async () => {
     doomed = await startDoomed('spool', { AUDIT_SPOOL_BACKLOG_BYTES: '3000' });
     const api = doomed;
     const blocker = new pg.Client({ connectionString: platform.api.deps.env.DATABASE_URL });
@@ -396,6 +396,7 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
     try {
       await blocker.query('begin');
       await blocker.query('lock table audit_spool_offsets in exclusive mode');
+      const upstreamBefore = sim.faults.requests.length;
       for (let i = 0; i < 100 && !refused; i++) {
         const requestId = `backlog-${i}`;
         const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
@@ -416,6 +417,8 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
       expect(refused?.status).toBe(503);
       expect(refused!.headers.get('retry-after')).toBe('1');
       expect(await refused!.json()).toMatchObject({ code: 'audit_unavailable' });
+      // Refused before it ran: only the answered calls reached the upstream, so a retry of the refused one is safe.
+      expect(sim.faults.requests.length - upstreamBefore).toBe(answered.length);
       // A refused call is not in the trail (it was not answered); neither are the answered ones yet.
       expect((await trailOf('backlog-')).size).toBe(0);
       const metrics = await (await fetch(`${api.url}/metrics`)).text();

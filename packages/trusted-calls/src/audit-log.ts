@@ -42,6 +42,11 @@ export interface AuditStore {
    * the database when `insertEntries` resolves has none; a spool (AuditSpool) ships them a little later.
    */
   caughtUp?(): Promise<void>;
+  /**
+   * Throws (AuditUnavailableError) when the store cannot take an entry now, e.g. a spool whose backlog is full.
+   * Asked before a call runs, so that a call the trail could not record is refused before it does anything.
+   */
+  admit?(): void;
 }
 
 /** A call whose intent is being written; `finish` records its outcome. */
@@ -161,6 +166,11 @@ export class AuditLog {
   /** Resolves once every call this process answered so far is readable in the trail (GET /api/v1/audit). */
   async caughtUp(): Promise<void> {
     await this.#store.caughtUp?.();
+  }
+
+  /** Throws (AuditUnavailableError) when the trail cannot take an entry now: ask before a call runs. */
+  admit(): void {
+    this.#store.admit?.();
   }
 
   /** Writes a whole call in one row; resolves once it is durable. */

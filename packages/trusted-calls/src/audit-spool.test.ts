@@ -107,13 +107,14 @@ describe('AuditSpool', () => {
     expect(db.batches.length).toBeLessThan(50);
   });
 
-  it('over the backlog bound (the database unreachable) appends fail with AuditUnavailableError; they ship once it is back', async () => {
+  it('over the backlog bound (the database unreachable) calls are not admitted (AuditUnavailableError), calls already admitted are still written; all ship once it is back', async () => {
     const db = memoryTarget();
     const spool = await openSpool(db.target, spoolDir(), { maxBacklogBytes: 2000 });
     db.state.down = true;
     let taken = 0;
     for (;;) {
       try {
+        spool.admit();
         spool.append([row(`e${taken}`)]);
         taken++;
       } catch (error) {
@@ -122,6 +123,10 @@ describe('AuditSpool', () => {
       }
     }
     expect(taken).toBeGreaterThan(5);
+    // A call admitted before the bound was passed and answered after it is still written.
+    spool.append([row(`e${taken}`)]);
+    taken++;
+    expect(() => spool.admit()).toThrow(AuditUnavailableError);
     expect(db.entries).toHaveLength(0);
     db.state.down = false;
     await spool.caughtUp();

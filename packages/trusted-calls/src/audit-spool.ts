@@ -142,14 +142,22 @@ export class AuditSpool {
     throw new Error('AUDIT_COMMIT=spool writes whole calls; it has no outcomes to add');
   }
 
-  /** The synchronous part of insertEntries. */
-  append(rows: readonly NewAuditEntry[]): void {
+  /** AuditStore's admission: throws AuditUnavailableError while the spool is closed or its backlog is full. */
+  admit(): void {
     if (this.#closed) throw new AuditUnavailableError('the audit spool is closed (the process is stopping)');
     if (this.backlogBytes > this.#options.maxBacklogBytes) {
       throw new AuditUnavailableError(
         `the audit trail is behind: ${this.backlogBytes} bytes not yet stored in the database (it may be unreachable)`,
       );
     }
+  }
+
+  /**
+   * The synchronous part of insertEntries. The backlog's bound is not checked here but at admission (`admit`,
+   * before a call runs): a call already run is written, so the backlog may pass the bound by the calls in flight.
+   */
+  append(rows: readonly NewAuditEntry[]): void {
+    if (this.#closed) throw new AuditUnavailableError('the audit spool is closed (the process is stopping)');
     const at = new Date();
     const lines = rows.map((row) => JSON.stringify({ ...row, at: row.at ?? at }));
     const text = `${this.#torn ? '\n' : ''}${lines.join('\n')}\n`;

@@ -33,7 +33,7 @@ export function beginAudit(c: Context<ApiEnv>, details: Partial<AuditDetails>): 
 }
 
 export interface AuditTrailOptions {
-  readonly audit: Pick<AuditLog, 'record' | 'begin'>;
+  readonly audit: Pick<AuditLog, 'record' | 'begin' | 'admit'>;
   /** False only to measure the trail's cost (AUDIT_TRAIL=off). */
   readonly enabled?: boolean;
   /** The action of a call before its route names it (so a call refused early is audited too); undefined: not audited. */
@@ -62,6 +62,9 @@ export function auditTrail(options: AuditTrailOptions): MiddlewareHandler<ApiEnv
     const started = performance.now();
     const early = actionOf?.(c.req.method, c.req.path);
     if (early) c.set('audit', early);
+    // A trail that cannot take the entry (a spool's full backlog) refuses the call before it runs: a 503 then
+    // means nothing was done upstream, so retrying it is safe.
+    audit.admit();
     const source = mcpMark !== undefined && c.req.header(MCP_MARK_HEADER) === mcpMark ? 'mcp' : 'api';
     let call: AuditedCall | undefined;
     c.set('auditBegin', () => {
