@@ -22,7 +22,10 @@ export class AuditUnavailableError extends Error {
 export interface AuditSpoolOptions {
   /** This database's spool directory (one per database: a recovered file is shipped to the database it names). */
   readonly dir: string;
-  /** Above this many unshipped bytes, appends fail (AuditUnavailableError) rather than growing without bound. */
+  /**
+   * Above this many unshipped bytes, new calls are not admitted (`admit` throws AuditUnavailableError) rather than
+   * the backlog growing without bound.
+   */
   readonly maxBacklogBytes: number;
   /** A file past this size is replaced by a new one once fully shipped. */
   readonly rotateBytes?: number;
