@@ -26,6 +26,7 @@
  *   BENCH_PEER=0             skip the Postgres peer
  *   BENCH_SQL=0              skip the SQL side (POST .../sql), e.g. to profile the API on searches alone
  *   BENCH_PROFILE=dir        run the API with --cpu-prof, writing its profile into dir
+ *   BENCH_A_ENV='K=V ...'    the API process (ours) runs with these variables set, e.g. AUDIT_TRAIL=off
  *   BENCH_B_FLAGS='--flag'   A/B of Node flags: a second API process, with these flags after the API's own, is a
  *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
  *   BENCH_B_ENV='K=V ...'    A/B of settings: the second API process runs with these variables set (with or
@@ -85,13 +86,18 @@ const SQL = process.env.BENCH_SQL !== '0';
 const PROFILE = process.env.BENCH_PROFILE;
 const CLEAN = process.env.BENCH_CLEAN === '1';
 const B_FLAGS = process.env.BENCH_B_FLAGS?.split(' ').filter(Boolean);
-const B_ENV = process.env.BENCH_B_ENV
-  ? Object.fromEntries(
-      process.env.BENCH_B_ENV.split(' ')
-        .filter(Boolean)
-        .map((pair) => pair.split('=', 2)),
-    )
-  : undefined;
+/** `K=V K2=V2` as variables (BENCH_A_ENV, BENCH_B_ENV). */
+const envPairs = (list: string | undefined): Record<string, string> | undefined =>
+  list
+    ? Object.fromEntries(
+        list
+          .split(' ')
+          .filter(Boolean)
+          .map((pair) => pair.split('=', 2)),
+      )
+    : undefined;
+const A_ENV = envPairs(process.env.BENCH_A_ENV);
+const B_ENV = envPairs(process.env.BENCH_B_ENV);
 const B_CHECKOUT = process.env.BENCH_B_CHECKOUT;
 const B_LABEL = [
   process.env.BENCH_B_FLAGS,
@@ -158,7 +164,7 @@ try {
       { RATE_LIMIT_PER_MINUTE: '100000000', ...env },
       { logLevel: env.LOG_LEVEL ?? 'info', nodeFlags, checkout },
     );
-  api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []);
+  api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [], A_ENV);
   if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi(B_FLAGS ?? [], B_ENV, B_CHECKOUT);
   hopProcess = spawn(
     process.execPath,

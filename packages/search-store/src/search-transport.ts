@@ -188,6 +188,8 @@ export class SearchTransport {
   /** `timeout` and `cancel_after_time_interval` of every search (see SearchTransportOptions.timeoutMs). */
   readonly #timeout: string;
   readonly #cancelAfter: string;
+  /** The JSON (with `timeout`) of frozen bodies sent before: a kept plan's body is serialized once, not per search. */
+  readonly #boundBodies = new WeakMap<object, string>();
 
   /** `nodeUrls`: one node, or several comma-separated nodes of one cluster (OPENSEARCH_URL). */
   constructor(nodeUrls: string, options: SearchTransportOptions = {}) {
@@ -241,7 +243,7 @@ export class SearchTransport {
     const line = costly ? this.#costly : this.#searches;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new SearchAbandonedError());
-      const bounded = withTimeout(body, this.#timeout);
+      const bounded = this.#bounded(body);
       const search: WaitingSearch = { tenant, index, routing, body: bounded, signal, opaqueId, resolve, reject };
       if (!line.add(search)) {
         // Roughly how long until one of its own has left: the line's length over the requests that drain it.
@@ -278,6 +280,20 @@ export class SearchTransport {
         reject(new SearchQueueFullError(1));
       }
     });
+  }
+
+  /**
+   * `body` as JSON with the engine's `timeout`. A frozen body cannot change, so its JSON is kept (the search service
+   * freezes the bodies of the plans it keeps); any other body is serialized as it is now.
+   */
+  #bounded(body: unknown): string {
+    if (typeof body !== 'object' || body === null || !Object.isFrozen(body)) return withTimeout(body, this.#timeout);
+    let json = this.#boundBodies.get(body);
+    if (json === undefined) {
+      json = withTimeout(body, this.#timeout);
+      this.#boundBodies.set(body, json);
+    }
+    return json;
   }
 
   async close(): Promise<void> {

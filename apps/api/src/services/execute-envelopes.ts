@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { parseJsonText } from '../request-body.ts';
 import { ExecuteBody } from '../routes/connectors/schemas.ts';
 import { auditParams } from './audit-params.ts';
-import { KeptValues } from './kept-values.ts';
+import { deepFreeze, KeptValues } from './kept-values.ts';
 
 /** An execute request's body as the route reads it: validated, and its params as the audit trail keeps them. */
 export interface ExecuteEnvelope {
@@ -36,10 +36,4 @@ export function executeEnvelopes(entries: number): (catalog: KindCatalog, text: 
         return true;
       },
     );
-}
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
 }

@@ -32,3 +32,10 @@ export class KeptValues<V> {
     return value;
   }
 }
+
+/** Freezes `value` and everything in it: a kept value shared by every caller can then not be changed by one. */
+export function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}

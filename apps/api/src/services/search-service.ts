@@ -27,7 +27,7 @@ import {
 } from '@conduit/search-store';
 import { ApiError } from '../problem.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
-import { KeptValues } from './kept-values.ts';
+import { deepFreeze, KeptValues } from './kept-values.ts';
 
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
@@ -117,7 +117,8 @@ export function createSearchService(
    * The last plans made, by connector, entity and params (as JSON). Planning (parse, validate, cost, compile) was the
    * largest part of a search's own CPU in the API (bench:search profile, docs/search-cost.md), and a plan is a pure
    * function of its key: the catalog and the cursor key do not change while the process runs, and a cursor has no
-   * expiry. The transport serializes a plan's body as it is, never changing it.
+   * expiry. A plan's body is frozen: the transport serializes it once (with its timeout) and sends that JSON for
+   * every search that finds the plan.
    */
   const plans = new KeptValues<SearchPlan>(options.planCacheEntries ?? 512, PLAN_CACHE_MAX_KEY);
   return {
@@ -127,16 +128,19 @@ export function createSearchService(
       synced.catch(() => undefined);
       // The connector type too: an entity's catalog is its connector kind's.
       const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${jsonOfParams(params)}`;
-      const plan = plans.get(planKey, () =>
-        planSearch(params, {
+      const plan = plans.get(planKey, () => {
+        const made = planSearch(params, {
           searchable: entity.searchable ?? {},
           recordKey: entity.recordKey,
           connectorId: row.id,
           entity: `${row.connector_type}/${entity.name}`,
           cursorKey: key,
           literalFields: literalFieldsOf(entity),
-        }),
-      );
+        });
+        // Frozen, the body is serialized once by the transport for every search that finds this plan.
+        deepFreeze(made.body);
+        return made;
+      });
       const index = indexStore.alias(row.connector_type, entity.name);
       if (plan.lookup) {
         const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);

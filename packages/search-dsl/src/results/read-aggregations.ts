@@ -3,6 +3,7 @@ import { type AggBucket, type AggNode, type AggResult, type AggVisitor, visitAgg
 import { aggregationKey, exactExtreme } from '../compile/opensearch/compile-aggregations.ts';
 import { divideScaled, formatScaledDecimal, joinDecimalSums, toScaledDecimal } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
+import { isoInstant } from '../fields/iso-instant.ts';
 import { getPath } from '../fields/paths.ts';
 import { toInteger } from '../fields/values.ts';
 
@@ -42,8 +43,7 @@ export function emptyAggregations(nodes: readonly AggNode[]): Record<string, Agg
   return Object.fromEntries(nodes.map((node) => [node.name, visitAgg(node, empty)] as const));
 }
 
-const iso = (millis: number | null): string | null =>
-  millis === null ? null : new Date(Math.round(millis)).toISOString();
+const iso = (millis: number | null): string | null => (millis === null ? null : isoInstant(Math.round(millis)));
 
 function countByKey(node: AggNode, bucket: z.infer<typeof Bucket>): AggBucket['key'] {
   switch (node.type) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatScaledDecimal } from '../fields/decimal.ts';
+import { isoInstant } from '../fields/iso-instant.ts';
 import { emptyAggregations, readAggregations } from '../results/read-aggregations.ts';
 import { aggNodes, keyName } from './compile-groups.ts';
 import type { GroupRow } from './group-values.ts';
@@ -75,7 +76,7 @@ export function emptyGroup(query: GroupsQuery): GroupRow {
 /** A composite key as a row shows it: dates as ISO instants, integers and decimals as exact decimal strings. */
 function keyValue(raw: string | number | boolean | null, key: GroupKey): unknown {
   if (raw === null) return null;
-  if (key.trunc || key.type === 'datetime') return new Date(Number(raw)).toISOString();
+  if (key.trunc || key.type === 'datetime') return isoInstant(Number(raw));
   switch (key.type) {
     case 'integer':
       return String(raw);
