@@ -3,6 +3,8 @@ import { type ApiRuntime, buildApp, rateLimit } from '@conduit/api';
 import { hashClientSecret } from '@conduit/config';
 import { connectorChangesChannel } from '@conduit/queues';
 import { Hono } from 'hono';
+import { UnsupportedPathError } from 'hono/router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
@@ -97,6 +99,15 @@ describe('connector cache across two API instances', () => {
     // The worker announces every recorded run on the connector channel, as sync-run.ts does.
     await platform.api.deps.redis.publish(connectorChangesChannel(platform.api.deps.env.NAMESPACE), id);
     await eventually(async () => ((await syncedAt()) === finished ? true : undefined), 2000, 10);
+  });
+
+  it('routes with TrieRouter from the first request: RegExpRouter refuses these routes (see buildApp)', async () => {
+    expect(secondApp.router.name).toBe('TrieRouter');
+    const regExp = new RegExpRouter();
+    expect(() => {
+      for (const route of secondApp.routes) regExp.add(route.method, route.path, route.handler);
+      regExp.match('GET', '/healthz');
+    }).toThrow(UnsupportedPathError);
   });
 
   it('answers 404 to another organization even while the connector is cached', async () => {

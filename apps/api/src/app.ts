@@ -3,6 +3,7 @@ import { publicBaseUrl } from '@conduit/config';
 import { mcpHttpHandler } from '@conduit/mcp';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import {
   auditMcpToolCalls,
@@ -42,7 +43,12 @@ const ONE_MIB = 1024 * 1024;
 const EXECUTE_LIMIT = 7 * ONE_MIB;
 
 export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
+  // The router is chosen, not left to hono's SmartRouter, which tries RegExpRouter on the first request and falls
+  // back to TrieRouter when that refuses the routes (https://hono.dev/docs/concepts/routers). RegExpRouter refuses
+  // a literal segment beside a parameter for the same method, and the connectors' public paths have both: POST
+  // /oauth/initiate beside POST /:connector_id/execute, GET /oauth/callback (the redirect URI registered with
+  // providers) beside GET /:connector_id. Matching the execute path costs ~2.5 µs on TrieRouter, ~1 µs on RegExpRouter.
+  const app = new OpenAPIHono<ApiEnv>({ router: new TrieRouter() });
   registerSecurity(app);
   const baseUrl = publicBaseUrl(deps.env);
   app.use('*', securityHeaders({ publicBaseUrl: baseUrl }));

@@ -46,6 +46,6 @@ export function authenticate(tokens: AccessTokens, clientAccess: ClientAccessCac
     }
     c.set('auth', { clientId: claims.clientId, organizationId });
     c.set('logger', c.get('logger').child({ client_id: claims.clientId, organization_id: organizationId }));
-    await next();
+    return next();
   };
 }

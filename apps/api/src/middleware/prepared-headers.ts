@@ -1,7 +1,5 @@
 import { ServerResponse } from 'node:http';
-import type { Context } from 'hono';
-
-const NOTHING_LEFT = () => undefined;
+import type { Context, Next } from 'hono';
 
 /**
  * Headers a middleware puts on every response. Served by Node (@hono/node-server hands its ServerResponse to the app
@@ -14,16 +12,24 @@ const NOTHING_LEFT = () => undefined;
  * handler, so they are among those its response is built with (set on a finished response, hono copies that
  * response, turning its body into a stream written chunk by chunk: 13-24% of the API's CPU on a ten-record search).
  * A Response the handler built itself does not take them, so the returned function, called after `next()`, sets
- * them on it.
+ * them on it; served by Node, nothing is left to do after `next()` and the answer is undefined.
  */
-export function prepareHeaders(c: Context, headers: Readonly<Record<string, string>>): () => void {
+export function prepareHeaders(c: Context, headers: Readonly<Record<string, string>>): (() => void) | undefined {
   const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
   if (outgoing instanceof ServerResponse) {
     for (const name in headers) outgoing.setHeader(name, headers[name]!);
-    return NOTHING_LEFT;
+    return undefined;
   }
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   return () => {
     for (const [name, value] of Object.entries(headers)) if (!c.res.headers.has(name)) c.header(name, value);
   };
+}
+
+/**
+ * `next()`, then `after` if there is one. A middleware that returns this instead of awaiting `next()` is no async
+ * step of its own when served by Node (hono awaits what a middleware returns: https://hono.dev/docs/guides/middleware).
+ */
+export function nextThen(next: Next, after: (() => void) | undefined): Promise<void> {
+  return after ? next().then(after) : next();
 }

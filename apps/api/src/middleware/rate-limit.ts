@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
-import { prepareHeaders } from './prepared-headers.ts';
+import { nextThen, prepareHeaders } from './prepared-headers.ts';
 import { type ConsumeShared, RateLimitLeases } from './rate-limit-leases.ts';
 
 export interface RateLimitOptions {
@@ -99,7 +99,6 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
       throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], seconds);
     }
-    await next();
-    onOwnResponse();
+    return nextThen(next, onOwnResponse);
   };
 }

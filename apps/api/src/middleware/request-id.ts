@@ -20,7 +20,7 @@ export function requestId(logger: Logger): MiddlewareHandler<ApiEnv> {
     const onOwnResponse = prepareHeaders(c, { 'x-request-id': id });
     const started = performance.now();
     await next();
-    onOwnResponse();
+    onOwnResponse?.();
     const line = {
       method: c.req.method,
       path: c.req.path,

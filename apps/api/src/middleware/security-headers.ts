@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
-import { prepareHeaders } from './prepared-headers.ts';
+import { nextThen, prepareHeaders } from './prepared-headers.ts';
 
 export interface SecurityHeadersOptions {
   /** The API's public base URL: HSTS is sent only when it is https (a plain-http deployment would lock itself out). */
@@ -27,9 +27,7 @@ export function securityHeaders({ publicBaseUrl }: SecurityHeadersOptions): Midd
     // One year, the minimum for browsers' preload lists (https://hstspreload.org/#deployment-recommendations).
     headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
   }
-  return async function securityHeadersMiddleware(c, next) {
-    const onOwnResponse = prepareHeaders(c, headers);
-    await next();
-    onOwnResponse();
+  return function securityHeadersMiddleware(c, next) {
+    return nextThen(next, prepareHeaders(c, headers));
   };
 }
