@@ -94,6 +94,13 @@ async function cpuNow(side: { name: SideName; api: ApiProcess }, postgres: pg.Cl
   return { api: side.api.cpuMs(), backends, load: processCpuMs(load.pid!), own: (own.user + own.system) / 1000 };
 }
 
+/** cpuNow of each side, one after the other: one client runs one query at a time. */
+async function cpuOfEach(sides: readonly { name: SideName; api: ApiProcess }[], postgres: pg.Client) {
+  const cpu = [];
+  for (const side of sides) cpu.push(await cpuNow(side, postgres));
+  return cpu;
+}
+
 const load = fork(fileURLToPath(new URL('./audit-load.ts', import.meta.url)));
 const loadReady = new Promise<void>((resolve) => load.once('message', () => resolve()));
 const runLoad = <Result = AuditLoadResult>(command: AuditLoadCommand | AuditPairedCommand) =>
@@ -247,7 +254,7 @@ try {
     ),
   );
   if (PAIRED_SECONDS > 0) {
-    const before = await Promise.all(sides.map((side) => cpuNow(side, db)));
+    const before = await cpuOfEach(sides, db);
     const paired = await runLoad<AuditPairedResult>({
       type: 'paired',
       urls: sides.map((side) => side.api.url),
@@ -257,7 +264,7 @@ try {
       warmupMs: WARMUP_SECONDS * 1000,
       durationMs: PAIRED_SECONDS * 1000,
     });
-    const after = await Promise.all(sides.map((side) => cpuNow(side, db)));
+    const after = await cpuOfEach(sides, db);
     const [off, ...on] = paired.latencies;
     const turns = off?.length ?? 0;
     const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
