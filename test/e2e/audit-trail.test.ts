@@ -279,8 +279,9 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
     return api;
   };
 
-  async function executeOn(api: ApiProcess, requestId: string): Promise<number> {
-    const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
+  /** A live list on the connector through `api`, with this request id; the answer's body unread. */
+  async function callOn(api: ApiProcess, requestId: string): Promise<Response> {
+    return fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${await platform.token()}`,
@@ -289,6 +290,10 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
       },
       body: JSON.stringify({ entity: 'customers', action: 'list', params: { limit: 1 } }),
     });
+  }
+
+  async function executeOn(api: ApiProcess, requestId: string): Promise<number> {
+    const response = await callOn(api, requestId);
     await response.arrayBuffer();
     return response.status;
   }
@@ -399,15 +404,7 @@ describe.concurrent('the audit trail when the API process is killed (SIGKILL)', 
       const upstreamBefore = sim.faults.requests.length;
       for (let i = 0; i < 100 && !refused; i++) {
         const requestId = `backlog-${i}`;
-        const response = await fetch(`${api.url}/api/v1/integrations/connectors/${id}/execute`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${await platform.token()}`,
-            'content-type': 'application/json',
-            'x-request-id': requestId,
-          },
-          body: JSON.stringify({ entity: 'customers', action: 'list', params: { limit: 1 } }),
-        });
+        const response = await callOn(api, requestId);
         if (response.status === 200) {
           answered.push(requestId);
           await response.arrayBuffer();
