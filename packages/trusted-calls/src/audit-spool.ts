@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, 
 import { open } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NewAuditEntry } from '@conduit/db';
 
 /** Where spooled entries go, with the spool's shipped offset (AuditWriter, docs/trusted-calls.md). */
@@ -225,10 +226,10 @@ export class AuditSpool {
     const deadline = Date.now() + timeoutMs;
     while (this.#queue.length > 0 && Date.now() < deadline) {
       this.#scheduleShip();
-      await Promise.race([this.#shipping ?? sleep(10), sleep(Math.max(0, deadline - Date.now()), true)]);
+      await Promise.race([this.#shipping ?? sleep(10), untilDeadline(deadline)]);
     }
     this.#abandoned = this.#queue.length > 0;
-    await Promise.race([this.#recovering, sleep(Math.max(0, deadline - Date.now()), true)]);
+    await Promise.race([this.#recovering, untilDeadline(deadline)]);
     closeSync(this.#fd);
     if (this.#queue.length === 0) await this.#remove(this.#name).catch((error) => this.#error('removing', error));
   }
@@ -447,10 +448,7 @@ export function isRunning(pid: number, start: number): boolean {
   }
 }
 
-/** `unref`: the timer alone does not keep the process running (a deadline raced against the work it bounds). */
-function sleep(ms: number, unref = false): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    if (unref) timer.unref();
-  });
+/** Resolves at `deadline`; its timer alone does not keep the process running (it bounds the work raced against it). */
+function untilDeadline(deadline: number): Promise<void> {
+  return sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false });
 }
