@@ -3,10 +3,14 @@
  * makes them) through the sync's path (ChangeFeedSink: content hash, then ChangeFeedRepository) in batches of 1,000
  * (one sync write group each) into a fresh Postgres database, with the CPU they cost this process and the
  * database's backends per 1,000 events, then reads of the whole feed in pages
- * of 1,000, reads filtered by entity, and the retention delete of everything.
+ * of 1,000, reads filtered by entity, and the retention delete of everything. Each slice of the appends
+ * (BENCH_SLICE events, default a tenth of the run) prints the backends' CPU, the WAL written (the server's, so
+ * other databases' writes count too; full-page images apart) and the blocks the feed's tables read from outside
+ * shared buffers, per 1,000 events, with the tables' sizes after it: how the cost grows with the feed in one run.
  *
  *   node test/bench/change-feed-store-bench.ts            # BENCH_EVENTS=1000000 by default
- *   BENCH_EVENTS=100000 node test/bench/change-feed-store-bench.ts
+ *   BENCH_EVENTS=100000 BENCH_SLICE=10000 node test/bench/change-feed-store-bench.ts
+ *   BENCH_ENTITIES=1 node test/bench/change-feed-store-bench.ts   # all in one entity (default: 4 in turn)
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -21,7 +25,10 @@ import { benchProcessGroups, cpuByGroup, cpuSnapshot } from './process-cpu.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = 1000;
-const ENTITIES = ['customers', 'invoices', 'subscriptions', 'plans'];
+const SLICE = Number(process.env.BENCH_SLICE ?? Math.max(BATCH, Math.round(EVENTS / 10 / BATCH) * BATCH));
+/** Batches go to each entity in turn; BENCH_ENTITIES=1 puts every record in one, as a sync of one entity does. */
+const ENTITIES = ['customers', 'invoices', 'subscriptions', 'plans'].slice(0, Number(process.env.BENCH_ENTITIES ?? 4));
+const FILTERED = ENTITIES[ENTITIES.length - 1]!;
 
 const suffix = randomBytes(4).toString('hex');
 const url = withDatabaseName(process.env.DATABASE_URL ?? localDatabaseUrl('conduit'), `bench_feed_${suffix}`);
@@ -55,7 +62,14 @@ try {
     from: '2023-01-01T00:00:00Z',
   }).customers;
   const sink = new ChangeFeedSink(feed);
-  const cpuBefore = cpuSnapshot();
+  const stats = new pg.Client({ connectionString: url });
+  await stats.connect();
+  const groups = benchProcessGroups({ database: new URL(url).pathname.slice(1) });
+  console.log(
+    'slice (events)  backends CPU s  WAL KB  full-page images  blocks read  per 1,000 events; sizes MB after',
+  );
+  let slice = { cpu: cpuSnapshot(), io: await feedIo(stats), from: 0 };
+  const cpuBefore = slice.cpu;
   let started = performance.now();
   const appendMs: number[] = [];
   for (let from = 0; from < EVENTS; from += BATCH) {
@@ -69,7 +83,26 @@ try {
     const at = performance.now();
     await sink.applied({ connectorId, entity, source: 'full_pass' }, writes);
     appendMs.push(performance.now() - at);
+    const done = from + BATCH;
+    if (done % SLICE === 0 || done >= EVENTS) {
+      const next = { cpu: cpuSnapshot(), io: await feedIo(stats), from: done };
+      const per = (value: number) => ((value / (done - slice.from)) * 1000).toFixed(3);
+      const cpu = cpuByGroup(slice.cpu, next.cpu, groups).get('postgres (run db)') ?? 0;
+      console.log(
+        [
+          `${slice.from}-${done}`,
+          per(cpu),
+          per((next.io.walBytes - slice.io.walBytes) / 1024),
+          per(next.io.fullPages - slice.io.fullPages),
+          per(next.io.blocksRead - slice.io.blocksRead),
+          await feedSizes(stats),
+          `load ${loadavg()[0]!.toFixed(2)}`,
+        ].join('  '),
+      );
+      slice = next;
+    }
   }
+  await stats.end();
   const appendSeconds = (performance.now() - started) / 1000;
   const appendCpu = cpuByGroup(
     cpuBefore,
@@ -94,7 +127,7 @@ try {
   const filteredMs: number[] = [];
   for (const fraction of [0, 0.5, 0.99]) {
     const at = performance.now();
-    await feed.read(connectorId, { after: Math.floor(EVENTS * fraction), limit: 100, entity: 'plans' });
+    await feed.read(connectorId, { after: Math.floor(EVENTS * fraction), limit: 100, entity: FILTERED });
     filteredMs.push(performance.now() - at);
   }
   const client = new pg.Client({ connectionString: url });
@@ -127,10 +160,36 @@ try {
     `read all in pages of ${BATCH}: ${Math.round(read / readSeconds)} events/s; per page p50 ${p(pageMs, 0.5)} ms, p95 ${p(pageMs, 0.95)} ms`,
   );
   console.log(
-    `read 100 of one entity (1/4 of the events) from 0%, 50%, 99%: ${filteredMs.map((m) => m.toFixed(1)).join(', ')} ms`,
+    `read 100 of one entity (1/${ENTITIES.length} of the events) from 0%, 50%, 99%: ${filteredMs.map((m) => m.toFixed(1)).join(', ')} ms`,
   );
   console.log(`retention delete of all: ${purged} events in ${purgeSeconds.toFixed(1)} s`);
 } finally {
   await services.close();
   await dropDatabase(url);
+}
+
+/**
+ * The server's WAL position and full-page images written (up to 8 KB each), and the feed tables' blocks read from
+ * outside shared buffers, heap and indexes.
+ */
+async function feedIo(client: pg.Client): Promise<{ walBytes: number; fullPages: number; blocksRead: number }> {
+  const row = (
+    await client.query(`
+      select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as wal, (select wal_fpi from pg_stat_wal) as fpi,
+        (select sum(coalesce(heap_blks_read, 0) + coalesce(idx_blks_read, 0) + coalesce(toast_blks_read, 0))
+         from pg_statio_user_tables where relname in ('record_states', 'change_events')) as read`)
+  ).rows[0] as { wal: string; fpi: string; read: string };
+  return { walBytes: Number(row.wal), fullPages: Number(row.fpi), blocksRead: Number(row.read) };
+}
+
+/** Each feed table and index's size in MB, with the server's shared buffers for scale. */
+async function feedSizes(client: pg.Client): Promise<string> {
+  const { rows } = await client.query(`
+    select c.relname as name, pg_relation_size(c.oid) as bytes from pg_class c
+    where c.relname in ('record_states', 'change_events') or c.oid in (
+      select indexrelid from pg_index where indrelid in ('record_states'::regclass, 'change_events'::regclass))
+    order by c.relname`);
+  return (rows as { name: string; bytes: string }[])
+    .map((r) => `${r.name} ${Math.round(Number(r.bytes) / 1e6)}`)
+    .join(', ');
 }

@@ -83,13 +83,18 @@ export class ChangeFeedRepository {
           .returning('last_seq')
           .executeTakeFirstOrThrow();
         const keys = [...new Set(changes.map((c) => c.key))];
-        const rows = await trx
-          .selectFrom('record_states')
-          .select(['key', 'version', 'content_hash', 'deleted'])
-          .where('connector_id', '=', connectorId)
-          .where('entity', '=', entity)
-          .where(sql<boolean>`key = any(${keys})`)
-          .execute();
+        // One primary-key probe per key, whatever the table's statistics: `key = any(…)` let a planner without
+        // them (autovacuum off, or not yet run on a growing table) read every state of the entity and filter,
+        // a cost growing with the entity's records (docs/changes.md). LIMIT keeps the lateral subquery a
+        // per-key lookup instead of a join the planner may turn into a scan.
+        const { rows } = await sql<{ key: string; version: string; content_hash: string | null; deleted: boolean }>`
+          select s.key, s.version, s.content_hash, s.deleted
+          from unnest(${keys}::text[]) as k(key)
+          cross join lateral (
+            select key, version, content_hash, deleted from record_states
+            where connector_id = ${connectorId} and entity = ${entity} and key = k.key
+            limit 1
+          ) as s`.execute(trx);
         const states = new Map<string, RecordState>(
           rows.map((r) => [r.key, { version: Number(r.version), content_hash: r.content_hash, deleted: r.deleted }]),
         );

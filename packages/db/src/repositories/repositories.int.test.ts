@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, ensureDatabaseExists } from '../database.ts';
@@ -236,6 +236,29 @@ describe('ChangeFeedRepository', () => {
       expect(await feed.read(id, { after: 0, limit: 10 })).toEqual([]);
     } finally {
       await Promise.all([holder.end(), deleter.end()]);
+    }
+  });
+
+  it("an append looks up its own keys' states only, however many the entity holds, with no statistics", async () => {
+    // One connection, so the statistics it reads back are its own appends', flushed on demand.
+    const single = createDatabase(databaseUrl, 1);
+    try {
+      const feed = new ChangeFeedRepository(single);
+      const { id } = await newConnector();
+      await sql`
+        insert into record_states (connector_id, entity, key, version, content_hash, deleted)
+        select ${id}, 'customers', 'k' || g, 1, 'h', false from generate_series(1, 20000) g`.execute(single);
+      const indexEntriesRead = async () => {
+        await sql`select pg_stat_force_next_flush()`.execute(single);
+        const { rows } = await sql<{ n: string }>`
+          select idx_tup_read as n from pg_stat_user_indexes where indexrelname = 'record_states_pkey'`.execute(single);
+        return Number(rows[0]!.n);
+      };
+      const before = await indexEntriesRead();
+      expect(await feed.append(id, 'customers', 'sync', [upsert('k1', 2, 'h'), upsert('new', 2, 'h')])).toBe(1);
+      expect((await indexEntriesRead()) - before).toBeLessThan(100);
+    } finally {
+      await single.destroy();
     }
   });
 
