@@ -12,16 +12,24 @@ export function stepsRequestId(kind: string, i: number): string {
  */
 export function stepsReport(file: string): string {
   /** Per kind: each step's times since the head was parsed and since the step before, and the requests seen. */
-  const byKind = new Map<string, { requests: number; steps: Map<string, { ats: number[]; deltas: number[] }> }>();
+  const byKind = new Map<
+    string,
+    { requests: number; promises: number[]; steps: Map<string, { ats: number[]; deltas: number[] }> }
+  >();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line === '') continue;
-    const { id, steps } = JSON.parse(line) as { id: string | null; steps: [string, number][] };
+    const { id, steps, promises } = JSON.parse(line) as {
+      id: string | null;
+      steps: [string, number][];
+      promises: number;
+    };
     // Requests the bench did not name (its token request) are not searches.
     if (id === null) continue;
     const kind = id.slice(0, id.lastIndexOf('.'));
-    const entry = byKind.get(kind) ?? { requests: 0, steps: new Map() };
+    const entry = byKind.get(kind) ?? { requests: 0, promises: [] as number[], steps: new Map() };
     byKind.set(kind, entry);
     entry.requests++;
+    entry.promises.push(promises);
     steps.forEach(([step, at], i) => {
       const times = entry.steps.get(step) ?? { ats: [], deltas: [] };
       entry.steps.set(step, times);
@@ -35,12 +43,12 @@ export function stepsReport(file: string): string {
       0.5,
     );
   const out: string[] = [];
-  for (const [kind, { requests, steps }] of byKind) {
+  for (const [kind, { requests, promises, steps }] of byKind) {
     const rows = [...steps]
       .map(([step, { ats, deltas }]) => ({ step, at: median(ats), delta: median(deltas), n: ats.length }))
       .sort((a, b) => a.at - b.at);
     out.push(
-      `\n${kind}: ${requests} requests at 1 in flight (µs, medians)`,
+      `\n${kind}: ${requests} requests at 1 in flight (µs, medians; ${median(promises)} promises made per request)`,
       table(
         ['step', 'since parsed', 'since previous step', 'requests'],
         rows.map((r) => [r.step, r.at.toFixed(0), r.delta.toFixed(0), String(r.n)]),

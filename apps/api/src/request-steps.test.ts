@@ -35,7 +35,7 @@ const lines = () => {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { id: string | null; steps: [string, number][] });
+    .map((line) => JSON.parse(line) as { id: string | null; steps: [string, number][]; promises: number });
 };
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -48,6 +48,7 @@ describe('traceRequestSteps', () => {
     const [line] = lines();
     expect(line?.id).toBe('eq-id.1');
     expect(line?.steps.map(([step]) => step)).toEqual(['handler', 'page built', 'answer written', 'finish', 'closed']);
+    expect(line?.promises).toBeGreaterThan(0);
     const times = line!.steps.map(([, at]) => at);
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
