@@ -26,6 +26,8 @@
  *   BENCH_PEER=0             skip the Postgres peer
  *   BENCH_SQL=0              skip the SQL side (POST .../sql), e.g. to profile the API on searches alone
  *   BENCH_PROFILE=dir        run the API with --cpu-prof, writing its profile into dir
+ *   BENCH_STEPS=file         the API (ours) appends each search's step times to file (REQUEST_STEPS_FILE, traced at
+ *                            1 in flight); they are summarized per kind at the end
  *   BENCH_A_ENV='K=V ...'    the API process (ours) runs with these variables set, e.g. AUDIT_TRAIL=off
  *   BENCH_B_FLAGS='--flag'   A/B of Node flags: a second API process, with these flags after the API's own, is a
  *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
@@ -60,6 +62,7 @@ import { startTestPlatform } from '../harness/platform.ts';
 import { KeepAliveClient } from './http-client.ts';
 import { invoiceRecord } from './invoice-records.ts';
 import { dropPeer, loadPeer, openPeer } from './postgres-peer.ts';
+import { stepsReport, stepsRequestId } from './request-steps.ts';
 import { type QueryKind, queryKinds } from './search-kinds.ts';
 import { settle } from './settle.ts';
 import {
@@ -84,6 +87,7 @@ const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'bench';
 const PEER = process.env.BENCH_PEER !== '0';
 const SQL = process.env.BENCH_SQL !== '0';
 const PROFILE = process.env.BENCH_PROFILE;
+const STEPS = process.env.BENCH_STEPS;
 const CLEAN = process.env.BENCH_CLEAN === '1';
 const B_FLAGS = process.env.BENCH_B_FLAGS?.split(' ').filter(Boolean);
 /** `K=V K2=V2` as variables (BENCH_A_ENV, BENCH_B_ENV). */
@@ -164,7 +168,10 @@ try {
       { RATE_LIMIT_PER_MINUTE: '100000000', ...env },
       { logLevel: env.LOG_LEVEL ?? 'info', nodeFlags, checkout },
     );
-  api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [], A_ENV);
+  api = await startApi(
+    PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [],
+    STEPS ? { ...A_ENV, REQUEST_STEPS_FILE: STEPS } : A_ENV,
+  );
   if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi(B_FLAGS ?? [], B_ENV, B_CHECKOUT);
   hopProcess = spawn(
     process.execPath,
@@ -222,6 +229,10 @@ try {
   raw.close();
   hop.close();
   report(byConcurrency, kinds.length);
+  if (STEPS) {
+    await api.stop();
+    console.log(`\nsteps of a search through the API (BENCH_STEPS=${STEPS})${stepsReport(STEPS)}`);
+  }
 } finally {
   await api?.stop();
   await apiB?.stop();
@@ -293,7 +304,11 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     return JSON.parse(response.text) as { data: { id?: string }[] };
   };
   const oursCall = async (client: KeepAliveClient, i: number) => {
-    const response = await client.post(executePath, oursBodies[i % n]!, headers);
+    const response = await client.post(
+      executePath,
+      oursBodies[i % n]!,
+      STEPS ? { ...headers, 'x-request-id': stepsRequestId(kind.name, i) } : headers,
+    );
     if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${response.text.slice(0, 300)}`);
     return JSON.parse(response.text) as { data: { id: string }[] };
   };

@@ -133,6 +133,11 @@ export const PlatformEnv = z.object({
   SEARCH_COSTLY_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(4),
   /** Search plans each API process keeps for searches asked again (docs/search-cost.md); 0 plans every search. */
   SEARCH_PLAN_CACHE: z.coerce.number().int().min(0).max(100_000).default(512),
+  /**
+   * A file to append each request's step times to, at one request in flight (apps/api/src/request-steps.ts,
+   * docs/search-cost.md); unset: off.
+   */
+  REQUEST_STEPS_FILE: z.string().min(1).optional(),
   /** The engine's time limit on a search (its `timeout`; the task is cancelled at twice this), in ms. */
   SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   /** Webhook events of one organization a worker processes at once; default half of WEBHOOK_CONCURRENCY. */

@@ -3,6 +3,7 @@ import { type AuditedCall, type AuditIntent, type AuditLog, redactForAudit } fro
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
 import { toProblem } from '../problem.ts';
+import { requestStep } from '../request-steps.ts';
 
 /** What a call did, as the audit trail records it; routes add to it with `auditAs`. */
 export interface AuditDetails {
@@ -85,8 +86,10 @@ export function auditTrail(options: AuditTrailOptions): MiddlewareHandler<ApiEnv
       upstreamStatus: upstreamStatus ?? null,
       latencyMs: performance.now() - started,
     };
+    requestStep('audit entry sent');
     if (call) await call.finish(outcome);
     else await audit.record({ ...intentOf(c, details, source), ...outcome });
+    requestStep('audit entry committed');
   };
 }
 

@@ -26,6 +26,7 @@ import {
   SearchQueueFullError,
 } from '@conduit/search-store';
 import { ApiError } from '../problem.ts';
+import { requestStep } from '../request-steps.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
 import { deepFreeze, KeptValues } from './kept-values.ts';
 
@@ -141,6 +142,7 @@ export function createSearchService(
         deepFreeze(made.body);
         return made;
       });
+      requestStep('planned');
       const index = indexStore.alias(row.connector_type, entity.name);
       if (plan.lookup) {
         const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);

@@ -9,6 +9,7 @@ import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
+import { requestStep } from '../../request-steps.ts';
 import { executeEnvelopes } from '../../services/execute-envelopes.ts';
 import {
   IDEMPOTENCY_HEADER,
@@ -69,11 +70,13 @@ export const executeRoute = authenticatedRoute({
 export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
   const envelopeOf = executeEnvelopes(deps.env.SEARCH_PLAN_CACHE);
   mountRoute(app, executeRoute, async (c) => {
+    requestStep('handler');
     // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
     const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
     // The envelope here; entity, action and params are checked against the connector's kind (the documented
     // branches) by the connector itself and by the search language, with did-you-mean hints.
     const text = await c.req.text();
+    requestStep('body read');
     const { body, auditParams } = envelopeOf(catalog, text);
     // The body limit lets execute through up to the upload size; only files_upload may use it. A UTF-8 byte is at
     // most 3 per UTF-16 unit, so a short text needs no count.
@@ -94,6 +97,7 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
         signal: c.req.raw.signal,
         requestId: c.get('requestId'),
       });
+      requestStep('page built');
       return c.body(page, 200, { 'content-type': 'application/json' });
     }
     const { row } = await loadConnector(c, deps);
