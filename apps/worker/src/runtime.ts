@@ -51,6 +51,8 @@ export async function createWorkerRuntime(
     // append-only); idempotency keys expire after 24 h.
     { name: 'audit_entries', run: () => services.auditEntries.purge(intervalMs(env.AUDIT_RETENTION)) },
     { name: 'idempotency_keys', run: () => services.idempotencyKeys.purgeExpired() },
+    // Last, after the deletes: their space reused, and statistics for the planner, when autovacuum does not run.
+    { name: 'vacuumed_tables', run: () => services.maintenance.vacuumUnattended() },
   ]);
   return {
     deps,

@@ -6,6 +6,7 @@ export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { IdempotencyKeysRepository, type IdempotencyRef } from './repositories/idempotency-keys.ts';
+export { TableMaintenance } from './repositories/maintenance.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
 export {
   type ClaimedDelivery,

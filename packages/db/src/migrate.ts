@@ -15,6 +15,7 @@ import * as auditAtBrin from './migrations/0023-audit-at-brin.ts';
 import * as changeEventRecordJson from './migrations/0024-change-event-record-json.ts';
 import * as auditOrganizationKey from './migrations/0025-audit-organization-key.ts';
 import * as auditSpoolOffsets from './migrations/0026-audit-spool-offsets.ts';
+import * as deliveriesByStatus from './migrations/0027-deliveries-by-status.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-change-event-record-json': changeEventRecordJson,
   '0025-audit-organization-key': auditOrganizationKey,
   '0026-audit-spool-offsets': auditSpoolOffsets,
+  '0027-deliveries-by-status': deliveriesByStatus,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

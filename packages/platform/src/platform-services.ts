@@ -12,6 +12,7 @@ import {
   IdempotencyKeysRepository,
   migrateToLatest,
   SyncStatesRepository,
+  TableMaintenance,
   WebhookEndpointsRepository,
 } from '@conduit/db';
 import { HostedConnectors, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
@@ -42,6 +43,8 @@ export interface PlatformServices {
   readonly auditEntries: AuditEntriesRepository;
   /** Idempotency-Key claims of execute writes (the API), removed after their 24 h (the worker). */
   readonly idempotencyKeys: IdempotencyKeysRepository;
+  /** VACUUM (ANALYZE) where autovacuum does not run (the worker's retention). */
+  readonly maintenance: TableMaintenance;
   /** One upstream budget per connector, shared through Redis (GET .../{id} shows it). */
   readonly budgets: UpstreamBudgets;
   close(): Promise<void>;
@@ -140,6 +143,7 @@ export async function connectPlatformServices(
     }),
     auditEntries,
     idempotencyKeys: new IdempotencyKeysRepository(db),
+    maintenance: new TableMaintenance(db),
     db,
     redis,
     opensearch,

@@ -9,6 +9,7 @@ import { AuditWriter } from './audit-writer.ts';
 import { ChangeFeedRepository } from './change-feed.ts';
 import { ClientsRepository } from './clients.ts';
 import { ConnectorsRepository } from './connectors.ts';
+import { TableMaintenance } from './maintenance.ts';
 import { SyncStatesRepository } from './sync-states.ts';
 import { WebhookEndpointsRepository } from './webhook-endpoints.ts';
 
@@ -296,6 +297,65 @@ describe('WebhookEndpointsRepository', () => {
     expect([updated.url, updated.entities]).toEqual(['https://example.com/v2', null]);
     expect((await endpoints.list('org-a')).map((e) => e.id)).toContain(endpoint.id);
   });
+  it("reads a page of an endpoint's deliveries, of any status or one, from the index, however many the table holds, with no statistics", async () => {
+    // One connection, so the statistics it reads back are its own reads', flushed on demand.
+    const single = createDatabase(databaseUrl, 1);
+    try {
+      const endpoints = new WebhookEndpointsRepository(single);
+      const { id: connectorId } = await newConnector();
+      const newEndpoint = () =>
+        endpoints.insert({
+          id: `we_${randomUUID().replaceAll('-', '')}`,
+          organization_id: 'org-a',
+          url: 'https://example.com/hooks',
+          description: null,
+          connector_ids: null,
+          entities: null,
+          types: null,
+          secret_ciphertext: 'ciphertext',
+        });
+      const [busy, quiet] = [await newEndpoint(), await newEndpoint()];
+      const seed = (endpointId: string, from: number, to: number, status: string) =>
+        sql`
+          insert into webhook_deliveries (endpoint_id, connector_id, seq, record_ref, payload, status, next_attempt_at)
+          select ${endpointId}, ${connectorId}, g, 'customers/k' || g, '{}', ${status}, now()
+          from generate_series(${from}::int, ${to}::int) g`.execute(single);
+      await seed(quiet.id, 1, 3, 'delivered');
+      await seed(busy.id, 1, 20000, 'delivered');
+      await seed(quiet.id, 4, 4, 'failed');
+      // Rows read by sequential scans and index entries read by index scans, of every index of the table.
+      const rowsRead = async () => {
+        await sql`select pg_stat_force_next_flush()`.execute(single);
+        const { rows } = await sql<{ n: string }>`
+          select (select seq_tup_read from pg_stat_user_tables where relname = 'webhook_deliveries')
+            + (select sum(idx_tup_read) from pg_stat_user_indexes where relname = 'webhook_deliveries') as n`.execute(
+          single,
+        );
+        return Number(rows[0]!.n);
+      };
+      const read = async (endpointId: string, status?: 'failed') => {
+        const before = await rowsRead();
+        const page = await endpoints.deliveries(endpointId, { status, limit: 10 });
+        return { seqs: page.map((d) => Number(d.seq)), read: (await rowsRead()) - before };
+      };
+      // Without statistics, then with them (a status the table holds plenty of, that this endpoint has none of).
+      for (const analyzed of [false, true]) {
+        if (analyzed) await sql`analyze webhook_deliveries`.execute(single);
+        const quietPage = await read(quiet.id);
+        expect(quietPage.seqs).toEqual([4, 3, 2, 1]);
+        expect(quietPage.read).toBeLessThan(100);
+        const busyPage = await read(busy.id);
+        expect(busyPage.seqs).toEqual([20000, 19999, 19998, 19997, 19996, 19995, 19994, 19993, 19992, 19991]);
+        expect(busyPage.read).toBeLessThan(100);
+        const failed = await read(busy.id, 'failed');
+        expect(failed.seqs).toEqual([]);
+        expect(failed.read).toBeLessThan(100);
+        expect((await read(quiet.id, 'failed')).seqs).toEqual([4]);
+      }
+    } finally {
+      await single.destroy();
+    }
+  });
 });
 
 describe('AuditWriter', () => {
@@ -411,5 +471,39 @@ describe('AuditWriter', () => {
       await writer.close();
       await other.close();
     }
+  });
+});
+
+describe('TableMaintenance', () => {
+  it('hands the space of deleted rows back for reuse, and gives the planner statistics, where autovacuum does not run', async () => {
+    const maintenance = new TableMaintenance(db);
+    const { rows: settings } = await sql<{ off: boolean }>`
+      select not current_setting('autovacuum')::boolean as off`.execute(db);
+    if (!settings[0]!.off) {
+      // Autovacuum does this itself: nothing to do, and no lock taken against it.
+      expect(await maintenance.vacuumUnattended()).toBe(0);
+      return;
+    }
+    const { id } = await newConnector();
+    const append = () =>
+      sql`
+        insert into change_events (connector_id, seq, type, entity, key, record, source)
+        select ${id}, g, 'record.created', 'customers', 'k' || g, '{"id": 1}', 'sync'
+        from generate_series(1, 20000) g`.execute(db);
+    const size = async () => {
+      const { rows } = await sql<{ bytes: string }>`select pg_relation_size('change_events') as bytes`.execute(db);
+      return Number(rows[0]!.bytes);
+    };
+    await append();
+    const full = await size();
+    await sql`delete from change_events where connector_id = ${id}`.execute(db);
+    expect(await maintenance.vacuumUnattended()).toBeGreaterThan(0);
+    // As many events again fit in the space the deleted ones left (without a vacuum they take as much again).
+    await append();
+    expect(await size()).toBeLessThan(full * 1.2);
+    // Analyzed: the planner's row count is the table's (-1 until a vacuum or analyze, without autovacuum, forever).
+    const { rows: counted } = await sql<{ reltuples: number }>`
+      select reltuples from pg_class where oid = 'change_events'::regclass`.execute(db);
+    expect(counted[0]!.reltuples).toBeGreaterThanOrEqual(0);
   });
 });
