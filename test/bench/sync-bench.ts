@@ -4,6 +4,9 @@
  *
  *   BENCH_RECORDS=1000000  customers (default 1,000,000; the run also does N/10 first)
  *   BENCH_PROFILE=dir      run the worker with --cpu-prof, writing its profiles into dir
+ *   BENCH_MEMORY=dir       sample the worker's memory (worker-memory.ts) into dir/sync-<N>-<run>.jsonl and print,
+ *                          per tenth of the sync: RSS, the live heap after each mark-compact, heapTotal, external
+ *   BENCH_RAW=off          no raw side (a memory or A/B run at 1,000,000 without the raw grid's minutes)
  *   OPENSEARCH_BULK_BYTES, OPENSEARCH_BULK_CONCURRENCY  the worker's bulk setting (default: the product's)
  *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
  *   BENCH_AB='SYNC_WRITE_GROUPS_IN_FLIGHT=1|SYNC_WRITE_GROUPS_IN_FLIGHT=2'  an A/B instead: at N only, each
@@ -38,10 +41,13 @@ import { benchProcessGroups, cpuByGroup, cpuPerThousandTable, cpuSnapshot } from
 import { fastestRawBulk, type RawResult } from './raw-bulk.ts';
 import { fixed, table, verdict } from './stats.ts';
 import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
+import { MEMORY_COLUMNS, summarize } from './worker-memory.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const START = '2023-01-01T00:00:00Z';
 const PROFILE = process.env.BENCH_PROFILE;
+const MEMORY = process.env.BENCH_MEMORY;
+const RAW = process.env.BENCH_RAW !== 'off';
 const WORKER_MAIN = fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url));
 const AB = process.env.BENCH_AB?.split('|').map((variant) =>
   Object.fromEntries(
@@ -99,6 +105,7 @@ if (AB) {
       measured.push({ variant, result });
       last = connectorId;
     }
+    if (!RAW) return;
     const raw = await rawSide(setup, last);
     const rateOf = (variant: number) => {
       const runsOf = measured.filter((m) => m.variant === variant).map((m) => m.result);
@@ -136,16 +143,21 @@ if (AB) {
   });
 } else {
   const results: RunResult[] = [];
+  const peaks: number[] = [];
   for (const n of [Math.max(1, Math.round(RECORDS / 10)), RECORDS]) {
-    results.push(
-      await withSetup(n, async (setup) => {
-        const { result, connectorId } = await syncOnce(setup, {});
-        const raw = await rawSide(setup, connectorId);
-        return { ...result, records: n, raw, rawRate: raw.best.rate };
-      }),
-    );
+    await withSetup(n, async (setup) => {
+      const { result, connectorId } = await syncOnce(setup, {});
+      peaks.push(result.peakRssMb);
+      if (!RAW) return;
+      const raw = await rawSide(setup, connectorId);
+      results.push({ ...result, records: n, raw, rawRate: raw.best.rate });
+    });
   }
-  report(results);
+  if (RAW) report(results);
+  else
+    console.log(
+      `\npeak RSS ${peaks.map((p) => p.toFixed(0)).join(' MB, then ')} MB (x${fixed(peaks[1]! / peaks[0]!)})`,
+    );
 }
 
 async function withSetup<T>(n: number, work: (setup: Setup) => Promise<T>): Promise<T> {
@@ -194,9 +206,12 @@ async function syncOnce(
       ...workerEnv,
     };
     const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+    const memoryFile = MEMORY ? `${MEMORY}/sync-${n}-${connectorsCreated + 1}.jsonl` : undefined;
+    if (memoryFile) env.WORKER_MEMORY_FILE = memoryFile;
+    const memory = memoryFile ? [`--import=${new URL('./worker-memory.ts', import.meta.url).href}`] : [];
     const child = spawn(
       process.execPath,
-      [...WORKER_NODE_FLAGS, ...(nodeFlags?.split(',') ?? []), ...profile, WORKER_MAIN],
+      [...WORKER_NODE_FLAGS, ...(nodeFlags?.split(',') ?? []), ...profile, ...memory, WORKER_MAIN],
       {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -295,6 +310,7 @@ async function syncOnce(
       `upstream: ${upstreamAfter.pages - upstreamBefore.pages} pages, ${fixed(upstreamCpuMsPerPage)} ms CPU per page`,
     );
     console.log(`RSS samples (s: MB): ${rssSamples.map(([t, m]) => `${t.toFixed(0)}:${m.toFixed(0)}`).join(' ')}`);
+    if (memoryFile) console.log(`worker memory (${memoryFile}):\n${table(MEMORY_COLUMNS, summarize(memoryFile))}`);
     return {
       connectorId,
       result: {
