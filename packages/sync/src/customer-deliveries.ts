@@ -26,8 +26,9 @@ export async function fanOutChanges(deps: DeliveryDeps): Promise<number> {
     organizationBacklog: ORGANIZATION_BACKLOG,
   });
   const room = new Map(pairs.map((pair) => [pair.endpoint_id, pair.room]));
+  const organizationRoom = new Map(pairs.map((pair) => [pair.organization_id, pair.organization_room]));
   for (const pair of pairs) {
-    const left = room.get(pair.endpoint_id) ?? 0;
+    const left = Math.min(room.get(pair.endpoint_id) ?? 0, organizationRoom.get(pair.organization_id) ?? 0);
     if (left <= 0) continue;
     const added = await deps.webhookEndpoints.fanOut(
       { id: pair.endpoint_id, created_at: pair.created_at },
@@ -45,7 +46,8 @@ export async function fanOutChanges(deps: DeliveryDeps): Promise<number> {
         };
       },
     );
-    room.set(pair.endpoint_id, left - added);
+    room.set(pair.endpoint_id, (room.get(pair.endpoint_id) ?? 0) - added);
+    organizationRoom.set(pair.organization_id, (organizationRoom.get(pair.organization_id) ?? 0) - added);
     queued += added;
   }
   return queued;

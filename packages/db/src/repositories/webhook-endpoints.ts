@@ -28,7 +28,9 @@ export interface MovedPair {
   readonly entities: readonly string[] | null;
   readonly types: readonly string[] | null;
   readonly connector_id: string;
+  /** Deliveries the endpoint may still queue, and its organization over all its endpoints. */
   readonly room: number;
+  readonly organization_room: number;
 }
 
 /** A delivery taken for sending, with what sending needs from its endpoint. */
@@ -143,12 +145,12 @@ export class WebhookEndpointsRepository {
   /**
    * For the worker's fan-out, in one query: each enabled endpoint and followed connector (its organization's,
    * filtered) whose feed head moved past the endpoint's position (or that has no position yet), with how many more
-   * deliveries the endpoint may queue: `backlog` pending per endpoint and `organizationBacklog` per organization,
-   * less what is pending now (counted up to those bounds). Pairs whose endpoint is full are left out: the rest of
+   * deliveries the endpoint and its organization may queue: `backlog` pending per endpoint and
+   * `organizationBacklog` per organization, less what is pending now (counted up to `backlog` per endpoint). Pairs whose endpoint is full are left out: the rest of
    * the feed is queued as the backlog drains. Idle pairs cost nothing but this query.
    */
   async movedPairs(bounds: { backlog: number; organizationBacklog: number }): Promise<MovedPair[]> {
-    const { rows } = await sql<MovedPair & { room: string }>`
+    const { rows } = await sql<MovedPair & { room: string; organization_room: string }>`
       with moved as (
         select e.id as endpoint_id, e.organization_id, e.created_at, e.entities, e.types, c.id as connector_id
         from webhook_endpoints e
@@ -171,17 +173,16 @@ export class WebhookEndpointsRepository {
         where q.organization_id in (select organization_id from moved)
       ),
       room as (
-        select endpoint_id, least(
-          ${bounds.backlog} - pending,
-          ${bounds.organizationBacklog} - sum(pending) over (partition by organization_id)
-        ) as room
+        select endpoint_id, ${bounds.backlog} - pending as room,
+          ${bounds.organizationBacklog} - sum(pending) over (partition by organization_id) as organization_room
         from queued
       )
-      select m.endpoint_id, m.organization_id, m.created_at, m.entities, m.types, m.connector_id, r.room
+      select m.endpoint_id, m.organization_id, m.created_at, m.entities, m.types, m.connector_id, r.room,
+        r.organization_room
       from moved m join room r using (endpoint_id)
-      where r.room > 0
+      where r.room > 0 and r.organization_room > 0
       order by m.endpoint_id, m.connector_id`.execute(this.#db);
-    return rows.map((row) => ({ ...row, room: Number(row.room) }));
+    return rows.map((row) => ({ ...row, room: Number(row.room), organization_room: Number(row.organization_room) }));
   }
 
   /**
@@ -290,15 +291,17 @@ export class WebhookEndpointsRepository {
           group by endpoint_id
         ),
         endpoints as (
-          select e.id, e.organization_id, least(
-            (case when e.slow_until > clock_timestamp() then 1 else ${caps.endpoint} end) - coalesce(f.n, 0),
-            ${caps.organization} - coalesce(sum(f.n) over (partition by e.organization_id), 0)
-          ) as free
+          select e.id, e.organization_id,
+            ${caps.organization} - coalesce(sum(f.n) over (partition by e.organization_id), 0) as organization_free,
+            least(
+              (case when e.slow_until > clock_timestamp() then 1 else ${caps.endpoint} end) - coalesce(f.n, 0),
+              ${caps.organization} - coalesce(sum(f.n) over (partition by e.organization_id), 0)
+            ) as free
           from webhook_endpoints e left join flight f on f.endpoint_id = e.id
           where e.enabled
         ),
         candidates as (
-          select c.id, e.organization_id, e.id as endpoint_id, c.turn
+          select c.id, e.organization_id, e.organization_free, e.id as endpoint_id, c.turn
           from endpoints e cross join lateral (
             select d.id, row_number() over (order by d.next_attempt_at, d.id) as turn
             from webhook_deliveries d
@@ -315,12 +318,15 @@ export class WebhookEndpointsRepository {
           where e.free > 0
         ),
         ranked as (
-          select id, organization_id,
+          select id, organization_id, organization_free,
             row_number() over (partition by organization_id order by turn, endpoint_id) as turn
           from candidates
         ),
         picked as (
-          select id from ranked order by turn, md5(organization_id::text || clock_timestamp()::text) limit ${limit}
+          select id from ranked
+          where turn <= organization_free
+          order by turn, md5(organization_id::text || clock_timestamp()::text)
+          limit ${limit}
         )
         update webhook_deliveries w set leased_until = clock_timestamp() + ${`${leaseMs} milliseconds`}::interval
         from picked, webhook_endpoints e
