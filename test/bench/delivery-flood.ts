@@ -105,7 +105,7 @@ export async function deliveryFlood(plan: DeliveryFloodPlan): Promise<DeliveryFl
     // B: one change every 2 s, and its searches, for the phase.
     const applied = new Map<string, number>();
     const changing = (async () => {
-      for (let n = 0; performance.now() - floodStart < plan.seconds * 1000; n++) {
+      while (performance.now() - floodStart < plan.seconds * 1000) {
         const key = `victim-${randomUUID()}`;
         applied.set(key, performance.now());
         await deps.changeFeed.append(plan.victim.connectorId, 'invoices', 'sync', [
