@@ -98,9 +98,13 @@ export async function deliveryFlood(plan: DeliveryFloodPlan): Promise<DeliveryFl
       await deps.webhookEndpoints.rewind(id, [plan.attacker.connectorId], 0);
     }
     worker.start();
-    await worker.waitFor('worker started');
+    // The flood has begun once A's receivers are called (the worker logs at warn only: no start line to wait for).
+    const started = performance.now();
+    while (slowCalls === 0) {
+      if (performance.now() - started > 60_000) throw new Error(`no delivery in 60 s:\n${worker.output.join('\n')}`);
+      await sleep(50);
+    }
     const floodStart = performance.now();
-    while (slowCalls === 0 && performance.now() - floodStart < 30_000) await sleep(50);
 
     // B: one change every 2 s, and its searches, for the phase.
     const applied = new Map<string, number>();
