@@ -356,12 +356,13 @@ export class WebhookEndpointsRepository {
       // deleted one has nothing left to record.
       const endpoints = await trx
         .selectFrom('webhook_endpoints')
-        .select(['id', 'failing_since'])
+        .select(['id', 'failing_since', 'slow_until'])
         .where('id', 'in', [...new Set(attempts.map((a) => a.delivery.endpoint_id))])
         .orderBy('id')
         .forUpdate()
         .execute();
       const alive = new Map(endpoints.map((e) => [e.id, e.failing_since]));
+      const slowUntil = new Map(endpoints.map((e) => [e.id, e.slow_until]));
       const kept = attempts.filter((a) => alive.has(a.delivery.endpoint_id));
       if (kept.length === 0) return;
       await sql`
@@ -388,10 +389,10 @@ export class WebhookEndpointsRepository {
         where d.id = u.id`.execute(trx);
       for (const [endpointId, failingSince] of alive) {
         const own = kept.filter((a) => a.delivery.endpoint_id === endpointId);
-        if (own.length > 0) {
-          // A slow answer (or a timeout) makes the endpoint slow for a while, renewed by each slow one; a quick
-          // answer ends it.
-          const wasSlow = own.some((a) => a.outcome.latencyMs >= slow.afterMs);
+        // A slow answer (or a timeout) makes the endpoint slow for a while, renewed by each slow one; a quick
+        // answer ends it. An endpoint answering quickly all along is not written.
+        const wasSlow = own.some((a) => a.outcome.latencyMs >= slow.afterMs);
+        if (own.length > 0 && (wasSlow || slowUntil.get(endpointId) != null)) {
           await trx
             .updateTable('webhook_endpoints')
             .set({ slow_until: wasSlow ? new Date(Date.now() + slow.forMs) : null })
