@@ -23,7 +23,7 @@ export const SQL_TEXT_LIMITS = Object.freeze({
 type ListValue = { readonly kind: 'integer' | 'numeric' | 'string'; readonly start: number; readonly end: number };
 
 /** The text as the parser sees it, and the IN lists taken out of it (keyed by the offset of their first value). */
-export type Prescanned = {
+type Prescanned = {
   readonly text: string;
   readonly lists: ReadonlyMap<number, readonly ListValue[]>;
 };
