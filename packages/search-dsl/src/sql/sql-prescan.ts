@@ -12,7 +12,7 @@ export const SQL_TEXT_LIMITS = Object.freeze({
   /** Characters of the whole text (as the search language's 64 KiB query). */
   maxLength: 64 * 1024,
   /** Tokens the parser sees (words, literals, operators, punctuation), IN lists of literals counting two values. */
-  maxTokens: 200,
+  maxTokens: 160,
   /** Parentheses open at once (the search language's nesting limit). */
   maxNesting: SEARCH_LIMITS.maxDepth,
   /** Values of one IN list (the search language's `in`). */
