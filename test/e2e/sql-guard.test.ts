@@ -7,7 +7,7 @@ import { eventually, startTestPlatform, type TestPlatform } from '../harness/pla
 
 /** B's copy: as many invoices as two GROUP BY batches of groups need, with memos a scanning LIKE is slow on. */
 const DOCS_B = 3000;
-const MEMO_CHARS = 6000;
+const MEMO_CHARS = 12_000;
 /**
  * A WHERE within the search budget (a scanning LIKE, 82 units) that the engine checks against every memo, and that
  * nearly every long random memo matches.
