@@ -1,3 +1,5 @@
+import { setImmediate } from 'node:timers/promises';
+import { signingKeysFrom } from '@conduit/config';
 import { parseOrThrow } from '@conduit/connectors';
 import type { AuditEntryRow, AuditQuery } from '@conduit/db';
 import { OpenAPIHono } from '@hono/zod-openapi';
@@ -6,13 +8,14 @@ import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
 import { authenticatedRoute, jsonResponse, mountRoute } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
+import { AuditIds } from '../services/audit-ids.ts';
 
 const NDJSON = 'application/x-ndjson';
-const EXPORT_PAGE = 1000;
+const EXPORT_PAGE = 500;
 
 export const AuditEntrySchema = z
   .object({
-    id: z.string(),
+    id: z.string().describe('opaque: says nothing about other entries, of this organization or another'),
     at: z.string().describe('ISO 8601'),
     organization_id: z.string(),
     client_id: z.string().nullable().describe('the API client whose token made the call'),
@@ -71,62 +74,134 @@ export const auditRoute = authenticatedRoute({
       ),
     },
   },
-  problems: [400, 503],
+  problems: [400, 429, 503],
 });
+
+/**
+ * NDJSON exports one organization may run at once on one API instance: an export reads and serializes every entry
+ * it matches, and a tenant running many at once took the API's CPU from every other tenant (docs/security.md).
+ */
+const EXPORTS_PER_ORGANIZATION = 2;
+/** Entries serialized between two turns of the event loop, so an export never holds the thread for long. */
+const EXPORT_CHUNK = 100;
+/** Retry-After of an export refused for being over the organization's limit. */
+const EXPORT_RETRY_SECONDS = 5;
 
 /** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */
 export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<ApiEnv>[]): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
+  const ids = new AuditIds(signingKeysFrom(deps.env).auditId);
+  const exports = new Map<string, number>();
   // The caller's authentication and rate limit, the same instances as every bearer-token route's (app.ts).
   for (const guard of guards) app.use('*', guard);
   mountRoute(app, auditRoute, async (c) => {
     const query = parseOrThrow(AuditQuerySchema, c.req.query(), '/query', 'invalid_request', 'invalid query');
+    const organizationId = c.get('auth').organizationId;
     const filter: AuditQuery = {
-      organizationId: c.get('auth').organizationId,
+      organizationId,
       connectorId: query.connector_id,
       action: query.action,
       status: query.status === undefined ? undefined : statusRange(query.status),
       since: query.since === undefined ? undefined : new Date(query.since),
       until: query.until === undefined ? undefined : new Date(query.until),
-      beforeId: query.cursor === undefined ? undefined : idOfCursor(query.cursor),
+      beforeId: query.cursor === undefined ? undefined : idOfCursor(ids, organizationId, query.cursor),
       limit: query.limit,
     };
+    const view = (row: AuditEntryRow) => entryOf(row, ids.publicId(organizationId, row.id));
+    if ((c.req.header('accept') ?? '').includes(NDJSON)) {
+      const running = exports.get(organizationId) ?? 0;
+      if (running >= EXPORTS_PER_ORGANIZATION) {
+        deps.metrics.requestsRefused.inc({ route: 'audit', reason: 'exports_busy' });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `this organization already runs ${EXPORTS_PER_ORGANIZATION} audit exports; try again when one ends`,
+          [],
+          EXPORT_RETRY_SECONDS,
+        );
+      }
+      exports.set(organizationId, running + 1);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        const left = (exports.get(organizationId) ?? 1) - 1;
+        if (left > 0) exports.set(organizationId, left);
+        else exports.delete(organizationId);
+      };
+      try {
+        await deps.audit.caughtUp();
+        return exportNdjson(deps, filter, view, release);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }
     // Read-your-writes: the calls this process answered before this read are in the database (AUDIT_COMMIT=spool
     // ships them a few milliseconds after their answer; other processes' after their next ship).
     await deps.audit.caughtUp();
-    if ((c.req.header('accept') ?? '').includes(NDJSON)) return exportNdjson(deps, filter);
     const rows = await deps.auditEntries.page({ ...filter, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const hasMore = rows.length > query.limit;
     return c.json({
-      data: page.map(entryOf),
-      meta: { cursor: hasMore ? cursorOf(page.at(-1)!.id) : null, has_more: hasMore },
+      data: page.map(view),
+      // The cursor is the last entry's public id: it says nothing the page did not.
+      meta: { cursor: hasMore ? ids.publicId(organizationId, page.at(-1)!.id) : null, has_more: hasMore },
     });
   });
   return app;
 }
 
-/** Every matching entry, one JSON object per line, read a page at a time as the caller consumes them. */
-function exportNdjson(deps: ApiDeps, filter: AuditQuery): Response {
+/**
+ * Every matching entry, one JSON object per line, read a page at a time as the caller consumes them and serialized
+ * EXPORT_CHUNK entries per turn of the event loop. `release` runs once when the export ends, fails or its caller
+ * goes away.
+ */
+function exportNdjson(
+  deps: ApiDeps,
+  filter: AuditQuery,
+  view: (row: AuditEntryRow) => z.infer<typeof AuditEntrySchema>,
+  release: () => void,
+): Response {
   let beforeId = filter.beforeId;
   let done = false;
   const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (done) return controller.close();
-      const rows = await deps.auditEntries.page({ ...filter, beforeId, limit: EXPORT_PAGE });
-      if (rows.length < EXPORT_PAGE) done = true;
-      if (rows.length === 0) return controller.close();
-      beforeId = rows.at(-1)!.id;
-      controller.enqueue(encoder.encode(rows.map((row) => `${JSON.stringify(entryOf(row))}\n`).join('')));
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          if (done) {
+            release();
+            return controller.close();
+          }
+          const rows = await deps.auditEntries.page({ ...filter, beforeId, limit: EXPORT_PAGE });
+          if (rows.length < EXPORT_PAGE) done = true;
+          if (rows.length === 0) {
+            release();
+            return controller.close();
+          }
+          beforeId = rows.at(-1)!.id;
+          for (let start = 0; start < rows.length; start += EXPORT_CHUNK) {
+            if (start > 0) await setImmediate();
+            const lines = rows.slice(start, start + EXPORT_CHUNK).map((row) => `${JSON.stringify(view(row))}\n`);
+            controller.enqueue(encoder.encode(lines.join('')));
+          }
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+      cancel: release,
     },
-  });
+    // One page ahead at most: a slow reader holds one page in memory, not the whole trail.
+    { highWaterMark: 1 },
+  );
   return new Response(body, { status: 200, headers: { 'content-type': NDJSON } });
 }
 
-function entryOf(row: AuditEntryRow): z.infer<typeof AuditEntrySchema> {
+function entryOf(row: AuditEntryRow, id: string): z.infer<typeof AuditEntrySchema> {
   return {
-    id: String(row.id),
+    id,
     at: row.at.toISOString(),
     organization_id: row.organization_id,
     client_id: row.client_id,
@@ -154,16 +229,12 @@ function statusRange(filter: string): { min: number; max: number } {
   return { min: Number(filter), max: Number(filter) };
 }
 
-function cursorOf(id: number): string {
-  return Buffer.from(`a:${id}`).toString('base64url');
-}
-
-function idOfCursor(cursor: string): number {
-  const id = /^a:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1];
+function idOfCursor(ids: AuditIds, organizationId: string, cursor: string): number {
+  const id = ids.internalId(organizationId, cursor);
   if (id === undefined) {
     throw new ApiError(400, 'invalid_cursor', 'invalid cursor', [
-      { path: '/query/cursor', message: 'is not a cursor this endpoint returned' },
+      { path: '/query/cursor', message: 'is not a cursor this endpoint returned to this organization' },
     ]);
   }
-  return Number(id);
+  return id;
 }
