@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers/promises';
 import { signingKeysFrom } from '@conduit/config';
 import { parseOrThrow } from '@conduit/connectors';
 import type { AuditEntryRow, AuditQuery } from '@conduit/db';
@@ -8,10 +7,10 @@ import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
 import { authenticatedRoute, jsonResponse, mountRoute } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
+import { EXPORT_RETRY_SECONDS, EXPORTS_PER_ORGANIZATION, ExportSlots, ndjsonExport } from '../services/audit-export.ts';
 import { AuditIds } from '../services/audit-ids.ts';
 
 const NDJSON = 'application/x-ndjson';
-const EXPORT_PAGE = 500;
 
 export const AuditEntrySchema = z
   .object({
@@ -77,21 +76,11 @@ export const auditRoute = authenticatedRoute({
   problems: [400, 429, 503],
 });
 
-/**
- * NDJSON exports one organization may run at once on one API instance: an export reads and serializes every entry
- * it matches, and a tenant running many at once took the API's CPU from every other tenant (docs/security.md).
- */
-const EXPORTS_PER_ORGANIZATION = 2;
-/** Entries serialized between two turns of the event loop, so an export never holds the thread for long. */
-const EXPORT_CHUNK = 100;
-/** Retry-After of an export refused for being over the organization's limit. */
-const EXPORT_RETRY_SECONDS = 5;
-
 /** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */
 export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<ApiEnv>[]): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
   const ids = new AuditIds(signingKeysFrom(deps.env).auditId);
-  const exports = new Map<string, number>();
+  const exports = new ExportSlots(EXPORTS_PER_ORGANIZATION);
   // The caller's authentication and rate limit, the same instances as every bearer-token route's (app.ts).
   for (const guard of guards) app.use('*', guard);
   mountRoute(app, auditRoute, async (c) => {
@@ -109,8 +98,8 @@ export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<Ap
     };
     const view = (row: AuditEntryRow) => entryOf(row, ids.publicId(organizationId, row.id));
     if ((c.req.header('accept') ?? '').includes(NDJSON)) {
-      const running = exports.get(organizationId) ?? 0;
-      if (running >= EXPORTS_PER_ORGANIZATION) {
+      const release = exports.take(organizationId);
+      if (!release) {
         deps.metrics.requestsRefused.inc({ route: 'audit', reason: 'exports_busy' });
         throw new ApiError(
           429,
@@ -120,18 +109,9 @@ export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<Ap
           EXPORT_RETRY_SECONDS,
         );
       }
-      exports.set(organizationId, running + 1);
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        const left = (exports.get(organizationId) ?? 1) - 1;
-        if (left > 0) exports.set(organizationId, left);
-        else exports.delete(organizationId);
-      };
       try {
         await deps.audit.caughtUp();
-        return exportNdjson(deps, filter, view, release);
+        return ndjsonExport(deps.auditEntries, filter, view, release);
       } catch (error) {
         release();
         throw error;
@@ -150,53 +130,6 @@ export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<Ap
     });
   });
   return app;
-}
-
-/**
- * Every matching entry, one JSON object per line, read a page at a time as the caller consumes them and serialized
- * EXPORT_CHUNK entries per turn of the event loop. `release` runs once when the export ends, fails or its caller
- * goes away.
- */
-function exportNdjson(
-  deps: ApiDeps,
-  filter: AuditQuery,
-  view: (row: AuditEntryRow) => z.infer<typeof AuditEntrySchema>,
-  release: () => void,
-): Response {
-  let beforeId = filter.beforeId;
-  let done = false;
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          if (done) {
-            release();
-            return controller.close();
-          }
-          const rows = await deps.auditEntries.page({ ...filter, beforeId, limit: EXPORT_PAGE });
-          if (rows.length < EXPORT_PAGE) done = true;
-          if (rows.length === 0) {
-            release();
-            return controller.close();
-          }
-          beforeId = rows.at(-1)!.id;
-          for (let start = 0; start < rows.length; start += EXPORT_CHUNK) {
-            if (start > 0) await setImmediate();
-            const lines = rows.slice(start, start + EXPORT_CHUNK).map((row) => `${JSON.stringify(view(row))}\n`);
-            controller.enqueue(encoder.encode(lines.join('')));
-          }
-        } catch (error) {
-          release();
-          throw error;
-        }
-      },
-      cancel: release,
-    },
-    // One page ahead at most: a slow reader holds one page in memory, not the whole trail.
-    { highWaterMark: 1 },
-  );
-  return new Response(body, { status: 200, headers: { 'content-type': NDJSON } });
 }
 
 function entryOf(row: AuditEntryRow, id: string): z.infer<typeof AuditEntrySchema> {
