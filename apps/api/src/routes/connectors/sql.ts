@@ -50,9 +50,9 @@ export function registerSql(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     const { row, catalog } = await loadConnector(c, deps, deps.connectorCache);
     const body = await readJson(c, SqlRequestSchema);
     auditAs(c, { params: redactForAudit(body) });
-    // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
     // The caller going away cancels the request's engine searches (docs/sql.md, "Budget").
     const page = await deps.search.sql(row, catalog, body, { signal: c.req.raw.signal, requestId: c.get('requestId') });
+    // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
     return c.body(page, 200, { 'content-type': 'application/json' });
   });
   app.all('/:connector_id/sql', () => {
