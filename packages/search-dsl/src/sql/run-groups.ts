@@ -133,7 +133,7 @@ export async function runGroups(
       after = answer.afterKey;
       if (spent()) {
         has_more = true;
-        partial = true;
+        partial = rows.length < plan.pageLimit;
         break;
       }
     }
