@@ -314,4 +314,23 @@ describe('SQL inside the limits, budget and fairness of search', () => {
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
     expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort());
   });
+
+  it('refuses ORDER BY an aggregate whose groups need more batches than the budget, with query_too_costly', async () => {
+    // Every group is read before the first row; one batch of 2,000 of the 3,000 is all the budget pays for.
+    const answer = await sqlB(
+      `SELECT id, SUM(total) AS total FROM invoices WHERE ${SCANNING_WHERE} GROUP BY id ORDER BY total DESC`,
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.code).toBe('query_too_costly');
+    expect(answer.body.detail).toContain('order by the GROUP BY columns');
+    // The same groups ordered by their key page on within the budget.
+    const byKey = await sqlB(
+      `SELECT id, SUM(total) AS total FROM invoices WHERE ${SCANNING_WHERE} GROUP BY id ORDER BY id`,
+      {
+        limit: 10,
+      },
+    );
+    expect(byKey.status).toBe(200);
+    expect(byKey.body.meta).toMatchObject({ has_more: true });
+  });
 });
