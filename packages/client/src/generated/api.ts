@@ -151,6 +151,9 @@ export interface WebhookEndpoint {
   created_at: string;
 }
 export interface AuditEntry {
+  /**
+   * opaque: says nothing about other entries, of this organization or another
+   */
   id: string;
   /**
    * ISO 8601
@@ -228,6 +231,10 @@ export interface SqlResult {
     took_ms: number | null;
     synced_at: string | null;
     total?: SearchTotal;
+    /**
+     * The page stopped at the request budget before it was full; continue with cursor
+     */
+    partial?: true;
   };
 }
 /**
