@@ -155,6 +155,8 @@ export class UpstreamHttpClient {
         });
       } catch (error) {
         clearTimeout(timer);
+        // A fetch that refuses the call itself (a defined kind's egress guard) has decided: nothing was sent.
+        if (error instanceof ConnectorError) throw error;
         this.#options.onResponse?.(null);
         if (request.signal?.aborted) throw error;
         // Unreachable, timed out or cut: transient. Only a refused connection surely never reached the upstream.

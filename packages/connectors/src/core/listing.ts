@@ -182,7 +182,10 @@ export async function listDeclared(
   } else if (paging.type === 'offset') {
     const offset = typeof params[paging.param] === 'number' ? (params[paging.param] as number) : 0;
     const limit = typeof params[paging.limitParam] === 'number' ? (params[paging.limitParam] as number) : paging.limit;
-    next = records.length >= limit ? { ...params, [paging.param]: offset + records.length, [paging.limitParam]: limit } : null;
+    next =
+      records.length >= limit
+        ? { ...params, [paging.param]: offset + records.length, [paging.limitParam]: limit }
+        : null;
     meta[paging.param] = next ? offset + records.length : null;
   } else if (paging.type !== 'none') {
     const value = nextValue(paging, body, response, records);

@@ -19,6 +19,7 @@ import type { FieldMap, FieldSpec, ScalarType } from '../core/field-spec.ts';
 import type { AuthStrategy, QueryValue } from '../core/http-client.ts';
 import { fillPath } from '../core/listing.ts';
 import { at } from '../core/paging.ts';
+import { declaredWebhookScheme } from './declared-webhooks.ts';
 import type {
   ConnectorDefinitionDocument,
   DefinedAuth,
@@ -28,7 +29,6 @@ import type {
   DefinedParam,
 } from './definition-format.ts';
 import { placeholders } from './definition-problems.ts';
-import { declaredWebhookScheme } from './declared-webhooks.ts';
 
 /**
  * A checked definition (checkDefinition) as the structure the platform runs: the same KindCatalog and
@@ -122,7 +122,13 @@ function entityCatalog(name: string, entity: DefinedEntity): EntityCatalog {
             mode: replication.mode,
             ...(replication.cursor_field ? { cursorField: replication.cursor_field } : {}),
             ...(replication.parent
-              ? { parent: { entity: replication.parent.entity, param: replication.parent.param, from: replication.parent.from } }
+              ? {
+                  parent: {
+                    entity: replication.parent.entity,
+                    param: replication.parent.param,
+                    from: replication.parent.from,
+                  },
+                }
               : {}),
           },
           changeCapture: changeCapture(replication),
@@ -168,9 +174,13 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
     records: list.records,
     paging: pagingOf(list.paging),
     ...(list.meta ? { meta: list.meta } : {}),
-    ...(Object.keys(rename).length > 0 || Object.keys(getRename).length > 0 ? { query: { ...getRename, ...rename } } : {}),
+    ...(Object.keys(rename).length > 0 || Object.keys(getRename).length > 0
+      ? { query: { ...getRename, ...rename } }
+      : {}),
     ...(list.constant_query ? { constantQuery: list.constant_query } : {}),
-    ...(entity.get ? { get: { path: entity.get.path, ...(entity.get.record ? { record: entity.get.record } : {}) } } : {}),
+    ...(entity.get
+      ? { get: { path: entity.get.path, ...(entity.get.record ? { record: entity.get.record } : {}) } }
+      : {}),
     ...(replication
       ? {
           read: {
@@ -197,7 +207,12 @@ export function pagingOf(paging: DefinedPaging): Paging {
         ...(paging.stop_on_empty ? { stopOnEmpty: true } : {}),
       };
     case 'page_token':
-      return { type: 'page_token', param: paging.param, nextAt: paging.next_at, ...(paging.meta ? { meta: paging.meta } : {}) };
+      return {
+        type: 'page_token',
+        param: paging.param,
+        nextAt: paging.next_at,
+        ...(paging.meta ? { meta: paging.meta } : {}),
+      };
     case 'page_number':
       return {
         type: 'page_number',
@@ -225,7 +240,12 @@ export function pagingOf(paging: DefinedPaging): Paging {
         ...(paging.pages_at ? { pagesAt: paging.pages_at } : {}),
       };
     case 'body_link':
-      return { type: 'body_link', param: paging.param, linksAt: paging.links_at, ...(paging.meta ? { meta: paging.meta } : {}) };
+      return {
+        type: 'body_link',
+        param: paging.param,
+        linksAt: paging.links_at,
+        ...(paging.meta ? { meta: paging.meta } : {}),
+      };
   }
 }
 
@@ -233,7 +253,10 @@ export function pagingOf(paging: DefinedPaging): Paging {
 function pagingParam(paging: DefinedPaging): Record<string, DefinedParam> {
   if (paging.type === 'none') return {};
   const extra: Record<string, DefinedParam> = {
-    [paging.param]: paging.type === 'page_number' || paging.type === 'offset' ? { type: 'integer', minimum: paging.type === 'offset' ? 0 : 1 } : { type: 'string' },
+    [paging.param]:
+      paging.type === 'page_number' || paging.type === 'offset'
+        ? { type: 'integer', minimum: paging.type === 'offset' ? 0 : 1 }
+        : { type: 'string' },
   };
   if (paging.type === 'offset') extra[paging.limit_param] = { type: 'integer', minimum: 1, maximum: paging.limit };
   return extra;
@@ -280,7 +303,8 @@ function paramZod(param: DefinedParam): z.ZodType {
     case 'boolean':
       return z.boolean();
     case 'array': {
-      const item = param.items?.type === 'integer' ? z.int() : param.items?.type === 'number' ? z.number() : z.string().max(4096);
+      const item =
+        param.items?.type === 'integer' ? z.int() : param.items?.type === 'number' ? z.number() : z.string().max(4096);
       return z.array(item).max(1024);
     }
   }
@@ -299,7 +323,8 @@ function writeOperations(entity: DefinedEntity): EntityOperations {
       for (const [name, value] of Object.entries(params)) {
         if (used.includes(name) || value === undefined) continue;
         const declared = write.params?.[name];
-        const target = declared?.in === 'query' || (write.method === 'DELETE' && declared?.in !== 'body') ? query : body;
+        const target =
+          declared?.in === 'query' || (write.method === 'DELETE' && declared?.in !== 'body') ? query : body;
         target[declared?.upstream_name ?? name] = value as QueryValue;
       }
       const hasBody = Object.keys(body).length > 0 || write.method === 'POST';
@@ -343,7 +368,9 @@ function credentialsSchema(auths: readonly DefinedAuth[]): z.ZodType {
 
 function configSchema(config: NonNullable<ConnectorDefinitionDocument['config']>): z.ZodType {
   return z.strictObject(
-    Object.fromEntries(Object.entries(config).map(([name, variable]) => [name, z.string().regex(new RegExp(variable.pattern))])),
+    Object.fromEntries(
+      Object.entries(config).map(([name, variable]) => [name, z.string().regex(new RegExp(variable.pattern))]),
+    ),
   );
 }
 
@@ -418,7 +445,9 @@ const CLASS_OF = {
 function classifyOf(errors: ConnectorDefinitionDocument['errors']): Classify {
   const rules = errors?.rules ?? [];
   return (response, excerpt) => {
-    const rule = rules.find((r) => r.status === response.status && (!r.body_contains || excerpt.includes(r.body_contains)));
+    const rule = rules.find(
+      (r) => r.status === response.status && (!r.body_contains || excerpt.includes(r.body_contains)),
+    );
     if (rule && rule.as in CLASS_OF) return CLASS_OF[rule.as as keyof typeof CLASS_OF];
     const verdict = rule ? { type: 'permanent' as const } : defaultClassify(response);
     if (verdict.type !== 'permanent') return verdict;

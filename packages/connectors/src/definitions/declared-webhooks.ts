@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { at } from '../core/paging.ts';
 import { idOf, isObject, OK, refused, sameSignature, unixSecondsMs } from '../core/webhook-hmac.ts';
 import {
   type HeaderLookup,
@@ -8,7 +9,6 @@ import {
   type WebhookRecordRef,
   type WebhookScheme,
 } from '../core/webhook-scheme.ts';
-import { at } from '../core/paging.ts';
 import type { DefinedEntity, DefinedWebhooks } from './definition-format.ts';
 import { placeholders } from './definition-problems.ts';
 
@@ -53,7 +53,8 @@ export function declaredWebhookScheme(
       const key = keyOf(secret);
       if (key === null) return refused('the stored secret is not one of this scheme');
       const hmac = createHmac(signature.algorithm, key);
-      for (const part of signed(signature.signed, { timestamp: timestamp ?? '', id: id ?? '' }, body)) hmac.update(part);
+      for (const part of signed(signature.signed, { timestamp: timestamp ?? '', id: id ?? '' }, body))
+        hmac.update(part);
       const expected = hmac.digest(signature.encoding);
       const entries = signature.separator ? given.split(signature.separator) : [given];
       for (const entry of entries) {
@@ -65,17 +66,17 @@ export function declaredWebhookScheme(
 
     parse({ headers, body }, payload): ParsedWebhook {
       if (!isObject(payload)) throw new WebhookPayloadError('not an event: the body is not a JSON object');
-      const named = valueOf(events.entity_at, payload, headers);
+      const named = eventValue(events.entity_at, payload, headers);
       if (typeof named !== 'string' || named === '') throw new WebhookPayloadError(`no entity at ${events.entity_at}`);
       const eventEntity = events.entity_split ? (named.split(events.entity_split)[0] ?? named) : named;
       const entity = events.entities ? events.entities[eventEntity] : eventEntity;
       const eventId =
-        idOf(events.id_at ? valueOf(events.id_at, payload, headers) : undefined) ??
+        idOf(events.id_at ? eventValue(events.id_at, payload, headers) : undefined) ??
         (signature.id_header ? headers(signature.id_header) : undefined) ??
         createHash('sha256').update(body).digest('hex');
       const declared = entity !== undefined && Object.hasOwn(entities, entity) ? entities[entity] : undefined;
       if (!declared?.replication || entity === undefined) return { eventId, type: named, records: [] };
-      const key = idOf(valueOf(events.key_at.replaceAll('{entity}', eventEntity), payload, headers));
+      const key = idOf(eventValue(events.key_at.replaceAll('{entity}', eventEntity), payload, headers));
       if (!key) throw new WebhookPayloadError(`no record key at ${events.key_at}`);
       return { eventId, type: named, records: [recordRef(entity, declared, key)] };
     },
@@ -89,7 +90,7 @@ function recordRef(entity: string, declared: DefinedEntity, key: string): Webhoo
 }
 
 /** A value of the event: `header:<name>` for a header, else a dotted path in the body. */
-function valueOf(where: string, payload: Record<string, unknown>, headers: HeaderLookup): unknown {
+function eventValue(where: string, payload: Record<string, unknown>, headers: HeaderLookup): unknown {
   return where.startsWith('header:') ? headers(where.slice('header:'.length)) : at(payload, where);
 }
 
@@ -97,5 +98,7 @@ function valueOf(where: string, payload: Record<string, unknown>, headers: Heade
 function signed(template: string, values: { timestamp: string; id: string }, body: Buffer): (string | Buffer)[] {
   return template
     .split(/(\{body\})/)
-    .map((part) => (part === '{body}' ? body : part.replaceAll('{timestamp}', values.timestamp).replaceAll('{id}', values.id)));
+    .map((part) =>
+      part === '{body}' ? body : part.replaceAll('{timestamp}', values.timestamp).replaceAll('{id}', values.id),
+    );
 }

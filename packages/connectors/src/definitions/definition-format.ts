@@ -55,7 +55,11 @@ export const PARAM_TYPES = ['string', 'integer', 'number', 'boolean', 'datetime'
 export const paramSchema = z.strictObject({
   type: z.enum(PARAM_TYPES),
   required: z.boolean().optional(),
-  enum: z.array(z.union([z.string(), z.number()])).min(1).max(500).optional(),
+  enum: z
+    .array(z.union([z.string(), z.number()]))
+    .min(1)
+    .max(500)
+    .optional(),
   minimum: z.number().optional(),
   maximum: z.number().optional(),
   pattern: z.string().max(512).optional(),
@@ -145,7 +149,11 @@ const replicationSchema = z.strictObject({
   /** A deletion upstream reaches incremental reads, or records are never deleted. */
   sees_deletions: z.boolean().optional(),
   /** The vendor's documented delay before a record appears in its list. */
-  lookback_s: z.int().min(0).max(7 * 86_400).optional(),
+  lookback_s: z
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .optional(),
   /** The first page's params of a replication read (the largest page size...). */
   page_params: z.record(name, z.union([z.string(), z.number(), z.boolean()])).optional(),
   /** Read once per record of another entity: `params[param] = parent[from]`. */

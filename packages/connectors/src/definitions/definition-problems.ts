@@ -57,7 +57,17 @@ function shapeProblems(error: z.ZodError, input: unknown): FieldProblem[] {
 }
 
 const TYPES_AT: Readonly<Record<string, readonly string[]>> = {
-  paging: ['none', 'cursor', 'page_token', 'page_number', 'offset', 'link_header', 'next_url', 'last_record', 'body_link'],
+  paging: [
+    'none',
+    'cursor',
+    'page_token',
+    'page_number',
+    'offset',
+    'link_header',
+    'next_url',
+    'last_record',
+    'body_link',
+  ],
   auth: ['api_key', 'bearer', 'basic', 'oauth2'],
 };
 
@@ -85,7 +95,18 @@ const TOP_KEYS = [
   'entities',
   'webhooks',
 ];
-const PARAM_KEYS = ['type', 'required', 'enum', 'minimum', 'maximum', 'pattern', 'max_length', 'items', 'in', 'upstream_name'];
+const PARAM_KEYS = [
+  'type',
+  'required',
+  'enum',
+  'minimum',
+  'maximum',
+  'pattern',
+  'max_length',
+  'items',
+  'in',
+  'upstream_name',
+];
 const LIST_KEYS = ['path', 'records', 'params', 'paging', 'meta', 'constant_query'];
 const REPLICATION_KEYS = [
   'mode',
@@ -216,7 +237,7 @@ function entityProblems(at: string, entity: DefinedEntity, definition: Connector
     if (entity.searchable.length > DEFINITION_LIMITS.searchablePerEntity) {
       add('/searchable', `at most ${DEFINITION_LIMITS.searchablePerEntity} searchable fields`);
     }
-    entity.searchable.forEach((name, i) => requireField(name, `/searchable/${i}`));
+    for (const [i, name] of entity.searchable.entries()) requireField(name, `/searchable/${i}`);
   } else if (entity.searchable === 'all' && fieldNames.length > DEFINITION_LIMITS.searchablePerEntity) {
     add('/searchable', `at most ${DEFINITION_LIMITS.searchablePerEntity} searchable fields: list them`);
   }
@@ -226,7 +247,13 @@ function entityProblems(at: string, entity: DefinedEntity, definition: Connector
     else if (fieldType(field) !== 'string') add(`/embed/${i}`, 'must be a string field');
   }
 
-  const operations = { list: entity.list, get: entity.get, create: entity.create, update: entity.update, delete: entity.delete };
+  const operations = {
+    list: entity.list,
+    get: entity.get,
+    create: entity.create,
+    update: entity.update,
+    delete: entity.delete,
+  };
   for (const [action, operation] of Object.entries(operations)) {
     if (!operation) continue;
     const declared = operation.params ?? {};
@@ -237,7 +264,8 @@ function entityProblems(at: string, entity: DefinedEntity, definition: Connector
         add(`/${action}/params/${name}`, 'is in the path, so it must be required');
       }
     }
-    for (const [name, param] of Object.entries(declared)) problems.push(...paramProblems(`${at}/${action}/params/${name}`, param));
+    for (const [name, param] of Object.entries(declared))
+      problems.push(...paramProblems(`${at}/${action}/params/${name}`, param));
   }
 
   const { list, replication } = entity;
@@ -257,17 +285,29 @@ function entityProblems(at: string, entity: DefinedEntity, definition: Connector
     }
     const listParams = Object.keys(list?.params ?? {});
     if (replication.since && !listParams.includes(replication.since.param)) {
-      add('/replication/since/param', `'${replication.since.param}' is not a list param.${didYouMean(replication.since.param, listParams)}`);
+      add(
+        '/replication/since/param',
+        `'${replication.since.param}' is not a list param.${didYouMean(replication.since.param, listParams)}`,
+      );
     }
     for (const name of Object.keys(replication.page_params ?? {})) {
-      if (!listParams.includes(name)) add(`/replication/page_params/${name}`, `is not a list param.${didYouMean(name, listParams)}`);
+      if (!listParams.includes(name))
+        add(`/replication/page_params/${name}`, `is not a list param.${didYouMean(name, listParams)}`);
     }
     if (replication.parent) {
       const parent = definition.entities[replication.parent.entity];
       const names = Object.keys(definition.entities);
-      if (!parent) add('/replication/parent/entity', `'${replication.parent.entity}' is not an entity.${didYouMean(replication.parent.entity, names)}`);
+      if (!parent)
+        add(
+          '/replication/parent/entity',
+          `'${replication.parent.entity}' is not an entity.${didYouMean(replication.parent.entity, names)}`,
+        );
       else if (!parent.replication) add('/replication/parent/entity', 'must be a replicated entity');
-      if (list && !placeholders(list.path).includes(replication.parent.param) && !listParams.includes(replication.parent.param)) {
+      if (
+        list &&
+        !placeholders(list.path).includes(replication.parent.param) &&
+        !listParams.includes(replication.parent.param)
+      ) {
         add('/replication/parent/param', 'must be a list param or a {placeholder} of the list path');
       }
     }
@@ -287,7 +327,8 @@ function paramProblems(at: string, param: DefinedParam): FieldProblem[] {
       problems.push({ path: `${at}/pattern`, message: 'is not a valid regular expression' });
     }
   }
-  if (param.items && param.type !== 'array') problems.push({ path: `${at}/items`, message: 'only an array param has items' });
+  if (param.items && param.type !== 'array')
+    problems.push({ path: `${at}/items`, message: 'only an array param has items' });
   if ((param.minimum !== undefined || param.maximum !== undefined) && !['integer', 'number'].includes(param.type)) {
     problems.push({ path: `${at}/minimum`, message: 'only a numeric param has a minimum or maximum' });
   }

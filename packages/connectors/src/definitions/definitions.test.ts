@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { connectWith } from '../core/connect.ts';
-import { checkDefinition } from './definition-problems.ts';
 import { compileDefinition } from './compile-definition.ts';
 import { definitionJsonSchema } from './definition-format.ts';
+import { checkDefinition } from './definition-problems.ts';
 
 /** The example of docs/definitions.md. */
 const acme = {
@@ -56,7 +56,11 @@ describe('connector definitions', () => {
     const compiled = compileDefinition(check.definition);
     const tickets = compiled.catalog.entities.tickets!;
     expect(tickets.recordKey).toBe('id');
-    expect(tickets.searchable?.requester).toEqual({ type: 'object', nullable: true, fields: { email: { type: 'string', nullable: true } } });
+    expect(tickets.searchable?.requester).toEqual({
+      type: 'object',
+      nullable: true,
+      fields: { email: { type: 'string', nullable: true } },
+    });
     expect(tickets.sync).toEqual({ mode: 'incremental', cursorField: 'updated_at' });
     expect(tickets.changeCapture).toMatchObject({ seesEdits: true, seesDeletions: false });
     expect(compiled.catalog.rateLimit.perSecond).toBe(5);
@@ -90,20 +94,28 @@ describe('connector definitions', () => {
     expect(second.problems).toEqual(
       expect.arrayContaining([
         { path: '/name', message: expect.stringContaining('built-in') },
-        { path: '/entities/tickets/replication/cursor_field', message: expect.stringContaining("Did you mean 'updated_at'") },
+        {
+          path: '/entities/tickets/replication/cursor_field',
+          message: expect.stringContaining("Did you mean 'updated_at'"),
+        },
       ]),
     );
   });
 
   it('refuses a base_url variable that config does not declare', () => {
     const check = checkDefinition({ ...acme, base_url: 'https://{tenant}.acme.example' });
-    expect(check).toMatchObject({ ok: false, problems: [{ path: '/base_url', message: expect.stringContaining('{tenant}') }] });
+    expect(check).toMatchObject({
+      ok: false,
+      problems: [{ path: '/base_url', message: expect.stringContaining('{tenant}') }],
+    });
   });
 
   it('publishes the format as JSON Schema 2020-12', () => {
     const schema = definitionJsonSchema();
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
-    expect(Object.keys(schema.properties as object)).toEqual(expect.arrayContaining(['name', 'base_url', 'auth', 'entities']));
+    expect(Object.keys(schema.properties as object)).toEqual(
+      expect.arrayContaining(['name', 'base_url', 'auth', 'entities']),
+    );
   });
 
   it('sends an API key where the definition says and pages by the declared cursor', async () => {
@@ -115,11 +127,18 @@ describe('connector definitions', () => {
       const first = !url.searchParams.has('cursor');
       return Response.json({ data: [{ id: first ? 1 : 2 }], meta: { next_cursor: first ? 'c2' : null } });
     }) as unknown as typeof globalThis.fetch;
-    const connector = connectWith(compileDefinition(check.definition), { api_key: 'k-1' }, { subdomain: 'acme' }, { fetch });
+    const connector = connectWith(
+      compileDefinition(check.definition),
+      { api_key: 'k-1' },
+      { subdomain: 'acme' },
+      { fetch },
+    );
     const pages = [];
     for await (const page of connector.read('tickets', { since: '2024-01-01T00:00:00Z' })) pages.push(page.records);
     expect(pages).toEqual([[{ id: 1 }], [{ id: 2 }]]);
-    expect(seen[0]).toBe('https://acme.acme.example/api/v2/tickets?page_size=100&updated_since=2024-01-01T00%3A00%3A00.000Z&key=k-1');
+    expect(seen[0]).toBe(
+      'https://acme.acme.example/api/v2/tickets?page_size=100&updated_since=2024-01-01T00%3A00%3A00.000Z&key=k-1',
+    );
     expect(seen[1]).toContain('cursor=c2');
   });
 });
