@@ -179,7 +179,13 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
       : {}),
     ...(list.constant_query ? { constantQuery: list.constant_query } : {}),
     ...(entity.get
-      ? { get: { path: entity.get.path, ...(entity.get.record ? { record: entity.get.record } : {}) } }
+      ? {
+          get: {
+            path: entity.get.path,
+            ...(entity.get.record ? { record: entity.get.record } : {}),
+            ...(entity.get.constant_query ? { defaults: entity.get.constant_query } : {}),
+          },
+        }
       : {}),
     ...(replication
       ? {

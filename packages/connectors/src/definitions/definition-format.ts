@@ -8,14 +8,15 @@ import { z } from 'zod';
  */
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
-const DOTTED_NAME = /^[a-z][a-z0-9_]{0,63}(\.[a-z][a-z0-9_]{0,63})*$/;
+/** A record field as the vendor names it (`dateCreated`, `event.type`): letters, digits and `_`, joined by dots. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63})*$/;
 /** A path into an upstream JSON answer: dot-separated keys as the vendor names them (camelCase allowed). */
 const ANSWER_PATH = /^[A-Za-z0-9_$@-]+(\.[A-Za-z0-9_$@-]+)*$/;
 /** Capitalised words joined by hyphens, as the built-in kinds are named (`Acme-Helpdesk`). */
 export const KIND_NAME_PATTERN = /^[A-Z][A-Za-z0-9]*(-[A-Z0-9][A-Za-z0-9]*)*$/;
 
 const name = z.string().regex(NAME_PATTERN, 'must match ^[a-z][a-z0-9_]{0,63}$');
-const dottedName = z.string().regex(DOTTED_NAME, 'must be field names joined by dots');
+const dottedName = z.string().regex(FIELD_NAME, 'must be field names (letters, digits, _) joined by dots');
 const answerPath = z.string().max(256).regex(ANSWER_PATH, 'must be keys joined by dots (e.g. meta.next_cursor)');
 const path = z
   .string()
@@ -128,6 +129,8 @@ const getSchema = z.strictObject({
   /** Where the record sits in the answer (absent: the answer is the record). */
   record: answerPath.optional(),
   params: params.optional(),
+  /** Query values sent unless the caller gives its own (`fields=*`). */
+  constant_query: z.record(z.string().min(1).max(128), z.string().max(1024)).optional(),
 });
 
 const writeSchema = z.strictObject({

@@ -284,16 +284,6 @@ function entityProblems(at: string, entity: DefinedEntity, definition: Connector
       }
     }
     const listParams = Object.keys(list?.params ?? {});
-    if (replication.since && !listParams.includes(replication.since.param)) {
-      add(
-        '/replication/since/param',
-        `'${replication.since.param}' is not a list param.${didYouMean(replication.since.param, listParams)}`,
-      );
-    }
-    for (const name of Object.keys(replication.page_params ?? {})) {
-      if (!listParams.includes(name))
-        add(`/replication/page_params/${name}`, `is not a list param.${didYouMean(name, listParams)}`);
-    }
     if (replication.parent) {
       const parent = definition.entities[replication.parent.entity];
       const names = Object.keys(definition.entities);
