@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import {
   type CompiledSearch,
   emptySearchPage,
@@ -143,7 +144,7 @@ export function createSearchService(
         return made;
       });
       requestStep('planned');
-      const index = indexStore.alias(row.connector_type, entity.name);
+      const index = indexStore.alias(indexKindOf(row), entity.name);
       if (plan.lookup) {
         const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);
         if (page) return page;
@@ -200,7 +201,7 @@ export function createSearchService(
             // The organization's share of the engine, as its searches (fair sharing: docs/search-cost.md).
             async search(entity, body) {
               try {
-                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body, {
+                return await indexStore.search(indexStore.alias(indexKindOf(row), entity), row.id, body, {
                   tenant: row.organization_id,
                 });
               } catch (error) {
@@ -209,7 +210,7 @@ export function createSearchService(
               }
             },
             async lookup(entity, ids, includes) {
-              const index = indexStore.alias(row.connector_type, entity);
+              const index = indexStore.alias(indexKindOf(row), entity);
               try {
                 return await indexStore.lookup(index, row.id, ids, includes, row.organization_id);
               } catch (error) {
