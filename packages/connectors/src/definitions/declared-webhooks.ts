@@ -43,7 +43,7 @@ export function declaredWebhookScheme(
       const timestamp = signature.timestamp_header ? headers(signature.timestamp_header) : undefined;
       if (signature.timestamp_header) {
         if (!timestamp) return refused(`missing ${signature.timestamp_header}`);
-        const signedAt = signature.timestamp_format === 'iso' ? Date.parse(timestamp) : unixSecondsMs(timestamp);
+        const signedAt = signature.timestamp_format === 'iso' ? isoMs(timestamp) : unixSecondsMs(timestamp);
         const tolerance = (signature.tolerance_s ?? 300) * 1000;
         if (!Number.isFinite(signedAt)) return refused('unreadable signature timestamp');
         if (Math.abs(nowMs - signedAt) > tolerance) return refused('stale signature timestamp');
@@ -76,17 +76,60 @@ export function declaredWebhookScheme(
         createHash('sha256').update(body).digest('hex');
       const declared = entity !== undefined && Object.hasOwn(entities, entity) ? entities[entity] : undefined;
       if (!declared?.replication || entity === undefined) return { eventId, type: named, records: [] };
-      const key = idOf(eventValue(events.key_at.replaceAll('{entity}', eventEntity), payload, headers));
+      const key = idOf(keyValue(events.key_at.replaceAll('{entity}', eventEntity), named, payload, headers));
       if (!key) throw new WebhookPayloadError(`no record key at ${events.key_at}`);
-      return { eventId, type: named, records: [recordRef(entity, declared, key)] };
+      const params = events.params ? eventParams(events.params, named, payload, headers) : undefined;
+      return { eventId, type: named, records: [recordRef(entity, declared, key, params)] };
     },
   };
 }
 
-/** The record to re-read: through `get` with the key as the path's placeholder, or the list filtered to it. */
-function recordRef(entity: string, declared: DefinedEntity, key: string): WebhookRecordRef {
+/**
+ * The record to re-read: through `get` (the key as the path's placeholder, unless the event's params say more), or
+ * the list filtered to it when the entity has no get.
+ */
+function recordRef(
+  entity: string,
+  declared: DefinedEntity,
+  key: string,
+  params: Record<string, unknown> | undefined,
+): WebhookRecordRef {
   const param = declared.get ? placeholders(declared.get.path)[0] : undefined;
-  return param ? { entity, key, params: { [param]: key }, via: 'get' } : { entity, key, params: {}, via: 'list' };
+  if (param) return { entity, key, params: params ?? { [param]: key }, via: 'get' };
+  return { entity, key, params: params ?? {}, via: 'list' };
+}
+
+/** `{event}.rest`: the rest of the path under the key the event named; otherwise a path or a header. */
+function keyValue(where: string, named: string, payload: Record<string, unknown>, headers: HeaderLookup): unknown {
+  if (!where.startsWith('{event}')) return eventValue(where, payload, headers);
+  // The name as one key: event names hold dots of their own.
+  const under = payload[named];
+  const rest = where.slice('{event}'.length).replace(/^\./, '');
+  return rest === '' ? under : at(under, rest);
+}
+
+function eventParams(
+  spec: NonNullable<DefinedWebhooks['events']['params']>,
+  named: string,
+  payload: Record<string, unknown>,
+  headers: HeaderLookup,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [name, source] of Object.entries(spec)) {
+    const value = keyValue(typeof source === 'string' ? source : source.at, named, payload, headers);
+    if (value === undefined || value === null) continue;
+    if (typeof source === 'string') params[name] = value;
+    else {
+      const found = new RegExp(source.match).exec(String(value))?.[1];
+      if (found !== undefined) params[name] = found;
+    }
+  }
+  return params;
+}
+
+/** An ISO 8601 instant; one without an offset is read as UTC (as Orb and Zendesk send them). */
+function isoMs(timestamp: string): number {
+  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/i.test(timestamp) ? timestamp : `${timestamp}Z`);
 }
 
 /** A value of the event: `header:<name>` for a header, else a dotted path in the body. */

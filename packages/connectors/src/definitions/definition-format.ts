@@ -224,8 +224,25 @@ const webhooksSchema = z.strictObject({
     entity_at: z.string().min(1).max(256),
     /** The entity is the part before this separator (`customer.edited` → `customer`). */
     entity_split: z.string().min(1).max(4).optional(),
-    /** Where an event names its record's key; `{entity}` stands for the event's entity name. */
+    /**
+     * Where an event names its record's key: a dotted path, or `header:<name>`. `{entity}` stands for the event's
+     * entity name (`{entity}.id` reads `body.customer.id`), `{event}` at the start for the whole name the event gave
+     * at `entity_at`, as one key (`{event}.id` reads `body["public_incident.updated"].id`).
+     */
     key_at: z.string().min(1).max(256),
+    /**
+     * Params of the re-read taken from the event (default: the key, as the get path's placeholder): a dotted path,
+     * or `{at, match}` where `match` is a regular expression whose first group is the value.
+     */
+    params: z
+      .record(
+        name,
+        z.union([
+          z.string().min(1).max(256),
+          z.strictObject({ at: z.string().min(1).max(256), match: z.string().min(1).max(256) }),
+        ]),
+      )
+      .optional(),
     /** Where the event's own id is (absent: the id header, else a hash of the body). */
     id_at: z.string().min(1).max(256).optional(),
     /** Event entity names → the definition's entities (absent: the same names). */

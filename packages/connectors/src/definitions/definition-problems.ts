@@ -208,6 +208,14 @@ function crossProblems(definition: ConnectorDefinitionDocument, reserved: readon
   for (const [name, entity] of Object.entries(definition.entities)) {
     problems.push(...entityProblems(`/entities/${name}`, entity, definition));
   }
+  for (const [name, source] of Object.entries(definition.webhooks?.events.params ?? {})) {
+    if (typeof source === 'string') continue;
+    try {
+      new RegExp(source.match);
+    } catch {
+      add(`/webhooks/events/params/${name}/match`, 'is not a valid regular expression');
+    }
+  }
   if (definition.webhooks?.events.entities) {
     for (const [event, target] of Object.entries(definition.webhooks.events.entities)) {
       if (!entityNames.includes(target)) {
