@@ -1,52 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { connectWith } from '../core/connect.ts';
 import { compileDefinition } from './compile-definition.ts';
 import { definitionJsonSchema } from './definition-format.ts';
 import { checkDefinition } from './definition-problems.ts';
 
-/** The example of docs/definitions.md. */
-const acme = {
-  name: 'Acme-Helpdesk',
-  base_url: 'https://{subdomain}.acme.example/api/v2',
-  config: { subdomain: { pattern: '^[a-z0-9-]{1,63}$' } },
-  auth: { type: 'api_key', in: 'header', name: 'X-Api-Key' },
-  rate_limit: { per_second: 5, scope: 'per API key' },
-  errors: { message_at: 'error.message' },
-  entities: {
-    tickets: {
-      key: 'id',
-      fields: {
-        id: 'integer!',
-        subject: 'string',
-        status: { type: 'string', enum: ['open', 'closed'] },
-        amount: 'decimal',
-        updated_at: 'datetime',
-        requester: { type: 'object', fields: { email: 'string' } },
-      },
-      searchable: 'all',
-      list: {
-        path: '/tickets',
-        records: 'data',
-        params: {
-          status: { type: 'string', enum: ['open', 'closed'] },
-          page_size: { type: 'integer', minimum: 1, maximum: 100 },
-          updated_since: { type: 'datetime' },
-        },
-        paging: { type: 'cursor', param: 'cursor', next_at: 'meta.next_cursor' },
-      },
-      get: { path: '/tickets/{id}', record: 'ticket' },
-      create: { method: 'POST', path: '/tickets', params: { subject: { type: 'string', required: true } } },
-      replication: {
-        mode: 'incremental',
-        cursor_field: 'updated_at',
-        since: { param: 'updated_since', format: 'iso' },
-        sees_edits: true,
-        sees_deletions: false,
-        page_params: { page_size: 100 },
-      },
-    },
-  },
-};
+/** The JSON examples of docs/definitions.md, in order: the definition, the webhooks, the problem, the connector. */
+const DOC_EXAMPLES = [
+  ...readFileSync(new URL('../../../../docs/definitions.md', import.meta.url), 'utf8').matchAll(
+    /```json\n([\s\S]*?)```/g,
+  ),
+].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+const acme = DOC_EXAMPLES[0] as {
+  entities: { tickets: { list: { paging: Record<string, unknown> }; replication: { cursor_field: string } } };
+} & Record<string, unknown>;
 
 describe('connector definitions', () => {
   it('accepts the documented example and compiles it into a catalog the core runs', () => {
@@ -100,6 +67,22 @@ describe('connector definitions', () => {
         },
       ]),
     );
+  });
+
+  it('accepts the webhooks example of docs/definitions.md as part of the definition', () => {
+    expect(checkDefinition({ ...acme, webhooks: DOC_EXAMPLES[1] })).toMatchObject({ ok: true });
+  });
+
+  it('answers the problems docs/definitions.md shows for its broken example', () => {
+    const broken = structuredClone(acme);
+    broken.entities.tickets.list.paging.type = 'cursr';
+    const first = checkDefinition(broken);
+    const shown = (DOC_EXAMPLES[2] as { errors: { path: string; message: string }[] }).errors;
+    expect(first.ok ? [] : first.problems).toEqual([shown[0]]);
+    const second = structuredClone(acme);
+    second.entities.tickets.replication.cursor_field = 'updated';
+    const check = checkDefinition(second);
+    expect(check.ok ? [] : check.problems).toEqual([shown[1]]);
   });
 
   it('refuses a base_url variable that config does not declare', () => {
