@@ -145,6 +145,15 @@ export const deleteDefinitionRoute = authenticatedRoute({
   problems: [400, 404, 409],
 });
 
+/** A kind's name from the path; anything that cannot be one is a kind that does not exist. */
+function nameParam(c: Context<ApiEnv>): string {
+  const name = c.req.param('name') ?? '';
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(name)) {
+    throw new ApiError(404, 'definition_not_found', `no connector definition ${JSON.stringify(name.slice(0, 64))}`);
+  }
+  return name;
+}
+
 /** The definition problems as a 422 (`invalid_definition`), each with its JSON pointer. */
 function invalid(problems: readonly { path: string; message: string }[]): ApiError {
   return new ApiError(422, 'invalid_definition', 'the definition is not valid', [...problems]);
@@ -206,7 +215,7 @@ export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Dep
 
   mountRoute(app, getDefinitionRoute, async (c) => {
     const organizationId = c.get('auth').organizationId;
-    const name = c.req.param('name') ?? '';
+    const name = nameParam(c);
     const kind = await deps.connectorDefinitions.find(organizationId, name);
     if (!kind) throw notFound(name);
     const active = await deps.connectorDefinitions.active(organizationId, name);
@@ -214,8 +223,13 @@ export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Dep
   });
 
   mountRoute(app, getDefinitionVersionRoute, async (c) => {
-    const name = c.req.param('name') ?? '';
+    const name = nameParam(c);
     const version = Number(c.req.param('version'));
+    if (!Number.isSafeInteger(version) || version < 1) {
+      throw new ApiError(400, 'invalid_request', 'invalid version', [
+        { path: '/version', message: 'must be a positive integer' },
+      ]);
+    }
     const document = await deps.connectorDefinitions.version(c.get('auth').organizationId, name, version);
     if (!document) throw notFound(`${name} version ${version}`);
     return c.json({ name: String(document.name ?? name), version, definition: document });
@@ -223,7 +237,7 @@ export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Dep
 
   mountRoute(app, testDefinitionRoute, async (c) => {
     const organizationId = c.get('auth').organizationId;
-    const name = c.req.param('name') ?? '';
+    const name = nameParam(c);
     const body = await readJson(c, TestBody);
     auditAs(c, { action: 'connector_definition.test', entity: name, params: { version: body.version ?? null } });
     const kind = await deps.connectorDefinitions.find(organizationId, name);
@@ -247,7 +261,7 @@ export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Dep
 
   mountRoute(app, activateDefinitionRoute, async (c) => {
     const organizationId = c.get('auth').organizationId;
-    const name = c.req.param('name') ?? '';
+    const name = nameParam(c);
     const { version } = await readJson(c, ActivateBody);
     auditAs(c, { action: 'connector_definition.activate', entity: name, params: { version } });
     if (!(await deps.connectorDefinitions.activate(organizationId, name, version)))
@@ -260,7 +274,7 @@ export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Dep
 
   mountRoute(app, deleteDefinitionRoute, async (c) => {
     const organizationId = c.get('auth').organizationId;
-    const name = c.req.param('name') ?? '';
+    const name = nameParam(c);
     auditAs(c, { action: 'connector_definition.delete', entity: name, params: {} });
     const using = await deps.connectorDefinitions.connectorsUsing(organizationId, name);
     if (using > 0) {
