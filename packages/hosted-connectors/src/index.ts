@@ -1,5 +1,5 @@
 export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
-export { type EgressSettings, indexKindOf, KindRegistry, type ResolvedKind } from './kind-registry.ts';
+export { indexKindOf, KindRegistry, type ResolvedKind } from './kind-registry.ts';
 export {
   currentRunId,
   type RecordWriter,
