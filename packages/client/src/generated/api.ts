@@ -231,6 +231,10 @@ export interface SqlResult {
     took_ms: number | null;
     synced_at: string | null;
     total?: SearchTotal;
+    /**
+     * The page stopped at the request budget before it was full; continue with cursor
+     */
+    partial?: true;
   };
 }
 /**
