@@ -214,6 +214,24 @@ export interface AuditOutcomesTable extends AuditOutcomeColumns {
   entry_id: number;
 }
 
+/** A connector kind an organization defined (docs/definitions.md); `name_key` is the name in lower case. */
+export interface ConnectorDefinitionsTable {
+  organization_id: string;
+  name_key: string;
+  name: string;
+  active_version: number | null;
+  created_at: CreatedAt;
+}
+
+export interface ConnectorDefinitionVersionsTable {
+  organization_id: string;
+  name_key: string;
+  version: number;
+  document: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  activated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -230,6 +248,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
   audit_outcomes: AuditOutcomesTable;
+  connector_definitions: ConnectorDefinitionsTable;
+  connector_definition_versions: ConnectorDefinitionVersionsTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

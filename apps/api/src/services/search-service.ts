@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import {
   type CompiledSearch,
   emptySearchPage,
@@ -151,7 +152,7 @@ export function createSearchService(
         return made;
       });
       requestStep('planned');
-      const index = indexStore.alias(row.connector_type, entity.name);
+      const index = indexStore.alias(indexKindOf(row), entity.name);
       if (plan.lookup) {
         const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);
         if (page) return page;
@@ -217,7 +218,7 @@ export function createSearchService(
             // ones go alone, so that the request's signal cancels them in the engine when its caller goes away.
             async search(entity, body) {
               try {
-                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body, {
+                return await indexStore.search(indexStore.alias(indexKindOf(row), entity), row.id, body, {
                   tenant: row.organization_id,
                   costly,
                   ...(context.signal ? { signal: context.signal } : {}),
@@ -229,7 +230,7 @@ export function createSearchService(
               }
             },
             async lookup(entity, ids, includes) {
-              const index = indexStore.alias(row.connector_type, entity);
+              const index = indexStore.alias(indexKindOf(row), entity);
               try {
                 return await indexStore.lookup(index, row.id, ids, includes, row.organization_id);
               } catch (error) {

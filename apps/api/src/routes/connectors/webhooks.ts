@@ -1,4 +1,4 @@
-import { type ParsedWebhook, WebhookPayloadError, webhookSchemeFor } from '@conduit/connectors';
+import { type ParsedWebhook, WebhookPayloadError } from '@conduit/connectors';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -81,7 +81,7 @@ export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     const address = remoteAddress(c);
     const id = c.req.param('connector_id') ?? '';
     const row = CONNECTOR_ID.test(id) ? await deps.connectors.findForSync(id) : undefined;
-    const scheme = row ? webhookSchemeFor(row.connector_type) : undefined;
+    const scheme = row ? (await deps.hosted.kinds.forRow(row))?.definition.catalog.webhooks : undefined;
     if (!row || !scheme) {
       const notFound = new ApiError(404, 'connector_not_found', 'no webhook endpoint at this address');
       return refuse(c, address, undefined, row ? 'kind without webhooks' : 'unknown connector', notFound);
