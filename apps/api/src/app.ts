@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { publicBaseUrl } from '@conduit/config';
 import { mcpHttpHandler } from '@conduit/mcp';
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { TrieRouter } from 'hono/router/trie-router';
 import type { ApiDeps, ApiEnv } from './deps.ts';
-import {
-  auditMcpToolCalls,
-  auditTrail,
-  connectorActionOf,
-  definitionActionOf,
-  MCP_MARK_HEADER,
-  webhookEndpointActionOf,
-} from './middleware/audit-trail.ts';
+import { auditMcpToolCalls, auditTrail, MCP_MARK_HEADER } from './middleware/audit-trail.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { mcpMessage } from './middleware/mcp-message.ts';
 import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
@@ -20,39 +13,25 @@ import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
-import { documentOf, registerSecurity } from './openapi/document.ts';
+import { openApiDocument } from './openapi/document.ts';
+import { mountRoutes } from './openapi/route-kit.ts';
 import { ApiError, problemResponse } from './problem.ts';
-import { ROUTE_BASES, routeGroupOf } from './route-bases.ts';
-import { auditRoutes } from './routes/audit.ts';
-import { catalogRoutes } from './routes/catalog.ts';
-import { registerConnectorDefinitions } from './routes/connector-definitions/routes.ts';
-import { registerChanges } from './routes/connectors/changes.ts';
-import { registerCreate } from './routes/connectors/create.ts';
-import { registerExecute } from './routes/connectors/execute.ts';
-import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
-import { registerSql } from './routes/connectors/sql.ts';
-import { webhookRoutes } from './routes/connectors/webhooks.ts';
+import { routeGroupOf } from './route-bases.ts';
+import { ROUTE_TABLE } from './route-table.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { docsRoutes } from './routes/docs.ts';
-import { healthRoutes } from './routes/health.ts';
-import { metricsRoutes } from './routes/metrics.ts';
-import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
-import { registerOAuthInitiate } from './routes/oauth-consent/initiate.ts';
-import { oauthTokenRoutes } from './routes/oauth-token.ts';
-import { registerWebhookEndpoints } from './routes/webhook-endpoints/routes.ts';
 
 const ONE_MIB = 1024 * 1024;
 // files_upload carries up to 5 MB decoded, which is ~6.7 MB of base64 plus the envelope.
 const EXECUTE_LIMIT = 7 * ONE_MIB;
 
-export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   // The router is chosen, not left to hono's SmartRouter, which tries RegExpRouter on the first request and falls
   // back to TrieRouter when that refuses the routes (https://hono.dev/docs/concepts/routers). RegExpRouter refuses
   // a literal segment beside a parameter for the same method, and the connectors' public paths have both: POST
   // /oauth/initiate beside POST /:connector_id/execute, GET /oauth/callback (the redirect URI registered with
   // providers) beside GET /:connector_id. Matching the execute path costs ~2.5 µs on TrieRouter, ~1 µs on RegExpRouter.
-  const app = new OpenAPIHono<ApiEnv>({ router: new TrieRouter() });
-  registerSecurity(app);
+  const app = new Hono<ApiEnv>({ router: new TrieRouter() });
   const baseUrl = publicBaseUrl(deps.env);
   app.use('*', securityHeaders({ publicBaseUrl: baseUrl }));
   app.use('*', observeRequests(deps.metrics));
@@ -88,14 +67,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     return bodyLimit({ maxSize: limit, onError: tooLarge })(c, next);
   });
 
-  app.route('/', healthRoutes(deps));
-  app.route('/', metricsRoutes(deps));
-  app.route(ROUTE_BASES.catalog, catalogRoutes(deps));
   app.route('/', consoleRoutes());
-  app.route(ROUTE_BASES.token, oauthTokenRoutes(deps));
-  app.route(ROUTE_BASES.oauthCallback, oauthCallbackRoutes(deps));
-  // Public: upstream vendors call it, authenticated by their signature (never a bearer token).
-  app.route(ROUTE_BASES.connectors, webhookRoutes(deps));
 
   // The API calls MCP tools make carry this process's mark, so the trail says they came through MCP.
   const mcpMark = randomBytes(16).toString('base64url');
@@ -109,36 +81,18 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     windowSeconds: 60,
     onRefused: (path) => deps.metrics.requestsRefused.inc({ route: routeGroupOf(path), reason: 'rate_limited' }),
   });
-  const connectors = new OpenAPIHono<ApiEnv>();
-  connectors.use('*', signedIn);
-  // The rate limit before the trail: a refused call did nothing and is counted (onRefused), not audited.
-  connectors.use('*', limited);
-  connectors.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: connectorActionOf, mcpMark }));
-  registerCreate(connectors, deps);
-  registerOAuthInitiate(connectors, deps);
-  registerReadUpdateDelete(connectors, deps);
-  registerExecute(connectors, deps);
-  registerChanges(connectors, deps);
-  registerSql(connectors, deps);
-  app.route(ROUTE_BASES.connectors, connectors);
-  app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited]));
-
-  const webhookEndpoints = new OpenAPIHono<ApiEnv>();
-  webhookEndpoints.use('*', signedIn);
-  webhookEndpoints.use('*', limited);
-  webhookEndpoints.use(
-    '*',
-    auditTrail({ audit: deps.audit, enabled: auditing, actionOf: webhookEndpointActionOf, mcpMark }),
-  );
-  registerWebhookEndpoints(webhookEndpoints, deps);
-  app.route(ROUTE_BASES.webhookEndpoints, webhookEndpoints);
-
-  const definitions = new OpenAPIHono<ApiEnv>();
-  definitions.use('*', signedIn);
-  definitions.use('*', limited);
-  definitions.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: definitionActionOf, mcpMark }));
-  registerConnectorDefinitions(definitions, deps);
-  app.route(ROUTE_BASES.connectorDefinitions, definitions);
+  for (const { base, access, sets } of ROUTE_TABLE) {
+    const group = new Hono<ApiEnv>();
+    if (access.kind === 'bearer') {
+      group.use('*', signedIn);
+      group.use('*', limited);
+      if (access.auditActions) {
+        group.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: access.auditActions, mcpMark }));
+      }
+    }
+    for (const set of sets) mountRoutes(group, set, deps);
+    app.route(base || '/', group);
+  }
 
   // MCP (docs/operations.md): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({
@@ -158,10 +112,10 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   );
   app.all('/mcp', (c) => mcp(c.req.raw));
 
-  // The document of exactly what is mounted above, generated from the route definitions once, on first request.
+  // The document of the route table mounted above, generated once, on first request.
   let document: string | undefined;
   app.get('/openapi.json', (c) => {
-    document ??= JSON.stringify(documentOf(app));
+    document ??= JSON.stringify(openApiDocument());
     return c.body(document, 200, { 'content-type': 'application/json' });
   });
   app.route('/', docsRoutes());

@@ -1,9 +1,9 @@
 import { verifyClientSecret } from '@conduit/config';
 import { parseOrThrow } from '@conduit/connectors';
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
+import type { ApiDeps } from '../deps.ts';
+import { defineRoutes, jsonResponse, problems } from '../openapi/route-kit.ts';
 import { TokenResponseSchema } from '../openapi/schemas.ts';
 import { ApiError } from '../problem.ts';
 import { parseJsonValue } from '../request-body.ts';
@@ -42,9 +42,8 @@ export const tokenRoute = createRoute({
 });
 
 /** POST /api/v1/oauth/token: the client-credentials grant, form-encoded or JSON. */
-export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
-  mountRoute(app, tokenRoute, async (c) => {
+export const oauthTokenRoutes = defineRoutes({ token: tokenRoute }, (deps: Pick<ApiDeps, 'clients' | 'tokens'>) => ({
+  token: async (c) => {
     const type = c.req.header('content-type') ?? '';
     let raw: unknown;
     try {
@@ -70,6 +69,5 @@ export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): Ope
     });
     c.header('cache-control', 'no-store');
     return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds });
-  });
-  return app;
-}
+  },
+}));

@@ -1,12 +1,12 @@
 import { CONNECTOR_DEFINITIONS, entityActions, entityOf } from '@conduit/connectors';
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Handler } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
 import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
-import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, defineRoutes, jsonBody } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { requestStep } from '../../request-steps.ts';
@@ -67,9 +67,13 @@ export const executeRoute = authenticatedRoute({
 });
 
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */
-export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+export const executeRoutes = defineRoutes({ execute: executeRoute }, (deps: ApiDeps) => ({ execute: execute(deps) }), {
+  methodOnly: ['execute'],
+});
+
+function execute(deps: ApiDeps): Handler<ApiEnv> {
   const envelopeOf = executeEnvelopes(deps.env.SEARCH_PLAN_CACHE);
-  mountRoute(app, executeRoute, async (c) => {
+  return async (c) => {
     requestStep('handler');
     // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
     const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
@@ -156,9 +160,5 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       status: download.status,
       headers,
     });
-  });
-
-  app.all('/:connector_id/execute', () => {
-    throw new ApiError(405, 'method_not_allowed', 'execute takes POST');
-  });
+  };
 }
