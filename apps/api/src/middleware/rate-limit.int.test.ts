@@ -144,7 +144,7 @@ describe('RateLimitLeases', () => {
       consume: async () => {
         if (fail) {
           fail = false;
-          throw new ApiError(503, 'unavailable', 'redis is down');
+          throw new Error('redis is down');
         }
         return { admitted: true, remaining: 100 };
       },

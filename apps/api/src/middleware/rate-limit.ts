@@ -101,7 +101,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
     if (!admission.admitted) {
       options.onRefused?.(c.req.path);
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
-      throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], seconds);
+      throw new ApiError(429, 'rate_limited', 'too many requests for this client', { retryAfterSeconds: seconds });
     }
     return nextThen(next, onOwnResponse);
   };

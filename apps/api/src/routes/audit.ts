@@ -101,8 +101,7 @@ export const auditRoutes = defineRoutes({ audit: auditRoute }, (deps: ApiDeps) =
             429,
             'rate_limited',
             `this organization already runs ${EXPORTS_PER_ORGANIZATION} audit exports; try again when one ends`,
-            [],
-            EXPORT_RETRY_SECONDS,
+            { retryAfterSeconds: EXPORT_RETRY_SECONDS },
           );
         }
         try {
@@ -161,9 +160,9 @@ function statusRange(filter: string): { min: number; max: number } {
 function idOfCursor(ids: AuditIds, organizationId: string, cursor: string): number {
   const id = ids.internalId(organizationId, cursor);
   if (id === undefined) {
-    throw new ApiError(400, 'invalid_cursor', 'invalid cursor', [
-      { path: '/query/cursor', message: 'is not a cursor this endpoint returned to this organization' },
-    ]);
+    throw new ApiError(400, 'invalid_cursor', 'invalid cursor', {
+      errors: [{ path: '/query/cursor', message: 'is not a cursor this endpoint returned to this organization' }],
+    });
   }
   return id;
 }

@@ -52,9 +52,10 @@ export const oauthTokenRoutes = defineRoutes({ token: tokenRoute }, (deps: Pick<
         : parseJsonValue(await c.req.text());
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      throw new ApiError(400, 'invalid_request', 'the body must be JSON or form-encoded', [
-        { path: '', message: 'unreadable body' },
-      ]);
+      throw new ApiError(400, 'invalid_request', 'the body must be JSON or form-encoded', {
+        errors: [{ path: '', message: 'unreadable body' }],
+        cause: error,
+      });
     }
     const request = parseOrThrow(TokenRequest, raw, '', 'invalid_request', 'invalid token request');
     const client = await deps.clients.find(request.client_id);

@@ -1,7 +1,7 @@
 import type { KindCatalog } from '@conduit/connectors';
 import type { z } from 'zod';
+import { ExecuteBody } from '../openapi/connector-bodies.ts';
 import { parseJsonText } from '../request-body.ts';
-import { ExecuteBody } from '../routes/connectors/schemas.ts';
 import { auditParams } from './audit-params.ts';
 import { deepFreeze, KeptValues } from './kept-values.ts';
 

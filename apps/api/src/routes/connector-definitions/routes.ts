@@ -155,7 +155,7 @@ function nameParam(c: Context<ApiEnv>): string {
 
 /** The definition problems as a 422 (`invalid_definition`), each with its JSON pointer. */
 function invalid(problems: readonly { path: string; message: string }[]): ApiError {
-  return new ApiError(422, 'invalid_definition', 'the definition is not valid', [...problems]);
+  return new ApiError(422, 'invalid_definition', 'the definition is not valid', { errors: [...problems] });
 }
 
 /** The body as JSON, within the format's size limit. */
@@ -210,12 +210,14 @@ export const connectorDefinitionRoutes = defineRoutes(
             403,
             'quota_exceeded',
             `an organization defines at most ${DEFINITIONS_PER_ORGANIZATION} kinds`,
-            [
-              {
-                path: '/name',
-                message: `definitions: limit ${DEFINITIONS_PER_ORGANIZATION}, used ${DEFINITIONS_PER_ORGANIZATION}`,
-              },
-            ],
+            {
+              errors: [
+                {
+                  path: '/name',
+                  message: `definitions: limit ${DEFINITIONS_PER_ORGANIZATION}, used ${DEFINITIONS_PER_ORGANIZATION}`,
+                },
+              ],
+            },
           );
         }
         const { version } = await deps.connectorDefinitions.addVersion(organizationId, definition.name, definition);
@@ -237,9 +239,9 @@ export const connectorDefinitionRoutes = defineRoutes(
         const name = nameParam(c);
         const version = Number(c.req.param('version'));
         if (!Number.isSafeInteger(version) || version < 1) {
-          throw new ApiError(400, 'invalid_request', 'invalid version', [
-            { path: '/version', message: 'must be a positive integer' },
-          ]);
+          throw new ApiError(400, 'invalid_request', 'invalid version', {
+            errors: [{ path: '/version', message: 'must be a positive integer' }],
+          });
         }
         const document = await deps.connectorDefinitions.version(c.get('auth').organizationId, name, version);
         if (!document) throw notFound(`${name} version ${version}`);
@@ -286,9 +288,9 @@ export const connectorDefinitionRoutes = defineRoutes(
         auditAs(c, { action: 'connector_definition.delete', entity: name, params: {} });
         const using = await deps.connectorDefinitions.connectorsUsing(organizationId, name);
         if (using > 0) {
-          throw new ApiError(409, 'definition_in_use', `${using} connector(s) use ${name}: delete them first`, [
-            { path: '/name', message: `used by ${using} connector(s)` },
-          ]);
+          throw new ApiError(409, 'definition_in_use', `${using} connector(s) use ${name}: delete them first`, {
+            errors: [{ path: '/name', message: `used by ${using} connector(s)` }],
+          });
         }
         if (!(await deps.connectorDefinitions.delete(organizationId, name))) throw notFound(name);
         return c.body(null, 204);

@@ -4,11 +4,11 @@ import { redactForAudit } from '@conduit/trusted-calls';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
 import { authenticatedRoute, defineRoutes, jsonResponse } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { searchableEntities } from '../../services/connector-view.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 export const ChangesQuery = z.strictObject({
   after: z
@@ -63,9 +63,9 @@ export const changesRoutes = defineRoutes(
         auditAs(c, { entity: c.req.query('entity'), params: redactForAudit(c.req.query()) });
         const query = parseOrThrow(ChangesQuery, c.req.query(), '', 'invalid_request', 'invalid query');
         if (query.entity !== undefined && !searchableEntities(catalog).includes(query.entity)) {
-          throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, [
-            { path: '/entity', message: `one of ${searchableEntities(catalog).join(', ')}` },
-          ]);
+          throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, {
+            errors: [{ path: '/entity', message: `one of ${searchableEntities(catalog).join(', ')}` }],
+          });
         }
         const head = await deps.changeFeed.head(row.id);
         if (query.after === 'latest')

@@ -2,13 +2,13 @@ import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
 import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
+import { CreateConnectorBody } from '../../openapi/connector-bodies.ts';
 import { createExample } from '../../openapi/examples.ts';
 import { CreateConnectorRequest } from '../../openapi/request-schemas.ts';
 import { authenticatedRoute, defineRoutes, jsonBody, jsonResponse } from '../../openapi/route-kit.ts';
 import { ConnectorSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { createConnector } from '../../services/create-connector.ts';
-import { CreateConnectorBody } from './schemas.ts';
 
 export const createConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
 import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { authenticatedRoute, defineRoutes, jsonBody } from '../../openapi/route-kit.ts';
@@ -19,7 +20,6 @@ import {
 } from '../../services/idempotent-execute.ts';
 import { reflectWrite } from '../../services/read-your-writes.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 const ONE_MIB = 1024 * 1024;
 const UPLOAD_ENTITY = 'files_upload';

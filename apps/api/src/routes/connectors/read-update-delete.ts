@@ -3,6 +3,7 @@ import { indexKindOf } from '@conduit/hosted-connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
 import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
+import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from '../../openapi/connector-bodies.ts';
 import {
   authenticatedRoute,
   bodySchema,
@@ -17,7 +18,6 @@ import { readJson } from '../../request-body.ts';
 import { connectorView, searchableEntities } from '../../services/connector-view.ts';
 import { checkCredentials } from '../../services/credential-check.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from './schemas.ts';
 
 const connector = resourceRoutes({ tags: ['Connectors'], idPath: '/{connector_id}', params: ConnectorIdParams });
 
@@ -61,15 +61,19 @@ export const connectorRoutes = defineRoutes(
   },
   (deps: ApiDeps) => {
     const view = { publicBaseUrl: publicBaseUrl(deps.env) };
-    // The caller's connectors (the MCP server's list tool, the console): oldest first.
-
     return {
+      // The caller's connectors (the MCP server's list tool, the console): oldest first. Their sync states in one
+      // query, and each kind resolved once (a defined kind is read from Postgres).
       listConnectors: async (c) => {
         const rows = await deps.connectors.listByOrganization(c.get('auth').organizationId);
+        const kinds = new Map<string, ReturnType<typeof deps.hosted.kinds.forRow>>();
+        const states = await deps.syncStates.listMany(rows.map((row) => row.id));
         const data = [];
         for (const row of rows) {
-          const kind = await deps.hosted.kinds.forRow(row);
-          if (kind) data.push(connectorView(row, kind.definition.catalog, await deps.syncStates.list(row.id), view));
+          const type = row.connector_type.toLowerCase();
+          if (!kinds.has(type)) kinds.set(type, deps.hosted.kinds.forRow(row));
+          const kind = await kinds.get(type);
+          if (kind) data.push(connectorView(row, kind.definition.catalog, states.get(row.id) ?? [], view));
         }
         return c.json({ data });
       },
@@ -90,7 +94,8 @@ export const connectorRoutes = defineRoutes(
           ...(body.webhook_secret === undefined ? {} : { action: `connector.webhook_secret.${secretAction}` }),
           params: redactForAudit(body),
         });
-        const changes: { name?: string; credentials_ciphertext?: string } = {};
+        const changes: { name?: string; credentials_ciphertext?: string; webhook_secret_ciphertext?: string | null } =
+          {};
         if (body.name !== undefined) changes.name = body.name;
         if (body.credentials !== undefined) {
           const connector = deps.hosted.forCredentials(kind, body.credentials, row.config);
@@ -105,15 +110,14 @@ export const connectorRoutes = defineRoutes(
               ? null
               : scheme.checkSecret(body.webhook_secret);
           if (problem)
-            throw new ApiError(400, 'invalid_request', 'invalid webhook_secret', [
-              { path: '/webhook_secret', message: problem },
-            ]);
+            throw new ApiError(400, 'invalid_request', 'invalid webhook_secret', {
+              errors: [{ path: '/webhook_secret', message: problem }],
+            });
+          changes.webhook_secret_ciphertext =
+            body.webhook_secret === null ? null : deps.cipher.encrypt({ secret: body.webhook_secret });
         }
-        let updated = await deps.connectors.update(row.organization_id, row.id, changes);
-        if (updated && body.webhook_secret !== undefined) {
-          const ciphertext = body.webhook_secret === null ? null : deps.cipher.encrypt({ secret: body.webhook_secret });
-          updated = await deps.connectors.setWebhookSecret(row.organization_id, row.id, ciphertext);
-        }
+        // One statement: the name, the credentials and the secret change together or not at all.
+        const updated = await deps.connectors.update(row.organization_id, row.id, changes);
         await deps.connectorCache.invalidate(row.id);
         if (!updated) throw new ApiError(404, 'connector_not_found', `no connector ${row.id}`);
         // New credentials after the upstream rejected the old ones: sync again now rather than at the next schedule.
@@ -140,9 +144,9 @@ export const connectorRoutes = defineRoutes(
         const body = await readJson(c, bodySchema(syncConnectorRoute));
         const searchable = searchableEntities(catalog);
         if (body.entity !== undefined && !searchable.includes(body.entity)) {
-          throw new ApiError(400, 'invalid_request', `'${body.entity}' is not replicated`, [
-            { path: '/entity', message: `replicated entities: ${searchable.join(', ')}` },
-          ]);
+          throw new ApiError(400, 'invalid_request', `'${body.entity}' is not replicated`, {
+            errors: [{ path: '/entity', message: `replicated entities: ${searchable.join(', ')}` }],
+          });
         }
         const entities = body.entity ? [body.entity] : searchable;
         // A full pass is recorded in Postgres (it survives the deduplication of an entity job already queued).

@@ -2,11 +2,11 @@ import { SqlRequestSchema } from '@conduit/search-dsl';
 import { redactForAudit } from '@conduit/trusted-calls';
 import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
 import { authenticatedRoute, defineRoutes, jsonBody } from '../../openapi/route-kit.ts';
 import { SqlResultSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 export const sqlRoute = authenticatedRoute({
   tags: ['Execute and search'],

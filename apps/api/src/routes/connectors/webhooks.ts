@@ -4,12 +4,12 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
 import { defineRoutes, jsonResponse, problems } from '../../openapi/route-kit.ts';
 import { WebhookAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { assertJsonDepth } from '../../request-body.ts';
 import { type Refusal, RefusedWebhooks } from '../../services/refused-webhooks.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 const CONNECTOR_ID = /^[A-Za-z0-9-]{1,64}$/;
 
@@ -69,7 +69,9 @@ export const webhookRoutes = defineRoutes({ webhook: webhookRoute }, (deps: ApiD
       });
     }
     if (refusal.retryAfterSeconds !== undefined) {
-      throw new ApiError(429, 'rate_limited', 'too many refused webhook calls', [], refusal.retryAfterSeconds);
+      throw new ApiError(429, 'rate_limited', 'too many refused webhook calls', {
+        retryAfterSeconds: refusal.retryAfterSeconds,
+      });
     }
     throw answer;
   };
@@ -133,18 +135,20 @@ function parseEvent(body: Buffer, parse: (payload: unknown) => ParsedWebhook): P
   assertJsonDepth(text);
   try {
     payload = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'the webhook body is not valid JSON', [
-      { path: '', message: 'invalid JSON' },
-    ]);
+  } catch (error) {
+    throw new ApiError(400, 'invalid_request', 'the webhook body is not valid JSON', {
+      errors: [{ path: '', message: 'invalid JSON' }],
+      cause: error,
+    });
   }
   try {
     return parse(payload);
   } catch (error) {
     if (error instanceof WebhookPayloadError) {
-      throw new ApiError(400, 'invalid_request', 'the webhook body is not an event of this vendor', [
-        { path: '', message: error.message },
-      ]);
+      throw new ApiError(400, 'invalid_request', 'the webhook body is not an event of this vendor', {
+        errors: [{ path: '', message: error.message }],
+        cause: error,
+      });
     }
     throw error;
   }

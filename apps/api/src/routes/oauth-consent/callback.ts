@@ -46,9 +46,9 @@ export const oauthCallbackRoutes = defineRoutes({ oauthCallback: oauthCallbackRo
       const state = c.req.query('state') ?? '';
       const verified = await oauth.states.verify(state);
       if (verified.status === 'invalid') {
-        throw new ApiError(400, 'invalid_state', 'the OAuth state is missing, forged or malformed', [
-          { path: '/query/state', message: state ? 'is not a state this service issued' : 'is required' },
-        ]);
+        throw new ApiError(400, 'invalid_state', 'the OAuth state is missing, forged or malformed', {
+          errors: [{ path: '/query/state', message: state ? 'is not a state this service issued' : 'is required' }],
+        });
       }
       const claims = verified.claims;
       const logger = c.get('logger').child({ organization_id: claims.organization_id, client_id: claims.client_id });

@@ -108,14 +108,16 @@ export const webhookEndpointRoutes = defineRoutes(
     const checkUrl = (url: string | undefined) => {
       const problem = url === undefined ? null : endpointUrlProblem(url, policy);
       if (problem)
-        throw new ApiError(400, 'invalid_request', `invalid url: ${problem}`, [{ path: '/url', message: problem }]);
+        throw new ApiError(400, 'invalid_request', `invalid url: ${problem}`, {
+          errors: [{ path: '/url', message: problem }],
+        });
     };
     const checkConnectors = async (organizationId: string, ids: readonly string[] | null | undefined) => {
       for (const [i, id] of (ids ?? []).entries()) {
         if (!(await deps.connectors.find(organizationId, id))) {
-          throw new ApiError(400, 'invalid_request', `no connector ${id}`, [
-            { path: `/connector_ids/${i}`, message: 'not a connector of this organization' },
-          ]);
+          throw new ApiError(400, 'invalid_request', `no connector ${id}`, {
+            errors: [{ path: `/connector_ids/${i}`, message: 'not a connector of this organization' }],
+          });
         }
       }
     };
@@ -205,9 +207,9 @@ export const webhookEndpointRoutes = defineRoutes(
         if (body.connector_id !== undefined) {
           const followed = row.connector_ids === null || row.connector_ids.includes(body.connector_id);
           if (!followed || !(await deps.connectors.find(row.organization_id, body.connector_id))) {
-            throw new ApiError(400, 'invalid_request', `the endpoint does not follow connector ${body.connector_id}`, [
-              { path: '/connector_id', message: 'not a connector this endpoint follows' },
-            ]);
+            throw new ApiError(400, 'invalid_request', `the endpoint does not follow connector ${body.connector_id}`, {
+              errors: [{ path: '/connector_id', message: 'not a connector this endpoint follows' }],
+            });
           }
           connectorIds = [body.connector_id];
         } else {
