@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { publicBaseUrl } from '@conduit/config';
 import { mcpHttpHandler } from '@conduit/mcp';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { TrieRouter } from 'hono/router/trie-router';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import { auditMcpToolCalls, auditTrail, MCP_MARK_HEADER } from './middleware/audit-trail.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { bodySize } from './middleware/body-size.ts';
 import { mcpMessage } from './middleware/mcp-message.ts';
 import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
@@ -46,26 +46,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
     problemResponse(c, new ApiError(404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
   );
 
-  const tooLarge = () => {
-    throw new ApiError(413, 'payload_too_large', 'the request body is too large');
-  };
-  app.use('/api/*', async (c, next) => {
-    const limit = c.req.path.endsWith('/execute') ? EXECUTE_LIMIT : ONE_MIB;
-    // Node's parser never delivers more than Content-Length bytes, so a declared length is checked as a number
-    // (hono's bodyLimit would first turn the request into a web Request with a body stream: a fifth of a
-    // search's CPU). A request with neither header has no body. Chunked bodies are counted by bodyLimit.
-    const transferEncoding = c.req.header('transfer-encoding');
-    const contentLength = c.req.header('content-length');
-    if (transferEncoding === undefined) {
-      if (contentLength === undefined) return next();
-      const declared = Number(contentLength);
-      if (Number.isSafeInteger(declared) && declared >= 0) {
-        if (declared > limit) tooLarge();
-        return next();
-      }
-    }
-    return bodyLimit({ maxSize: limit, onError: tooLarge })(c, next);
-  });
+  app.use('/api/*', bodySize({ maxBytes: (path) => (path.endsWith('/execute') ? EXECUTE_LIMIT : ONE_MIB) }));
 
   app.route('/', consoleRoutes());
 
@@ -106,7 +87,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
     '/mcp',
     mcpOrigin({ allowed: parseAllowedOrigins(deps.env.MCP_ALLOWED_ORIGINS), publicBaseUrl: baseUrl }),
     signedIn,
-    bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }),
+    bodySize({ maxBytes: () => ONE_MIB }),
     mcpMessage(),
     auditMcpToolCalls({ audit: deps.audit, enabled: auditing }),
   );
