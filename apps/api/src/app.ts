@@ -30,7 +30,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   // back to TrieRouter when that refuses the routes (https://hono.dev/docs/concepts/routers). RegExpRouter refuses
   // a literal segment beside a parameter for the same method, and the connectors' public paths have both: POST
   // /oauth/initiate beside POST /:connector_id/execute, GET /oauth/callback (the redirect URI registered with
-  // providers) beside GET /:connector_id. Matching the execute path costs ~2.5 µs on TrieRouter, ~1 µs on RegExpRouter.
+  // providers) beside GET /:connector_id. TrieRouter's match costs a little more (docs/benchmarks/code-measurements.md).
   const app = new Hono<ApiEnv>({ router: new TrieRouter() });
   const baseUrl = publicBaseUrl(deps.env);
   app.use('*', securityHeaders({ publicBaseUrl: baseUrl }));
