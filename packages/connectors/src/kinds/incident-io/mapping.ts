@@ -1,5 +1,5 @@
 /**
- * The specification replaces vendor names inside identifiers by neutral words: incident.io's `slack_channel_id`,
+ * The catalog replaces vendor names inside identifiers by neutral words: incident.io's `slack_channel_id`,
  * `slack_channel_name`, `slack_team_id` (incidents) and `slack_user_id` (users) are the catalog's `chat_*` fields.
  * The neutral names are added beside the vendor's (which stay, as the upstream sent them), so search and the
  * index find the catalog's fields. https://api-docs.incident.io/tag/Incidents-V2
