@@ -16,6 +16,7 @@ export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories
 export {
   type ClaimedDelivery,
   type DeliveryAttempt,
+  type MovedPair,
   type WebhookEndpointRow,
   WebhookEndpointsRepository,
 } from './repositories/webhook-endpoints.ts';

@@ -118,6 +118,8 @@ export interface WebhookEndpointsTable {
   disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** Since when every attempt failed (null after a success): five days of it disable the endpoint. */
   failing_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Until when the endpoint counts as slow (its last attempt was): one delivery in flight at a time. */
+  slow_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
