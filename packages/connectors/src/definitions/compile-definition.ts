@@ -173,6 +173,7 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
     path: list.path,
     records: list.records,
     paging: pagingOf(list.paging),
+    ...(entity.aliases ? { aliases: entity.aliases } : {}),
     ...(list.meta ? { meta: list.meta } : {}),
     ...(Object.keys(rename).length > 0 || Object.keys(getRename).length > 0
       ? { query: { ...getRename, ...rename } }

@@ -170,6 +170,8 @@ const entitySchema = z.strictObject({
   searchable: z.union([z.literal('all'), z.array(dottedName).max(200)]).optional(),
   /** Text fields that carry meaning, for semantic search. */
   embed: z.array(dottedName).max(16).optional(),
+  /** Fields named otherwise than the vendor: field → the vendor's field, copied when the record lacks the field. */
+  aliases: z.record(dottedName, dottedName).optional(),
   list: listSchema.optional(),
   get: getSchema.optional(),
   create: writeSchema.optional(),
