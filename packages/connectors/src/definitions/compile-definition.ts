@@ -169,6 +169,8 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
     Object.entries(entity.get?.params ?? {}).flatMap(([name, p]) => (p.upstream_name ? [[name, p.upstream_name]] : [])),
   );
   const replication = entity.replication;
+  const since = replication?.since;
+  if (since?.upstream_name) rename[since.param] = since.upstream_name;
   return {
     path: list.path,
     records: list.records,
@@ -192,7 +194,7 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
       ? {
           read: {
             ...(replication.page_params ? { params: replication.page_params } : {}),
-            ...(replication.since ? { since: replication.since } : {}),
+            ...(since ? { since: { param: since.param, format: since.format } } : {}),
           },
         }
       : {}),
