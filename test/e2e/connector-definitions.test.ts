@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
 import { createConnector } from '../harness/create-connector.ts';
@@ -8,72 +10,8 @@ import {
   startTestPlatform,
   type TestPlatform,
 } from '../harness/platform.ts';
+import { tasklaneDefinition } from '../simulators/tasklane/definition.ts';
 import { startTasklane, type TasklaneSimulator } from '../simulators/tasklane/simulator.ts';
-
-/**
- * A kind the platform does not ship, defined at run time from docs/definitions.md alone, against an upstream no other
- * test knows: records nested in `result.items` behind a cursor, people behind RFC 8288 Link headers.
- */
-function tasklaneDefinition(baseUrl: string) {
-  return {
-    name: 'Tasklane',
-    base_url: `${baseUrl}/v3`,
-    auth: { type: 'api_key', in: 'header', name: 'X-Tasklane-Key' },
-    rate_limit: { per_second: 20, scope: 'per key' },
-    errors: { message_at: 'error.message' },
-    entities: {
-      tasks: {
-        key: 'id',
-        fields: {
-          id: 'integer!',
-          title: 'string',
-          status: { type: 'string', enum: ['open', 'doing', 'done'] },
-          estimate: 'decimal',
-          assignee: { type: 'object', fields: { name: 'string', email: 'string' } },
-          labels: { type: 'array', items: 'string' },
-          updated_at: 'datetime',
-        },
-        searchable: 'all',
-        list: {
-          path: '/tasks',
-          records: 'result.items',
-          params: {
-            limit: { type: 'integer', minimum: 1, maximum: 100 },
-            updated_since: { type: 'datetime' },
-          },
-          paging: { type: 'cursor', param: 'cursor', next_at: 'paging.next' },
-        },
-        get: { path: '/tasks/{id}', record: 'data' },
-        create: {
-          method: 'POST',
-          path: '/tasks',
-          record: 'data',
-          params: { title: { type: 'string', required: true, max_length: 200 } },
-        },
-        replication: {
-          mode: 'incremental',
-          cursor_field: 'updated_at',
-          since: { param: 'updated_since', format: 'iso' },
-          sees_edits: true,
-          sees_deletions: false,
-          page_params: { limit: 100 },
-        },
-      },
-      people: {
-        key: 'login',
-        fields: { login: 'string!', name: 'string', active: 'boolean' },
-        searchable: 'all',
-        list: {
-          path: '/people',
-          records: null,
-          params: { per_page: { type: 'integer', minimum: 1, maximum: 50 } },
-          paging: { type: 'link_header', param: 'page' },
-        },
-        replication: { mode: 'full_refresh', page_params: { per_page: 50 } },
-      },
-    },
-  };
-}
 
 describe('a connector kind defined at run time', () => {
   let upstream: TasklaneSimulator;
@@ -240,6 +178,52 @@ describe('a connector kind defined at run time', () => {
     const deleted = await platform.call('DELETE', '/api/v1/connector-definitions/Tasklane');
     expect(deleted.status).toBe(409);
     expect(((await deleted.json()) as { code: string }).code).toBe('definition_in_use');
+  });
+
+  it('gives agents MCP tools for the kind, and tools to validate and test a definition', async () => {
+    const client = new Client({ name: 'definitions-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${await platform.token()}` } },
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'tasklane_execute',
+          'tasklane_search',
+          'tasklane_sql',
+          'validate_connector_definition',
+          'test_connector_definition',
+        ]),
+      );
+      const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
+      const found = await client.callTool({
+        name: 'tasklane_search',
+        arguments: { connector_id: connectorId, entity: 'tasks', query: { filter: { eq: { id: 5 } } } },
+      });
+      expect(JSON.parse(text(found)).data.map((t: { id: string }) => t.id)).toEqual(['5']);
+      const counted = await client.callTool({
+        name: 'tasklane_sql',
+        arguments: { connector_id: connectorId, query: "SELECT COUNT(*) AS n FROM tasks WHERE status = 'done'" },
+      });
+      const done = [...upstream.tasks.values()].filter((t) => t.status === 'done').length;
+      expect(JSON.parse(text(counted)).data).toEqual([{ n: done }]);
+      const invalid = await client.callTool({
+        name: 'validate_connector_definition',
+        arguments: { definition: { ...tasklaneDefinition(upstream.url), base_url: 'https://{tenant}.example' } },
+      });
+      expect(invalid.isError).toBe(true);
+      expect(text(invalid)).toContain('/base_url');
+      const tested = await client.callTool({
+        name: 'test_connector_definition',
+        arguments: { name: 'Tasklane', credentials: { api_key: upstream.apiKey }, entities: ['people'] },
+      });
+      expect(JSON.parse(text(tested)).entities[0]).toMatchObject({ entity: 'people', problems: [] });
+    } finally {
+      await client.close();
+    }
   });
 
   it('publishes the format as JSON Schema', async () => {
