@@ -13,7 +13,9 @@ import { ProblemSchema } from './schemas.ts';
  * @hono/zod-openapi's validator, so errors, empty bodies and content types behave as they always have.
  *
  * @example
- * export const healthRoutes = defineRoutes({ healthz: healthzRoute }, () => ({ healthz: (c) => c.json({ status: 'ok' }) }));
+ * export const healthRoutes = defineRoutes({ healthz: healthzRoute }, () => ({
+ *   healthz: (c) => c.json({ status: 'ok' }),
+ * }));
  */
 export interface RouteSet<D = ApiDeps> {
   /** The definitions, in the order they are mounted and documented. */
