@@ -6,6 +6,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { connectorDefinitionRoutes } from './routes/connector-definitions/routes.ts';
 import { changesRoutes } from './routes/connectors/changes.ts';
+import { changesStreamRoutes } from './routes/connectors/changes-stream.ts';
 import { createRoutes } from './routes/connectors/create.ts';
 import { executeRoutes } from './routes/connectors/execute.ts';
 import { connectorRoutes } from './routes/connectors/read-update-delete.ts';
@@ -53,7 +54,15 @@ export const ROUTE_TABLE: readonly RouteGroup[] = [
     base: ROUTE_BASES.connectors,
     access: { kind: 'bearer', auditActions: connectorActionOf },
     // oauth/initiate before the `/{connector_id}` routes.
-    sets: [createRoutes, oauthInitiateRoutes, connectorRoutes, executeRoutes, changesRoutes, sqlRoutes],
+    sets: [
+      createRoutes,
+      oauthInitiateRoutes,
+      connectorRoutes,
+      executeRoutes,
+      changesRoutes,
+      changesStreamRoutes,
+      sqlRoutes,
+    ],
   },
   // Read-only, so not itself audited.
   { base: ROUTE_BASES.audit, access: { kind: 'bearer' }, sets: [auditRoutes] },
