@@ -1,12 +1,6 @@
 import type { CredentialsCipher } from '@conduit/config';
-import {
-  type Connector,
-  type ConnectorSettings,
-  connectWith,
-  egressFetch,
-  envSuffix,
-  type TokenCache,
-} from '@conduit/connectors';
+import { type Connector, type ConnectorSettings, connectWith, envSuffix, type TokenCache } from '@conduit/connectors';
+import { egressFetch } from '@conduit/connectors/egress';
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
 import type { KindRegistry, ResolvedKind } from './kind-registry.ts';
 import type { BudgetLane, UpstreamBudgets } from './upstream-budget.ts';

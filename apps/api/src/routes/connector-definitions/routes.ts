@@ -4,9 +4,9 @@ import {
   connectorTypes,
   DEFINITION_LIMITS,
   definitionJsonSchema,
-  egressFetch,
   testDefinition,
 } from '@conduit/connectors';
+import { egressFetch } from '@conduit/connectors/egress';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
