@@ -15,6 +15,7 @@ import {
 import { authenticate } from './middleware/authenticate.ts';
 import { mcpMessage } from './middleware/mcp-message.ts';
 import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
+import { meterUsage } from './middleware/meter-usage.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -37,6 +38,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
 import { registerOAuthInitiate } from './routes/oauth-consent/initiate.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { registerWebhookEndpoints } from './routes/webhook-endpoints/routes.ts';
 
 const ONE_MIB = 1024 * 1024;
@@ -107,10 +109,17 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     windowSeconds: 60,
     onRefused: (path) => deps.metrics.requestsRefused.inc({ route: routeGroupOf(path), reason: 'rate_limited' }),
   });
+  // Usage per organization and its quotas (docs/operations.md): after the rate limit, so a refused call is not counted.
+  const metered = meterUsage({
+    usage: deps.usage,
+    quotas: deps.quotas,
+    connectorsOf: async (organizationId) => (await deps.usageRows.stored(organizationId)).connectors,
+  });
   const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', signedIn);
   // The rate limit before the trail: a refused call did nothing and is counted (onRefused), not audited.
   connectors.use('*', limited);
+  connectors.use('*', metered);
   connectors.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: connectorActionOf, mcpMark }));
   registerCreate(connectors, deps);
   registerOAuthInitiate(connectors, deps);
@@ -119,11 +128,13 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerChanges(connectors, deps);
   registerSql(connectors, deps);
   app.route(ROUTE_BASES.connectors, connectors);
-  app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited]));
+  app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited, metered]));
+  app.route(ROUTE_BASES.usage, usageRoutes(deps, [signedIn, limited, metered]));
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();
   webhookEndpoints.use('*', signedIn);
   webhookEndpoints.use('*', limited);
+  webhookEndpoints.use('*', metered);
   webhookEndpoints.use(
     '*',
     auditTrail({ audit: deps.audit, enabled: auditing, actionOf: webhookEndpointActionOf, mcpMark }),

@@ -12,6 +12,7 @@ export const ROUTE_BASES = {
   oauthCallback: CALLBACK_PATH,
   webhookEndpoints: '/api/v1/webhook-endpoints',
   audit: '/api/v1/audit',
+  usage: '/api/v1/usage',
 } as const;
 
 /** The group a path belongs to (`connectors`, `audit`, ...), a bounded metric label; `other` outside the groups. */

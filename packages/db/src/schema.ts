@@ -212,6 +212,24 @@ export interface AuditOutcomesTable extends AuditOutcomeColumns {
   entry_id: number;
 }
 
+/** Usage per organization, connector ('' for none), hour and metric: added to by each process's flush. */
+export interface UsageHourlyTable {
+  organization_id: string;
+  connector_id: string;
+  hour: Date;
+  metric: string;
+  /** bigint: pg hands it back as a string. */
+  value: ColumnType<string, number, number>;
+}
+
+/** A quota an operator set for an organization (admin CLI); without a row, the deployment's default applies. */
+export interface OrganizationQuotasTable {
+  organization_id: string;
+  quota: string;
+  limit: ColumnType<string, number, number>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -228,6 +246,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
   audit_outcomes: AuditOutcomesTable;
+  usage_hourly: UsageHourlyTable;
+  organization_quotas: OrganizationQuotasTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -22,6 +22,7 @@ export class HostedConnectors {
   readonly #timeoutMs: number;
   readonly #observe: ((kind: string) => (status: number | null) => void) | undefined;
   readonly #budgets: UpstreamBudgets | undefined;
+  readonly #count: ((row: ConnectorRow) => void) | undefined;
 
   constructor(deps: {
     cipher: CredentialsCipher;
@@ -33,6 +34,8 @@ export class HostedConnectors {
     observeUpstream?: (kind: string) => (status: number | null) => void;
     /** One upstream budget per connector, shared by every process; none: calls are not paced. */
     budgets?: UpstreamBudgets;
+    /** Counts every upstream attempt of a stored connector (usage per organization). */
+    countUpstream?: (row: ConnectorRow) => void;
   }) {
     this.#cipher = deps.cipher;
     this.#connectors = deps.connectors;
@@ -41,6 +44,7 @@ export class HostedConnectors {
     this.#timeoutMs = deps.timeoutMs ?? 30_000;
     this.#observe = deps.observeUpstream;
     this.#budgets = deps.budgets;
+    this.#count = deps.countUpstream;
   }
 
   settingsFor(connectorType: string) {
@@ -80,14 +84,16 @@ export class HostedConnectors {
     const settings = this.settingsFor(row.connector_type);
     const budget = this.#budgets?.gate(this.budgetSubject(row), lane);
     const metrics = settings.onUpstreamResponse;
+    const count = this.#count;
     return connect(row.connector_type, credentials, row.config, {
       ...settings,
       ...(budget ? { budget } : {}),
-      ...(observe
+      ...(observe || count
         ? {
             onUpstreamResponse: (status: number | null) => {
               metrics?.(status);
-              observe(status);
+              count?.(row);
+              observe?.(status);
             },
           }
         : {}),

@@ -21,7 +21,8 @@ const POLL_MS = 200;
 /** An endpoint failing this long without one success is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 
-type DeliveryDeps = Pick<SyncDeps, 'env' | 'logger' | 'changeFeed' | 'webhookEndpoints' | 'cipher'>;
+type DeliveryDeps = Pick<SyncDeps, 'env' | 'logger' | 'changeFeed' | 'webhookEndpoints' | 'cipher'> &
+  Partial<Pick<SyncDeps, 'connectors' | 'usage'>>;
 
 /** The waits before each retry (WEBHOOK_RETRY_SCHEDULE), in milliseconds. */
 export function retrySchedule(schedule: string): number[] {
@@ -71,7 +72,22 @@ export async function sendDueDeliveries(deps: DeliveryDeps, sender: DeliverySend
   const claimed = await deps.webhookEndpoints.claimDue(SENDING, deps.env.WEBHOOK_TIMEOUT_MS + 5000);
   const attempts = await Promise.all(claimed.map((delivery) => sendOne(deps, sender, delivery, schedule)));
   await deps.webhookEndpoints.recordAttempts(attempts, DISABLE_AFTER_MS);
+  await countDeliveries(deps, claimed);
   return claimed.length;
+}
+
+/** Every attempt is a delivery of the connector's organization in its usage (docs/operations.md). */
+async function countDeliveries(deps: DeliveryDeps, claimed: readonly ClaimedDelivery[]): Promise<void> {
+  const { usage, connectors } = deps;
+  if (!usage || !connectors || claimed.length === 0) return;
+  const perConnector = new Map<string, number>();
+  for (const delivery of claimed) {
+    perConnector.set(delivery.connector_id, (perConnector.get(delivery.connector_id) ?? 0) + 1);
+  }
+  for (const [connectorId, count] of perConnector) {
+    const organizationId = (await connectors.findForSync(connectorId))?.organization_id;
+    if (organizationId) usage.add(organizationId, connectorId, 'webhook_deliveries', count);
+  }
 }
 
 async function sendOne(

@@ -207,6 +207,14 @@ export interface Problem {
     status: number | null;
     body: string | null;
   };
+  /**
+   * quota_exceeded: the quota, its limit and what is used
+   */
+  quota?: {
+    name: string;
+    limit: number;
+    used: number;
+  };
 }
 export interface SqlResult {
   /**
