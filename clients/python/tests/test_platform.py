@@ -78,6 +78,18 @@ class PlatformTest(unittest.TestCase):
         self.assertTrue(problem.errors, "the problem lists what is wrong")
         self.assertIn("nmae", problem.errors[0]["path"] + problem.errors[0]["message"])
 
+    def test_usage_counts_this_organizations_calls_by_class(self) -> None:
+        before = self.conduit.usage(granularity="hour", connector_id=self.orb)
+        searched = sum(bucket["metrics"]["api_search"] for bucket in before["data"])
+        self.conduit.search(self.orb, "customers", limit=1)
+        after = self.conduit.usage(granularity="hour", connector_id=self.orb)
+        self.assertEqual(sum(bucket["metrics"]["api_search"] for bucket in after["data"]), searched + 1)
+        self.assertEqual(len(after["data"]), 24)
+        self.assertIn("requests_per_day", after["meta"]["quotas"])
+        with self.assertRaises(ConduitProblem) as raised:
+            self.conduit.usage(granularity="week")
+        self.assertEqual([e["path"] for e in raised.exception.errors], ["/query/granularity"])
+
     def test_download_streams_into_a_file_in_chunks(self) -> None:
         drive = os.environ.get("CONDUIT_DRIVE_CONNECTOR_ID")
         if not drive:
