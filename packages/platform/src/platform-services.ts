@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { CredentialsCipher, type PlatformEnv } from '@conduit/config';
+import { CredentialsCipher, type PlatformEnv, quotaDefaultsOf } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
   AuditEntriesRepository,
@@ -116,7 +116,7 @@ export async function connectPlatformServices(
   const usage = new UsageMeter(usageRows, {
     onError: (error) => logger.warn('usage counters not flushed; kept for the next flush', { error: String(error) }),
   }).start();
-  const quotas = new Quotas(usageRows, env.QUOTA_DEFAULTS);
+  const quotas = new Quotas(usageRows, quotaDefaultsOf(env.QUOTA_DEFAULTS));
   let auditSpool: AuditSpool | undefined;
   const metrics = new PlatformMetrics(service, {
     budgets: () => budgets.recentViews(),

@@ -71,16 +71,15 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const run = checkedCommand(command, args, parsed.values);
 
-  const [{ readEnv }, { createDatabase, ensureDatabaseExists, migrateToLatest }, { AdminCommands }] = await Promise.all(
-    [import('@conduit/config'), import('@conduit/db'), import('./admin-commands.ts')],
-  );
+  const [{ quotaDefaultsOf, readEnv }, { createDatabase, ensureDatabaseExists, migrateToLatest }, { AdminCommands }] =
+    await Promise.all([import('@conduit/config'), import('@conduit/db'), import('./admin-commands.ts')]);
   const env = readEnv();
   await ensureDatabaseExists(env.DATABASE_URL);
   const db = createDatabase(env.DATABASE_URL, 2);
   try {
     await migrateToLatest(db);
     const admin = new AdminCommands(db);
-    process.stdout.write(`${JSON.stringify(await run.call(admin, env), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await run.call(admin, quotaDefaultsOf(env.QUOTA_DEFAULTS)), null, 2)}\n`);
     if (run.notice) process.stderr.write(`${run.notice}\n`);
     if (run.revokes) await announceRevocation(env, run.revokes);
     return 0;
@@ -91,7 +90,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
 interface CheckedCommand {
   /** What the command does with the database; its result is printed. */
-  readonly call: (admin: AdminCommands, env: { QUOTA_DEFAULTS: QuotaLimits }) => Promise<unknown>;
+  readonly call: (admin: AdminCommands, defaults: QuotaLimits) => Promise<unknown>;
   /** Printed on stderr after the result. */
   readonly notice?: string;
   /** The client whose tokens the API instances are told to forget. */
@@ -147,11 +146,11 @@ function checkedCommand(
       const org = requireId(args[0], 'organization id');
       const quota = requireId(args[1], 'quota');
       const limit = requireLimit(args[2]);
-      return { call: (admin, env) => admin.setQuota(org, quota, limit, env.QUOTA_DEFAULTS) };
+      return { call: (admin, defaults) => admin.setQuota(org, quota, limit, defaults) };
     }
     case 'show-quotas': {
       const org = requireId(args[0], 'organization id');
-      return { call: (admin, env) => admin.showQuotas(org, env.QUOTA_DEFAULTS) };
+      return { call: (admin, defaults) => admin.showQuotas(org, defaults) };
     }
     default:
       throw new AdminUsageError(`unknown command '${command}'`);
