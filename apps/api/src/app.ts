@@ -20,6 +20,7 @@ import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { traceRequests } from './middleware/trace-requests.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { ROUTE_BASES, routeGroupOf } from './route-bases.ts';
@@ -54,6 +55,8 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>({ router: new TrieRouter() });
   registerSecurity(app);
   const baseUrl = publicBaseUrl(deps.env);
+  // Only when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise no span, not even a no-op one, per request.
+  if (deps.env.OTEL_EXPORTER_OTLP_ENDPOINT) app.use('*', traceRequests());
   app.use('*', securityHeaders({ publicBaseUrl: baseUrl }));
   app.use('*', observeRequests(deps.metrics));
   app.use('*', requestId(deps.logger));

@@ -210,6 +210,11 @@ export const PlatformEnv = z.object({
   RETENTION_INTERVAL: duration.default('1h'),
   /** Every organization's quotas unless an operator set its own (admin CLI `set-quota`); empty: none. */
   QUOTA_DEFAULTS: QuotaDefaults,
+  /**
+   * OpenTelemetry: where spans are exported (OTLP/HTTP, JSON, `<endpoint>/v1/traces`); unset, no SDK is started
+   * (docs/operations.md, "Traces").
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;

@@ -1,4 +1,4 @@
-export { createDatabase, ensureDatabaseExists } from './database.ts';
+export { createDatabase, ensureDatabaseExists, type QueryObserver } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
 export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
 export { AUDIT_ENTRY_COLUMNS, AuditWriter, type NewAuditOutcome } from './repositories/audit-writer.ts';

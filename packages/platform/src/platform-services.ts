@@ -24,6 +24,7 @@ import { AuditLog, AuditSpool } from '@conduit/trusted-calls';
 import { API_METRICS, dayOf, Quotas, UsageMeter, type UsageMetric } from '@conduit/usage';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
+import { postgresSpan, traceRedisCommands } from './traced-services.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {
@@ -81,11 +82,17 @@ export async function connectPlatformServices(
   service: 'api' | 'worker',
 ): Promise<PlatformServices> {
   await ensureDatabaseExists(env.DATABASE_URL);
-  const db = createDatabase(env.DATABASE_URL, 10, (error) =>
-    logger.warn('postgres connection ended', { error: error.message }),
+  const traced = env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+  const db = createDatabase(
+    env.DATABASE_URL,
+    10,
+    (error) => logger.warn('postgres connection ended', { error: error.message }),
+    {},
+    traced ? postgresSpan : undefined,
   );
   await migrateToLatest(db);
   const redis = connectRedis(env, { maxRetriesPerRequest: null });
+  if (traced) traceRedisCommands(redis);
   // ioredis reconnects by itself; without a listener its connection errors would be unhandled events.
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const nodes = opensearchNodes(env.OPENSEARCH_URL);
