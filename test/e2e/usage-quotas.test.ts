@@ -8,6 +8,7 @@ import { ORB_ENTITIES } from '../harness/orb-connector.ts';
 import { ALL_ENTITIES_AT_ONCE, eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import { startOrb } from '../simulators/orb/simulator.ts';
+import { tasklaneDefinition } from '../simulators/tasklane/definition.ts';
 
 /**
  * Usage per organization and its quotas (docs/operations.md, "Usage and quotas"): one organization is flooded past
@@ -58,6 +59,7 @@ beforeAll(async () => {
   other = await platform.anotherOrganization();
   await admin('set-quota', platform.organizationId, 'records', '5');
   await admin('set-quota', platform.organizationId, 'connectors', '1');
+  await admin('set-quota', platform.organizationId, 'definitions', '0');
 }, 120_000);
 
 afterAll(async () => {
@@ -116,6 +118,27 @@ describe('usage and quotas per organization', () => {
     const second = await callAsOther('POST', '/api/v1/integrations/connectors', simulatorConnector(sim, 'b2'));
     expect(second.status).toBe(201);
   });
+
+  it('refuses a connector definition past the definitions quota; the other organization defines it', async () => {
+    const refused = await platform.call(
+      'POST',
+      '/api/v1/connector-definitions',
+      tasklaneDefinition('https://tasklane.example/api'),
+    );
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      code: 'quota_exceeded',
+      quota: { name: 'definitions', limit: 0, used: 0 },
+    });
+    const listed = (await (await platform.call('GET', '/api/v1/connector-definitions')).json()) as { data: unknown[] };
+    expect(listed.data).toEqual([]);
+    const other = await callAsOther(
+      'POST',
+      '/api/v1/connector-definitions',
+      tasklaneDefinition('https://tasklane.example/api'),
+    );
+    expect(other.status, await other.clone().text()).toBe(201);
+  }, 60_000);
 
   it('answers 429 quota_exceeded with Retry-After past the requests of the day; the other organization goes on', async () => {
     const usage = (await (await platform.call('GET', '/api/v1/usage?granularity=day')).json()) as UsageAnswer;

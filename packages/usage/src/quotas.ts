@@ -59,10 +59,11 @@ export class Quotas {
 
   /**
    * Refuses one more of `quota` when `current` (what the organization has now) is at its limit: throws
-   * QuotaExceededError (403 quota_exceeded; requests_per_day: 429 with Retry-After).
+   * QuotaExceededError (403 quota_exceeded; requests_per_day: 429 with Retry-After). `limitWhenUnset`: the limit
+   * when neither the operator nor QUOTA_DEFAULTS sets one (a feature's own bound).
    */
-  async checkQuota(organizationId: string, quota: QuotaName, current: number): Promise<void> {
-    const limit = (await this.limitsOf(organizationId))[quota];
+  async checkQuota(organizationId: string, quota: QuotaName, current: number, limitWhenUnset?: number): Promise<void> {
+    const limit = (await this.limitsOf(organizationId))[quota] ?? limitWhenUnset;
     if (limit !== undefined && current >= limit) throw new QuotaExceededError(quota, limit, current, this.#now());
   }
 
