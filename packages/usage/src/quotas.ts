@@ -73,15 +73,14 @@ export class Quotas {
       this.limitsOf(organizationId),
       this.#repository.stored(organizationId),
     ]);
-    const used: Record<QuotaName, number | null> = {
+    const used: Record<QuotaName, number> = {
       connectors: stored.connectors,
       records: stored.records,
       requests_per_day: requestsToday,
-      // Counted by the connector definitions, which ask checkQuota themselves.
-      definitions: null,
+      definitions: stored.definitions,
     };
     return Object.fromEntries(
-      QUOTA_NAMES.map((name) => [name, { limit: limits[name] ?? null, used: used[name] ?? 0 }]),
+      QUOTA_NAMES.map((name) => [name, { limit: limits[name] ?? null, used: used[name] }]),
     ) as Record<QuotaName, QuotaState>;
   }
 

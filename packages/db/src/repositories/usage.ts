@@ -96,8 +96,8 @@ export class UsageRepository {
     return Number(result.numDeletedRows);
   }
 
-  /** The organization's connectors and the records its copy holds (the entities' last counts). */
-  async stored(organizationId: string): Promise<{ connectors: number; records: number }> {
+  /** The organization's connectors, the records its copy holds (the entities' last counts) and its definitions. */
+  async stored(organizationId: string): Promise<{ connectors: number; records: number; definitions: number }> {
     const row = await this.#db
       .selectFrom('connectors')
       .leftJoin('sync_states', 'sync_states.connector_id', 'connectors.id')
@@ -107,7 +107,12 @@ export class UsageRepository {
       ])
       .where('connectors.organization_id', '=', organizationId)
       .executeTakeFirstOrThrow();
-    return { connectors: Number(row.connectors), records: Number(row.records) };
+    const definitions = await this.#db
+      .selectFrom('connector_definitions')
+      .select(sql<string>`count(*)`.as('count'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return { connectors: Number(row.connectors), records: Number(row.records), definitions: Number(definitions.count) };
   }
 
   /** The quotas an operator set for the organization, by name. */
