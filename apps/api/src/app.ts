@@ -115,11 +115,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     onRefused: (path) => deps.metrics.requestsRefused.inc({ route: routeGroupOf(path), reason: 'rate_limited' }),
   });
   // Usage per organization and its quotas (docs/operations.md): after the rate limit, so a refused call is not counted.
-  const metered = meterUsage({
-    usage: deps.usage,
-    quotas: deps.quotas,
-    connectorsOf: async (organizationId) => (await deps.usageRows.stored(organizationId)).connectors,
-  });
+  const metered = meterUsage({ usage: deps.usage, quotas: deps.quotas });
   const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', signedIn);
   // The rate limit before the trail: a refused call did nothing and is counted (onRefused), not audited.

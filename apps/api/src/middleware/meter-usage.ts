@@ -1,4 +1,3 @@
-import type { QuotaName } from '@conduit/config';
 import { QuotaExceededError, type Quotas, type UsageMeter, type UsageMetric } from '@conduit/usage';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
@@ -6,23 +5,20 @@ import { connectorActionOf } from './audit-trail.ts';
 
 export interface MeterUsageOptions {
   readonly usage: Pick<UsageMeter, 'add' | 'requestsToday'>;
-  readonly quotas: Pick<Quotas, 'knownLimitsOf' | 'checkQuota'>;
-  /** The organization's connectors now (the connectors quota, read on create only). */
-  readonly connectorsOf: (organizationId: string) => Promise<number>;
+  readonly quotas: Pick<Quotas, 'knownLimitsOf'>;
 }
 
 /**
  * Counts every API call of the caller's organization by route class (execute live, search, SQL, changes, other)
- * and refuses calls past its quotas: requests_per_day (429 with Retry-After, the next UTC day) on every call, and
- * connectors on a create (403). Counting is a map update and the daily check reads memory (UsageMeter), so no
- * call waits on either. Mount it after `authenticate` and the rate limit: a refused call did nothing and is not
+ * and refuses calls past the organization's requests_per_day (429 with Retry-After, the next UTC day). Counting is
+ * a map update and the check reads memory (UsageMeter), so no call waits on either. Mount it after `authenticate` and the rate limit: a refused call did nothing and is not
  * counted.
  *
  * @example
- * connectors.use('*', signedIn, limited, meterUsage({ usage, quotas, connectorsOf }));
+ * connectors.use('*', signedIn, limited, meterUsage({ usage, quotas }));
  */
 export function meterUsage(options: MeterUsageOptions): MiddlewareHandler<ApiEnv> {
-  const { usage, quotas, connectorsOf } = options;
+  const { usage, quotas } = options;
   return async function meterUsage(c, next) {
     const { organizationId } = c.get('auth');
     const daily = quotas.knownLimitsOf(organizationId)?.requests_per_day;
@@ -31,9 +27,6 @@ export function meterUsage(options: MeterUsageOptions): MiddlewareHandler<ApiEnv
       if (used >= daily) throw new QuotaExceededError('requests_per_day', daily, used);
     }
     const action = connectorActionOf(c.req.method, c.req.path);
-    if (action?.action === 'connector.create') {
-      await quotas.checkQuota(organizationId, 'connectors' satisfies QuotaName, await connectorsOf(organizationId));
-    }
     await next();
     // A connector the caller cannot see (404) is counted to the organization, not to that id.
     const connectorId = c.res.status === 404 ? undefined : action?.connectorId;
