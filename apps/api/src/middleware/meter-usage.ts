@@ -29,9 +29,17 @@ export function meterUsage(options: MeterUsageOptions): MiddlewareHandler<ApiEnv
     const action = connectorActionOf(c.req.method, c.req.path);
     await next();
     // A connector the caller cannot see (404) is counted to the organization, not to that id.
-    const connectorId = c.res.status === 404 ? undefined : action?.connectorId;
+    const connectorId = c.res.status === 404 ? undefined : connectorOf(c.req.path);
     usage.add(organizationId, connectorId, metricOf(action?.action, c.get('audit')?.action));
   };
+}
+
+const CONNECTOR_ID = /^\/api\/v1\/integrations\/connectors\/([A-Za-z0-9-]{1,64})(?:\/|$)/;
+
+/** The connector a call of the connectors group is about (any of its routes), undefined for the others. */
+function connectorOf(path: string): string | undefined {
+  const id = CONNECTOR_ID.exec(path)?.[1];
+  return id === 'oauth' ? undefined : id;
 }
 
 /** The route class: an execute call is a search or a live action, as the route named it (beginAudit). */
