@@ -32,6 +32,7 @@ function app(options: { requestsPerDay?: number; usedToday?: number } = {}) {
     })
     .post(`${BASE}/:id/sql`, (c) => c.json({ data: [] }))
     .get(`${BASE}/:id/changes`, (c) => c.json({ data: [] }))
+    .get(`${BASE}/:id/changes/stream`, (c) => c.body('', 200, { 'content-type': 'text/event-stream' }))
     .get(`${BASE}/:id`, (c) => (c.req.param('id') === 'foreign' ? c.json({}, 404) : c.json({})));
   hono.onError((error, c) => problemResponse(c, error));
   return { hono, counted };
@@ -50,11 +51,13 @@ describe('meterUsage', () => {
     await hono.request(`${BASE}/c1/execute`, execute('list'));
     await hono.request(`${BASE}/c1/sql`, { method: 'POST' });
     await hono.request(`${BASE}/c1/changes`);
+    await hono.request(`${BASE}/c1/changes/stream`);
     await hono.request(`${BASE}/c1`);
     expect(counted).toEqual([
       ['org-a', 'c1', 'api_search'],
       ['org-a', 'c1', 'api_execute'],
       ['org-a', 'c1', 'api_sql'],
+      ['org-a', 'c1', 'api_changes'],
       ['org-a', 'c1', 'api_changes'],
       ['org-a', 'c1', 'api_other'],
     ]);

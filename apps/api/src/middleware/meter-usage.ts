@@ -30,7 +30,9 @@ export function meterUsage(options: MeterUsageOptions): MiddlewareHandler<ApiEnv
     await next();
     // A connector the caller cannot see (404) is counted to the organization, not to that id.
     const connectorId = c.res.status === 404 ? undefined : connectorOf(c.req.path);
-    usage.add(organizationId, connectorId, metricOf(action?.action, c.get('audit')?.action));
+    // The live change feed (Server-Sent Events) is a changes call too, counted once when its stream opens.
+    const routeAction = c.req.path.endsWith('/changes/stream') ? 'connector.changes' : action?.action;
+    usage.add(organizationId, connectorId, metricOf(routeAction, c.get('audit')?.action));
   };
 }
 
