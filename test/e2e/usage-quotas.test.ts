@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inheritedEnv } from '../harness/child-env.ts';
@@ -54,7 +56,13 @@ beforeAll(async () => {
   platform = await startTestPlatform({
     overrides: { baseUrls: { ORB: sim.baseUrl }, tokenUrls: {}, rateLimits: { ORB: 1000 } },
     // The deployment's defaults: generous for everyone; the flooded organization gets its own below.
-    env: { ...ALL_ENTITIES_AT_ONCE, QUOTA_DEFAULTS: 'connectors=10,records=100000,requests_per_day=100000' },
+    env: {
+      ...ALL_ENTITIES_AT_ONCE,
+      QUOTA_DEFAULTS: 'connectors=10,records=100000,requests_per_day=100000',
+      // The receiver of the deliveries below listens on loopback over http.
+      WEBHOOK_ALLOW_HTTP: '1',
+      WEBHOOK_ALLOW_PRIVATE: '1',
+    },
   });
   other = await platform.anotherOrganization();
   await admin('set-quota', platform.organizationId, 'records', '5');
@@ -230,6 +238,50 @@ describe('usage and quotas per organization', () => {
     expect(sumOf(mine).records_synced).toBeGreaterThanOrEqual(expectedTotal());
     expect(mine.meta.quotas.records).toMatchObject({ limit: 1000, used: expectedTotal() });
   }, 60_000);
+
+  it('counts the deliveries to the organization’s webhook endpoints', async () => {
+    const received: string[] = [];
+    const receiver = createServer((request, response) => {
+      received.push(String(request.headers['webhook-id']));
+      request.resume();
+      response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const created = await callAsOther('POST', '/api/v1/webhook-endpoints', { url, connector_ids: [spared] });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const endpoint = (await created.json()) as { id: string };
+      // Every change of the connector's feed after its first one, sent again.
+      const first = (await (
+        await callAsOther('GET', `/api/v1/integrations/connectors/${spared}/changes?limit=1`)
+      ).json()) as {
+        meta: { cursor: string };
+      };
+      const replay = await callAsOther('POST', `/api/v1/webhook-endpoints/${endpoint.id}/replay`, {
+        after: first.meta.cursor,
+        connector_id: spared,
+      });
+      expect(replay.status).toBe(202);
+      await eventually(async () => (received.length >= expectedTotal() - 1 ? true : undefined), 30_000);
+      // The worker flushes its counters every 5 s.
+      const counted = await eventually(
+        async () => {
+          const body = (await (await callAsOther('GET', `/api/v1/usage?connector_id=${spared}`)).json()) as UsageAnswer;
+          const deliveries = sumOf(body).webhook_deliveries ?? 0;
+          return deliveries >= received.length ? deliveries : undefined;
+        },
+        30_000,
+        500,
+      );
+      expect(counted).toBe(received.length);
+      const mine = (await (await platform.call('GET', '/api/v1/usage')).json()) as UsageAnswer;
+      expect(sumOf(mine).webhook_deliveries).toBe(0);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }, 90_000);
 
   it('refuses a bad usage query with a 400 naming the field', async () => {
     const bad = await platform.call('GET', '/api/v1/usage?granularity=week');
