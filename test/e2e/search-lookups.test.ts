@@ -1,4 +1,5 @@
 import { type EntityCatalog, t } from '@conduit/connectors';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import { planSearch, searchPageJson } from '@conduit/search-dsl';
 import type { IndexStore } from '@conduit/search-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,9 @@ const things: EntityCatalog = {
   sync: { mode: 'full_refresh' },
 };
 type ConnectorRow = Parameters<TestPlatform['api']['deps']['search']['search']>[0];
-const row = (id: string) => ({ id, connector_type: 'Kind' }) as ConnectorRow;
+const row = (id: string) => ({ id, organization_id: 'org-t', connector_type: 'Kind' }) as ConnectorRow;
+/** The kind part of the index names: a kind the platform does not ship is named with its organization. */
+const KIND = indexKindOf(row('conn-1'));
 const LONG_KEY = 'x'.repeat(8192);
 const KEYS = ['a', 'b', 'c', '\uFF5E', '\u{1F600}', 'É', LONG_KEY];
 
@@ -37,7 +40,7 @@ async function searchedPage(connectorId: string, params: Record<string, unknown>
     entity: 'Kind/things',
     cursorKey: CURSOR_KEY,
   });
-  const answer = await store.search(store.alias('Kind', 'things'), connectorId, plan.body);
+  const answer = await store.search(store.alias(KIND, 'things'), connectorId, plan.body);
   return { plan, page: withoutTook(searchPageJson(answer.json, plan.page, { synced_at: null })) };
 }
 
@@ -69,17 +72,17 @@ describe('search by record keys (a multi-get of their documents)', () => {
     store = platform.api.deps.indexStore;
     service = platform.api.deps.search;
     const records = KEYS.map((id, i) => ({ id, name: `thing ${i}`, count: i, address: { city: `city ${i}` } }));
-    await store.writeBatch('Kind', things, 'conn-1', 'run-1', records, { readAt: Date.now() });
+    await store.writeBatch(KIND, things, 'conn-1', 'run-1', records, { readAt: Date.now() });
     // Another connector's records under the same keys: never found by conn-1's lookups.
     await store.writeBatch(
-      'Kind',
+      KIND,
       things,
       'conn-2',
       'run-1',
       records.map((r) => ({ ...r, name: 'other' })),
       { readAt: Date.now() },
     );
-    await store.refresh('Kind', 'things');
+    await store.refresh(KIND, 'things');
     const lookup = store.lookup.bind(store);
     store.lookup = (...args) => {
       lookups++;
@@ -130,10 +133,10 @@ describe('search by record keys (a multi-get of their documents)', () => {
   });
 
   it('reads the copy a search reads: a record written but not yet refreshed is found by neither', async () => {
-    const alias = store.alias('Kind', 'things');
+    const alias = store.alias(KIND, 'things');
     await store.client.indices.putSettings({ index: alias, body: { index: { refresh_interval: '-1' } } });
     try {
-      await store.writeBatch('Kind', things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], {
+      await store.writeBatch(KIND, things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], {
         readAt: Date.now(),
         refresh: false,
       });
@@ -141,7 +144,7 @@ describe('search by record keys (a multi-get of their documents)', () => {
       const before = withoutTook(await service.search(row('conn-1'), things, params));
       expect(before).toEqual((await searchedPage('conn-1', params)).page);
       expect((before as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a']);
-      await store.refresh('Kind', 'things');
+      await store.refresh(KIND, 'things');
       const after = withoutTook(await service.search(row('conn-1'), things, params));
       expect((after as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a', 'late']);
     } finally {
@@ -176,7 +179,7 @@ describe('search by record keys (a multi-get of their documents)', () => {
   });
 
   it('falls back to the search when the alias spans two indices (the engine cannot look up by id there)', async () => {
-    const alias = store.alias('Kind', 'things');
+    const alias = store.alias(KIND, 'things');
     const second = `${alias}__second`;
     // With the entity's mapping, as a second version of its index has: a bare index would fail the search's sort on
     // its shard, and searches refuse partial results.

@@ -9,10 +9,12 @@ import { authenticate } from './middleware/authenticate.ts';
 import { bodySize } from './middleware/body-size.ts';
 import { mcpMessage } from './middleware/mcp-message.ts';
 import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
+import { meterUsage } from './middleware/meter-usage.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { traceRequests } from './middleware/trace-requests.ts';
 import { openApiDocument } from './openapi/document.ts';
 import { mountRoutes } from './openapi/route-kit.ts';
 import { ApiError, problemResponse } from './problem.ts';
@@ -33,6 +35,8 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
   // providers) beside GET /:connector_id. TrieRouter's match costs a little more (docs/benchmarks/code-measurements.md).
   const app = new Hono<ApiEnv>({ router: new TrieRouter() });
   const baseUrl = publicBaseUrl(deps.env);
+  // Only when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise no span, not even a no-op one, per request.
+  if (deps.env.OTEL_EXPORTER_OTLP_ENDPOINT) app.use('*', traceRequests());
   app.use('*', securityHeaders({ publicBaseUrl: baseUrl }));
   app.use('*', observeRequests(deps.metrics));
   app.use('*', requestId(deps.logger));
@@ -62,11 +66,14 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
     windowSeconds: 60,
     onRefused: (path) => deps.metrics.requestsRefused.inc({ route: routeGroupOf(path), reason: 'rate_limited' }),
   });
+  // Usage per organization and its quotas (docs/operations.md): after the rate limit, so a refused call is not counted.
+  const metered = meterUsage({ usage: deps.usage, quotas: deps.quotas });
   for (const { base, access, sets } of ROUTE_TABLE) {
     const group = new Hono<ApiEnv>();
     if (access.kind === 'bearer') {
       group.use('*', signedIn);
       group.use('*', limited);
+      group.use('*', metered);
       if (access.auditActions) {
         group.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: access.auditActions, mcpMark }));
       }

@@ -22,6 +22,8 @@ export interface ApiDeps
       | 'auditEntries'
       // budgets: the upstream budget per connector (rate_budget on GET .../{id}).
       | 'budgets'
+      // usageRows: GET /api/v1/usage.
+      | 'usageRows'
     > {
   readonly env: PlatformEnv;
   readonly logger: Logger;

@@ -17,12 +17,13 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
 import { oauthInitiateRoutes } from './routes/oauth-consent/initiate.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/routes.ts';
 
 /**
  * Who may call a group's routes. `public`: anyone (what a route checks itself, such as a vendor's signature, is its
- * own). `bearer`: a token from POST /api/v1/oauth/token, then the rate limit, then (when `auditActions` is set) the
- * audit trail, in that order: a refused call did nothing and is counted, not audited.
+ * own). `bearer`: a token from POST /api/v1/oauth/token, then the rate limit, then usage metering and quotas, then
+ * (when `auditActions` is set) the audit trail, in that order: a refused call did nothing and is counted, not audited.
  */
 export type RouteAccess =
   | { readonly kind: 'public' }
@@ -64,8 +65,9 @@ export const ROUTE_TABLE: readonly RouteGroup[] = [
       sqlRoutes,
     ],
   },
-  // Read-only, so not itself audited.
+  // Read-only, so not themselves audited.
   { base: ROUTE_BASES.audit, access: { kind: 'bearer' }, sets: [auditRoutes] },
+  { base: ROUTE_BASES.usage, access: { kind: 'bearer' }, sets: [usageRoutes] },
   {
     base: ROUTE_BASES.webhookEndpoints,
     access: { kind: 'bearer', auditActions: webhookEndpointActionOf },

@@ -26,6 +26,7 @@ import {
   type SearchAnswer,
   SearchQueueFullError,
 } from '@conduit/search-store';
+import { inSpan } from '@conduit/tracing';
 import { ApiError } from '../problem.ts';
 import { requestStep } from '../request-steps.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
@@ -166,12 +167,14 @@ export function createSearchService(
       }
       let response: SearchAnswer;
       try {
-        response = await indexStore.search(index, row.id, plan.body, {
-          tenant: row.organization_id,
-          costly,
-          ...(context.signal ? { signal: context.signal } : {}),
-          ...(context.requestId ? { opaqueId: context.requestId } : {}),
-        });
+        response = await inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
+          indexStore.search(index, row.id, plan.body, {
+            tenant: row.organization_id,
+            costly,
+            ...(context.signal ? { signal: context.signal } : {}),
+            ...(context.requestId ? { opaqueId: context.requestId } : {}),
+          }),
+        );
       } catch (error) {
         throwIfShared(error);
         // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
