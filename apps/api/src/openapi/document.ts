@@ -7,6 +7,7 @@ import { catalogRoute, kindDefinitionRoute } from '../routes/catalog.ts';
 import {
   activateDefinitionRoute,
   createDefinitionRoute,
+  definedCatalogRoute,
   definitionSchemaRoute,
   deleteDefinitionRoute,
   getDefinitionRoute,
@@ -56,6 +57,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   { base: ROUTE_BASES.catalog, route: kindDefinitionRoute },
   ...[
     definitionSchemaRoute,
+    definedCatalogRoute,
     validateDefinitionRoute,
     createDefinitionRoute,
     listDefinitionsRoute,

@@ -15,6 +15,8 @@ import { auditAs } from '../../middleware/audit-trail.ts';
 import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { parseJsonText, readJson } from '../../request-body.ts';
+import { kindView } from '../../services/catalog-view.ts';
+import { CatalogSchema } from '../catalog.ts';
 
 type Deps = Pick<ApiDeps, 'connectorDefinitions' | 'hosted' | 'quotas'>;
 
@@ -91,6 +93,15 @@ export const definitionSchemaRoute = authenticatedRoute({
   responses: { 200: jsonResponse(AnyJson, 'the JSON Schema') },
   problems: [],
 });
+export const definedCatalogRoute = authenticatedRoute({
+  tags,
+  method: 'get',
+  path: '/catalog',
+  summary: 'The organization’s defined kinds in the shape of GET /api/v1/catalog (forms, filters, actions)',
+  responses: { 200: jsonResponse(CatalogSchema, 'the active version of each defined kind') },
+  problems: [],
+});
+
 export const listDefinitionsRoute = authenticatedRoute({
   tags,
   method: 'get',
@@ -180,6 +191,17 @@ export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Dep
     new ApiError(404, 'definition_not_found', `no connector definition ${JSON.stringify(name)}`);
 
   mountRoute(app, definitionSchemaRoute, (c) => c.json(definitionJsonSchema()));
+
+  mountRoute(app, definedCatalogRoute, async (c) => {
+    const organizationId = c.get('auth').organizationId;
+    const kinds = [];
+    for (const { name, active_version } of await deps.connectorDefinitions.list(organizationId)) {
+      if (active_version === null) continue;
+      const kind = await deps.hosted.kinds.find(organizationId, name);
+      if (kind) kinds.push(kindView(kind.definition.catalog, false));
+    }
+    return c.json({ kinds });
+  });
 
   mountRoute(app, validateDefinitionRoute, async (c) => {
     checked(await definitionBody(c));
