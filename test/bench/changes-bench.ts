@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { eventually, startTestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import type { ChangesCommand, ChangesLoadEvent } from './changes-load.ts';
@@ -131,13 +132,9 @@ try {
     plans: 1,
     from: START,
   }).customers;
-  const raw = await fastestRawBulk(
-    platform.api.deps.indexStore.client,
-    `${platform.namespace}_raw`,
-    entity,
-    id,
-    customers,
-  );
+  const engine = engineClient(platform.api.deps.env);
+  const raw = await fastestRawBulk(engine, `${platform.namespace}_raw`, entity, id, customers);
+  await engine.close();
   const ratio = RECORDS / syncSeconds / raw.best.rate;
   console.log(
     `(a) raw: ${RECORDS} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +

@@ -58,6 +58,7 @@ import { planSearch } from '@conduit/search-dsl';
 import { lookupRequest, searchRequest } from '@conduit/search-store';
 import type pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { KeepAliveClient } from './http-client.ts';
 import { invoiceRecord } from './invoice-records.ts';
@@ -127,8 +128,8 @@ const platform = await startTestPlatform({
   env: { NAMESPACE, RATE_LIMIT_PER_MINUTE: '100000000' },
 });
 const { deps } = platform.api;
-const indexStore = deps.indexStore;
-const alias = indexStore.alias('Orb', 'invoices');
+const engine = engineClient(deps.env);
+const alias = deps.indexes.alias('Orb', 'invoices');
 const maxConcurrency = Math.max(...CONCURRENCIES);
 let api: ApiProcess | undefined;
 let apiB: ApiProcess | undefined;
@@ -239,14 +240,15 @@ try {
   hopProcess?.kill();
   await peer?.end();
   if (CLEAN) {
-    const targets = await indexStore.client.indices.getAlias({ name: alias }, { ignore: [404] });
+    const targets = await engine.indices.getAlias({ name: alias }, { ignore: [404] });
     for (const index of Object.keys((targets.body ?? {}) as Record<string, unknown>)) {
       if (index === 'error' || index === 'status') continue;
-      await indexStore.client.indices.delete({ index }, { ignore: [404] });
+      await engine.indices.delete({ index }, { ignore: [404] });
     }
     if (PEER) await dropPeer(deps.env.DATABASE_URL, PEER_DATABASE);
     console.log(`BENCH_CLEAN=1: deleted the index behind ${alias} and the peer database ${PEER_DATABASE}`);
   }
+  await engine.close();
   await platform.close();
 }
 
@@ -459,7 +461,7 @@ async function cpuNow(): Promise<Omit<CpuPerRequest, 'index'> & { index: number 
  * https://opensearch.org/docs/latest/api-reference/index-apis/stats/
  */
 async function engineIndexMs(): Promise<number> {
-  const stats = await indexStore.client.indices.stats({ index: alias, metric: ['search', 'get'] });
+  const stats = await engine.indices.stats({ index: alias, metric: ['search', 'get'] });
   const total = (stats.body as { _all: { total: IndexTimes } })._all.total;
   return total.search.query_time_in_millis + total.search.fetch_time_in_millis + total.get.time_in_millis;
 }
@@ -477,13 +479,13 @@ interface IndexTimes {
  */
 async function engineCpuMs(): Promise<number> {
   if (enginePids === undefined) {
-    const info = await indexStore.client.nodes.info({ node_id: '_all', metric: ['process'] });
+    const info = await engine.nodes.info({ node_id: '_all', metric: ['process'] });
     const nodes = Object.values((info.body as { nodes: Record<string, { process?: { id?: number } }> }).nodes);
     const pids = nodes.map((node) => node.process?.id);
     enginePids = pids.every((pid) => pid !== undefined && existsSync(`/proc/${pid}/stat`)) ? (pids as number[]) : null;
   }
   if (enginePids !== null) return enginePids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
-  const stats = await indexStore.client.nodes.stats({ node_id: '_all', metric: ['process'] });
+  const stats = await engine.nodes.stats({ node_id: '_all', metric: ['process'] });
   const nodes = Object.values(
     (stats.body as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> }).nodes,
   );
@@ -505,14 +507,14 @@ async function tokenFrom(url: string): Promise<string> {
 }
 
 async function loadIndex(): Promise<void> {
-  const client = indexStore.client;
-  const index = await indexStore.ensureIndex('Orb', entity!);
+  const client = engine;
+  const index = await deps.indexes.ensureIndex('Orb', entity!);
   // The shard request cache answers a repeated size-0 search (aggregations) from memory. The sides run one after
   // the other over the same variants, so whichever ran second found the first one's answers cached (raw looked
   // 4-5x faster on aggregations for that reason alone): every side computes every answer here.
   await client.indices.putSettings({ index: alias, body: { 'index.requests.cache.enable': false } });
-  await indexStore.refresh('Orb', 'invoices');
-  const present = await indexStore.count('Orb', 'invoices', CONNECTOR_ID);
+  await deps.indexes.refresh('Orb', 'invoices');
+  const present = await deps.copy.count('Orb', 'invoices', CONNECTOR_ID);
   if (present === DOCS) {
     console.log(`index ${alias} already holds ${DOCS} documents for ${CONNECTOR_ID}: load skipped`);
     return;
@@ -535,7 +537,7 @@ async function loadIndex(): Promise<void> {
       const records: Record<string, unknown>[] = [];
       for (let i = from; i < Math.min(from + LOAD_BATCH, DOCS); i++) records.push(invoiceRecord(i, DOCS));
       // Awaited first: `written += await ...` would read `written` before the await and lose the other workers' counts.
-      const { indexed } = await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records, {
+      const { indexed } = await deps.copy.writeRecords('Orb', entity!, CONNECTOR_ID, 'bench-load', records, {
         readAt: Date.now(),
       });
       written += indexed;
@@ -551,7 +553,7 @@ async function loadIndex(): Promise<void> {
   // Merging a million documents outlasts the client's 30 s default on a loaded machine (a run died there).
   await client.indices.forcemerge({ index: alias, max_num_segments: 1 }, { requestTimeout: 1_800_000 });
   const seconds = (performance.now() - started) / 1000;
-  const count = await indexStore.count('Orb', 'invoices', CONNECTOR_ID);
+  const count = await deps.copy.count('Orb', 'invoices', CONNECTOR_ID);
   console.log(`loaded ${written} documents in ${seconds.toFixed(1)} s (${Math.round(written / seconds)} docs/s)`);
   if (count !== DOCS) throw new Error(`expected ${DOCS} documents after the load, found ${count}`);
 }

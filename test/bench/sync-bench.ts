@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import { newestFirst, type UpstreamStats } from './orb-upstream.ts';
@@ -339,13 +340,9 @@ async function rawSide({ n, platform }: Setup, connectorId: string): Promise<Raw
   const customers = newestFirst(
     generateOrbData({ customers: n, subscriptionsPerCustomer: 0, plans: 1, from: START }).customers,
   );
-  const raw = await fastestRawBulk(
-    platform.api.deps.indexStore.client,
-    `${platform.namespace}_raw`,
-    entity!,
-    connectorId,
-    customers,
-  );
+  const engine = engineClient(platform.api.deps.env);
+  const raw = await fastestRawBulk(engine, `${platform.namespace}_raw`, entity!, connectorId, customers);
+  await engine.close();
   console.log(
     `raw:  ${n} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +
       `concurrency ${raw.best.concurrency}; load ${raw.load})`,

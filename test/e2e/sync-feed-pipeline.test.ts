@@ -1,4 +1,5 @@
-import type { IndexStore, WrittenChanges } from '@conduit/search-store';
+import type { ChangeFeedRepository, WrittenChanges } from '@conduit/db';
+import type { CopyWriter } from '@conduit/search-store';
 import { runEntitySync, type SyncDeps } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
@@ -52,22 +53,31 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
   };
 
   /**
-   * The platform's deps with the index store's two write steps wrapped and `depth` write groups in flight
-   * (SYNC_WRITE_GROUPS_IN_FLIGHT); everything else passes through.
+   * The platform's deps with the run's two write steps (the copy's write, the feed's append) wrapped and `depth`
+   * write groups in flight (SYNC_WRITE_GROUPS_IN_FLIGHT); everything else passes through.
    */
   const depsWith = (
     depth: number,
-    overrides: Partial<Pick<IndexStore, 'writeRecords' | 'recordChanges'>>,
+    overrides: {
+      writeRecords: CopyWriter['writeRecords'];
+      appendWritten: ChangeFeedRepository['appendWritten'];
+    },
   ): SyncDeps => {
-    const store = platform.api.deps.indexStore;
-    const indexStore = new Proxy(store, {
-      get(target, property) {
-        if (property in overrides) return overrides[property as keyof typeof overrides];
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    return { ...platform.api.deps, indexStore, env: { ...platform.api.deps.env, SYNC_WRITE_GROUPS_IN_FLIGHT: depth } };
+    const wrapped = <T extends object>(target: T, name: string, replacement: unknown): T =>
+      new Proxy(target, {
+        get(object, property) {
+          if (property === name) return replacement;
+          const value = Reflect.get(object, property, object);
+          return typeof value === 'function' ? value.bind(object) : value;
+        },
+      });
+    const { copy, changeFeed } = platform.api.deps;
+    return {
+      ...platform.api.deps,
+      copy: wrapped(copy, 'writeRecords', overrides.writeRecords),
+      changeFeed: wrapped(changeFeed, 'appendWritten', overrides.appendWritten),
+      env: { ...platform.api.deps.env, SYNC_WRITE_GROUPS_IN_FLIGHT: depth },
+    };
   };
 
   it.each([1, 3])(
@@ -80,17 +90,19 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
         releaseFirstAppend = resolve;
       });
       let appends = 0;
-      const store = platform.api.deps.indexStore;
+      const store = platform.api.deps.copy;
+      const feed = platform.api.deps.changeFeed;
       const deps = depsWith(depth, {
-        writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
+        writeRecords: async (...args: Parameters<CopyWriter['writeRecords']>) => {
           const written = await store.writeRecords(...args);
           steps.push('bulk');
           return written;
         },
-        recordChanges: async (written: WrittenChanges) => {
+        appendWritten: async (written: WrittenChanges) => {
           if (appends++ === 0) await firstAppendHeld;
-          await store.recordChanges(written);
+          const appended = await feed.appendWritten(written);
           steps.push('append');
+          return appended;
         },
       });
       const checkpoints: { indexed: number; feedHead: number }[] = [];
@@ -135,30 +147,31 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
     'a crash between a bulk and its feed append loses no event: the resumed run writes the group again (%i groups in flight)',
     async (depth) => {
       const id = await newConnector(`crash-${depth}`);
-      const store = platform.api.deps.indexStore;
+      const store = platform.api.deps.copy;
+      const feed = platform.api.deps.changeFeed;
       let appends = 0;
       let bulksAfterCrash = 0;
       let crashed = false;
       const deps = depsWith(depth, {
-        writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
+        writeRecords: async (...args: Parameters<CopyWriter['writeRecords']>) => {
           const written = await store.writeRecords(...args);
           if (crashed) bulksAfterCrash++;
           return written;
         },
         // The second group's append dies (as the process would) after its bulk was acknowledged.
-        recordChanges: async (written: WrittenChanges) => {
+        appendWritten: async (written: WrittenChanges) => {
           if (++appends === 2) {
             crashed = true;
             throw new Error('the worker died before the feed append');
           }
-          await store.recordChanges(written);
+          return feed.appendWritten(written);
         },
       });
       await expect(
         runEntitySync(id, 'customers', deps, { owner: `crash-${depth}-1`, stopRequested: () => false }),
       ).rejects.toThrow('the worker died before the feed append');
       // The copy holds more than the feed does, and the checkpoint is the first group's: where the next run resumes.
-      await store.refresh('Orb', 'customers');
+      await platform.api.deps.indexes.refresh('Orb', 'customers');
       const feedBefore = await feedOf(id);
       const state = await platform.api.deps.syncStates.get(id, 'customers');
       const checkpoint = state?.checkpoint as { indexed: number };

@@ -49,10 +49,13 @@ export async function createApiRuntime(
     cipher: services.cipher,
     tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),
     hosted: services.hosted,
-    indexStore: services.indexStore,
+    indexes: services.indexes,
+    copy: services.copy,
+    copySearch: services.copySearch,
     scheduler: services.scheduler,
     search: createSearchService(
-      services.indexStore,
+      services.copySearch,
+      services.indexes,
       keys.searchCursor,
       (connectorId, entity) =>
         connectorCache.syncedAt(

@@ -1,5 +1,11 @@
 export { createDatabase, ensureDatabaseExists } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
+export type {
+  AppliedWrite,
+  ChangeSource,
+  ChangeTarget,
+  WrittenChanges,
+} from './repositories/applied-writes.ts';
 export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
 export { AUDIT_ENTRY_COLUMNS, AuditWriter, type NewAuditOutcome } from './repositories/audit-writer.ts';
 export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change-feed.ts';

@@ -1,11 +1,13 @@
 import { type EntityCatalog, entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
-import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
-import { type ChangeSource, type IndexRefresh, type IndexStore, recordKeyOf } from '@conduit/search-store';
+import type { ChangeFeedRepository, ChangeSource, ConnectorRow, SyncStatesRepository } from '@conduit/db';
+import { type CopyWriter, type IndexRefresh, recordKeyOf } from '@conduit/search-store';
 import type { HostedConnectors } from './hosted-connectors.ts';
 
 export interface RefreshRecordDeps {
   readonly hosted: Pick<HostedConnectors, 'forRow'>;
-  readonly indexStore: IndexStore;
+  readonly copy: Pick<CopyWriter, 'writeRecords' | 'writeRemovals'>;
+  /** Where the writes applied are appended, once the engine acknowledged them. */
+  readonly changeFeed: Pick<ChangeFeedRepository, 'appendWritten'>;
   readonly syncStates: Pick<SyncStatesRepository, 'get'>;
   /**
    * Writes the re-read record. Default: one index write stamped with the entity's current run id, refreshed as
@@ -68,8 +70,14 @@ export async function refreshRecord(
   if (!entity.actions[via]) return { status: 'skipped', reason: `${request.entity} has no ${via} action` };
   const refresh = request.refresh ?? 'wait_for';
   const source = request.source ?? 'webhook';
-  const remove = () =>
-    deps.indexStore.removeRecords(row.connector_type, entity, row.id, [request.key], { readAt, refresh, source });
+  const remove = async () => {
+    const written = await deps.copy.writeRemovals(row.connector_type, entity, row.id, [request.key], {
+      readAt,
+      refresh,
+      source,
+    });
+    await deps.changeFeed.appendWritten(written);
+  };
   let record: unknown;
   // Taken before the request leaves: the upstream's answer is at least this new, so it is this write's version.
   const readAt = Date.now();
@@ -101,7 +109,12 @@ export async function refreshRecord(
   if (deps.writeRecord) await deps.writeRecord(row, entity, record, readAt);
   else {
     const runId = await currentRunId(deps.syncStates, row.id, entity.name);
-    await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record], { readAt, refresh, source });
+    const written = await deps.copy.writeRecords(row.connector_type, entity, row.id, runId, [record], {
+      readAt,
+      refresh,
+      source,
+    });
+    await deps.changeFeed.appendWritten(written);
   }
   return { status: 'upserted', key };
 }

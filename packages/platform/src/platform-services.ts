@@ -18,7 +18,7 @@ import {
 import { HostedConnectors, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
 import { type Logger, PlatformMetrics } from '@conduit/observability';
 import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
-import { ChangeFeedSink, IndexStore, opensearchNodes } from '@conduit/search-store';
+import { CopySearch, CopyWriter, IndexLifecycle, opensearchNodes } from '@conduit/search-store';
 import { AuditLog, AuditSpool } from '@conduit/trusted-calls';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
@@ -34,7 +34,10 @@ export interface PlatformServices {
   readonly webhookEndpoints: WebhookEndpointsRepository;
   readonly cipher: CredentialsCipher;
   readonly hosted: HostedConnectors;
-  readonly indexStore: IndexStore;
+  /** The copy's indices (aliases, mapping versions, refreshes), its writes, and searches over it. */
+  readonly indexes: IndexLifecycle;
+  readonly copy: CopyWriter;
+  readonly copySearch: CopySearch;
   readonly scheduler: SyncScheduler;
   readonly metrics: PlatformMetrics;
   readonly webhookQueue: WebhookQueue;
@@ -59,7 +62,8 @@ export type CoreServices = Pick<
   | 'webhookEndpoints'
   | 'cipher'
   | 'hosted'
-  | 'indexStore'
+  | 'indexes'
+  | 'copy'
   | 'scheduler'
   | 'redis'
   | 'metrics'
@@ -85,18 +89,18 @@ export async function connectPlatformServices(
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const changeFeed = new ChangeFeedRepository(db);
-  const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
-    searchUrl: env.OPENSEARCH_URL,
-    searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
+  const indexes = new IndexLifecycle(opensearch, env.NAMESPACE, {
     replicas: env.OPENSEARCH_REPLICAS ?? (nodes.length > 1 ? 1 : 0),
-    transport: {
-      costlyRequests: env.OPENSEARCH_COSTLY_SEARCHES,
-      perTenantWaiting: env.SEARCH_QUEUE_PER_ORGANIZATION,
-      perTenantCostlyWaiting: env.SEARCH_COSTLY_QUEUE_PER_ORGANIZATION,
-      timeoutMs: env.SEARCH_TIMEOUT_MS,
-    },
-    changes: new ChangeFeedSink(changeFeed),
+  });
+  const copy = new CopyWriter(opensearch, indexes, {
     bulk: { flushBytes: env.OPENSEARCH_BULK_BYTES, concurrency: env.OPENSEARCH_BULK_CONCURRENCY },
+  });
+  const copySearch = new CopySearch(env.OPENSEARCH_URL, {
+    requests: env.OPENSEARCH_SEARCH_REQUESTS,
+    costlyRequests: env.OPENSEARCH_COSTLY_SEARCHES,
+    perTenantWaiting: env.SEARCH_QUEUE_PER_ORGANIZATION,
+    perTenantCostlyWaiting: env.SEARCH_COSTLY_QUEUE_PER_ORGANIZATION,
+    timeoutMs: env.SEARCH_TIMEOUT_MS,
   });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
@@ -162,7 +166,9 @@ export async function connectPlatformServices(
       budgets,
     }),
     budgets,
-    indexStore,
+    indexes,
+    copy,
+    copySearch,
     scheduler,
     metrics,
     webhookQueue,
@@ -170,7 +176,7 @@ export async function connectPlatformServices(
       await scheduler.close();
       await webhookQueue.close();
       redis.disconnect();
-      await indexStore.close();
+      await copySearch.close();
       await opensearch.close();
       // Ships what is left (graceful shutdown drains the spool), then removes its file.
       await auditSpool?.close();

@@ -1,5 +1,6 @@
 import { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from '@conduit/search-dsl';
 import { Pool } from 'undici';
+import { SearchAbandonedError, SearchQueueFullError } from './search-errors.ts';
 import { WaitingBatches } from './waiting-batches.ts';
 
 /** A read POSTed to a node: path, content type, body, and the caller's abort signal and X-Opaque-Id. */
@@ -73,24 +74,6 @@ const NO_ANSWER = Buffer.from('{}');
 const DOCS_OPEN = Buffer.from('{"docs":[');
 const DOCS_CLOSE = Buffer.from(']}');
 const COMMA = Buffer.from(',');
-
-/** A search the waiting line could not take: its tenant already has as many waiting as it may (429 upstream of here). */
-export class SearchQueueFullError extends Error {
-  override readonly name = 'SearchQueueFullError';
-  readonly retryAfterSeconds: number;
-  constructor(retryAfterSeconds: number) {
-    super('too many searches of this organization are waiting for the search engine');
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
-
-/** A search whose caller went away (its signal aborted): taken out of the line, or cancelled in the engine. */
-export class SearchAbandonedError extends Error {
-  override readonly name = 'SearchAbandonedError';
-  constructor() {
-    super('the caller went away before the search was answered');
-  }
-}
 
 /** How one search is sent. */
 export interface SearchRequestOptions {
@@ -517,11 +500,6 @@ function withTimeout(body: unknown, timeout: string): string {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || 'timeout' in body)
     return JSON.stringify(body);
   return JSON.stringify({ timeout, ...body });
-}
-
-/** Whether an engine answer says it stopped at its `timeout` (partial results); `timed_out` comes first after `took`. */
-export function timedOut(json: Buffer): boolean {
-  return json.subarray(0, 64).includes('"timed_out":true');
 }
 
 /** The `_mget` request of a lookup (SearchTransport#lookup): also what bench:search sends the engine raw. */

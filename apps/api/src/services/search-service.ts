@@ -19,11 +19,14 @@ import {
   searchProblemOf,
 } from '@conduit/search-dsl';
 import {
-  type IndexStore,
+  type CopySearch,
+  EngineQueryError,
+  type IndexLifecycle,
   type LookupAnswer,
   SearchAbandonedError,
   type SearchAnswer,
   SearchQueueFullError,
+  SearchTimeoutError,
 } from '@conduit/search-store';
 import { ApiError } from '../problem.ts';
 import { requestStep } from '../request-steps.ts';
@@ -96,7 +99,8 @@ export function sqlTables(catalog: KindCatalog): SqlTables {
  * `meta.synced_at` is the end of the entity's last completed pass (sync_states.last_success_at, null before).
  */
 export function createSearchService(
-  indexStore: IndexStore,
+  copySearch: CopySearch,
+  indexes: Pick<IndexLifecycle, 'alias'>,
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
   costlySlots?: CostlySearchSlots,
@@ -143,9 +147,9 @@ export function createSearchService(
         return made;
       });
       requestStep('planned');
-      const index = indexStore.alias(row.connector_type, entity.name);
+      const index = indexes.alias(row.connector_type, entity.name);
       if (plan.lookup) {
-        const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);
+        const page = await lookUp(copySearch, index, row, plan.lookup, plan, synced);
         if (page) return page;
       }
       const costly = plan.cost >= COSTLY_FROM;
@@ -155,7 +159,7 @@ export function createSearchService(
       }
       let response: SearchAnswer;
       try {
-        response = await indexStore.search(index, row.id, plan.body, {
+        response = await copySearch.search(index, row.id, plan.body, {
           tenant: row.organization_id,
           costly,
           ...(context.signal ? { signal: context.signal } : {}),
@@ -164,10 +168,8 @@ export function createSearchService(
       } catch (error) {
         throwIfShared(error);
         // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
-        const body =
-          (error as { body?: unknown; meta?: { body?: unknown } }).body ??
-          (error as { meta?: { body?: unknown } }).meta?.body;
-        throw searchProblemOf(body, plan.page) ?? searchUnavailable('cannot answer', error);
+        const problem = error instanceof EngineQueryError ? searchProblemOf(error.answer, plan.page) : undefined;
+        throw problem ?? searchUnavailable('cannot answer', error);
       } finally {
         // Given back without waiting: Redis being slow must not delay the answer (a lost slot goes stale).
         giveBack?.().catch(() => undefined);
@@ -200,7 +202,7 @@ export function createSearchService(
             // The organization's share of the engine, as its searches (fair sharing: docs/search-cost.md).
             async search(entity, body) {
               try {
-                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body, {
+                return await copySearch.search(indexes.alias(row.connector_type, entity), row.id, body, {
                   tenant: row.organization_id,
                 });
               } catch (error) {
@@ -209,9 +211,9 @@ export function createSearchService(
               }
             },
             async lookup(entity, ids, includes) {
-              const index = indexStore.alias(row.connector_type, entity);
+              const index = indexes.alias(row.connector_type, entity);
               try {
-                return await indexStore.lookup(index, row.id, ids, includes, row.organization_id);
+                return await copySearch.lookup(index, row.id, ids, includes, row.organization_id);
               } catch (error) {
                 throwIfShared(error);
                 throw searchUnavailable('cannot answer', error);
@@ -263,7 +265,7 @@ function sqlProblem(error: SqlQueryError): ApiError {
  * search, rather than a second wait for the search.
  */
 async function lookUp(
-  indexStore: IndexStore,
+  copySearch: CopySearch,
   index: string,
   row: ConnectorRow,
   lookup: KeyLookup,
@@ -272,7 +274,7 @@ async function lookUp(
 ): Promise<Buffer<ArrayBuffer> | undefined> {
   let answer: LookupAnswer;
   try {
-    answer = await indexStore.lookup(index, row.id, lookup.ids, lookup.includes, row.organization_id);
+    answer = await copySearch.lookup(index, row.id, lookup.ids, lookup.includes, row.organization_id);
   } catch (error) {
     throwIfShared(error);
     throw searchUnavailable('cannot answer', error);
@@ -297,9 +299,7 @@ function throwIfShared(error: unknown): void {
     throw new ApiError(429, 'rate_limited', error.message, [], error.retryAfterSeconds);
   }
   if (error instanceof SearchAbandonedError) throw new ApiError(503, 'search_unavailable', error.message);
-  if ((error as { timedOut?: unknown }).timedOut === true) {
-    throw new ApiError(503, 'search_unavailable', 'the search ran over the search engine time limit');
-  }
+  if (error instanceof SearchTimeoutError) throw new ApiError(503, 'search_unavailable', error.message);
 }
 
 /** A 503 for an engine that did not answer, or answered what cannot be read; the cause is cut to 200 characters. */
