@@ -33,7 +33,7 @@ import { generateOrbData } from '../simulators/orb/data.ts';
 import type { ChangesCommand, ChangesLoadEvent } from './changes-load.ts';
 import { fastestRawBulk } from './raw-bulk.ts';
 import { percentile, table, verdict } from './stats.ts';
-import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
+import { workerUpstreamEnv } from './worker-env.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
@@ -72,7 +72,7 @@ const platform = await startTestPlatform({
   overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
   worker: false,
   // Counting a million events reads a thousand feed pages a pass: the bench is not the caller the limit is for.
-  env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000000', ...LOCAL, ...workerBulkEnv() },
+  env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000000', ...LOCAL },
 });
 let worker: ChildProcess | undefined;
 try {

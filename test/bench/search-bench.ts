@@ -26,9 +26,7 @@
  *   BENCH_PEER=0             skip the Postgres peer
  *   BENCH_SQL=0              skip the SQL side (POST .../sql), e.g. to profile the API on searches alone
  *   BENCH_PROFILE=dir        run the API with --cpu-prof, writing its profile into dir
- *   BENCH_STEPS=file         the API (ours) appends each search's step times to file (REQUEST_STEPS_FILE, traced at
- *                            1 in flight); they are summarized per kind at the end
- *   BENCH_A_ENV='K=V ...'    the API process (ours) runs with these variables set, e.g. AUDIT_TRAIL=off
+ *   BENCH_A_ENV='K=V ...'    the API process (ours) runs with these variables set, e.g. OPENSEARCH_SEARCH_REQUESTS=16
  *   BENCH_B_FLAGS='--flag'   A/B of Node flags: a second API process, with these flags after the API's own, is a
  *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
  *   BENCH_B_ENV='K=V ...'    A/B of settings: the second API process runs with these variables set (with or
@@ -63,7 +61,6 @@ import { startTestPlatform } from '../harness/platform.ts';
 import { KeepAliveClient } from './http-client.ts';
 import { invoiceRecord } from './invoice-records.ts';
 import { dropPeer, loadPeer, openPeer } from './postgres-peer.ts';
-import { stepsReport, stepsRequestId } from './request-steps.ts';
 import { type QueryKind, queryKinds } from './search-kinds.ts';
 import { settle } from './settle.ts';
 import {
@@ -88,7 +85,6 @@ const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'bench';
 const PEER = process.env.BENCH_PEER !== '0';
 const SQL = process.env.BENCH_SQL !== '0';
 const PROFILE = process.env.BENCH_PROFILE;
-const STEPS = process.env.BENCH_STEPS;
 const CLEAN = process.env.BENCH_CLEAN === '1';
 const B_FLAGS = process.env.BENCH_B_FLAGS?.split(' ').filter(Boolean);
 /** `K=V K2=V2` as variables (BENCH_A_ENV, BENCH_B_ENV). */
@@ -112,8 +108,6 @@ const B_LABEL = [
   .filter(Boolean)
   .join(' ');
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
-/** The API's SEARCH_TIMEOUT_MS (its default unless set here too): raw's search carries the same bounds. */
-const TIMEOUT_MS = process.env.SEARCH_TIMEOUT_MS ? Number(process.env.SEARCH_TIMEOUT_MS) : undefined;
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
 const PEER_DATABASE = `conduit_peer_${NAMESPACE}`;
@@ -169,10 +163,7 @@ try {
       { RATE_LIMIT_PER_MINUTE: '100000000', ...env },
       { logLevel: env.LOG_LEVEL ?? 'info', nodeFlags, checkout },
     );
-  api = await startApi(
-    PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [],
-    STEPS ? { ...A_ENV, REQUEST_STEPS_FILE: STEPS } : A_ENV,
-  );
+  api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [], A_ENV);
   if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi(B_FLAGS ?? [], B_ENV, B_CHECKOUT);
   hopProcess = spawn(
     process.execPath,
@@ -230,10 +221,6 @@ try {
   raw.close();
   hop.close();
   report(byConcurrency, kinds.length);
-  if (STEPS) {
-    await api.stop();
-    console.log(`\nsteps of a search through the API (BENCH_STEPS=${STEPS})${stepsReport(STEPS)}`);
-  }
 } finally {
   await api?.stop();
   await apiB?.stop();
@@ -294,7 +281,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     });
     return plan.lookup
       ? lookupRequest(alias, CONNECTOR_ID, plan.lookup.ids, plan.body._source.includes)
-      : searchRequest(alias, CONNECTOR_ID, plan.body, TIMEOUT_MS);
+      : searchRequest(alias, CONNECTOR_ID, plan.body);
   });
   const n = kind.variants.length;
   const sqlPath = `/api/v1/integrations/connectors/${CONNECTOR_ID}/sql`;
@@ -306,11 +293,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     return JSON.parse(response.text) as { data: { id?: string }[] };
   };
   const oursCall = async (client: KeepAliveClient, i: number) => {
-    const response = await client.post(
-      executePath,
-      oursBodies[i % n]!,
-      STEPS ? { ...headers, 'x-request-id': stepsRequestId(kind.name, i) } : headers,
-    );
+    const response = await client.post(executePath, oursBodies[i % n]!, headers);
     if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${response.text.slice(0, 300)}`);
     return JSON.parse(response.text) as { data: { id: string }[] };
   };

@@ -216,7 +216,6 @@ async function measure(size: number): Promise<SizeResult> {
     api = await ApiProcess.start(platform.api.deps.env, {
       CONNECTOR_BASE_URL_ORB: upstream.url,
       RATE_LIMIT_PER_MINUTE: '100000000',
-      AUDIT_TRAIL: process.env.AUDIT_TRAIL ?? 'on',
     });
     const token = await platform.token();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

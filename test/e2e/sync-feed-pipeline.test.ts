@@ -12,7 +12,7 @@ import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulato
  * (packages/sync/src/sync-run.ts). The feed keeps the order the copy applied the writes, a checkpoint is never saved
  * before its group's events are in the feed, and a crash between a bulk and its feed append loses nothing: the
  * resumed run reads the group again. Each holds with one write group's bulk in flight (the default) and with several
- * (SYNC_WRITE_GROUPS_IN_FLIGHT). Runs are driven here directly (no worker), with the real engine and Postgres.
+ * (SyncRunControl.writeGroupsInFlight). Runs are driven here directly (no worker), with the real engine and Postgres.
  */
 
 const START = '2020-01-01T00:00:00Z';
@@ -53,16 +53,13 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
   };
 
   /**
-   * The platform's deps with the run's two write steps (the copy's write, the feed's append) wrapped and `depth`
-   * write groups in flight (SYNC_WRITE_GROUPS_IN_FLIGHT); everything else passes through.
+   * The platform's deps with the run's two write steps (the copy's write, the feed's append) wrapped; everything
+   * else passes through.
    */
-  const depsWith = (
-    depth: number,
-    overrides: {
-      writeRecords: CopyWriter['writeRecords'];
-      appendWritten: ChangeFeedRepository['appendWritten'];
-    },
-  ): SyncDeps => {
+  const depsWith = (overrides: {
+    writeRecords: CopyWriter['writeRecords'];
+    appendWritten: ChangeFeedRepository['appendWritten'];
+  }): SyncDeps => {
     const wrapped = <T extends object>(target: T, name: string, replacement: unknown): T =>
       new Proxy(target, {
         get(object, property) {
@@ -76,7 +73,6 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
       ...platform.api.deps,
       copy: wrapped(copy, 'writeRecords', overrides.writeRecords),
       changeFeed: wrapped(changeFeed, 'appendWritten', overrides.appendWritten),
-      env: { ...platform.api.deps.env, SYNC_WRITE_GROUPS_IN_FLIGHT: depth },
     };
   };
 
@@ -92,7 +88,7 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
       let appends = 0;
       const store = platform.api.deps.copy;
       const feed = platform.api.deps.changeFeed;
-      const deps = depsWith(depth, {
+      const deps = depsWith({
         writeRecords: async (...args: Parameters<CopyWriter['writeRecords']>) => {
           const written = await store.writeRecords(...args);
           steps.push('bulk');
@@ -125,7 +121,11 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
           },
         }),
       };
-      const running = runEntitySync(id, 'customers', watched, { owner: 'overlap', stopRequested: () => false });
+      const running = runEntitySync(id, 'customers', watched, {
+        owner: 'overlap',
+        stopRequested: () => false,
+        writeGroupsInFlight: depth,
+      });
       // The second group reaches the engine while the first group's events are still on their way to the feed.
       await eventually(async () => (steps.filter((s) => s === 'bulk').length >= 2 ? true : undefined), 30_000, 20);
       expect(steps).not.toContain('append');
@@ -152,7 +152,7 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
       let appends = 0;
       let bulksAfterCrash = 0;
       let crashed = false;
-      const deps = depsWith(depth, {
+      const deps = depsWith({
         writeRecords: async (...args: Parameters<CopyWriter['writeRecords']>) => {
           const written = await store.writeRecords(...args);
           if (crashed) bulksAfterCrash++;
@@ -168,7 +168,11 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
         },
       });
       await expect(
-        runEntitySync(id, 'customers', deps, { owner: `crash-${depth}-1`, stopRequested: () => false }),
+        runEntitySync(id, 'customers', deps, {
+          owner: `crash-${depth}-1`,
+          stopRequested: () => false,
+          writeGroupsInFlight: depth,
+        }),
       ).rejects.toThrow('the worker died before the feed append');
       // The copy holds more than the feed does, and the checkpoint is the first group's: where the next run resumes.
       await platform.api.deps.indexes.refresh('Orb', 'customers');
@@ -177,7 +181,7 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
       const checkpoint = state?.checkpoint as { indexed: number };
       expect(checkpoint.indexed).toBe(feedBefore.length);
       expect(await store.count('Orb', 'customers', id)).toBeGreaterThan(feedBefore.length);
-      // At most the groups whose bulks were in flight when it died (SYNC_WRITE_GROUPS_IN_FLIGHT).
+      // At most the groups whose bulks were in flight when it died (writeGroupsInFlight).
       expect(bulksAfterCrash).toBeLessThanOrEqual(depth);
 
       const resumed = await runEntitySync(id, 'customers', platform.api.deps, {

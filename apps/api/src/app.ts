@@ -96,7 +96,6 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   // The API calls MCP tools make carry this process's mark, so the trail says they came through MCP.
   const mcpMark = randomBytes(16).toString('base64url');
-  const auditing = deps.env.AUDIT_TRAIL === 'on';
   // One of each for every bearer-token route group: the rate limit's leases are then shared by them all.
   const signedIn = authenticate(deps.tokens, deps.clientAccess);
   const limited = rateLimit({
@@ -107,7 +106,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   });
   const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', signedIn);
-  connectors.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: connectorActionOf, mcpMark }));
+  connectors.use('*', auditTrail({ audit: deps.audit, actionOf: connectorActionOf, mcpMark }));
   connectors.use('*', limited);
   registerCreate(connectors, deps);
   registerOAuthInitiate(connectors, deps);
@@ -120,10 +119,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();
   webhookEndpoints.use('*', signedIn);
-  webhookEndpoints.use(
-    '*',
-    auditTrail({ audit: deps.audit, enabled: auditing, actionOf: webhookEndpointActionOf, mcpMark }),
-  );
+  webhookEndpoints.use('*', auditTrail({ audit: deps.audit, actionOf: webhookEndpointActionOf, mcpMark }));
   webhookEndpoints.use('*', limited);
   registerWebhookEndpoints(webhookEndpoints, deps);
   app.route(ROUTE_BASES.webhookEndpoints, webhookEndpoints);
@@ -141,7 +137,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     mcpOrigin({ allowed: parseAllowedOrigins(deps.env.MCP_ALLOWED_ORIGINS), publicBaseUrl: baseUrl }),
     signedIn,
     bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }),
-    auditMcpToolCalls({ audit: deps.audit, enabled: auditing }),
+    auditMcpToolCalls({ audit: deps.audit }),
   );
   app.all('/mcp', (c) => mcp(c.req.raw));
 

@@ -7,7 +7,6 @@ import {
   UpstreamRateLimitError,
 } from '@conduit/connectors';
 import type { SearchErrorCode, SearchProblem } from '@conduit/search-dsl';
-import { AuditUnavailableError } from '@conduit/trusted-calls';
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ProblemSchema } from './openapi/schemas.ts';
@@ -90,10 +89,6 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     if (error instanceof UpstreamError) problem.upstream = { status: error.upstreamStatus, body: error.upstreamBody };
     if (error instanceof UpstreamRateLimitError) return { problem, retryAfterSeconds: error.retryAfterSeconds };
     return { problem };
-  }
-  if (error instanceof AuditUnavailableError) {
-    // AUDIT_COMMIT=spool with Postgres unreachable: no call is answered that the trail might not hold for good.
-    return { problem: problemOf(503, 'audit_unavailable', error.message), retryAfterSeconds: 1 };
   }
   if (isSearchDslError(error)) {
     // search-dsl points into the search params; the request body holds them under /params.

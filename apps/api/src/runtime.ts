@@ -4,6 +4,7 @@ import type { UpstreamOverrides } from '@conduit/hosted-connectors';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
 import { createLogger, type Logger } from '@conduit/observability';
 import { connectPlatformServices } from '@conduit/platform';
+import { SEARCH_TIMEOUT_MS } from '@conduit/search-store';
 import { AccessTokens } from '@conduit/trusted-calls';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
@@ -12,6 +13,9 @@ import { ConnectorCache } from './services/connector-cache.ts';
 import { CostlySearchSlots } from './services/costly-search-slots.ts';
 import { IdempotentExecutor } from './services/idempotent-execute.ts';
 import { createSearchService } from './services/search-service.ts';
+
+/** A bearer token's lifetime (`expires_in`): an hour, as OAuth providers commonly issue them. */
+const TOKEN_TTL_SECONDS = 3600;
 
 export interface ApiRuntime {
   readonly deps: ApiDeps;
@@ -47,7 +51,7 @@ export async function createApiRuntime(
     clients,
     clientAccess,
     cipher: services.cipher,
-    tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),
+    tokens: new AccessTokens(keys.accessToken, TOKEN_TTL_SECONDS),
     hosted: services.hosted,
     indexes: services.indexes,
     copy: services.copy,
@@ -68,9 +72,8 @@ export async function createApiRuntime(
         namespace: env.NAMESPACE,
         limit: env.SEARCH_COSTLY_PER_ORGANIZATION,
         // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
-        staleMs: 2 * env.SEARCH_TIMEOUT_MS + 1000,
+        staleMs: 2 * SEARCH_TIMEOUT_MS + 1000,
       }),
-      { planCacheEntries: env.SEARCH_PLAN_CACHE },
     ),
     webhookQueue: services.webhookQueue,
     audit: services.audit,

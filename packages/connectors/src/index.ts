@@ -14,7 +14,7 @@ export {
 export type { Connector, ExecuteResult } from './core/connect.ts';
 export { connectorSettingsShape } from './core/connector-settings.ts';
 export type { ReadPage } from './core/define-connector.ts';
-export { didYouMean, editDistance } from './core/did-you-mean.ts';
+export { didYouMean, nearest } from './core/did-you-mean.ts';
 export {
   ConnectorError,
   type ErrorCode,
@@ -31,6 +31,7 @@ export { failureReason, isRetryable } from './core/retry-decision.ts';
 export { requestTokens } from './core/token-endpoint.ts';
 export { fillUrl } from './core/url-template.ts';
 export { parseOrThrow, problemsOf } from './core/validate.ts';
+export { isPlainObject, valueAt } from './core/values.ts';
 export { type ParsedWebhook, WebhookPayloadError } from './core/webhook-scheme.ts';
 export {
   CONNECTOR_DEFINITIONS,

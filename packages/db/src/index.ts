@@ -7,7 +7,7 @@ export type {
   WrittenChanges,
 } from './repositories/applied-writes.ts';
 export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
-export { AUDIT_ENTRY_COLUMNS, AuditWriter, type NewAuditOutcome } from './repositories/audit-writer.ts';
+export { AUDIT_ENTRY_COLUMNS, AuditWriter } from './repositories/audit-writer.ts';
 export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';

@@ -1,4 +1,10 @@
-import { type EntityCatalog, entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
+import {
+  type EntityCatalog,
+  entityOf,
+  findConnectorDefinition,
+  isConnectorError,
+  isPlainObject,
+} from '@conduit/connectors';
 import type { ChangeFeedRepository, ChangeSource, ConnectorRow, SyncStatesRepository } from '@conduit/db';
 import { type CopyWriter, type IndexRefresh, recordKeyOf } from '@conduit/search-store';
 import type { HostedConnectors } from './hosted-connectors.ts';
@@ -89,7 +95,7 @@ export async function refreshRecord(
     record =
       via === 'get'
         ? data
-        : (Array.isArray(data) ? data : []).find((r) => isRecord(r) && recordKeyOf(entity, r) === request.key);
+        : (Array.isArray(data) ? data : []).find((r) => isPlainObject(r) && recordKeyOf(entity, r) === request.key);
     if (via === 'list' && record === undefined) {
       await remove();
       return { status: 'removed', key: request.key };
@@ -101,7 +107,7 @@ export async function refreshRecord(
     }
     throw error;
   }
-  if (!isRecord(record)) {
+  if (!isPlainObject(record)) {
     return { status: 'skipped', reason: 'the upstream answered without a record' };
   }
   const key = recordKeyOf(entity, record);
@@ -131,8 +137,4 @@ export async function currentRunId(
 ): Promise<string> {
   const state = await syncStates.get(connectorId, entity);
   return state?.run_id ?? OUTSIDE_RUN;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -103,7 +103,7 @@ export class IndexLifecycle {
         if (!isAlreadyExists(error)) throw error;
       }
     } else {
-      // An index made before OPENSEARCH_REPLICAS changed (e.g. a single node grown into a cluster) follows it.
+      // An index made before the replica count changed (a single node grown into a cluster) follows it.
       await this.#client.indices.putSettings({ index, body: { index: { number_of_replicas: this.#replicas } } });
     }
     const current = await this.#aliasTargets(alias);

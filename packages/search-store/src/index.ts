@@ -7,6 +7,7 @@ export {
   type LookupAnswer,
   lookupRequest,
   opensearchNodes,
+  SEARCH_TIMEOUT_MS,
   type SearchAnswer,
   searchRequest,
 } from './search-transport.ts';

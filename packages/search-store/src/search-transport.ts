@@ -24,8 +24,11 @@ const MSEARCH_FILTER_PATH = ['-took', ...DROPPED_FIELDS.map((field) => `-respons
 /** A lookup's answer: what each document found holds, and why one could not be looked up. */
 const LOOKUP_FILTER_PATH = 'docs._source,docs.error,error';
 const TIMEOUT_MS = 30_000;
-/** SearchTransportOptions.timeoutMs when none is given (the API's SEARCH_TIMEOUT_MS default). */
-const DEFAULT_TIMEOUT_MS = 5000;
+/**
+ * The engine's time limit on a search unless SearchTransportOptions.timeoutMs says otherwise: long enough for the
+ * costliest search the cost budget admits (docs/search-cost.md), short enough that a stuck search frees its slot.
+ */
+export const SEARCH_TIMEOUT_MS = 5000;
 /**
  * A search that cannot read every shard fails instead of answering with part of the records (a node that died
  * mid-search): the transport then asks another node.
@@ -171,8 +174,6 @@ export class SearchTransport {
   /** `timeout` and `cancel_after_time_interval` of every search (see SearchTransportOptions.timeoutMs). */
   readonly #timeout: string;
   readonly #cancelAfter: string;
-  /** The JSON (with `timeout`) of frozen bodies sent before: a kept plan's body is serialized once, not per search. */
-  readonly #boundBodies = new WeakMap<object, string>();
 
   /** `nodeUrls`: one node, or several comma-separated nodes of one cluster (OPENSEARCH_URL). */
   constructor(nodeUrls: string, options: SearchTransportOptions = {}) {
@@ -197,7 +198,7 @@ export class SearchTransport {
       overflow: 0,
       perTenantWaiting: options.perTenantCostlyWaiting ?? 4,
     };
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? SEARCH_TIMEOUT_MS;
     this.#timeout = `${timeoutMs}ms`;
     this.#cancelAfter = `${2 * timeoutMs}ms`;
     this.#searches = new WaitingBatches((searches) => this.#search(searches), batches);
@@ -226,7 +227,7 @@ export class SearchTransport {
     const line = costly ? this.#costly : this.#searches;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new SearchAbandonedError());
-      const bounded = this.#bounded(body);
+      const bounded = withTimeout(body, this.#timeout);
       const search: WaitingSearch = { tenant, index, routing, body: bounded, signal, opaqueId, resolve, reject };
       if (!line.add(search)) {
         // Roughly how long until one of its own has left: the line's length over the requests that drain it.
@@ -263,20 +264,6 @@ export class SearchTransport {
         reject(new SearchQueueFullError(1));
       }
     });
-  }
-
-  /**
-   * `body` as JSON with the engine's `timeout`. A frozen body cannot change, so its JSON is kept (the search service
-   * freezes the bodies of the plans it keeps); any other body is serialized as it is now.
-   */
-  #bounded(body: unknown): string {
-    if (typeof body !== 'object' || body === null || !Object.isFrozen(body)) return withTimeout(body, this.#timeout);
-    let json = this.#boundBodies.get(body);
-    if (json === undefined) {
-      json = withTimeout(body, this.#timeout);
-      this.#boundBodies.set(body, json);
-    }
-    return json;
   }
 
   async close(): Promise<void> {
@@ -490,7 +477,7 @@ export function searchRequest(
   index: string,
   routing: string,
   body: unknown,
-  timeoutMs = DEFAULT_TIMEOUT_MS,
+  timeoutMs = SEARCH_TIMEOUT_MS,
 ): { readonly path: string; readonly body: string } {
   return { path: searchPath(index, routing, `${2 * timeoutMs}ms`), body: withTimeout(body, `${timeoutMs}ms`) };
 }

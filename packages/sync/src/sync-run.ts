@@ -27,6 +27,11 @@ export const LOOKBACK_MS = 60 * 60 * 1000;
  * heartbeat per group instead of per page (bench:sync: per-page round trips held a run to ~0.4-0.7 of raw bulk).
  */
 const WRITE_GROUPS = { maxRecords: 1000, maxAhead: 10 } as const;
+/**
+ * One group's write in flight while the group before it appends to the feed and checkpoints: more helps only where
+ * the engine is the bound, not where the feed append is (docs/scaling.md).
+ */
+const WRITE_GROUPS_IN_FLIGHT = 1;
 
 /**
  * Where an interrupted run resumes: which parent, the upstream position inside it, the cursor seen so far, and
@@ -66,6 +71,8 @@ export interface SyncRunControl {
    * SyncStatesRepository.requestFullPass, so it survives the job deduplication.
    */
   readonly mode?: 'incremental';
+  /** Write groups in flight at once (WritePipeline's depth); WRITE_GROUPS_IN_FLIGHT unless given. */
+  readonly writeGroupsInFlight?: number;
 }
 
 export type SyncRunOutcome = { status: 'done'; indexed: number } | { status: 'skipped'; reason: string };
@@ -122,9 +129,8 @@ export async function runEntitySync(
       phases[phase] += performance.now() - from;
     }
   };
-  // Up to SYNC_WRITE_GROUPS_IN_FLIGHT groups are written at once; their tails (feed append, checkpoint, heartbeat)
-  // run in group order (write-pipeline.ts says why).
-  const pipeline = new WritePipeline(deps.env.SYNC_WRITE_GROUPS_IN_FLIGHT, timed);
+  // Groups written at once; their tails (feed append, checkpoint, heartbeat) run in group order (write-pipeline.ts).
+  const pipeline = new WritePipeline(control.writeGroupsInFlight ?? WRITE_GROUPS_IN_FLIGHT, timed);
   const stopWritingAs = async (outcome: Exclude<RunWrite, 'ok'>): Promise<SyncRunOutcome> => {
     // Writes still in flight land first: removing a deleted connector's documents before them would leave some.
     await pipeline.settled();

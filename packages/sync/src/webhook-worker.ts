@@ -2,7 +2,7 @@ import { duplicateRedis, queuePrefix, WEBHOOK_JOB_NAME, webhookQueueName } from 
 import { Worker } from 'bullmq';
 import type { SyncDeps } from './deps.ts';
 import { GroupedIndexWrites } from './grouped-index-writes.ts';
-import { OrganizationShares, processWebhookEvent } from './processors/webhook-event.ts';
+import { LiveConnectors, OrganizationShares, processWebhookEvent } from './processors/webhook-event.ts';
 
 export interface WebhookWorker {
   readonly worker: Worker;
@@ -19,15 +19,14 @@ export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
   const connection = duplicateRedis(redis);
   const writes = new GroupedIndexWrites(deps);
   const writeRecord = writes.write.bind(writes);
-  // Unset: half of the worker's slots, so another organization always finds some.
-  const shares = new OrganizationShares(
-    env.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.max(1, Math.floor(env.WEBHOOK_CONCURRENCY / 2)),
-  );
+  // Half of the worker's slots at most for one organization, so another organization always finds some.
+  const shares = new OrganizationShares(Math.max(1, Math.floor(env.WEBHOOK_CONCURRENCY / 2)));
+  const processing = { live: new LiveConnectors(), writeRecord, shares };
   connection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const worker = new Worker(
     webhookQueueName(env.NAMESPACE),
     async (job, token) => {
-      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps, writeRecord, shares);
+      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps, processing);
       throw new Error(`unknown job ${job.name}`);
     },
     { connection, prefix: queuePrefix(webhookQueueName(env.NAMESPACE)), concurrency: env.WEBHOOK_CONCURRENCY },

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
-import { nextThen, prepareHeaders } from './prepared-headers.ts';
+import { withAnswerHeaders } from './answer-headers.ts';
 import { type ConsumeShared, RateLimitLeases } from './rate-limit-leases.ts';
 
 export interface RateLimitOptions {
@@ -91,14 +91,12 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
   const limit = String(options.limit);
   return async function rateLimitMiddleware(c, next) {
     const admission = await leases.admit(c.get('auth').clientId);
-    const onOwnResponse = prepareHeaders(c, {
-      'ratelimit-limit': limit,
-      'ratelimit-remaining': String(admission.remaining),
-    });
+    const headers = { 'ratelimit-limit': limit, 'ratelimit-remaining': String(admission.remaining) };
     if (!admission.admitted) {
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
       throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], seconds);
     }
-    return nextThen(next, onOwnResponse);
+    return withAnswerHeaders(c, next, headers);
   };
 }

@@ -91,9 +91,6 @@ export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<Ap
       beforeId: query.cursor === undefined ? undefined : idOfCursor(query.cursor),
       limit: query.limit,
     };
-    // Read-your-writes: the calls this process answered before this read are in the database (AUDIT_COMMIT=spool
-    // ships them a few milliseconds after their answer; other processes' after their next ship).
-    await deps.audit.caughtUp();
     if ((c.req.header('accept') ?? '').includes(NDJSON)) return exportNdjson(deps, filter);
     const rows = await deps.auditEntries.page({ ...filter, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);

@@ -28,10 +28,9 @@ import {
   SearchQueueFullError,
   SearchTimeoutError,
 } from '@conduit/search-store';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../problem.ts';
-import { requestStep } from '../request-steps.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
-import { deepFreeze, KeptValues } from './kept-values.ts';
 
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
@@ -53,22 +52,8 @@ type SearchPlan = ReturnType<typeof planSearch>;
 
 /** A search whose params serialize longer than this is planned every time (its key would outweigh its plan). */
 const PLAN_CACHE_MAX_KEY = 8 * 1024;
-
-/**
- * The JSON of params objects seen before: the execute route keeps a search's parsed request (execute-envelopes.ts), so
- * a search asked again brings the same params object, whose plan key is then not serialized again.
- */
-const paramsJson = new WeakMap<object, string>();
-
-function jsonOfParams(params: unknown): string {
-  if (typeof params !== 'object' || params === null) return JSON.stringify(params);
-  let json = paramsJson.get(params);
-  if (json === undefined) {
-    json = JSON.stringify(params);
-    if (Object.isFrozen(params)) paramsJson.set(params, json);
-  }
-  return json;
-}
+/** Plans kept per API process: a dashboard's repeated searches, not every search ever asked. */
+const PLAN_CACHE_ENTRIES = 512;
 
 export interface SearchService {
   /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, docs/architecture.md). */
@@ -104,7 +89,6 @@ export function createSearchService(
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
   costlySlots?: CostlySearchSlots,
-  options: { readonly planCacheEntries?: number } = {},
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
@@ -119,34 +103,35 @@ export function createSearchService(
     return fields;
   };
   /*
-   * The last plans made, by connector, entity and params (as JSON). Planning (parse, validate, cost, compile) was the
-   * largest part of a search's own CPU in the API (bench:search profile, docs/search-cost.md), and a plan is a pure
-   * function of its key: the catalog and the cursor key do not change while the process runs, and a cursor has no
-   * expiry. A plan's body is frozen: the transport serializes it once (with its timeout) and sends that JSON for
-   * every search that finds the plan.
+   * The last plans made, by connector, entity and params (as JSON): planning (parse, validate, cost, compile) is the
+   * largest part of a search's own work in the API (docs/search-cost.md), and a plan is a pure function of its key:
+   * the catalog and the cursor key do not change while the process runs, and a cursor has no expiry. A kept plan
+   * is shared by every search that finds it, so nothing may change it.
    */
-  const plans = new KeptValues<SearchPlan>(options.planCacheEntries ?? 512, PLAN_CACHE_MAX_KEY);
+  const plans = new LRUCache<string, SearchPlan>({ max: PLAN_CACHE_ENTRIES });
+  const planOf = (row: ConnectorRow, entity: EntityCatalog, params: unknown): SearchPlan => {
+    // The connector type too: an entity's catalog is its connector kind's.
+    const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${JSON.stringify(params)}`;
+    const kept = planKey.length <= PLAN_CACHE_MAX_KEY ? plans.get(planKey) : undefined;
+    if (kept) return kept;
+    // A search that does not plan throws here, so a refused search is never kept.
+    const plan = planSearch(params, {
+      searchable: entity.searchable ?? {},
+      recordKey: entity.recordKey,
+      connectorId: row.id,
+      entity: `${row.connector_type}/${entity.name}`,
+      cursorKey: key,
+      literalFields: literalFieldsOf(entity),
+    });
+    if (planKey.length <= PLAN_CACHE_MAX_KEY) plans.set(planKey, plan);
+    return plan;
+  };
   return {
     async search(row, entity, params, context = {}) {
       // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
       const synced = syncedAt(row.id, entity.name);
       synced.catch(() => undefined);
-      // The connector type too: an entity's catalog is its connector kind's.
-      const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${jsonOfParams(params)}`;
-      const plan = plans.get(planKey, () => {
-        const made = planSearch(params, {
-          searchable: entity.searchable ?? {},
-          recordKey: entity.recordKey,
-          connectorId: row.id,
-          entity: `${row.connector_type}/${entity.name}`,
-          cursorKey: key,
-          literalFields: literalFieldsOf(entity),
-        });
-        // Frozen, the body is serialized once by the transport for every search that finds this plan.
-        deepFreeze(made.body);
-        return made;
-      });
-      requestStep('planned');
+      const plan = planOf(row, entity, params);
       const index = indexes.alias(row.connector_type, entity.name);
       if (plan.lookup) {
         const page = await lookUp(copySearch, index, row, plan.lookup, plan, synced);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { didYouMean } from './did-you-mean.ts';
 import { ConnectorError, type ErrorCode, type FieldProblem, toPointer } from './errors.ts';
+import { valueAt } from './values.ts';
 
 /**
  * Every zod issue becomes a problem with a JSON pointer under `prefix`; unknown keys get a "did you mean".
@@ -52,15 +53,6 @@ export function parseOrThrow<S extends z.ZodType>(
     title,
     zodProblems(result.error, prefix, (path) => keysAt(schema, path), input),
   );
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let at = input;
-  for (const key of path) {
-    if (typeof at !== 'object' || at === null || typeof key === 'symbol' || !Object.hasOwn(at, key)) return undefined;
-    at = (at as Record<string | number, unknown>)[key];
-  }
-  return at;
 }
 
 /** "an integer", "a string": the type zod expected. */

@@ -1,6 +1,6 @@
+import { isPlainObject, valueAt } from '@conduit/connectors';
 import type { z } from 'zod';
 import { invalidSearch, pointer, type SearchProblem, SearchQueryError } from '../errors.ts';
-import { isPlainObject } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
 import { AGGREGATION_KINDS, OPERATORS, type SearchParams, SearchParamsSchema } from './search-params-schema.ts';
 
@@ -107,16 +107,6 @@ function aggregationBranch(value: unknown): number | undefined {
 
 function hasValueAt(input: unknown, path: readonly (string | number)[]): boolean {
   return valueAt(input, path) !== undefined;
-}
-
-function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
-  let at = input;
-  for (const segment of path) {
-    if (Array.isArray(at) && typeof segment === 'number') at = at[segment];
-    else if (isPlainObject(at) && Object.hasOwn(at, segment)) at = at[segment];
-    else return undefined;
-  }
-  return at;
 }
 
 function article(type: string): string {
