@@ -13,6 +13,7 @@ import {
   webhookEndpointActionOf,
 } from './middleware/audit-trail.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { mcpMessage } from './middleware/mcp-message.ts';
 import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -20,7 +21,7 @@ import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
-import { ROUTE_BASES } from './route-bases.ts';
+import { ROUTE_BASES, routeGroupOf } from './route-bases.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { registerChanges } from './routes/connectors/changes.ts';
@@ -103,11 +104,13 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     prefix: deps.env.NAMESPACE,
     limit: deps.env.RATE_LIMIT_PER_MINUTE,
     windowSeconds: 60,
+    onRefused: (path) => deps.metrics.requestsRefused.inc({ route: routeGroupOf(path), reason: 'rate_limited' }),
   });
   const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', signedIn);
-  connectors.use('*', auditTrail({ audit: deps.audit, actionOf: connectorActionOf, mcpMark }));
+  // The rate limit before the trail: a refused call did nothing and is counted (onRefused), not audited.
   connectors.use('*', limited);
+  connectors.use('*', auditTrail({ audit: deps.audit, actionOf: connectorActionOf, mcpMark }));
   registerCreate(connectors, deps);
   registerOAuthInitiate(connectors, deps);
   registerReadUpdateDelete(connectors, deps);
@@ -119,8 +122,8 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();
   webhookEndpoints.use('*', signedIn);
-  webhookEndpoints.use('*', auditTrail({ audit: deps.audit, actionOf: webhookEndpointActionOf, mcpMark }));
   webhookEndpoints.use('*', limited);
+  webhookEndpoints.use('*', auditTrail({ audit: deps.audit, actionOf: webhookEndpointActionOf, mcpMark }));
   registerWebhookEndpoints(webhookEndpoints, deps);
   app.route(ROUTE_BASES.webhookEndpoints, webhookEndpoints);
 
@@ -137,6 +140,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     mcpOrigin({ allowed: parseAllowedOrigins(deps.env.MCP_ALLOWED_ORIGINS), publicBaseUrl: baseUrl }),
     signedIn,
     bodyLimit({ maxSize: ONE_MIB, onError: tooLarge }),
+    mcpMessage(),
     auditMcpToolCalls({ audit: deps.audit }),
   );
   app.all('/mcp', (c) => mcp(c.req.raw));

@@ -55,5 +55,7 @@ export type ApiEnv = {
     audit?: AuditDetails | undefined;
     /** Set by the audit trail: starts writing the call's intent (beginAudit). */
     auditBegin?: (() => void) | undefined;
+    /** POST /mcp: the JSON-RPC message, parsed once (mcpMessage). */
+    mcpMessage?: unknown;
   };
 };

@@ -13,3 +13,11 @@ export const ROUTE_BASES = {
   webhookEndpoints: '/api/v1/webhook-endpoints',
   audit: '/api/v1/audit',
 } as const;
+
+/** The group a path belongs to (`connectors`, `audit`, ...), a bounded metric label; `other` outside the groups. */
+export function routeGroupOf(path: string): string {
+  for (const [group, base] of Object.entries(ROUTE_BASES)) {
+    if (path === base || path.startsWith(`${base}/`)) return group === 'webhookEndpoints' ? 'webhook_endpoints' : group;
+  }
+  return 'other';
+}

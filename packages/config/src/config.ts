@@ -158,7 +158,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): PlatformEnv {
 }
 
 /** Outside the local profile: PROFILE=production or NODE_ENV=production (the Dockerfile sets the latter). */
-function isProductionProfile(env: Pick<PlatformEnv, 'PROFILE' | 'NODE_ENV'>): boolean {
+export function isProductionProfile(env: Pick<PlatformEnv, 'PROFILE' | 'NODE_ENV'>): boolean {
   return env.PROFILE === 'production' || env.NODE_ENV === 'production';
 }
 

@@ -1,5 +1,12 @@
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
-export { intervalMs, PlatformEnv, publicBaseUrl, readEnv, upstreamOverrides } from './config.ts';
+export {
+  intervalMs,
+  isProductionProfile,
+  PlatformEnv,
+  publicBaseUrl,
+  readEnv,
+  upstreamOverrides,
+} from './config.ts';
 export { CredentialsCipher } from './credentials-cipher.ts';
 export { localDatabaseUrl } from './local-database.ts';
 export { signingKeysFrom } from './signing-keys.ts';

@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 
 /** What a key signs. Each purpose gets its own key, so a token of one kind never verifies as another. */
-export type SigningPurpose = 'access-token' | 'oauth-state' | 'search-cursor';
+export type SigningPurpose = 'access-token' | 'oauth-state' | 'search-cursor' | 'audit-id';
 
 export interface SigningKeys {
   /** HS256 key of API bearer tokens (AccessTokens). */
@@ -10,6 +10,8 @@ export interface SigningKeys {
   readonly oauthState: Uint8Array;
   /** HMAC key of search cursors. */
   readonly searchCursor: Uint8Array;
+  /** AES-256 key of the audit trail's public entry ids and cursors (always from TOKEN_SIGNING_KEY). */
+  readonly auditId: Uint8Array;
 }
 
 /** The configured secrets: one root, and optionally a secret of its own per purpose (rotated independently). */
@@ -41,5 +43,6 @@ export function signingKeysFrom(secrets: SigningSecrets): SigningKeys {
     accessToken: from(secrets.ACCESS_TOKEN_SIGNING_KEY, 'access-token'),
     oauthState: from(secrets.OAUTH_STATE_SIGNING_KEY, 'oauth-state'),
     searchCursor: from(secrets.SEARCH_CURSOR_SIGNING_KEY, 'search-cursor'),
+    auditId: from(undefined, 'audit-id'),
   };
 }

@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { Agent, fetch } from 'undici';
-import { guardedLookup } from './endpoint-url.ts';
+import { guardedLookup, isPublicAddress } from './endpoint-url.ts';
 
 export type SendOutcome = { readonly status: number } | { readonly error: string };
 
@@ -11,13 +12,16 @@ export interface DeliverySender {
 
 /**
  * The HTTP side of webhook deliveries: its own connection pool; unless `allowPrivate`, every name is resolved
- * through `guardedLookup`, so an endpoint cannot reach a non-public address even through DNS. Redirects are not
- * followed (a redirect is an answer, not a 2xx).
+ * through `guardedLookup` and every IP literal checked the same way, so an endpoint cannot reach a non-public address
+ * even through DNS. Redirects are not followed (a redirect is an answer, not a 2xx).
  */
 export function createDeliverySender(options: { allowPrivate: boolean; timeoutMs: number }): DeliverySender {
   const agent = new Agent(options.allowPrivate ? {} : { connect: { lookup: guardedLookup as never } });
   return {
     async send(url, headers, body) {
+      // An IP literal is never looked up, so guardedLookup does not see it: checked here, before any connection.
+      const refused = options.allowPrivate ? null : literalNotPublic(url);
+      if (refused) return { error: `${refused} is not a public address` };
       try {
         const response = await fetch(url, {
           method: 'POST',
@@ -37,4 +41,15 @@ export function createDeliverySender(options: { allowPrivate: boolean; timeoutMs
     },
     close: () => agent.close(),
   };
+}
+
+/** The host of `url` when it is an IP literal that is not public; null otherwise. */
+function literalNotPublic(url: string): string | null {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+  return isIP(host) !== 0 && !isPublicAddress(host) ? host : null;
 }

@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createDeliverySender } from './delivery-sender.ts';
 import { endpointUrlProblem, guardedLookup, isPublicAddress } from './endpoint-url.ts';
 
 const STRICT = { allowHttp: false, allowPrivate: false };
@@ -40,5 +43,53 @@ describe('webhook endpoint URLs (SSRF rules)', () => {
       guardedLookup('localhost', {}, (e) => resolve(e)),
     );
     expect(error?.code).toBe('EADDRNOTPUBLIC');
+  });
+
+  it('judges IPv6 forms that embed an IPv4 address by that address, and refuses NAT64 local-use and Teredo', () => {
+    for (const address of [
+      '64:ff9b::127.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b:1::a00:1',
+      '64:ff9b:1:2::8.8.8.8',
+      '2002:7f00:1::1',
+      '2002:c0a8:0101::1',
+      '::ffff:0:127.0.0.1',
+      '::ffff:0:a00:1',
+      '::127.0.0.1',
+      '::a9fe:a9fe',
+      '::ffff:7f00:1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    ])
+      expect(isPublicAddress(address), address).toBe(false);
+    for (const address of ['64:ff9b::8.8.8.8', '2002:808:808::1', '::ffff:0:8.8.8.8', '2001:4860:4860::8888'])
+      expect(isPublicAddress(address), address).toBe(true);
+    for (const host of ['[64:ff9b::127.0.0.1]', '[2002:7f00:1::1]', '[::ffff:0:127.0.0.1]', '[::127.0.0.1]'])
+      expect(endpointUrlProblem(`https://${host}/`, STRICT), host).toMatch(/public address/);
+  });
+
+  it('refuses, where the delivery connects, an IP literal that is not public: nothing reaches it', async () => {
+    let reached = 0;
+    const server = createServer((_req, res) => {
+      reached++;
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const sender = createDeliverySender({ allowPrivate: false, timeoutMs: 2000 });
+    const permissive = createDeliverySender({ allowPrivate: true, timeoutMs: 2000 });
+    try {
+      for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::127.0.0.1]', '[64:ff9b::127.0.0.1]']) {
+        const outcome = await sender.send(`http://${host}:${port}/hook`, {}, '{}');
+        expect(outcome, host).toEqual({ error: expect.stringMatching(/not a public address/) });
+      }
+      expect(reached).toBe(0);
+      // The same server is reachable when the profile allows private addresses: the refusal above was the guard's.
+      expect(await permissive.send(`http://127.0.0.1:${port}/hook`, {}, '{}')).toEqual({ status: 200 });
+      expect(reached).toBe(1);
+    } finally {
+      await sender.close();
+      await permissive.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -39,6 +39,8 @@ export class PlatformMetrics {
   readonly syncRuns: Counter<'kind' | 'entity' | 'outcome'>;
   readonly recordsIndexed: Counter<'kind' | 'entity'>;
   readonly budgetWait: Histogram<'lane'>;
+  /** Requests refused before they ran: counted here, not written to the audit trail (docs/operations.md). */
+  readonly requestsRefused: Counter<'route' | 'reason'>;
 
   constructor(service: 'api' | 'worker', sources: MetricsSources) {
     this.registry.setDefaultLabels({ service });
@@ -66,6 +68,11 @@ export class PlatformMetrics {
       'conduit_records_indexed_total',
       ['kind', 'entity'],
       'Records written to the search index by sync runs',
+    );
+    this.requestsRefused = counter(
+      'conduit_api_requests_refused_total',
+      ['route', 'reason'],
+      'API requests refused before they ran, by route group (connectors, webhook_endpoints, audit) and reason (rate_limited, exports_busy)',
     );
     this.budgetWait = new Histogram({
       name: 'conduit_upstream_budget_wait_seconds',

@@ -99,9 +99,9 @@ describe('CopyWriter.writeRecords through the bulk helper', () => {
     const records = Array.from({ length: 5 }, (_, i) => ({ id: `q${i}`, name: `thing ${i}` }));
     proxy.bulkBodies.length = 0;
     proxy.refuse = [400, 'mapper_parsing_exception'];
-    await expect(store.writeRecords('Kind', entity, 'conn-2', 'run-1', records, { readAt: Date.now() })).rejects.toThrow(
-      /bulk indexing failed for 2 documents: .*mapper_parsing_exception/,
-    );
+    await expect(
+      store.writeRecords('Kind', entity, 'conn-2', 'run-1', records, { readAt: Date.now() }),
+    ).rejects.toThrow(/bulk indexing failed for 2 documents: .*mapper_parsing_exception/);
     expect(proxy.bulkBodies).toHaveLength(1);
   });
 });

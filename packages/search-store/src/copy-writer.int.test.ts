@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { type EntityCatalog, t } from '@conduit/connectors';
+import type { WrittenChanges } from '@conduit/db';
 import { indexDocumentId, planSearch, readSearchPage } from '@conduit/search-dsl';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { WrittenChanges } from '@conduit/db';
-import { CopyWriter, type CopyWriteOptions } from './copy-writer.ts';
+import { type CopyWriteOptions, CopyWriter } from './copy-writer.ts';
 import { IndexLifecycle } from './index-lifecycle.ts';
 import { things } from './testing/things-entity.ts';
 

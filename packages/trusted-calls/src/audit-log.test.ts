@@ -132,4 +132,16 @@ describe('redactForAudit', () => {
       passphrase: '[REDACTED]',
     });
   });
+
+  it('replaces what lies beyond its depth with [TRUNCATED], so a password at depth 17 is never kept', () => {
+    let deep: unknown = { password: 'deep-secret-XYZ', note: 'n' };
+    for (let i = 0; i < 17; i++) deep = i % 2 ? { level: deep } : [deep];
+    const redacted = JSON.stringify(redactForAudit({ params: deep }));
+    expect(redacted).not.toContain('deep-secret-XYZ');
+    expect(redacted).toContain('"[TRUNCATED]"');
+    // Within the depth, a secret is redacted and the rest kept as it was.
+    expect(redactForAudit({ a: [{ b: { password: 'p', keep: 1 } }] })).toEqual({
+      a: [{ b: { password: '[REDACTED]', keep: 1 } }],
+    });
+  });
 });

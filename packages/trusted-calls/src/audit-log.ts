@@ -193,14 +193,20 @@ function jsonText(value: unknown): string {
 
 const SECRET_KEY = /secret|token|password|passwd|api_?key|authorization|credential|cookie|signature|private_?key/i;
 const REDACTED = '[REDACTED]';
+/** What stands for an object or array nested deeper than the redaction looks: it may hold a secret. */
+const TRUNCATED = '[TRUNCATED]';
+/** Levels of objects and arrays the redaction walks; bodies are refused beyond 64 levels before they get here. */
+const REDACT_DEPTH = 16;
 
 /**
  * A copy of `value` fit for the audit trail: every field named like a secret (or in `secretFields`, e.g. the kind's
  * credential fields) is "[REDACTED]"; an object under such a name keeps its field names, each redacted, so the
- * trail still says which credentials were replaced.
+ * trail still says which credentials were replaced. An object or array nested deeper than the walk goes is
+ * "[TRUNCATED]": unread, it could hold a secret.
  */
 export function redactForAudit(value: unknown, secretFields: ReadonlySet<string> = new Set(), depth = 0): unknown {
-  if (depth > 16 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > REDACT_DEPTH) return TRUNCATED;
   if (Array.isArray(value)) return value.map((v) => redactForAudit(v, secretFields, depth + 1));
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) => {

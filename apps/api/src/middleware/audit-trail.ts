@@ -117,6 +117,9 @@ export function connectorActionOf(method: string, path: string): Omit<AuditDetai
   }
   if (sub === 'execute' && method === 'POST') return { action: 'execute', connectorId };
   if (sub === 'sync' && method === 'POST') return { action: 'connector.sync', connectorId };
+  // Reads of the copy, audited as execute search is.
+  if (sub === 'sql' && method === 'POST') return { action: 'connector.sql', connectorId };
+  if (sub === 'changes' && method === 'GET') return { action: 'connector.changes', connectorId };
   return undefined;
 }
 
@@ -147,17 +150,16 @@ interface JsonRpcMessage {
 /**
  * The audit trail of POST /mcp: one entry per tool call (`mcp.tool_call`, the tool's name and its redacted
  * arguments), its intent written while the tool runs and its outcome before the answer leaves. The API calls a tool
- * makes are audited too, as `source: mcp`.
+ * makes are audited too, as `source: mcp`. Mount it after mcpMessage, which parses the message and refuses batches,
+ * so no tool runs without its entry.
  */
 export function auditMcpToolCalls(options: Pick<AuditTrailOptions, 'audit'>): MiddlewareHandler<ApiEnv> {
   const { audit } = options;
   return async function auditMcpMiddleware(c, next) {
     if (c.req.method !== 'POST') return next();
     const started = performance.now();
-    const message = (await c.req.raw
-      .clone()
-      .json()
-      .catch(() => undefined)) as JsonRpcMessage | undefined;
+    // Parsed (and refused when too deep or a batch) by mcpMessage, mounted before this.
+    const message = c.get('mcpMessage') as JsonRpcMessage | undefined;
     const auth = c.get('auth');
     if (message?.method !== 'tools/call' || !auth) return next();
     const args = message.params?.arguments;

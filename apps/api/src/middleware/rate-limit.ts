@@ -12,6 +12,8 @@ export interface RateLimitOptions {
   /** Requests per client per window. */
   readonly limit: number;
   readonly windowSeconds: number;
+  /** Called for each refused request (e.g. to count it): refusals are counted, never audited. */
+  readonly onRefused?: (path: string) => void;
 }
 
 /**
@@ -84,7 +86,8 @@ export function redisBudget(options: RateLimitOptions): ConsumeShared {
 /**
  * Per-client sliding-window limit shared by every API instance (redisBudget), spent through short leases
  * (rate-limit-leases.ts) so most requests skip the Redis round trip. Over the limit: 429 with Retry-After (seconds
- * until a request fits again). Runs after authentication.
+ * until a request fits again). Runs after authentication and before the audit trail: a refused request did nothing,
+ * and writing a row for each would let a flood of them grow the trail without bound (`onRefused` counts them).
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> {
   const leases = new RateLimitLeases({ consume: redisBudget(options) });
@@ -94,6 +97,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
     const headers = { 'ratelimit-limit': limit, 'ratelimit-remaining': String(admission.remaining) };
     if (!admission.admitted) {
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      options.onRefused?.(c.req.path);
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
       throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], seconds);
     }

@@ -1,3 +1,4 @@
+import { signingKeysFrom } from '@conduit/config';
 import { parseOrThrow } from '@conduit/connectors';
 import type { AuditEntryRow, AuditQuery } from '@conduit/db';
 import { OpenAPIHono } from '@hono/zod-openapi';
@@ -6,13 +7,14 @@ import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
 import { authenticatedRoute, jsonResponse, mountRoute } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
+import { EXPORT_RETRY_SECONDS, EXPORTS_PER_ORGANIZATION, ExportSlots, ndjsonExport } from '../services/audit-export.ts';
+import { AuditIds } from '../services/audit-ids.ts';
 
 const NDJSON = 'application/x-ndjson';
-const EXPORT_PAGE = 1000;
 
 export const AuditEntrySchema = z
   .object({
-    id: z.string(),
+    id: z.string().describe('opaque: says nothing about other entries, of this organization or another'),
     at: z.string().describe('ISO 8601'),
     organization_id: z.string(),
     client_id: z.string().nullable().describe('the API client whose token made the call'),
@@ -71,59 +73,64 @@ export const auditRoute = authenticatedRoute({
       ),
     },
   },
-  problems: [400, 503],
+  problems: [400, 429, 503],
 });
 
 /** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */
 export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<ApiEnv>[]): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
+  const ids = new AuditIds(signingKeysFrom(deps.env).auditId);
+  const exports = new ExportSlots(EXPORTS_PER_ORGANIZATION);
   // The caller's authentication and rate limit, the same instances as every bearer-token route's (app.ts).
   for (const guard of guards) app.use('*', guard);
   mountRoute(app, auditRoute, async (c) => {
     const query = parseOrThrow(AuditQuerySchema, c.req.query(), '/query', 'invalid_request', 'invalid query');
+    const organizationId = c.get('auth').organizationId;
     const filter: AuditQuery = {
-      organizationId: c.get('auth').organizationId,
+      organizationId,
       connectorId: query.connector_id,
       action: query.action,
       status: query.status === undefined ? undefined : statusRange(query.status),
       since: query.since === undefined ? undefined : new Date(query.since),
       until: query.until === undefined ? undefined : new Date(query.until),
-      beforeId: query.cursor === undefined ? undefined : idOfCursor(query.cursor),
+      beforeId: query.cursor === undefined ? undefined : idOfCursor(ids, organizationId, query.cursor),
       limit: query.limit,
     };
-    if ((c.req.header('accept') ?? '').includes(NDJSON)) return exportNdjson(deps, filter);
+    const view = (row: AuditEntryRow) => entryOf(row, ids.publicId(organizationId, row.id));
+    if ((c.req.header('accept') ?? '').includes(NDJSON)) {
+      const release = exports.take(organizationId);
+      if (!release) {
+        deps.metrics.requestsRefused.inc({ route: 'audit', reason: 'exports_busy' });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `this organization already runs ${EXPORTS_PER_ORGANIZATION} audit exports; try again when one ends`,
+          [],
+          EXPORT_RETRY_SECONDS,
+        );
+      }
+      try {
+        return ndjsonExport(deps.auditEntries, filter, view, release);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }
     const rows = await deps.auditEntries.page({ ...filter, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const hasMore = rows.length > query.limit;
     return c.json({
-      data: page.map(entryOf),
-      meta: { cursor: hasMore ? cursorOf(page.at(-1)!.id) : null, has_more: hasMore },
+      data: page.map(view),
+      // The cursor is the last entry's public id: it says nothing the page did not.
+      meta: { cursor: hasMore ? ids.publicId(organizationId, page.at(-1)!.id) : null, has_more: hasMore },
     });
   });
   return app;
 }
 
-/** Every matching entry, one JSON object per line, read a page at a time as the caller consumes them. */
-function exportNdjson(deps: ApiDeps, filter: AuditQuery): Response {
-  let beforeId = filter.beforeId;
-  let done = false;
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (done) return controller.close();
-      const rows = await deps.auditEntries.page({ ...filter, beforeId, limit: EXPORT_PAGE });
-      if (rows.length < EXPORT_PAGE) done = true;
-      if (rows.length === 0) return controller.close();
-      beforeId = rows.at(-1)!.id;
-      controller.enqueue(encoder.encode(rows.map((row) => `${JSON.stringify(entryOf(row))}\n`).join('')));
-    },
-  });
-  return new Response(body, { status: 200, headers: { 'content-type': NDJSON } });
-}
-
-function entryOf(row: AuditEntryRow): z.infer<typeof AuditEntrySchema> {
+function entryOf(row: AuditEntryRow, id: string): z.infer<typeof AuditEntrySchema> {
   return {
-    id: String(row.id),
+    id,
     at: row.at.toISOString(),
     organization_id: row.organization_id,
     client_id: row.client_id,
@@ -151,16 +158,12 @@ function statusRange(filter: string): { min: number; max: number } {
   return { min: Number(filter), max: Number(filter) };
 }
 
-function cursorOf(id: number): string {
-  return Buffer.from(`a:${id}`).toString('base64url');
-}
-
-function idOfCursor(cursor: string): number {
-  const id = /^a:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1];
+function idOfCursor(ids: AuditIds, organizationId: string, cursor: string): number {
+  const id = ids.internalId(organizationId, cursor);
   if (id === undefined) {
     throw new ApiError(400, 'invalid_cursor', 'invalid cursor', [
-      { path: '/query/cursor', message: 'is not a cursor this endpoint returned' },
+      { path: '/query/cursor', message: 'is not a cursor this endpoint returned to this organization' },
     ]);
   }
-  return Number(id);
+  return id;
 }

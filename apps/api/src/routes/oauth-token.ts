@@ -6,6 +6,7 @@ import type { ApiDeps, ApiEnv } from '../deps.ts';
 import { jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
 import { TokenResponseSchema } from '../openapi/schemas.ts';
 import { ApiError } from '../problem.ts';
+import { parseJsonValue } from '../request-body.ts';
 
 export const TokenRequest = z.object({
   grant_type: z.literal('client_credentials'),
@@ -49,8 +50,9 @@ export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): Ope
     try {
       raw = type.includes('application/x-www-form-urlencoded')
         ? Object.fromEntries(new URLSearchParams(await c.req.text()))
-        : await c.req.json();
-    } catch {
+        : parseJsonValue(await c.req.text());
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
       throw new ApiError(400, 'invalid_request', 'the body must be JSON or form-encoded', [
         { path: '', message: 'unreadable body' },
       ]);

@@ -151,6 +151,9 @@ export interface WebhookEndpoint {
   created_at: string;
 }
 export interface AuditEntry {
+  /**
+   * opaque: says nothing about other entries, of this organization or another
+   */
   id: string;
   /**
    * ISO 8601

@@ -1,8 +1,10 @@
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventView } from '@conduit/customer-webhooks';
+import { redactForAudit } from '@conduit/trusted-calls';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import { authenticatedRoute, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { searchableEntities } from '../../services/connector-view.ts';
@@ -55,6 +57,8 @@ export const listChangesRoute = authenticatedRoute({
 export function registerChanges(app: OpenAPIHono<ApiEnv>, deps: Pick<ApiDeps, 'connectors' | 'changeFeed'>): void {
   mountRoute(app, listChangesRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
+    // Audited with the raw query (a read of the copy, as execute search is); its values are a cursor and names.
+    auditAs(c, { entity: c.req.query('entity'), params: redactForAudit(c.req.query()) });
     const query = parseOrThrow(ChangesQuery, c.req.query(), '', 'invalid_request', 'invalid query');
     if (query.entity !== undefined && !searchableEntities(catalog).includes(query.entity)) {
       throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, [

@@ -1,6 +1,8 @@
 import { SqlRequestSchema } from '@conduit/search-dsl';
+import { redactForAudit } from '@conduit/trusted-calls';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
 import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { SqlResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
@@ -47,6 +49,7 @@ export function registerSql(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
   mountRoute(app, sqlRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps, deps.connectorCache);
     const body = await readJson(c, SqlRequestSchema);
+    auditAs(c, { params: redactForAudit(body) });
     // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
     return c.body(await deps.search.sql(row, catalog, body), 200, { 'content-type': 'application/json' });
   });

@@ -7,6 +7,7 @@ import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { jsonResponse, mountRoute, problems } from '../../openapi/route-kit.ts';
 import { WebhookAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
+import { assertJsonDepth } from '../../request-body.ts';
 import { type Refusal, RefusedWebhooks } from '../../services/refused-webhooks.ts';
 import { ConnectorIdParams } from './schemas.ts';
 
@@ -126,8 +127,11 @@ function remoteAddress(c: Context<ApiEnv>): string {
 
 function parseEvent(body: Buffer, parse: (payload: unknown) => ParsedWebhook): ParsedWebhook {
   let payload: unknown;
+  const text = body.toString('utf8');
+  // A signed event is still the connector owner's text: refused past the depth every JSON body is held to.
+  assertJsonDepth(text);
   try {
-    payload = JSON.parse(body.toString('utf8'));
+    payload = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'invalid_request', 'the webhook body is not valid JSON', [
       { path: '', message: 'invalid JSON' },
