@@ -73,6 +73,7 @@ export async function createApiRuntime(
         limit: env.SEARCH_COSTLY_PER_ORGANIZATION,
         // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
         staleMs: 2 * SEARCH_TIMEOUT_MS + 1000,
+        logger,
       }),
     ),
     webhookQueue: services.webhookQueue,
