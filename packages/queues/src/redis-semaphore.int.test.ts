@@ -20,7 +20,7 @@ describe('RedisSemaphore: slots shared by every process through Redis', () => {
     const b = new RedisSemaphore(other, { prefix, limit: 2, staleMs: 60_000 });
     const taken = await Promise.all(['h1', 'h2', 'h3', 'h4'].map((h, i) => (i % 2 ? a : b).take('c1', h)));
     expect(taken.filter(Boolean)).toHaveLength(2);
-    const holders = await redis.zrange(`${prefix}:c1`, 0, -1);
+    const holders = await redis.zrange(`${prefix}:c1`, '0', '-1');
     expect(holders).toHaveLength(2);
     // Another name is another semaphore.
     expect(await a.take('c2', 'h5')).toBe(true);
