@@ -12,7 +12,7 @@ import {
  * are typed (search-errors.ts); answers are the engine's bytes, for the caller to read.
  *
  * @example
- * const search = new CopySearch(env.OPENSEARCH_URL, { requests: 8 });
+ * const search = new CopySearch(env.OPENSEARCH_URL, { requests: env.OPENSEARCH_SEARCH_REQUESTS });
  * const answer = await search.search(indexes.alias('Orb', 'invoices'), connectorId, body, { tenant });
  */
 export class CopySearch {

@@ -99,7 +99,7 @@ export interface SearchTransportOptions {
    * lookups besides (each an `_mget`). What finds them all taken waits for the next one to come back, then leaves
    * with the rest that waited.
    */
-  readonly requests?: number;
+  readonly requests: number;
   /** The most searches (or lookups) one request carries. */
   readonly batch?: number;
   /**
@@ -142,25 +142,18 @@ interface WaitingLookup extends Waiting<LookupAnswer> {
 }
 
 /**
- * The search hot path's own connection to OpenSearch: one keep-alive undici pool, each body serialized once, the
- * answer handed on as bytes (an `_msearch` answer cut into each search's, without parsing it). The general
- * client's per-request machinery (serializer, events, secure JSON parsing of every response) was about a tenth of
- * a search's CPU in the API; everything else keeps using it.
+ * The search hot path's own connection to OpenSearch: one keep-alive undici pool per node, each body serialized
+ * once, the answer handed on as bytes (an `_msearch` answer cut into each search's, without parsing it); everything
+ * else keeps using the general client. Measurements: docs/search-cost.md.
  *
  * With a request to spare, a search goes alone as `_search`, at once: one search in flight waits for nothing.
  * Under load, the searches that arrive while every request is out leave together as one `_search`-per-line
  * `_msearch` when one comes back. Each search keeps its own answer and status (the engine answers an `_msearch`
  * per search), and the engine runs them all at once (`max_concurrent_searches`), as it would have run them sent
- * one by one. What it saves is the per-request work on both sides of the connection. Side by side in
- * `bench:search` (1,000,000 invoices, 32 searches in flight, 6 query kinds, against an API sending each search
- * alone): 8–20% more searches answered per second, the API's CPU per search 0.65–0.91 of the other's on five kinds,
- * the engine's 0.92–0.97. At 8 in flight a search found a free request nearly always, and nothing changed.
+ * one by one. What it saves is the per-request work on both sides of the connection.
  *
  * Lookups (`_mget` of documents by id) do the same with requests of their own: alone at once with one to spare,
- * and under load the lookups that waited leave as one `_mget` of all their documents, cut into each one's. Side by
- * side in `bench:search` (1,000,000 invoices, 32 in flight, each way round as A and B): `eq id` 4,064 against
- * 3,379–3,426 searches a second, `in 10 ids` 1,499–1,582 against 1,403–1,444; the API's CPU per search 0.81–0.89
- * of the other's, the engine's 0.72–0.92. At 8 in flight, nothing changed.
+ * and under load the lookups that waited leave as one `_mget` of all their documents, cut into each one's.
  */
 export class SearchTransport {
   /** One pool per node of the cluster, taken in turn; a node that could not be reached is skipped for a while. */
@@ -176,14 +169,14 @@ export class SearchTransport {
   readonly #cancelAfter: string;
 
   /** `nodeUrls`: one node, or several comma-separated nodes of one cluster (OPENSEARCH_URL). */
-  constructor(nodeUrls: string, options: SearchTransportOptions = {}) {
+  constructor(nodeUrls: string, options: SearchTransportOptions) {
     const urls = opensearchNodes(nodeUrls).map((node) => new URL(node));
     const url = urls[0]!;
     this.#authorization =
       url.username || url.password
         ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
         : undefined;
-    const requests = options.requests ?? 8;
+    const { requests } = options;
     const batches = {
       requests,
       batch: options.batch ?? 32,
