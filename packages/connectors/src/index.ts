@@ -30,7 +30,7 @@ export { at } from './core/paging.ts';
 export { failureReason, isRetryable } from './core/retry-decision.ts';
 export { requestTokens } from './core/token-endpoint.ts';
 export { fillUrl } from './core/url-template.ts';
-export { parseOrThrow, problemsOf } from './core/validate.ts';
+export { parseOrThrow, problemsOf, zodProblems } from './core/validate.ts';
 export { isPlainObject, valueAt } from './core/values.ts';
 export { type ParsedWebhook, WebhookPayloadError } from './core/webhook-scheme.ts';
 export {
