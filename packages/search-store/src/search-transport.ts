@@ -1,5 +1,5 @@
 import { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from '@conduit/search-dsl';
-import { Pool } from 'undici';
+import { BalancedPool } from 'undici';
 import { SearchAbandonedError, SearchQueueFullError } from './search-errors.ts';
 import { WaitingBatches } from './waiting-batches.ts';
 
@@ -34,8 +34,6 @@ export const SEARCH_TIMEOUT_MS = 5000;
  * mid-search): the transport then asks another node.
  */
 const WHOLE_ANSWERS = 'allow_partial_search_results=false';
-/** How long a node that could not be reached is passed over, before requests try it again. */
-const NODE_DOWN_MS = 2_000;
 /** undici's and the socket's codes of a node that is down or went away mid-request. */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
@@ -156,10 +154,12 @@ interface WaitingLookup extends Waiting<LookupAnswer> {
  * and under load the lookups that waited leave as one `_mget` of all their documents, cut into each one's.
  */
 export class SearchTransport {
-  /** One pool per node of the cluster, taken in turn; a node that could not be reached is skipped for a while. */
-  readonly #pools: Pool[];
-  readonly #downUntil: number[];
-  #next = 0;
+  /**
+   * The cluster's nodes, one pool each, taken in turn by undici's BalancedPool, which sends less to a node whose
+   * requests fail (https://undici.nodejs.org/#/docs/api/BalancedPool).
+   */
+  readonly #nodes: BalancedPool;
+  readonly #nodeCount: number;
   readonly #authorization: string | undefined;
   readonly #searches: WaitingBatches<WaitingSearch>;
   readonly #costly: WaitingBatches<WaitingSearch>;
@@ -197,17 +197,17 @@ export class SearchTransport {
     this.#searches = new WaitingBatches((searches) => this.#search(searches), batches);
     this.#costly = new WaitingBatches(([search]) => this.#searchOne(search!), costly);
     this.#lookups = new WaitingBatches((lookups) => this.#lookUp(lookups), batches);
-    this.#pools = urls.map(
-      (node) =>
-        new Pool(node.origin, {
-          // Every request the three may have out at once, overflow included, so undici never queues our requests.
-          connections: 2 * (batches.requests + batches.overflow) + costly.requests,
-          headersTimeout: TIMEOUT_MS,
-          bodyTimeout: TIMEOUT_MS,
-          keepAliveTimeout: 30_000,
-        }),
+    this.#nodes = new BalancedPool(
+      urls.map((node) => node.origin),
+      {
+        // Every request the three may have out at once, overflow included, so undici never queues our requests.
+        connections: 2 * (batches.requests + batches.overflow) + costly.requests,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+        keepAliveTimeout: 30_000,
+      },
     );
-    this.#downUntil = urls.map(() => 0);
+    this.#nodeCount = urls.length;
   }
 
   /**
@@ -264,7 +264,7 @@ export class SearchTransport {
     this.#searches.flush();
     this.#costly.flush();
     this.#lookups.flush();
-    await Promise.all(this.#pools.map((pool) => pool.close()));
+    await this.#nodes.close();
   }
 
   #search(searches: WaitingSearch[]): Promise<void> {
@@ -368,43 +368,31 @@ export class SearchTransport {
 
   /**
    * POSTs `body` to a node. Every request sent here only reads (`_search`, `_msearch`, `_mget`), so one whose node
-   * could not be reached, or dropped the connection, or answered that it cannot serve now (502–504), is sent again
-   * to the next node; each node is tried at most once.
+   * could not be reached, or dropped the connection, or answered that it cannot serve now (502–504), is sent again,
+   * to the next node in turn, as many times as there are nodes.
    */
   async #post(...request: PostRequest): Promise<SearchAnswer> {
     const signal = request[3];
-    const count = this.#pools.length;
+    const count = this.#nodeCount;
     let failure: unknown;
     for (let attempt = 0; attempt < count; attempt++) {
-      const node = this.#pickNode();
       try {
-        const answer = await this.#postTo(this.#pools[node]!, ...request);
+        const answer = await this.#postTo(...request);
         if (attempt === count - 1 || answer.statusCode < 502 || answer.statusCode > 504) return answer;
         failure = answer;
       } catch (error) {
         if (signal?.aborted || !isUnreachable(error) || attempt === count - 1) throw error;
         failure = error;
       }
-      this.#downUntil[node] = Date.now() + NODE_DOWN_MS;
     }
     throw failure;
-  }
-
-  /** The next node in turn that is not resting after a failure (any node, when all are). */
-  #pickNode(): number {
-    const now = Date.now();
-    for (let i = 0; i < this.#pools.length; i++) {
-      const node = this.#next++ % this.#pools.length;
-      if (this.#downUntil[node]! <= now) return node;
-    }
-    return this.#next++ % this.#pools.length;
   }
 
   /**
    * POSTs `body` to one node and collects the answer (undici's Dispatcher API: `request()` would wrap it in a
    * stream). An aborted `signal` aborts the request, closing its connection.
    */
-  #postTo(pool: Pool, ...[path, contentType, body, signal, opaqueId]: PostRequest): Promise<SearchAnswer> {
+  #postTo(...[path, contentType, body, signal, opaqueId]: PostRequest): Promise<SearchAnswer> {
     return new Promise((resolve, reject) => {
       let statusCode = 0;
       const chunks: Buffer[] = [];
@@ -415,7 +403,7 @@ export class SearchTransport {
           stopListening();
           done(value);
         };
-      pool.dispatch(
+      this.#nodes.dispatch(
         {
           method: 'POST',
           path,
