@@ -24,7 +24,7 @@ import { WritePipeline } from './write-pipeline.ts';
 export const LOOKBACK_MS = 60 * 60 * 1000;
 /**
  * Upstream pages read ahead while the index is written, and written together: one bulk request, checkpoint and
- * heartbeat per group instead of per page (bench:sync: per-page round trips held a run to ~0.4-0.7 of raw bulk).
+ * heartbeat per group instead of per page, whose round trips held a run well below raw bulk (docs/scaling.md).
  */
 const WRITE_GROUPS = { maxRecords: 1000, maxAhead: 10 } as const;
 /**

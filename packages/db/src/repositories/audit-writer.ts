@@ -41,9 +41,8 @@ const entriesFromJson = (returning: string, where = '', json = '$1') =>
 const INSERT_ENTRIES = { name: 'audit_insert_entries', text: entriesFromJson(' returning id') };
 const APPEND_ENTRIES = { name: 'audit_append_entries', text: entriesFromJson('') };
 
-// A row alone (every call when calls do not overlap) as plain parameters: measured (bench:audit-writer) at about
-// two thirds of the CPU of the unnest statement with its ids read back, in the client and in Postgres (no arrays to
-// encode and parse, no sort, no returned row).
+// A row alone (every call when calls do not overlap) as plain parameters: no arrays to encode and parse, no sort, no
+// returned row (docs/trusted-calls.md, "What the trail costs").
 const entryValues = (returning: string) =>
   `insert into audit_entries (${COLUMN_LIST})
     values (coalesce($1::timestamptz, now()), ${AUDIT_ENTRY_COLUMNS.slice(1)
