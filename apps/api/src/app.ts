@@ -9,6 +9,7 @@ import {
   auditMcpToolCalls,
   auditTrail,
   connectorActionOf,
+  definitionActionOf,
   MCP_MARK_HEADER,
   webhookEndpointActionOf,
 } from './middleware/audit-trail.ts';
@@ -24,6 +25,7 @@ import { ApiError, problemResponse } from './problem.ts';
 import { ROUTE_BASES, routeGroupOf } from './route-bases.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { registerConnectorDefinitions } from './routes/connector-definitions/routes.ts';
 import { registerChanges } from './routes/connectors/changes.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
@@ -126,6 +128,13 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   webhookEndpoints.use('*', auditTrail({ audit: deps.audit, actionOf: webhookEndpointActionOf, mcpMark }));
   registerWebhookEndpoints(webhookEndpoints, deps);
   app.route(ROUTE_BASES.webhookEndpoints, webhookEndpoints);
+
+  const definitions = new OpenAPIHono<ApiEnv>();
+  definitions.use('*', signedIn);
+  definitions.use('*', limited);
+  definitions.use('*', auditTrail({ audit: deps.audit, actionOf: definitionActionOf, mcpMark }));
+  registerConnectorDefinitions(definitions, deps);
+  app.route(ROUTE_BASES.connectorDefinitions, definitions);
 
   // MCP (docs/operations.md): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({

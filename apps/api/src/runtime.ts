@@ -17,6 +17,13 @@ import { createSearchService } from './services/search-service.ts';
 /** A bearer token's lifetime (`expires_in`): an hour, as OAuth providers commonly issue them. */
 const TOKEN_TTL_SECONDS = 3600;
 
+/**
+ * Costly searches one organization may have running or waiting across every API instance: three instances' worth
+ * of one process's costly lane (2), so scaling the API out does not scale one tenant's share of the engine
+ * (docs/search-cost.md).
+ */
+const COSTLY_SEARCHES_PER_ORGANIZATION = 6;
+
 export interface ApiRuntime {
   readonly deps: ApiDeps;
   close(): Promise<void>;
@@ -44,6 +51,7 @@ export async function createApiRuntime(
     env,
     logger,
     connectors: services.connectors,
+    connectorDefinitions: services.connectorDefinitions,
     connectorCache,
     syncStates: services.syncStates,
     changeFeed: services.changeFeed,
@@ -70,7 +78,7 @@ export async function createApiRuntime(
       new CostlySearchSlots({
         redis: services.redis,
         namespace: env.NAMESPACE,
-        limit: env.SEARCH_COSTLY_PER_ORGANIZATION,
+        limit: COSTLY_SEARCHES_PER_ORGANIZATION,
         // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
         staleMs: 2 * SEARCH_TIMEOUT_MS + 1000,
         logger,

@@ -1,4 +1,5 @@
 import { type ChangeEventAt, type ChangesOptions, changesQuery, iterateChanges, WebhookEndpoints } from './changes.ts';
+import { ConnectorDefinitions } from './definitions.ts';
 import type {
   AuditPage,
   AuditQuery,
@@ -35,11 +36,14 @@ export class Conduit {
   readonly connectors: Connectors;
   /** Endpoints that receive the organization's changes, signed (Standard Webhooks). */
   readonly webhookEndpoints: WebhookEndpoints;
+  /** Connector kinds the organization defines at run time (docs/definitions.md). */
+  readonly definitions: ConnectorDefinitions;
 
   constructor(options: ConduitOptions) {
     this.#transport = new Transport(options);
     this.connectors = new Connectors(this.#transport);
     this.webhookEndpoints = new WebhookEndpoints(this.#transport);
+    this.definitions = new ConnectorDefinitions(this.#transport);
   }
 
   /** A connector of a known kind: its actions, params and records are typed from the catalog. */

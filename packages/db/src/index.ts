@@ -10,6 +10,11 @@ export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-en
 export { AUDIT_ENTRY_COLUMNS, AuditWriter } from './repositories/audit-writer.ts';
 export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
+export {
+  type ActiveDefinition,
+  ConnectorDefinitionsRepository,
+  type DefinitionSummary,
+} from './repositories/connector-definitions.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { IdempotencyKeysRepository, type IdempotencyRef } from './repositories/idempotency-keys.ts';
 export { TableMaintenance } from './repositories/maintenance.ts';
@@ -17,6 +22,7 @@ export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories
 export {
   type ClaimedDelivery,
   type DeliveryAttempt,
+  type MovedPair,
   type WebhookEndpointRow,
   WebhookEndpointsRepository,
 } from './repositories/webhook-endpoints.ts';

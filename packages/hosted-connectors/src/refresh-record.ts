@@ -1,16 +1,11 @@
-import {
-  type EntityCatalog,
-  entityOf,
-  findConnectorDefinition,
-  isConnectorError,
-  isPlainObject,
-} from '@conduit/connectors';
+import { type EntityCatalog, entityOf, isConnectorError, isPlainObject } from '@conduit/connectors';
 import type { ChangeFeedRepository, ChangeSource, ConnectorRow, SyncStatesRepository } from '@conduit/db';
 import { type CopyWriter, type IndexRefresh, recordKeyOf } from '@conduit/search-store';
 import type { HostedConnectors } from './hosted-connectors.ts';
+import { indexKindOf } from './kind-registry.ts';
 
 export interface RefreshRecordDeps {
-  readonly hosted: Pick<HostedConnectors, 'forRow'>;
+  readonly hosted: Pick<HostedConnectors, 'forRow' | 'kinds'>;
   readonly copy: Pick<CopyWriter, 'writeRecords' | 'writeRemovals'>;
   /** Where the writes applied are appended, once the engine acknowledged them. */
   readonly changeFeed: Pick<ChangeFeedRepository, 'appendWritten'>;
@@ -69,7 +64,8 @@ export async function refreshRecord(
   row: ConnectorRow,
   request: RefreshRecordRequest,
 ): Promise<RefreshRecordOutcome> {
-  const catalog = findConnectorDefinition(row.connector_type)?.catalog;
+  const kind = await deps.hosted.kinds.forRow(row);
+  const catalog = kind?.definition.catalog;
   const entity = catalog ? entityOf(catalog, request.entity) : undefined;
   if (!entity?.searchable) return { status: 'skipped', reason: `${request.entity} is not replicated` };
   const via = request.via ?? 'get';
@@ -77,7 +73,7 @@ export async function refreshRecord(
   const refresh = request.refresh ?? 'wait_for';
   const source = request.source ?? 'webhook';
   const remove = async () => {
-    const written = await deps.copy.writeRemovals(row.connector_type, entity, row.id, [request.key], {
+    const written = await deps.copy.writeRemovals(indexKindOf(row), entity, row.id, [request.key], {
       readAt,
       refresh,
       source,
@@ -88,9 +84,13 @@ export async function refreshRecord(
   // Taken before the request leaves: the upstream's answer is at least this new, so it is this write's version.
   const readAt = Date.now();
   try {
-    const result = await deps.hosted
-      .forRow(row)
-      .execute({ entity: request.entity, action: via, params: request.params, signal: request.signal });
+    const connector = await deps.hosted.forRow(row, kind ? { kind } : {});
+    const result = await connector.execute({
+      entity: request.entity,
+      action: via,
+      params: request.params,
+      signal: request.signal,
+    });
     const data = result.type === 'json' ? result.body.data : undefined;
     record =
       via === 'get'
@@ -115,7 +115,7 @@ export async function refreshRecord(
   if (deps.writeRecord) await deps.writeRecord(row, entity, record, readAt);
   else {
     const runId = await currentRunId(deps.syncStates, row.id, entity.name);
-    const written = await deps.copy.writeRecords(row.connector_type, entity, row.id, runId, [record], {
+    const written = await deps.copy.writeRecords(indexKindOf(row), entity, row.id, runId, [record], {
       readAt,
       refresh,
       source,

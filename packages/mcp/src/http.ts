@@ -25,7 +25,10 @@ export function mcpHttpHandler(options: McpHttpOptions): (request: Request) => P
         baseUrl: options.baseUrl ?? new URL(request.url).origin,
         accessToken: token,
         ...(organizationId ? { organizationId } : {}),
-        fetch: options.apiFetch,
+        // Every API call a tool makes for this request carries its signal: a caller that goes away stops them
+        // (a SQL query's engine searches among them, docs/sql.md).
+        fetch: (inner) =>
+          options.apiFetch(new Request(inner, { signal: AbortSignal.any([inner.signal, request.signal]) })),
       },
     });
     const transport = new WebStandardStreamableHTTPServerTransport({

@@ -21,4 +21,5 @@ export { AggResultSchema, SearchTotalSchema } from './results/search-answer-sche
 export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
 export { planSql, runSqlJson, type SqlRequest, SqlRequestSchema } from './sql/run-sql.ts';
 export { isSqlQueryError, SqlQueryError } from './sql/sql-error.ts';
+export { SQL_TEXT_LIMITS } from './sql/sql-prescan.ts';
 export type { SqlTables } from './sql/sql-tree.ts';

@@ -3,7 +3,18 @@ import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
 import { ROUTE_BASES } from '../route-bases.ts';
 import { auditRoute } from '../routes/audit.ts';
-import { catalogRoute } from '../routes/catalog.ts';
+import { catalogRoute, kindDefinitionRoute } from '../routes/catalog.ts';
+import {
+  activateDefinitionRoute,
+  createDefinitionRoute,
+  definitionSchemaRoute,
+  deleteDefinitionRoute,
+  getDefinitionRoute,
+  getDefinitionVersionRoute,
+  listDefinitionsRoute,
+  testDefinitionRoute,
+  validateDefinitionRoute,
+} from '../routes/connector-definitions/routes.ts';
 import { listChangesRoute } from '../routes/connectors/changes.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
@@ -40,6 +51,18 @@ const CONNECTORS_BASE = ROUTE_BASES.connectors;
 export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route: RouteConfig }[] = [
   { base: ROUTE_BASES.token, route: tokenRoute },
   { base: ROUTE_BASES.catalog, route: catalogRoute },
+  { base: ROUTE_BASES.catalog, route: kindDefinitionRoute },
+  ...[
+    definitionSchemaRoute,
+    validateDefinitionRoute,
+    createDefinitionRoute,
+    listDefinitionsRoute,
+    getDefinitionRoute,
+    getDefinitionVersionRoute,
+    testDefinitionRoute,
+    activateDefinitionRoute,
+    deleteDefinitionRoute,
+  ].map((route) => ({ base: ROUTE_BASES.connectorDefinitions, route })),
   { base: CONNECTORS_BASE, route: listConnectorsRoute },
   { base: CONNECTORS_BASE, route: createConnectorRoute },
   { base: CONNECTORS_BASE, route: oauthInitiateRoute },

@@ -91,6 +91,10 @@ export const SqlResultSchema = z
       took_ms: z.number().nullable(),
       synced_at: z.string().nullable(),
       total: SearchTotalSchema.optional(),
+      partial: z
+        .literal(true)
+        .optional()
+        .meta({ description: 'The page stopped at the request budget before it was full; continue with cursor' }),
     }),
   })
   .meta({ id: 'SqlResult' });

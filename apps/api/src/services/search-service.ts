@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import {
   type CompiledSearch,
   emptySearchPage,
@@ -63,8 +64,16 @@ export interface SearchService {
     params: unknown,
     context?: SearchContext,
   ): Promise<Buffer<ArrayBuffer>>;
-  /** `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md) as its JSON body. */
-  sql(row: ConnectorRow, catalog: KindCatalog, request: SqlRequest): Promise<Buffer<ArrayBuffer>>;
+  /**
+   * `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md) as its JSON body. Every
+   * engine call carries the request's signal; a query that may read many batches of groups is costly (below).
+   */
+  sql(
+    row: ConnectorRow,
+    catalog: KindCatalog,
+    request: SqlRequest,
+    context?: SearchContext,
+  ): Promise<Buffer<ArrayBuffer>>;
 }
 
 /** The connector's tables: its searchable entities, by name. */
@@ -132,7 +141,7 @@ export function createSearchService(
       const synced = syncedAt(row.id, entity.name);
       synced.catch(() => undefined);
       const plan = planOf(row, entity, params);
-      const index = indexes.alias(row.connector_type, entity.name);
+      const index = indexes.alias(indexKindOf(row), entity.name);
       if (plan.lookup) {
         const page = await lookUp(copySearch, index, row, plan.lookup, plan, synced);
         if (page) return page;
@@ -170,7 +179,7 @@ export function createSearchService(
       }
     },
 
-    async sql(row, catalog, request) {
+    async sql(row, catalog, request, context = {}) {
       let plan: ReturnType<typeof planSql>;
       try {
         plan = planSql(request, { tables: sqlTables(catalog), connectorId: row.id, cursorKey: key });
@@ -179,16 +188,28 @@ export function createSearchService(
       }
       const synced = syncedAt(row.id, plan.query.entity);
       synced.catch(() => undefined);
+      // A GROUP BY may read many batches of groups (each a search running its WHERE): costly, as a costly search,
+      // whatever its WHERE costs. It holds one of the organization's slots for the whole request.
+      const query = plan.query;
+      const costly = (query.mode === 'groups' && query.keys.length > 0) || query.cost >= COSTLY_FROM;
+      const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
+      if (costly && costlySlots && !giveBack) {
+        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', [], 1);
+      }
       let page: Buffer<ArrayBuffer>;
       try {
         page = await runSqlJson(
           plan,
           {
-            // The organization's share of the engine, as its searches (fair sharing: docs/search-cost.md).
+            // The organization's share of the engine, as its searches (fair sharing: docs/search-cost.md); costly
+            // ones go alone, so that the request's signal cancels them in the engine when its caller goes away.
             async search(entity, body) {
               try {
-                return await copySearch.search(indexes.alias(row.connector_type, entity), row.id, body, {
+                return await copySearch.search(indexes.alias(indexKindOf(row), entity), row.id, body, {
                   tenant: row.organization_id,
+                  costly,
+                  ...(context.signal ? { signal: context.signal } : {}),
+                  ...(context.requestId ? { opaqueId: context.requestId } : {}),
                 });
               } catch (error) {
                 throwIfShared(error);
@@ -196,7 +217,7 @@ export function createSearchService(
               }
             },
             async lookup(entity, ids, includes) {
-              const index = indexes.alias(row.connector_type, entity);
+              const index = indexes.alias(indexKindOf(row), entity);
               try {
                 return await copySearch.lookup(index, row.id, ids, includes, row.organization_id);
               } catch (error) {
@@ -212,6 +233,8 @@ export function createSearchService(
         if (isSqlQueryError(error)) throw sqlProblem(error);
         if (error instanceof ApiError) throw error;
         throw searchUnavailable('answered what cannot be read', error);
+      } finally {
+        giveBack?.().catch(() => undefined);
       }
       return page;
     },

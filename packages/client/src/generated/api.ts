@@ -231,6 +231,10 @@ export interface SqlResult {
     took_ms: number | null;
     synced_at: string | null;
     total?: SearchTotal;
+    /**
+     * The page stopped at the request budget before it was full; continue with cursor
+     */
+    partial?: true;
   };
 }
 /**
@@ -244,6 +248,38 @@ export interface OAuthInitiateResponse {
   consent_url: string;
   state: string;
   expires_at: string;
+}
+export interface ConnectorDefinition {
+  name: string;
+  active_version: number | null;
+  versions: {
+    version: number;
+    created_at: string;
+    activated_at: string | null;
+  }[];
+  /**
+   * the active version’s document
+   */
+  definition?: {
+    [k: string]: unknown;
+  };
+}
+export interface DefinitionTestResult {
+  entities: {
+    entity: string;
+    records: {
+      [k: string]: unknown;
+    }[];
+    record_count: number;
+    pages: number;
+    problems: string[];
+  }[];
+  requests: {
+    method: string;
+    url: string;
+    status: number | null;
+    ms: number;
+  }[];
 }
 export interface ConnectorList {
   data: Connector[];

@@ -80,7 +80,15 @@ export type Paging =
       readonly totalPagesAt: string;
       readonly stopOnEmpty?: boolean;
     }
-  /** An RFC 8288 `Link` header with rel="next" (Sentry: `results="true"` and a `cursor` attribute). */
+  /**
+   * Offsets: `param` is the index of the first record, `limitParam` the page size (`limit` when the caller gives
+   * none); the next page exists while a page comes back full.
+   */
+  | { readonly type: 'offset'; readonly param: string; readonly limitParam: string; readonly limit: number }
+  /**
+   * An RFC 8288 `Link` header with rel="next": its `cursor` attribute (Sentry, which also says `results="false"` when
+   * there is no such page), else the `param` query value of its URL.
+   */
   | { readonly type: 'link_header'; readonly param: string; readonly meta?: string }
   /**
    * The absolute URL of the next page at `nextAt` (Zendesk next_page, Snap paging.next_link), passed back as

@@ -127,9 +127,11 @@ function nextValue(paging: Paging, body: unknown, response: Response, records: r
     }
     case 'link_header': {
       const next = parseLinkHeader(response.headers.get('link')).next;
-      return next?.results && next.cursor ? next.cursor : null;
+      if (!next?.results) return null;
+      return next.cursor || nonEmpty(new URL(next.url, 'https://relative.invalid').searchParams.get(paging.param));
     }
     case 'page_number':
+    case 'offset':
       return null;
   }
 }
@@ -138,10 +140,15 @@ function nextValue(paging: Paging, body: unknown, response: Response, records: r
 export async function listDeclared(
   ctx: ConnectorContext,
   spec: UpstreamSpec,
-  params: Params,
+  given: Params,
   hooks: ListHooks = {},
 ): Promise<ListPage> {
   const { paging } = spec;
+  // Offset paging knows a page is the last by its size: ask for the size it compares with.
+  const params =
+    paging.type === 'offset' && given[paging.limitParam] === undefined
+      ? { ...given, [paging.limitParam]: paging.limit }
+      : given;
   const { path, used } = fillPath(spec.path, params);
   const followed =
     paging.type === 'next_url' && typeof params[paging.param] === 'string'
@@ -172,6 +179,14 @@ export async function listDeclared(
     const total = at(body, paging.totalPagesAt);
     const more = typeof total === 'number' && page < total && !(paging.stopOnEmpty && records.length === 0);
     next = more ? { ...params, [paging.param]: page + 1 } : null;
+  } else if (paging.type === 'offset') {
+    const offset = typeof params[paging.param] === 'number' ? (params[paging.param] as number) : 0;
+    const limit = typeof params[paging.limitParam] === 'number' ? (params[paging.limitParam] as number) : paging.limit;
+    next =
+      records.length >= limit
+        ? { ...params, [paging.param]: offset + records.length, [paging.limitParam]: limit }
+        : null;
+    meta[paging.param] = next ? offset + records.length : null;
   } else if (paging.type !== 'none') {
     const value = nextValue(paging, body, response, records);
     if (paging.type !== 'last_record') meta[paging.meta ?? paging.param] = value;

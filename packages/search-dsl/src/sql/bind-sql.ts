@@ -90,13 +90,14 @@ export function bindSql(statement: SelectFromStatement, text: string, options: B
 
   if (grouping) {
     // The filter is validated alone (as `search` would with `limit: 0`), then the groups are bound.
-    const search = validated({ query: filter ? { filter } : {}, limit: 0 }, locations, ctx);
+    const checked = validated({ query: filter ? { filter } : {}, limit: 0 }, locations, ctx);
     const groups = bindGroups(statement, ctx);
-    if (problems.length > 0 || !search || !groups) return done();
+    if (problems.length > 0 || !checked || !groups) return done();
     return Object.freeze({
       mode: 'groups',
       entity,
-      filter: search.filter,
+      filter: checked.search.filter,
+      cost: checked.cost,
       limit,
       ...groups,
       columns: uniqueNames(groups.columns),
@@ -124,7 +125,7 @@ export function bindSql(statement: SelectFromStatement, text: string, options: B
   const fields = star || columns.length === 0 ? undefined : [...new Set(columns.map((c) => c.path))];
   for (const [i] of (fields ?? []).entries())
     locations.set(pointer(['fields', i]), select[i]?._location?.start ?? start);
-  const search = validated(
+  const checked = validated(
     {
       query: { ...(filter ? { filter } : {}), sort },
       ...(fields ? { fields } : {}),
@@ -134,8 +135,16 @@ export function bindSql(statement: SelectFromStatement, text: string, options: B
     locations,
     ctx,
   );
-  if (problems.length > 0 || !search) return done();
-  return Object.freeze({ mode: 'rows', entity, search, columns: uniqueNames(columns), star, limit });
+  if (problems.length > 0 || !checked) return done();
+  return Object.freeze({
+    mode: 'rows',
+    entity,
+    search: checked.search,
+    cost: checked.cost,
+    columns: uniqueNames(columns),
+    star,
+    limit,
+  });
 }
 
 function fromClause(
@@ -183,13 +192,15 @@ function limitOf(statement: SelectFromStatement, ctx: BindContext): number | und
 }
 
 /**
- * The search params checked by the search language itself; its problems come back at their SQL positions. A
- * WHERE over the search cost budget (docs/search-cost.md) is refused as a search would be: `query_too_costly`.
+ * The search params checked by the search language itself, with their cost; its problems come back at their SQL
+ * positions. A WHERE over the search cost budget (docs/search-cost.md) is refused as a search would be:
+ * `query_too_costly`.
  */
 function validated(params: Record<string, unknown>, locations: Map<string, number>, ctx: BindContext) {
   try {
     const parsed = parseSearchParams(params);
-    const costly = overBudget(searchCost(parsed));
+    const cost = searchCost(parsed);
+    const costly = overBudget(cost);
     if (costly.length > 0) {
       const at = (path: string) => positionAt(ctx.text, offsetOf(path, locations));
       throw new SqlQueryError(
@@ -197,7 +208,7 @@ function validated(params: Record<string, unknown>, locations: Map<string, numbe
         costly.map((p) => ({ ...at(p.path), message: p.message })),
       );
     }
-    return validateSearch(parsed, { searchable: ctx.table.searchable });
+    return { search: validateSearch(parsed, { searchable: ctx.table.searchable }), cost: cost.total };
   } catch (error) {
     if (!isSearchQueryError(error)) throw error;
     for (const e of error.errors) ctx.problem(offsetOf(e.path, locations), e.message);

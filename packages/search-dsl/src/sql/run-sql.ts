@@ -9,15 +9,12 @@ import { SEARCH_LIMITS } from '../limits.ts';
 import { lookupAnswerAsSearch } from '../results/lookup-answer.ts';
 import { emptySearchPage, readSearchPage, type SearchTotal } from '../results/read-search-page.ts';
 import { searchPageBody, searchPageJson } from '../results/search-page-json.ts';
-import { operandType } from './bind-groups.ts';
 import { bindSql } from './bind-sql.ts';
-import { compileGroups, orderedByKeys } from './compile-groups.ts';
-import { type GroupRow, holds, sortGroups } from './group-values.ts';
 import { parseSqlCached } from './parse-sql.ts';
-import { emptyGroup, parseEngineJson, readGroups } from './read-groups.ts';
+import { runGroups, SQL_BUDGET, type SqlBudget } from './run-groups.ts';
 import { type CursorState, decodeSqlCursor, encodeSqlCursor } from './sql-cursor.ts';
 import { SqlQueryError } from './sql-error.ts';
-import type { GroupsQuery, RowColumn, RowsQuery, SqlColumn, SqlQuery, SqlTables } from './sql-tree.ts';
+import type { RowColumn, RowsQuery, SqlColumn, SqlQuery, SqlTables } from './sql-tree.ts';
 import { truncateInstant } from './truncate.ts';
 
 /** The body of `POST .../sql`. */
@@ -43,6 +40,8 @@ export type SqlPage = {
     readonly took_ms: number | null;
     /** Rows the whole query answers, when known: row queries (as search's total), queries without GROUP BY, ORDER BY an aggregate. */
     readonly total?: SearchTotal;
+    /** The page stopped at the request's engine budget before it was full (has_more, and the cursor goes on). */
+    readonly partial?: true;
   };
 };
 
@@ -73,13 +72,6 @@ export type SqlEngine = {
     includes: readonly string[],
   ): Promise<EngineAnswer & { readonly engineMs: number }>;
 };
-
-/** Groups read before ORDER BY an aggregate gives up (each page re-reads them all). */
-export const MAX_ORDERED_GROUPS = 100_000;
-/** Groups one page may pass over while HAVING rejects them, before it answers with what it has and a cursor. */
-const MAX_SCANNED_GROUPS = 100_000;
-/** Composite batch of a full read (its aggregates' buckets stay under the engine's search.max_buckets). */
-const SCAN_BATCH = 2000;
 
 /**
  * Parse → bind (validate) → the typed query, with the cursor checked and this page's size.
@@ -144,10 +136,11 @@ export async function runSqlJson(
   plan: SqlPlan,
   engine: SqlEngine,
   extra: Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>> = {},
+  budget: SqlBudget = SQL_BUDGET,
 ): Promise<Buffer<ArrayBuffer>> {
   const query = plan.query;
   if (!direct(query)) {
-    const page = await runSql(plan, engine);
+    const page = await runSql(plan, engine, budget);
     return Buffer.from(JSON.stringify({ data: page.data, meta: { ...page.meta, ...(await extra) } }));
   }
   const compiled = compileRows(plan, query);
@@ -176,9 +169,12 @@ function compileRows(plan: SqlPlan, query: RowsQuery) {
   }
 }
 
-/** Runs a plan: one search for rows; for groups, composite pages until the page is full or the groups end. */
-export function runSql(plan: SqlPlan, engine: SqlEngine): Promise<SqlPage> {
-  return plan.query.mode === 'rows' ? runRows(plan, plan.query, engine) : runGroups(plan, plan.query, engine);
+/**
+ * Runs a plan: one search for rows; for groups, composite batches until the page is full, the groups end or the
+ * request's budget is spent (run-groups.ts).
+ */
+export function runSql(plan: SqlPlan, engine: SqlEngine, budget: SqlBudget = SQL_BUDGET): Promise<SqlPage> {
+  return plan.query.mode === 'rows' ? runRows(plan, plan.query, engine) : runGroups(plan, plan.query, engine, budget);
 }
 
 /**
@@ -250,120 +246,4 @@ function toRow(record: Record<string, unknown>, columns: readonly RowColumn[]): 
     }
   }
   return row;
-}
-
-async function runGroups(plan: SqlPlan, query: GroupsQuery, engine: SqlEngine): Promise<SqlPage> {
-  const columns = query.columns.map(({ operand: _, ...c }) => c);
-  const rowOf = (g: GroupRow) =>
-    Object.fromEntries(
-      query.columns.map((c) => [
-        c.name,
-        c.operand.kind === 'key'
-          ? g.keys[c.operand.index]
-          : c.operand.kind === 'measure'
-            ? g.measures[c.operand.index]
-            : null,
-      ]),
-    );
-  const passes = (g: GroupRow) => !query.having || holds(query.having, g);
-  let took = 0;
-  const fetch = async (size: number, after: Readonly<Record<string, unknown>> | undefined) => {
-    const answer = await engine.search(query.entity, compileGroups(query, plan.options.connectorId, { size, after }));
-    if (answer.statusCode === 404) {
-      return {
-        took: 0,
-        groups: query.keys.length === 0 ? [{ after: {}, row: emptyGroup(query) }] : [],
-        afterKey: undefined,
-      };
-    }
-    const read = readGroups(parseEngineJson(answer.json), query, size);
-    took += read.took;
-    return read;
-  };
-
-  if (query.keys.length === 0 || !orderedByKeys(query)) {
-    // Every group is read, kept if HAVING holds, sorted, and paged by offset.
-    const all: GroupRow[] = [];
-    let after: Readonly<Record<string, unknown>> | undefined;
-    do {
-      const read = await fetch(SCAN_BATCH, after);
-      for (const g of read.groups) if (passes(g.row)) all.push(g.row);
-      if (all.length > MAX_ORDERED_GROUPS) {
-        throw new SqlQueryError('invalid_sql', [
-          {
-            line: 1,
-            column: 1,
-            message: `ORDER BY an aggregate sorts at most ${MAX_ORDERED_GROUPS} groups; narrow WHERE or HAVING, or order by the GROUP BY columns (which pages through any number of groups)`,
-          },
-        ]);
-      }
-      after = read.afterKey;
-    } while (after);
-    const sorted = sortGroups(all, query.order, (op) => operandType(op, query.keys, query.measures));
-    const end = query.limit === undefined ? sorted.length : Math.min(sorted.length, query.limit);
-    const offset = plan.state?.k === 'offset' ? plan.state.offset : 0;
-    const slice = sorted.slice(offset, Math.min(end, offset + plan.pageLimit));
-    const next = offset + slice.length;
-    const has_more = next < end;
-    return {
-      data: slice.map(rowOf),
-      meta: {
-        columns,
-        has_more,
-        cursor: has_more ? encodeSqlCursor({ k: 'offset', offset: next }, plan.binding, plan.options.cursorKey) : null,
-        took_ms: took,
-        total: { value: end, exact: true },
-      },
-    };
-  }
-
-  // Ordered by the keys: composite pages from the cursor's key until the page is full and one more group passes.
-  const emitted = plan.state?.k === 'groups' ? plan.state.emitted : 0;
-  let after: Readonly<Record<string, unknown>> | undefined = plan.state?.k === 'groups' ? plan.state.after : undefined;
-  const rows: Record<string, unknown>[] = [];
-  let last: Readonly<Record<string, unknown>> | undefined;
-  let has_more = false;
-  let scanned = 0;
-  const batch = Math.min(Math.max(plan.pageLimit + 1, 10), 1000);
-  if (plan.pageLimit > 0) {
-    scan: for (;;) {
-      const read = await fetch(batch, after);
-      for (const g of read.groups) {
-        scanned++;
-        if (passes(g.row)) {
-          if (rows.length === plan.pageLimit) {
-            has_more = true;
-            break scan;
-          }
-          rows.push(rowOf(g.row));
-          last = g.after;
-        } else if (scanned >= MAX_SCANNED_GROUPS) {
-          // A page that HAVING keeps emptying stops here; the cursor resumes after the last group looked at.
-          last = g.after;
-          has_more = true;
-          break scan;
-        }
-      }
-      if (!read.afterKey) break;
-      after = read.afterKey;
-    }
-  }
-  const reachedLimit = query.limit !== undefined && emitted + rows.length >= query.limit;
-  has_more = has_more && !reachedLimit;
-  return {
-    data: rows,
-    meta: {
-      columns,
-      has_more,
-      cursor:
-        has_more && last
-          ? encodeSqlCursor(
-              { k: 'groups', after: last as Record<string, string>, emitted: emitted + rows.length },
-              plan.binding,
-              plan.options.cursorKey,
-            )
-          : null,
-      took_ms: took,
-    },
-  };
 }

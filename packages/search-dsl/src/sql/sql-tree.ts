@@ -84,6 +84,8 @@ export type RowsQuery = {
   readonly mode: 'rows';
   readonly entity: string;
   readonly search: ValidatedSearch;
+  /** The search's cost in the search language's units (docs/search-cost.md). */
+  readonly cost: number;
   readonly columns: readonly RowColumn[];
   /** `SELECT *` alone: each row is the record as search returns it. */
   readonly star: boolean;
@@ -95,6 +97,8 @@ export type GroupsQuery = {
   readonly mode: 'groups';
   readonly entity: string;
   readonly filter: Node;
+  /** The WHERE's cost in the search language's units (docs/search-cost.md), paid by every batch of groups read. */
+  readonly cost: number;
   /** Empty: one group of every matching record. */
   readonly keys: readonly GroupKey[];
   readonly measures: readonly Measure[];

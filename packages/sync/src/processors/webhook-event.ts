@@ -21,10 +21,12 @@ const CACHED_CONNECTORS = 500;
  * a stale row: only a query still in flight is shared), so a burst of events costs one Postgres round trip.
  */
 export class LiveConnectors {
-  readonly #connectors = new LRUCache<string, { version: number; connector: Connector }>({ max: CACHED_CONNECTORS });
+  readonly #connectors = new LRUCache<string, { version: number; connector: Promise<Connector> }>({
+    max: CACHED_CONNECTORS,
+  });
   readonly #rowsInFlight = new Map<string, Promise<ConnectorRow | undefined>>();
 
-  connectorOf(deps: Pick<SyncDeps, 'hosted'>, row: ConnectorRow): Connector {
+  connectorOf(deps: Pick<SyncDeps, 'hosted'>, row: ConnectorRow): Promise<Connector> {
     const version = row.updated_at.getTime();
     const hit = this.#connectors.get(row.id);
     if (hit && hit.version === version) return hit.connector;
@@ -134,8 +136,9 @@ async function processEvent(
   const refreshDeps: RefreshRecordDeps = {
     ...deps,
     hosted: {
-      forRow: (r) => {
-        const connector = live.connectorOf(deps, r);
+      kinds: deps.hosted.kinds,
+      forRow: async (r) => {
+        const connector = await live.connectorOf(deps, r);
         return Object.assign(Object.create(connector) as Connector, {
           execute: timed('read_ms', connector.execute.bind(connector)),
         });

@@ -41,7 +41,7 @@ export const sqlRoute = authenticatedRoute({
   responses: {
     200: { description: 'One page of rows', content: { 'application/json': { schema: SqlResultSchema } } },
   },
-  problems: [400, 404, 503],
+  problems: [400, 404, 429, 503],
 });
 
 /** POST /api/v1/integrations/connectors/{id}/sql: read-only SQL over the copy, compiled like `search`. */
@@ -50,8 +50,10 @@ export function registerSql(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     const { row, catalog } = await loadConnector(c, deps, deps.connectorCache);
     const body = await readJson(c, SqlRequestSchema);
     auditAs(c, { params: redactForAudit(body) });
+    // The caller going away cancels the request's engine searches (docs/sql.md, "Budget").
+    const page = await deps.search.sql(row, catalog, body, { signal: c.req.raw.signal, requestId: c.get('requestId') });
     // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
-    return c.body(await deps.search.sql(row, catalog, body), 200, { 'content-type': 'application/json' });
+    return c.body(page, 200, { 'content-type': 'application/json' });
   });
   app.all('/:connector_id/sql', () => {
     throw new ApiError(405, 'method_not_allowed', 'sql takes POST');
