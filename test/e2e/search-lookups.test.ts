@@ -1,4 +1,5 @@
 import { type EntityCatalog, t } from '@conduit/connectors';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import { planSearch, searchPageJson } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +27,9 @@ const things: EntityCatalog = {
   sync: { mode: 'full_refresh' },
 };
 type ConnectorRow = Parameters<TestPlatform['api']['deps']['search']['search']>[0];
-const row = (id: string) => ({ id, connector_type: 'Kind' }) as ConnectorRow;
+const row = (id: string) => ({ id, organization_id: 'org', connector_type: 'Kind' }) as ConnectorRow;
+/** Where the service looks for `Kind` (not a built-in kind: the organization's own index). */
+const KIND = indexKindOf(row('conn-1'));
 const LONG_KEY = 'x'.repeat(8192);
 const KEYS = ['a', 'b', 'c', '\uFF5E', '\u{1F600}', 'É', LONG_KEY];
 
@@ -39,7 +42,7 @@ async function searchedPage(connectorId: string, params: Record<string, unknown>
     entity: 'Kind/things',
     cursorKey: CURSOR_KEY,
   });
-  const answer = await deps.copySearch.search(deps.indexes.alias('Kind', 'things'), connectorId, plan.body);
+  const answer = await deps.copySearch.search(deps.indexes.alias(KIND, 'things'), connectorId, plan.body);
   return { plan, page: withoutTook(searchPageJson(answer.json, plan.page, { synced_at: null })) };
 }
 
@@ -72,17 +75,17 @@ describe('search by record keys (a multi-get of their documents)', () => {
     engine = engineClient(deps.env);
     service = deps.search;
     const records = KEYS.map((id, i) => ({ id, name: `thing ${i}`, count: i, address: { city: `city ${i}` } }));
-    await deps.copy.writeRecords('Kind', things, 'conn-1', 'run-1', records, { readAt: Date.now() });
+    await deps.copy.writeRecords(KIND, things, 'conn-1', 'run-1', records, { readAt: Date.now() });
     // Another connector's records under the same keys: never found by conn-1's lookups.
     await deps.copy.writeRecords(
-      'Kind',
+      KIND,
       things,
       'conn-2',
       'run-1',
       records.map((r) => ({ ...r, name: 'other' })),
       { readAt: Date.now() },
     );
-    await deps.indexes.refresh('Kind', 'things');
+    await deps.indexes.refresh(KIND, 'things');
     const lookup = deps.copySearch.lookup.bind(deps.copySearch);
     deps.copySearch.lookup = (...args) => {
       lookups++;
@@ -134,10 +137,10 @@ describe('search by record keys (a multi-get of their documents)', () => {
   });
 
   it('reads the copy a search reads: a record written but not yet refreshed is found by neither', async () => {
-    const alias = deps.indexes.alias('Kind', 'things');
+    const alias = deps.indexes.alias(KIND, 'things');
     await engine.indices.putSettings({ index: alias, body: { index: { refresh_interval: '-1' } } });
     try {
-      await deps.copy.writeRecords('Kind', things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], {
+      await deps.copy.writeRecords(KIND, things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], {
         readAt: Date.now(),
         refresh: false,
       });
@@ -145,7 +148,7 @@ describe('search by record keys (a multi-get of their documents)', () => {
       const before = withoutTook(await service.search(row('conn-1'), things, params));
       expect(before).toEqual((await searchedPage('conn-1', params)).page);
       expect((before as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a']);
-      await deps.indexes.refresh('Kind', 'things');
+      await deps.indexes.refresh(KIND, 'things');
       const after = withoutTook(await service.search(row('conn-1'), things, params));
       expect((after as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a', 'late']);
     } finally {
@@ -180,7 +183,7 @@ describe('search by record keys (a multi-get of their documents)', () => {
   });
 
   it('falls back to the search when the alias spans two indices (the engine cannot look up by id there)', async () => {
-    const alias = deps.indexes.alias('Kind', 'things');
+    const alias = deps.indexes.alias(KIND, 'things');
     const second = `${alias}__second`;
     // With the entity's mapping, as a second version of its index has: a bare index would fail the search's sort on
     // its shard, and searches refuse partial results.
