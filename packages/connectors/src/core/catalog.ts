@@ -142,6 +142,12 @@ export interface UpstreamSpec {
   readonly paging: Paging;
   /** Meta values besides the next-page value: Meta name → dotted path in the answer (missing → null). */
   readonly meta?: Readonly<Record<string, string>>;
+  /**
+   * Record fields the catalog names otherwise than the vendor: catalog name → the vendor's field, copied when the
+   * record lacks the catalog's name (incident.io's `slack_channel_id` is the catalog's `chat_channel_id`). The
+   * vendor's field stays as it came.
+   */
+  readonly aliases?: Readonly<Record<string, string>>;
   /** List params sent under another name upstream (Orb's `created_at_gte` → `created_at[gte]`). */
   readonly query?: Readonly<Record<string, string>>;
   /** Query values every list call sends (PayPal's `total_required=true`, without which no page count comes back). */

@@ -170,7 +170,8 @@ export async function listDeclared(
   );
   const body = await ctx.http.readJson(response);
   const answer = hooks.answer?.(body, params) ?? { records: recordsOf(spec, body) };
-  const records = hooks.record ? answer.records.map((r) => hooks.record!(r, params)) : answer.records;
+  const named = spec.aliases ? answer.records.map((r) => withAliases(r, spec.aliases!)) : answer.records;
+  const records = hooks.record ? named.map((r) => hooks.record!(r, params)) : named;
 
   const meta: Record<string, unknown> = {};
   let next: Params | null = null;
@@ -229,8 +230,21 @@ export async function getDeclared(
     query: { ...spec.get.defaults, ...queryParams(params, used, spec.query) },
     signal: ctx.signal,
   });
-  const record = recordAt(body, spec.get.record);
+  const found = recordAt(body, spec.get.record);
+  const record = spec.aliases ? withAliases(found, spec.aliases) : found;
   return hooks.record ? hooks.record(record, params) : record;
+}
+
+/** The record with each alias filled from the vendor's field where the record does not have it already. */
+function withAliases(record: UpstreamRecord, aliases: Readonly<Record<string, string>>): UpstreamRecord {
+  let out: UpstreamRecord | null = null;
+  for (const [name, vendor] of Object.entries(aliases)) {
+    if (Object.hasOwn(record, vendor) && !Object.hasOwn(record, name)) {
+      out ??= { ...record };
+      out[name] = record[vendor];
+    }
+  }
+  return out ?? record;
 }
 
 /** `since` in the form an upstream filter wants. */

@@ -169,10 +169,13 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
     Object.entries(entity.get?.params ?? {}).flatMap(([name, p]) => (p.upstream_name ? [[name, p.upstream_name]] : [])),
   );
   const replication = entity.replication;
+  const since = replication?.since;
+  if (since?.upstream_name) rename[since.param] = since.upstream_name;
   return {
     path: list.path,
     records: list.records,
     paging: pagingOf(list.paging),
+    ...(entity.aliases ? { aliases: entity.aliases } : {}),
     ...(list.meta ? { meta: list.meta } : {}),
     ...(Object.keys(rename).length > 0 || Object.keys(getRename).length > 0
       ? { query: { ...getRename, ...rename } }
@@ -191,7 +194,7 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
       ? {
           read: {
             ...(replication.page_params ? { params: replication.page_params } : {}),
-            ...(replication.since ? { since: replication.since } : {}),
+            ...(since ? { since: { param: since.param, format: since.format } } : {}),
           },
         }
       : {}),

@@ -114,8 +114,11 @@ export type DefinedPaging = z.infer<typeof pagingSchema>;
 
 const listSchema = z.strictObject({
   path,
-  /** Where the records sit in the answer: a dotted path, or null for a bare array. */
-  records: answerPath.nullable(),
+  /**
+   * Where the records sit in the answer: a dotted path, or null for a bare array; `{"object": path}` when the answer
+   * is one record (at that path, or the whole answer for null).
+   */
+  records: z.union([answerPath.nullable(), z.strictObject({ object: answerPath.nullable() })]),
   params: params.optional(),
   paging: pagingSchema,
   /** Meta values a list answers besides the next-page value: name → dotted path in the answer. */
@@ -146,7 +149,14 @@ const replicationSchema = z.strictObject({
   /** The record field an incremental run resumes from (a datetime or integer field). */
   cursor_field: dottedName.optional(),
   /** The list param that filters by the cursor, and the form the upstream wants it in. */
-  since: z.strictObject({ param: name, format: z.enum(['as_is', 'iso', 'seconds', 'day']) }).optional(),
+  since: z
+    .strictObject({
+      param: name,
+      format: z.enum(['as_is', 'iso', 'seconds', 'day']),
+      /** Its name upstream, when it differs (`created_at[gte]`). */
+      upstream_name: z.string().min(1).max(128).optional(),
+    })
+    .optional(),
   /** An edit upstream moves the cursor (an "updated since" filter). */
   sees_edits: z.boolean().optional(),
   /** A deletion upstream reaches incremental reads, or records are never deleted. */
@@ -170,6 +180,8 @@ const entitySchema = z.strictObject({
   searchable: z.union([z.literal('all'), z.array(dottedName).max(200)]).optional(),
   /** Text fields that carry meaning, for semantic search. */
   embed: z.array(dottedName).max(16).optional(),
+  /** Fields named otherwise than the vendor: field → the vendor's field, copied when the record lacks the field. */
+  aliases: z.record(dottedName, dottedName).optional(),
   list: listSchema.optional(),
   get: getSchema.optional(),
   create: writeSchema.optional(),

@@ -74,6 +74,7 @@ const TYPES_AT: Readonly<Record<string, readonly string[]>> = {
 const ENTITY_KEYS = [
   'key',
   'fields',
+  'aliases',
   'searchable',
   'embed',
   'list',
@@ -249,6 +250,7 @@ function entityProblems(at: string, entity: DefinedEntity, definition: Connector
   } else if (entity.searchable === 'all' && fieldNames.length > DEFINITION_LIMITS.searchablePerEntity) {
     add('/searchable', `at most ${DEFINITION_LIMITS.searchablePerEntity} searchable fields: list them`);
   }
+  for (const name of Object.keys(entity.aliases ?? {})) requireField(name, `/aliases/${name}`);
   for (const [i, name] of (entity.embed ?? []).entries()) {
     const field = fieldAt(name);
     if (!field) requireField(name, `/embed/${i}`);

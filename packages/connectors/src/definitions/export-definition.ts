@@ -83,12 +83,10 @@ function exportEntity(entity: EntityCatalog): DefinedEntity {
     key: entity.recordKey,
     fields: Object.fromEntries(Object.entries(entity.record).map(([name, spec]) => [name, fieldOf(spec)])),
     ...(searchable ? { searchable: allSearchable ? ('all' as const) : searchable } : {}),
+    ...(upstream.aliases ? { aliases: { ...upstream.aliases } } : {}),
     list: {
       path: `/${upstream.path.replace(/^\//, '')}`,
-      records:
-        typeof upstream.records === 'object' && upstream.records !== null
-          ? (upstream.records.object ?? null)
-          : upstream.records,
+      records: upstream.records,
       ...(Object.keys(listParams).length > 0 ? { params: listParams } : {}),
       paging: pagingOf(upstream.paging),
       ...(upstream.meta ? { meta: { ...upstream.meta } } : {}),
@@ -109,7 +107,16 @@ function exportEntity(entity: EntityCatalog): DefinedEntity {
           replication: {
             mode: sync.mode,
             ...(sync.cursorField ? { cursor_field: sync.cursorField } : {}),
-            ...(upstream.read?.since ? { since: { ...upstream.read.since } } : {}),
+            ...(upstream.read?.since
+              ? {
+                  since: {
+                    ...upstream.read.since,
+                    ...(renames[upstream.read.since.param]
+                      ? { upstream_name: renames[upstream.read.since.param] }
+                      : {}),
+                  },
+                }
+              : {}),
             ...(capture && sync.mode === 'incremental'
               ? { sees_edits: capture.seesEdits, sees_deletions: capture.seesDeletions }
               : {}),
