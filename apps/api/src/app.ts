@@ -27,6 +27,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { registerConnectorDefinitions } from './routes/connector-definitions/routes.ts';
 import { registerChanges } from './routes/connectors/changes.ts';
+import { registerChangesStream } from './routes/connectors/changes-stream.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
@@ -118,6 +119,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
   registerChanges(connectors, deps);
+  registerChangesStream(connectors, deps);
   registerSql(connectors, deps);
   app.route(ROUTE_BASES.connectors, connectors);
   app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited]));

@@ -16,6 +16,7 @@ import {
   validateDefinitionRoute,
 } from '../routes/connector-definitions/routes.ts';
 import { listChangesRoute } from '../routes/connectors/changes.ts';
+import { changesStreamRoute } from '../routes/connectors/changes-stream.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
 import {
@@ -74,6 +75,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   { base: CONNECTORS_BASE, route: webhookRoute },
   { base: CONNECTORS_BASE, route: executeRoute },
   { base: CONNECTORS_BASE, route: listChangesRoute },
+  { base: CONNECTORS_BASE, route: changesStreamRoute },
   ...[
     createEndpointRoute,
     listEndpointsRoute,
