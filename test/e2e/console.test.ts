@@ -261,6 +261,21 @@ describe('the web console in headless Chromium', () => {
     await shot('activity');
   });
 
+  it('shows the organization’s usage: its calls by class per day in a chart, and its quotas', async () => {
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByTestId('usage-totals').waitFor();
+    const total = (metric: string) =>
+      page.locator(`[data-testid=usage-totals] tr[data-metric=${metric}] td:nth-child(2)`).textContent();
+    // The searches and the live list made above, counted by class.
+    expect(Number(await total('api_search'))).toBeGreaterThan(0);
+    expect(Number(await total('api_execute'))).toBeGreaterThan(0);
+    await page.getByTestId('sql-chart').waitFor();
+    expect(await page.getByTestId('sql-chart').getAttribute('data-chart')).toBe('line');
+    const connectors = page.locator('[data-testid=usage-quotas] tr[data-quota=connectors] td');
+    expect(await connectors.allTextContents()).toEqual(['connectors', '1', 'none']);
+    await shot('usage');
+  });
+
   it('returns to the sign-in form when the API no longer accepts the token', async () => {
     await page.evaluate(() => {
       for (const key of Object.keys(sessionStorage)) sessionStorage.setItem(key, 'revoked-token');

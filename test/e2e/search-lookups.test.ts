@@ -27,8 +27,8 @@ const things: EntityCatalog = {
   sync: { mode: 'full_refresh' },
 };
 type ConnectorRow = Parameters<TestPlatform['api']['deps']['search']['search']>[0];
-const row = (id: string) => ({ id, organization_id: 'org', connector_type: 'Kind' }) as ConnectorRow;
-/** Where the service looks for `Kind` (not a built-in kind: the organization's own index). */
+const row = (id: string) => ({ id, organization_id: 'org-t', connector_type: 'Kind' }) as ConnectorRow;
+/** The kind part of the index names: a kind the platform does not ship is named with its organization. */
 const KIND = indexKindOf(row('conn-1'));
 const LONG_KEY = 'x'.repeat(8192);
 const KEYS = ['a', 'b', 'c', '\uFF5E', '\u{1F600}', 'É', LONG_KEY];

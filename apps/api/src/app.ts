@@ -16,10 +16,12 @@ import {
 import { authenticate } from './middleware/authenticate.ts';
 import { mcpMessage } from './middleware/mcp-message.ts';
 import { mcpOrigin, parseAllowedOrigins } from './middleware/mcp-origin.ts';
+import { meterUsage } from './middleware/meter-usage.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { traceRequests } from './middleware/trace-requests.ts';
 import { documentOf, registerSecurity } from './openapi/document.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { ROUTE_BASES, routeGroupOf } from './route-bases.ts';
@@ -40,6 +42,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { oauthCallbackRoutes } from './routes/oauth-consent/callback.ts';
 import { registerOAuthInitiate } from './routes/oauth-consent/initiate.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { registerWebhookEndpoints } from './routes/webhook-endpoints/routes.ts';
 
 const ONE_MIB = 1024 * 1024;
@@ -55,6 +58,8 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>({ router: new TrieRouter() });
   registerSecurity(app);
   const baseUrl = publicBaseUrl(deps.env);
+  // Only when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise no span, not even a no-op one, per request.
+  if (deps.env.OTEL_EXPORTER_OTLP_ENDPOINT) app.use('*', traceRequests());
   app.use('*', securityHeaders({ publicBaseUrl: baseUrl }));
   app.use('*', observeRequests(deps.metrics));
   app.use('*', requestId(deps.logger));
@@ -109,10 +114,13 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     windowSeconds: 60,
     onRefused: (path) => deps.metrics.requestsRefused.inc({ route: routeGroupOf(path), reason: 'rate_limited' }),
   });
+  // Usage per organization and its quotas (docs/operations.md): after the rate limit, so a refused call is not counted.
+  const metered = meterUsage({ usage: deps.usage, quotas: deps.quotas });
   const connectors = new OpenAPIHono<ApiEnv>();
   connectors.use('*', signedIn);
   // The rate limit before the trail: a refused call did nothing and is counted (onRefused), not audited.
   connectors.use('*', limited);
+  connectors.use('*', metered);
   connectors.use('*', auditTrail({ audit: deps.audit, actionOf: connectorActionOf, mcpMark }));
   registerCreate(connectors, deps);
   registerOAuthInitiate(connectors, deps);
@@ -122,11 +130,13 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerChangesStream(connectors, deps);
   registerSql(connectors, deps);
   app.route(ROUTE_BASES.connectors, connectors);
-  app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited]));
+  app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited, metered]));
+  app.route(ROUTE_BASES.usage, usageRoutes(deps, [signedIn, limited, metered]));
 
   const webhookEndpoints = new OpenAPIHono<ApiEnv>();
   webhookEndpoints.use('*', signedIn);
   webhookEndpoints.use('*', limited);
+  webhookEndpoints.use('*', metered);
   webhookEndpoints.use('*', auditTrail({ audit: deps.audit, actionOf: webhookEndpointActionOf, mcpMark }));
   registerWebhookEndpoints(webhookEndpoints, deps);
   app.route(ROUTE_BASES.webhookEndpoints, webhookEndpoints);
@@ -134,6 +144,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const definitions = new OpenAPIHono<ApiEnv>();
   definitions.use('*', signedIn);
   definitions.use('*', limited);
+  definitions.use('*', metered);
   definitions.use('*', auditTrail({ audit: deps.audit, actionOf: definitionActionOf, mcpMark }));
   registerConnectorDefinitions(definitions, deps);
   app.route(ROUTE_BASES.connectorDefinitions, definitions);

@@ -24,6 +24,8 @@ export interface ApiDeps
       | 'budgets'
       // copySearch: searches and lookups over the copy (the search service's connection to the engine).
       | 'copySearch'
+      // usageRows: GET /api/v1/usage.
+      | 'usageRows'
     > {
   readonly env: PlatformEnv;
   readonly logger: Logger;

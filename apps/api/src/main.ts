@@ -1,10 +1,13 @@
 import { upstreamOverrides } from '@conduit/config';
 import { exitOnStartupFailure, startProcess } from '@conduit/observability';
+import { startTracing } from '@conduit/tracing';
 import { serve } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { createApiRuntime } from './runtime.ts';
 
 const { env, logger } = startProcess('api');
+// Before anything runs: spans exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, no SDK at all otherwise.
+const tracing = await startTracing(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'conduit-api');
 const runtime = await createApiRuntime(env, upstreamOverrides(), { logger, envSource: process.env }).catch(
   (error: unknown) => exitOnStartupFailure('api', error),
 );
@@ -24,6 +27,7 @@ const shutdown = (signal: string) => {
   force.unref();
   server.close(async () => {
     await runtime.close();
+    await tracing?.close();
     process.exit(0);
   });
 };

@@ -7,6 +7,7 @@ import {
   UpstreamRateLimitError,
 } from '@conduit/connectors';
 import type { SearchErrorCode, SearchProblem } from '@conduit/search-dsl';
+import { QuotaExceededError } from '@conduit/usage';
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ProblemSchema } from './openapi/schemas.ts';
@@ -89,6 +90,14 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     if (error instanceof UpstreamError) problem.upstream = { status: error.upstreamStatus, body: error.upstreamBody };
     if (error instanceof UpstreamRateLimitError) return { problem, retryAfterSeconds: error.retryAfterSeconds };
     return { problem };
+  }
+  if (error instanceof QuotaExceededError) {
+    // The quota, its limit and what is used, as members of the problem (RFC 9457 extension members).
+    const problem = problemOf(error.status, error.code, error.message);
+    problem.quota = { name: error.quota, limit: error.limit, used: error.used };
+    return error.retryAfterSeconds === undefined
+      ? { problem }
+      : { problem, retryAfterSeconds: error.retryAfterSeconds };
   }
   if (isSearchDslError(error)) {
     // search-dsl points into the search params; the request body holds them under /params.

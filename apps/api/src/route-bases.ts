@@ -13,6 +13,7 @@ export const ROUTE_BASES = {
   webhookEndpoints: '/api/v1/webhook-endpoints',
   audit: '/api/v1/audit',
   connectorDefinitions: '/api/v1/connector-definitions',
+  usage: '/api/v1/usage',
 } as const;
 
 /** The group a path belongs to (`connectors`, `audit`, ...), a bounded metric label; `other` outside the groups. */

@@ -91,6 +91,9 @@ export async function createApiRuntime(
     idempotency: new IdempotentExecutor(services.idempotencyKeys, env, logger),
     redis: services.redis,
     metrics: services.metrics,
+    usage: services.usage,
+    usageRows: services.usageRows,
+    quotas: services.quotas,
     probes: {
       postgres: async () => {
         await sql`select 1`.execute(services.db);

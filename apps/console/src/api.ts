@@ -22,6 +22,7 @@ export type {
   EntityStatus,
   ExecuteResult,
   SqlResult,
+  Usage,
   WebhookDelivery,
   WebhookEndpoint,
 } from '@conduit/client';

@@ -8,6 +8,7 @@ import { DefinitionsPage } from './components/definitions-page.tsx';
 import { ProblemView } from './components/problem-view.tsx';
 import { SearchPage } from './components/search-page.tsx';
 import { SignIn } from './components/sign-in.tsx';
+import { UsagePage } from './components/usage.tsx';
 import { Webhooks } from './components/webhooks.tsx';
 
 const TABS = [
@@ -18,6 +19,7 @@ const TABS = [
   ['webhooks', 'Webhooks'],
   ['activity', 'Activity'],
   ['definitions', 'Definitions'],
+  ['usage', 'Usage'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -126,6 +128,7 @@ export function App() {
         {tab === 'connectors' && <Connectors api={api} selected={selected} onSelect={setSelected} />}
         {tab === 'webhooks' && <Webhooks api={api} />}
         {tab === 'definitions' && <DefinitionsPage api={api} />}
+        {tab === 'usage' && <UsagePage api={api} />}
         {tab === 'new' &&
           (kinds ? (
             <CreateConnector

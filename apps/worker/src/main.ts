@@ -1,8 +1,11 @@
 import { upstreamOverrides } from '@conduit/config';
 import { exitOnStartupFailure, startProcess } from '@conduit/observability';
+import { startTracing } from '@conduit/tracing';
 import { createWorkerRuntime } from './runtime.ts';
 
 const { env, logger } = startProcess('worker');
+// Before anything runs: spans exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, no SDK at all otherwise.
+const tracing = await startTracing(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'conduit-worker');
 
 // Signals are handled from the first moment: a SIGTERM during start-up still ends in a clean shutdown.
 let stopping = false;
@@ -18,6 +21,7 @@ const shutdown = async (signal: string) => {
   force.unref();
   const runtime = await runtimePromise;
   await runtime.close();
+  await tracing?.close();
   logger.info('worker stopped');
   process.exit(0);
 };

@@ -6,6 +6,8 @@ import { changesPurges, type SyncDeps, startRetention, startSyncWorker, startWeb
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 
+const USAGE_RETENTION_MS = 400 * 24 * 3_600_000;
+
 export interface WorkerRuntime {
   readonly deps: SyncDeps;
   readonly worker: Worker;
@@ -37,6 +39,8 @@ export async function createWorkerRuntime(
     scheduler: services.scheduler,
     redis: services.redis,
     metrics: services.metrics,
+    usage: services.usage,
+    quotas: services.quotas,
   };
   const sync = startSyncWorker(deps);
   const metricsServer = await startMetricsServer(services.metrics, {
@@ -52,6 +56,8 @@ export async function createWorkerRuntime(
     // append-only); idempotency keys expire after 24 h.
     { name: 'audit_entries', run: () => services.auditEntries.purge(intervalMs(env.AUDIT_RETENTION)) },
     { name: 'idempotency_keys', run: () => services.idempotencyKeys.purgeExpired() },
+    // Usage is kept for a year and a month: a year's bills can be compared month by month (docs/operations.md).
+    { name: 'usage_hours', run: (now) => services.usageRows.purgeBefore(new Date(now - USAGE_RETENTION_MS)) },
     // Last, after the deletes: their space reused, and statistics for the planner, when autovacuum does not run.
     { name: 'vacuumed_tables', run: () => services.maintenance.vacuumUnattended() },
   ]);

@@ -19,6 +19,7 @@ const COMPONENTS = [
   'ExecuteResult',
   'ConnectorDefinition',
   'DefinitionTestResult',
+  'Usage',
 ];
 
 /** Answers with no named schema of their own: a type name for the 200 answer of an operation. */
@@ -37,6 +38,7 @@ const REQUESTS: readonly { name: string; path: string; method: 'post' }[] = [
 /** Query strings: a type name for an operation's query parameters. */
 const QUERIES: readonly { name: string; path: string; method: 'get' }[] = [
   { name: 'AuditQuery', path: '/api/v1/audit', method: 'get' },
+  { name: 'UsageQuery', path: '/api/v1/usage', method: 'get' },
 ];
 
 interface Parameter {

@@ -105,8 +105,12 @@ interface EventFrame {
 /** The events of a text/event-stream body (https://html.spec.whatwg.org/multipage/server-sent-events.html). */
 async function* eventFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<EventFrame> {
   let buffer = '';
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
     for (let end = buffer.search(/\r?\n\r?\n/); end >= 0; end = buffer.search(/\r?\n\r?\n/)) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');

@@ -14,6 +14,8 @@ import type {
   ChangesPage,
   OAuthInitiateRequest,
   OAuthInitiateResponse,
+  Usage,
+  UsageQuery,
 } from './generated/api.ts';
 import { LIST_PAGING } from './generated/catalog.ts';
 import type { Aggregation, SearchParams, SearchResult } from './search-types.ts';
@@ -81,6 +83,22 @@ export class Conduit {
         .map(([key, value]): [string, string] => [key, String(value)]),
     ).toString();
     return this.#transport.json('GET', `/api/v1/audit${search ? `?${search}` : ''}`, { safe: true });
+  }
+
+  /**
+   * The organization's usage per hour or day (API calls by class, upstream requests, records synced, deliveries)
+   * and its quotas (docs/operations.md, "Usage and quotas").
+   *
+   * @example
+   * const { data, meta } = await conduit.usage({ granularity: 'day' });
+   */
+  usage(query: UsageQuery = {}): Promise<Usage> {
+    const search = new URLSearchParams(
+      Object.entries(query)
+        .filter(([, value]) => value !== undefined && value !== '')
+        .map(([key, value]): [string, string] => [key, String(value)]),
+    ).toString();
+    return this.#transport.json('GET', `/api/v1/usage${search ? `?${search}` : ''}`, { safe: true });
   }
 }
 

@@ -22,6 +22,8 @@ export type {
   OAuthInitiateRequest,
   OAuthInitiateResponse,
   SearchTotal,
+  Usage,
+  UsageQuery,
   WebhookEndpoint,
 } from './generated/api.ts';
 export { CONNECTOR_TYPES, type ConnectorKinds, LIST_PAGING, type ListPaging } from './generated/catalog.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { localDatabaseUrl } from './local-database.ts';
+import { QuotaDefaults } from './quota-defaults.ts';
 
 const url = z.string().url();
 /** A duration: a number and a unit (`500ms`, `30s`, `5m`, `24h`, `365d`); read with intervalMs. */
@@ -148,6 +149,13 @@ export const PlatformEnv = z.object({
    * audit entries (AUDIT_RETENTION) and expired idempotency keys.
    */
   RETENTION_INTERVAL: duration.default('1h'),
+  /** Every organization's quotas unless an operator set its own (admin CLI `set-quota`); empty: none. */
+  QUOTA_DEFAULTS: QuotaDefaults,
+  /**
+   * OpenTelemetry: where spans are exported (OTLP/HTTP, JSON, `<endpoint>/v1/traces`); unset, no SDK is started
+   * (docs/operations.md, "Traces").
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type PlatformEnv = z.infer<typeof PlatformEnv>;

@@ -16,7 +16,6 @@ export { connectWith } from './core/connect.ts';
 export { connectorSettingsShape } from './core/connector-settings.ts';
 export type { ConnectorDefinition, ConnectorSettings, ReadPage } from './core/define-connector.ts';
 export { didYouMean, nearest } from './core/did-you-mean.ts';
-export { type EgressPolicy, egressFetch, templateHost } from './core/egress.ts';
 export {
   ConnectorError,
   type ErrorCode,

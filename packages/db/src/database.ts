@@ -1,8 +1,11 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
 const INT8_OID = 20;
+
+/** Sees every query when it ends: its SQL (parameters apart, never their values), start (ms since epoch), duration. */
+export type QueryObserver = (sql: string, startMs: number, durationMs: number, failed: boolean) => void;
 
 // bigint columns (record_count) come back as strings by default; counts here fit in a double.
 const types = {
@@ -22,6 +25,7 @@ export function createDatabase(
   maxConnections = 10,
   onIdleError: (error: Error) => void = () => undefined,
   settings: Readonly<Record<string, string>> = {},
+  onQuery?: QueryObserver,
 ): Kysely<Database> {
   const options = Object.entries(settings)
     .map(([name, value]) => `-c ${name}=${value}`)
@@ -33,7 +37,21 @@ export function createDatabase(
     ...(options ? { options } : {}),
   });
   pool.on('error', onIdleError);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    ...(onQuery
+      ? {
+          // Kysely reports each query once it is done, in the caller's async context (so a span lands in its trace).
+          log: (event: LogEvent) =>
+            onQuery(
+              event.query.sql,
+              Date.now() - event.queryDurationMillis,
+              event.queryDurationMillis,
+              event.level === 'error',
+            ),
+        }
+      : {}),
+  });
 }
 
 /** Creates the database named in `databaseUrl` when it does not exist (local and test set-up). */

@@ -1,4 +1,4 @@
-export { createDatabase, ensureDatabaseExists } from './database.ts';
+export { createDatabase, ensureDatabaseExists, type QueryObserver } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
 export type {
   AppliedWrite,
@@ -19,6 +19,7 @@ export { ConnectorsRepository } from './repositories/connectors.ts';
 export { IdempotencyKeysRepository, type IdempotencyRef } from './repositories/idempotency-keys.ts';
 export { TableMaintenance } from './repositories/maintenance.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
+export { type UsageBucketRow, type UsageIncrement, UsageRepository } from './repositories/usage.ts';
 export {
   type ClaimedDelivery,
   type DeliveryAttempt,

@@ -18,6 +18,7 @@ import * as auditSpoolOffsets from './migrations/0026-audit-spool-offsets.ts';
 import * as deliveriesByStatus from './migrations/0027-deliveries-by-status.ts';
 import * as fairDeliveries from './migrations/0028-fair-deliveries.ts';
 import * as connectorDefinitions from './migrations/0034-connector-definitions.ts';
+import * as usageAndQuotas from './migrations/0035-usage-and-quotas.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027-deliveries-by-status': deliveriesByStatus,
   '0028-fair-deliveries': fairDeliveries,
   '0034-connector-definitions': connectorDefinitions,
+  '0035-usage-and-quotas': usageAndQuotas,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

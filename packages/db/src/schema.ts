@@ -232,6 +232,24 @@ export interface ConnectorDefinitionVersionsTable {
   activated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** Usage per organization, connector ('' for none), hour and metric: added to by each process's flush. */
+export interface UsageHourlyTable {
+  organization_id: string;
+  connector_id: string;
+  hour: Date;
+  metric: string;
+  /** bigint: pg hands it back as a string. */
+  value: ColumnType<string, number, number>;
+}
+
+/** A quota an operator set for an organization (admin CLI); without a row, the deployment's default applies. */
+export interface OrganizationQuotasTable {
+  organization_id: string;
+  quota: string;
+  limit: ColumnType<string, number, number>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -250,6 +268,8 @@ export interface Database {
   audit_outcomes: AuditOutcomesTable;
   connector_definitions: ConnectorDefinitionsTable;
   connector_definition_versions: ConnectorDefinitionVersionsTable;
+  usage_hourly: UsageHourlyTable;
+  organization_quotas: OrganizationQuotasTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -1,12 +1,6 @@
 import type { CredentialsCipher } from '@conduit/config';
-import {
-  type Connector,
-  type ConnectorSettings,
-  connectWith,
-  egressFetch,
-  envSuffix,
-  type TokenCache,
-} from '@conduit/connectors';
+import { type Connector, type ConnectorSettings, connectWith, envSuffix, type TokenCache } from '@conduit/connectors';
+import { egressFetch } from '@conduit/connectors/egress';
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
 import type { KindRegistry, ResolvedKind } from './kind-registry.ts';
 import type { BudgetLane, UpstreamBudgets } from './upstream-budget.ts';
@@ -30,6 +24,7 @@ export class HostedConnectors {
   readonly #timeoutMs: number;
   readonly #observe: ((kind: string) => (status: number | null) => void) | undefined;
   readonly #budgets: UpstreamBudgets | undefined;
+  readonly #count: ((row: ConnectorRow) => void) | undefined;
   readonly #kinds: KindRegistry;
 
   constructor(deps: {
@@ -43,6 +38,8 @@ export class HostedConnectors {
     observeUpstream?: (kind: string) => (status: number | null) => void;
     /** One upstream budget per connector, shared by every process; none: calls are not paced. */
     budgets?: UpstreamBudgets;
+    /** Counts every upstream attempt of a stored connector (usage per organization). */
+    countUpstream?: (row: ConnectorRow) => void;
   }) {
     this.#cipher = deps.cipher;
     this.#connectors = deps.connectors;
@@ -51,6 +48,7 @@ export class HostedConnectors {
     this.#timeoutMs = deps.timeoutMs ?? 30_000;
     this.#observe = deps.observeUpstream;
     this.#budgets = deps.budgets;
+    this.#count = deps.countUpstream;
     this.#kinds = deps.kinds;
   }
 
@@ -117,14 +115,16 @@ export class HostedConnectors {
     const settings = this.settingsFor(kind);
     const budget = this.#budgets?.gate(this.budgetSubject(row, kind), lane);
     const metrics = settings.onUpstreamResponse;
+    const count = this.#count;
     return connectWith(kind.definition, credentials, row.config, {
       ...settings,
       ...(budget ? { budget } : {}),
-      ...(observe
+      ...(observe || count
         ? {
             onUpstreamResponse: (status: number | null) => {
               metrics?.(status);
-              observe(status);
+              count?.(row);
+              observe?.(status);
             },
           }
         : {}),

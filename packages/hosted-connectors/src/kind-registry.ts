@@ -3,10 +3,9 @@ import {
   checkDefinition,
   compileDefinition,
   connectorTypes,
-  type EgressPolicy,
   findConnectorDefinition,
-  templateHost,
 } from '@conduit/connectors';
+import { type EgressPolicy, templateHost } from '@conduit/connectors/egress';
 import type { ConnectorDefinitionsRepository } from '@conduit/db';
 import { LRUCache } from 'lru-cache';
 

@@ -1,3 +1,3 @@
 export { createLogger, type Logger } from './logger.ts';
-export { metricsAuthorized, PlatformMetrics } from './metrics.ts';
+export { metricsAuthorized, PlatformMetrics, type UsageReading } from './metrics.ts';
 export { exitOnStartupFailure, startProcess } from './startup-failure.ts';

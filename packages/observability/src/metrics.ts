@@ -16,6 +16,14 @@ export interface MetricsSources {
   readonly logger: Logger;
   /** The upstream budgets of the connectors this process used lately (GET .../{id} rate_budget). */
   readonly budgets?: () => Promise<readonly { kind: string; view: BudgetReading }[]>;
+  /** Today's usage and the quotas of the organizations active today or with quotas of their own. */
+  readonly usage?: () => Promise<UsageReading>;
+}
+
+/** What the usage and quota gauges read (docs/operations.md, "Usage and quotas"). */
+export interface UsageReading {
+  readonly today: readonly { organization: string; metric: string; value: number }[];
+  readonly quotas: readonly { organization: string; quota: string; limit: number | null; used: number }[];
 }
 
 /** What the budget gauge reads of one connector's upstream budget (the platform's BudgetView). */
@@ -131,6 +139,39 @@ export class PlatformMetrics {
             gauge.set({ kind, measure: 'connectors' }, sums.connectors);
             gauge.set({ kind, measure: 'paused' }, sums.paused);
           }
+        },
+      );
+    }
+    const usage = sources.usage;
+    if (usage) {
+      // One read for both gauges per scrape: the quotas' is collected first and keeps it for the usage one.
+      let reading: Promise<UsageReading> | undefined;
+      scrapedGauge(
+        'conduit_quota',
+        'Per organization and quota: its limit (-1: none) and what is used now',
+        ['organization', 'quota', 'measure'],
+        'quotas',
+        () => {
+          reading = usage();
+          return reading;
+        },
+        (gauge, read) => {
+          gauge.reset();
+          for (const q of read.quotas) {
+            gauge.set({ organization: q.organization, quota: q.quota, measure: 'limit' }, q.limit ?? -1);
+            gauge.set({ organization: q.organization, quota: q.quota, measure: 'used' }, q.used);
+          }
+        },
+      );
+      scrapedGauge(
+        'conduit_usage_today',
+        'Per organization and metric: the count since midnight UTC (API calls by class, upstream requests, records synced, deliveries)',
+        ['organization', 'metric'],
+        'usage',
+        () => reading ?? usage(),
+        (gauge, read) => {
+          gauge.reset();
+          for (const u of read.today) gauge.set({ organization: u.organization, metric: u.metric }, u.value);
         },
       );
     }

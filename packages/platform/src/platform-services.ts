@@ -1,4 +1,4 @@
-import { CredentialsCipher, type PlatformEnv } from '@conduit/config';
+import { CredentialsCipher, type PlatformEnv, quotaDefaultsOf } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
   AuditEntriesRepository,
@@ -13,15 +13,18 @@ import {
   migrateToLatest,
   SyncStatesRepository,
   TableMaintenance,
+  UsageRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
 import { HostedConnectors, KindRegistry, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
-import { type Logger, PlatformMetrics } from '@conduit/observability';
+import { type Logger, PlatformMetrics, type UsageReading } from '@conduit/observability';
 import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
 import { CopySearch, CopyWriter, IndexLifecycle, opensearchNodes } from '@conduit/search-store';
 import { AuditLog } from '@conduit/trusted-calls';
+import { API_METRICS, dayOf, Quotas, UsageMeter, type UsageMetric } from '@conduit/usage';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
+import { postgresSpan, traceRedisCommands } from './traced-services.ts';
 
 /** What a defined kind's upstream answer may weigh at most (docs/definitions.md, "Egress"). */
 const DEFINITION_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -55,6 +58,11 @@ export interface PlatformServices {
   readonly maintenance: TableMaintenance;
   /** One upstream budget per connector, shared through Redis (GET .../{id} shows it). */
   readonly budgets: UpstreamBudgets;
+  /** Usage per organization and connector, counted in memory and flushed to Postgres every few seconds. */
+  readonly usage: UsageMeter;
+  readonly usageRows: UsageRepository;
+  /** Each organization's quotas (QUOTA_DEFAULTS and the operator's), docs/operations.md. */
+  readonly quotas: Quotas;
   close(): Promise<void>;
 }
 
@@ -73,6 +81,8 @@ export type CoreServices = Pick<
   | 'scheduler'
   | 'redis'
   | 'metrics'
+  | 'usage'
+  | 'quotas'
 >;
 
 export async function connectPlatformServices(
@@ -82,11 +92,17 @@ export async function connectPlatformServices(
   service: 'api' | 'worker',
 ): Promise<PlatformServices> {
   await ensureDatabaseExists(env.DATABASE_URL);
-  const db = createDatabase(env.DATABASE_URL, 10, (error) =>
-    logger.warn('postgres connection ended', { error: error.message }),
+  const traced = env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+  const db = createDatabase(
+    env.DATABASE_URL,
+    10,
+    (error) => logger.warn('postgres connection ended', { error: error.message }),
+    {},
+    traced ? postgresSpan : undefined,
   );
   await migrateToLatest(db);
   const redis = connectRedis(env, { maxRetriesPerRequest: null });
+  if (traced) traceRedisCommands(redis);
   // ioredis reconnects by itself; without a listener its connection errors would be unhandled events.
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const nodes = opensearchNodes(env.OPENSEARCH_URL);
@@ -105,11 +121,18 @@ export async function connectPlatformServices(
   const budgets: UpstreamBudgets = new UpstreamBudgets(redis, env.NAMESPACE, {
     onWait: (lane, waitMs) => metrics.budgetWait.observe({ lane }, waitMs / 1000),
   });
+  const usageRows = new UsageRepository(db);
+  const usage = new UsageMeter(usageRows, {
+    onError: (error) => logger.warn('usage counters not flushed; kept for the next flush', { error: String(error) }),
+  }).start();
+  const quotas = new Quotas(usageRows, quotaDefaultsOf(env.QUOTA_DEFAULTS));
   const metrics = new PlatformMetrics(service, {
     budgets: () => budgets.recentViews(),
     queue: scheduler.queue,
     entityLag: () => syncStates.lagByEntity(),
     logger,
+    // The API's scrape only: every process would report the same rows.
+    ...(service === 'api' ? { usage: () => readUsage(usageRows, usage, quotas) } : {}),
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
   // The trail's writes on connections of their own (opened on first use), each commit flushed to disk whatever the
@@ -144,9 +167,13 @@ export async function connectPlatformServices(
       tokenCache: new TokenCache(),
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
       observeUpstream: (kind) => metrics.upstreamObserver(kind),
+      countUpstream: (row) => usage.add(row.organization_id, row.id, 'upstream_requests'),
       budgets,
     }),
     budgets,
+    usage,
+    usageRows,
+    quotas,
     indexes,
     copy,
     copySearch,
@@ -154,6 +181,9 @@ export async function connectPlatformServices(
     metrics,
     webhookQueue,
     async close() {
+      await usage
+        .close()
+        .catch((error: unknown) => logger.warn('usage counters lost at close', { error: String(error) }));
       await scheduler.close();
       await webhookQueue.close();
       redis.disconnect();
@@ -163,4 +193,33 @@ export async function connectPlatformServices(
       await db.destroy();
     },
   };
+}
+
+/** Today's usage and the quotas of the organizations active today or with quotas of their own (the gauges). */
+async function readUsage(rows: UsageRepository, meter: UsageMeter, quotas: Quotas): Promise<UsageReading> {
+  await meter.flush();
+  const day = new Date(dayOf(Date.now()));
+  const organizations = await rows.organizationsActiveSince(day);
+  const totals = await rows.totalsSince(day, organizations);
+  const today = [...totals].flatMap(([organization, metrics]) =>
+    [...metrics].map(([metric, value]) => ({ organization, metric, value })),
+  );
+  const states = await Promise.all(
+    organizations.map(async (organization) =>
+      Object.entries(await quotas.stateOf(organization, requestsOf(totals.get(organization)))).map(
+        ([quota, state]) => ({
+          organization,
+          quota,
+          ...state,
+        }),
+      ),
+    ),
+  );
+  return { today, quotas: states.flat() };
+}
+
+function requestsOf(metrics: ReadonlyMap<string, number> | undefined): number {
+  let requests = 0;
+  for (const [metric, value] of metrics ?? []) if (API_METRICS.has(metric as UsageMetric)) requests += value;
+  return requests;
 }

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { RedisClient } from './redis-connection.ts';
 
 /** Job payloads carry ids only: never credentials (they are read from Postgres and decrypted in the worker). */
-export const SyncConnectorJob = z.object({ connectorId: z.string().min(1) });
+export const SyncConnectorJob = z.object({
+  connectorId: z.string().min(1),
+  traceparent: z.string().max(128).optional(),
+});
 export type SyncConnectorJob = z.infer<typeof SyncConnectorJob>;
 
 export const SyncEntityJob = z.object({
@@ -11,6 +14,8 @@ export const SyncEntityJob = z.object({
   entity: z.string().min(1),
   /** `incremental`: skip a periodic full pass that is due (a full pass is asked for in Postgres, not here). */
   mode: z.literal('incremental').optional(),
+  /** W3C trace context of what asked for the run (a POST .../sync, the connector's fan-out): the run continues it. */
+  traceparent: z.string().max(128).optional(),
 });
 export type SyncEntityJob = z.infer<typeof SyncEntityJob>;
 

@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@conduit/tracing';
 import type { Queue } from 'bullmq';
 import {
   connectorSchedulerId,
@@ -19,7 +20,8 @@ export class SyncScheduler {
 
   /** Syncs every searchable entity of a connector now (fanned out by the worker). */
   async syncConnector(connectorId: string): Promise<void> {
-    const data: SyncConnectorJob = { connectorId };
+    const traceparent = currentTraceparent();
+    const data: SyncConnectorJob = { connectorId, ...(traceparent ? { traceparent } : {}) };
     await this.queue.add(JOB_NAMES.connector, data, { removeOnComplete: true, removeOnFail: true });
   }
 
@@ -28,7 +30,13 @@ export class SyncScheduler {
    * Finished jobs are removed, so the next trigger can add the id again.
    */
   async syncEntity(connectorId: string, entity: string, options: { mode?: 'incremental' } = {}): Promise<void> {
-    const data: SyncEntityJob = { connectorId, entity, ...(options.mode ? { mode: options.mode } : {}) };
+    const traceparent = currentTraceparent();
+    const data: SyncEntityJob = {
+      connectorId,
+      entity,
+      ...(options.mode ? { mode: options.mode } : {}),
+      ...(traceparent ? { traceparent } : {}),
+    };
     await this.queue.add(JOB_NAMES.entity, data, {
       jobId: entityJobId(connectorId, entity),
       removeOnComplete: true,

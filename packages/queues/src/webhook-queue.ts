@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ParsedWebhook } from '@conduit/connectors';
+import { currentTraceparent } from '@conduit/tracing';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import { retryingQueue } from './queues.ts';
@@ -21,6 +22,8 @@ export const WebhookEventJob = z.object({
       }),
     )
     .min(1),
+  /** W3C trace context of the request that accepted the event: the worker's re-read continues its trace. */
+  traceparent: z.string().max(128).optional(),
 });
 export type WebhookEventJob = z.infer<typeof WebhookEventJob>;
 
@@ -62,6 +65,8 @@ export class WebhookQueue {
       receivedAt,
       records: event.records.map((r) => ({ ...r })),
     };
+    const traceparent = currentTraceparent();
+    if (traceparent) data.traceparent = traceparent;
     try {
       await this.queue.add(WEBHOOK_JOB_NAME, data, { jobId: `wh-${digest}` });
     } catch (error) {

@@ -1,9 +1,11 @@
 import { intervalMs } from '@conduit/config';
 import { changeEventId, type DeliverySender, signedHeaders } from '@conduit/customer-webhooks';
 import type { ClaimedDelivery, DeliveryAttempt } from '@conduit/db';
+import { countDeliveries } from './delivery-usage.ts';
 import type { SyncDeps } from './deps.ts';
 
-export type DeliveryDeps = Pick<SyncDeps, 'env' | 'logger' | 'changeFeed' | 'webhookEndpoints' | 'cipher'>;
+export type DeliveryDeps = Pick<SyncDeps, 'env' | 'logger' | 'changeFeed' | 'webhookEndpoints' | 'cipher'> &
+  Partial<Pick<SyncDeps, 'connectors' | 'usage'>>;
 
 /**
  * Deliveries one worker sends at once. Each is independent: as one ends, its outcome is recorded and another is
@@ -67,6 +69,9 @@ export async function runDeliveryPool(deps: DeliveryDeps, sender: DeliverySender
           endpoint: ENDPOINT_IN_FLIGHT,
           organization: ORGANIZATION_IN_FLIGHT,
         });
+        void countDeliveries(deps, claimed).catch((error: unknown) =>
+          deps.logger.warn('webhook deliveries not counted in usage', { error }),
+        );
         for (const delivery of claimed) {
           inFlight += 1;
           void sendOne(deps, sender, delivery, schedule).then((attempt) => {

@@ -9,6 +9,7 @@ import type { HostedConnectors } from '@conduit/hosted-connectors';
 import type { Logger, PlatformMetrics } from '@conduit/observability';
 import type { RedisClient, SyncScheduler } from '@conduit/queues';
 import type { CopyWriter, IndexLifecycle } from '@conduit/search-store';
+import type { Quotas, UsageMeter } from '@conduit/usage';
 
 /** What the sync engine needs; the worker app builds it from its configuration and the platform's services. */
 export interface SyncDeps {
@@ -25,4 +26,7 @@ export interface SyncDeps {
   readonly scheduler: SyncScheduler;
   readonly redis: RedisClient;
   readonly metrics: PlatformMetrics;
+  /** Usage counted per organization (records synced, deliveries) and the quotas a run checks. */
+  readonly usage: UsageMeter;
+  readonly quotas: Quotas;
 }

@@ -1,10 +1,12 @@
 import { duplicateRedis, JOB_NAMES, queuePrefix, RedisSemaphore, syncQueueName } from '@conduit/queues';
+import { continueTrace } from '@conduit/tracing';
 import { Worker } from 'bullmq';
 import { startCustomerDeliveries } from './customer-deliveries.ts';
 import type { SyncDeps } from './deps.ts';
 import { processSyncConnector } from './processors/sync-connector.ts';
 import { processSyncEntity } from './processors/sync-entity.ts';
 import { startReconciler } from './reconcile.ts';
+import { connectorIdOf, traceparentOf } from './traced-jobs.ts';
 
 export interface SyncWorker {
   readonly worker: Worker;
@@ -40,8 +42,11 @@ export function startSyncWorker(deps: SyncDeps): SyncWorker {
   const worker = new Worker(
     syncQueueName(env.NAMESPACE),
     async (job, token) => {
-      if (job.name === JOB_NAMES.connector) return processSyncConnector(job.data, deps);
-      if (job.name === JOB_NAMES.entity) return processSyncEntity(job, token, deps, slots, () => stopping);
+      const traced = <T>(work: () => Promise<T>) =>
+        continueTrace(traceparentOf(job.data), job.name, { 'conduit.connector_id': connectorIdOf(job.data) }, work);
+      if (job.name === JOB_NAMES.connector) return traced(() => processSyncConnector(job.data, deps));
+      if (job.name === JOB_NAMES.entity)
+        return traced(() => processSyncEntity(job, token, deps, slots, () => stopping));
       throw new Error(`unknown job ${job.name}`);
     },
     {

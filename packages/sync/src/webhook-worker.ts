@@ -1,8 +1,10 @@
 import { duplicateRedis, queuePrefix, WEBHOOK_JOB_NAME, webhookQueueName } from '@conduit/queues';
+import { continueTrace } from '@conduit/tracing';
 import { Worker } from 'bullmq';
 import type { SyncDeps } from './deps.ts';
 import { GroupedIndexWrites } from './grouped-index-writes.ts';
 import { LiveConnectors, OrganizationShares, processWebhookEvent } from './processors/webhook-event.ts';
+import { connectorIdOf, traceparentOf } from './traced-jobs.ts';
 
 export interface WebhookWorker {
   readonly worker: Worker;
@@ -26,7 +28,15 @@ export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
   const worker = new Worker(
     webhookQueueName(env.NAMESPACE),
     async (job, token) => {
-      if (job.name === WEBHOOK_JOB_NAME) return processWebhookEvent(job, token, deps, processing);
+      if (job.name === WEBHOOK_JOB_NAME) {
+        // The re-read continues the trace of the request that accepted the event (its traceparent in the job).
+        return continueTrace(
+          traceparentOf(job.data),
+          job.name,
+          { 'conduit.connector_id': connectorIdOf(job.data) },
+          () => processWebhookEvent(job, token, deps, processing),
+        );
+      }
       throw new Error(`unknown job ${job.name}`);
     },
     { connection, prefix: queuePrefix(webhookQueueName(env.NAMESPACE)), concurrency: env.WEBHOOK_CONCURRENCY },

@@ -28,3 +28,11 @@ export function requireRedirectUrl(value: string): string {
   }
   return value;
 }
+
+/** A quota's limit: a whole number, or `default` (the operator's limit removed: QUOTA_DEFAULTS applies again). */
+export function requireLimit(value: string | undefined): number | null {
+  if (value === undefined) throw new AdminUsageError('missing limit (a whole number, or default)');
+  if (value === 'default') return null;
+  if (!/^\d{1,15}$/.test(value)) throw new AdminUsageError(`invalid limit '${value}': a whole number, or default`);
+  return Number(value);
+}

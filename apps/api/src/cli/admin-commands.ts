@@ -1,5 +1,6 @@
-import { generateClientSecret, hashClientSecret } from '@conduit/config';
-import { ClientsRepository, ConnectorsRepository, type Database } from '@conduit/db';
+import { generateClientSecret, hashClientSecret, QUOTA_NAMES, type QuotaLimits, type QuotaName } from '@conduit/config';
+import { ClientsRepository, ConnectorsRepository, type Database, UsageRepository } from '@conduit/db';
+import { API_METRICS, dayOf, Quotas, type UsageMetric } from '@conduit/usage';
 import type { Kysely } from 'kysely';
 import { AdminUsageError } from './admin-arguments.ts';
 
@@ -100,5 +101,32 @@ export class AdminCommands {
       customer_name: row.customer_name,
       created_at: row.created_at.toISOString(),
     }));
+  }
+
+  /** Sets one quota of the organization (`null`: back to QUOTA_DEFAULTS); applies on every instance within seconds. */
+  async setQuota(organizationId: string, quota: string, limit: number | null, defaults: QuotaLimits) {
+    if (!(QUOTA_NAMES as readonly string[]).includes(quota)) {
+      throw new AdminUsageError(`unknown quota '${quota}': ${QUOTA_NAMES.join(', ')}`);
+    }
+    try {
+      await new UsageRepository(this.#db).setQuota(organizationId, quota, limit);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new AdminUsageError(`unknown organization '${organizationId}'`);
+      throw error;
+    }
+    return this.showQuotas(organizationId, defaults);
+  }
+
+  /** Each quota of the organization: its limit (null: none) and what is used now. */
+  async showQuotas(organizationId: string, defaults: QuotaLimits) {
+    if (!(await new ClientsRepository(this.#db).organizationExists(organizationId))) {
+      throw new AdminUsageError(`unknown organization '${organizationId}'`);
+    }
+    const rows = new UsageRepository(this.#db);
+    const today = (await rows.totalsSince(new Date(dayOf(Date.now())), [organizationId])).get(organizationId);
+    let requests = 0;
+    for (const [metric, value] of today ?? []) if (API_METRICS.has(metric as UsageMetric)) requests += value;
+    const quotas: Record<QuotaName, unknown> = await new Quotas(rows, defaults).stateOf(organizationId, requests);
+    return { organization_id: organizationId, quotas };
   }
 }

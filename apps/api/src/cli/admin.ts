@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { AdminUsageError, requireId, requireRedirectUrl } from './admin-arguments.ts';
+import type { QuotaLimits } from '@conduit/config';
+import { AdminUsageError, requireId, requireLimit, requireRedirectUrl } from './admin-arguments.ts';
 // What loads the configuration, the database and Redis (most of a call's start-up CPU) is imported once the
 // arguments are checked: a mistake is reported without loading them, and only the commands that tell the API
 // instances of a revocation load the Redis client.
@@ -16,6 +17,10 @@ const USAGE = `usage: node apps/api/src/cli/admin.ts <command>
   delete-client <client_id>                    remove a client, its grants and its tokens (connectors stay)
   grant <client_id> <org>                      let a client act for another organization
   list-connectors <org>                        connectors of an organization (never their credentials)
+  set-quota <org> <quota> <limit|default>      set a quota (connectors, records, requests_per_day, definitions);
+                                               default: back to QUOTA_DEFAULTS; every API and worker applies it
+                                               within seconds (a sync paused at the records quota resumes)
+  show-quotas <org>                            each quota's limit (null: none) and what is used now
 
 Reads DATABASE_URL (and the rest of the configuration) from the environment. Output is JSON on stdout.`;
 
@@ -34,6 +39,8 @@ const ALLOWED_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'delete-client': [],
   grant: [],
   'list-connectors': [],
+  'set-quota': [],
+  'show-quotas': [],
 };
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -59,21 +66,20 @@ async function main(argv: readonly string[]): Promise<number> {
       throw new AdminUsageError(`${command} does not take --${option}`);
     }
   }
-  const maxArgs = command === 'create-org' || command === 'grant' ? 2 : 1;
+  const maxArgs = command === 'set-quota' ? 3 : command === 'create-org' || command === 'grant' ? 2 : 1;
   if (args.length > maxArgs) throw new AdminUsageError(`${command}: unexpected argument '${args[maxArgs]}'`);
 
   const run = checkedCommand(command, args, parsed.values);
 
-  const [{ readEnv }, { createDatabase, ensureDatabaseExists, migrateToLatest }, { AdminCommands }] = await Promise.all(
-    [import('@conduit/config'), import('@conduit/db'), import('./admin-commands.ts')],
-  );
+  const [{ quotaDefaultsOf, readEnv }, { createDatabase, ensureDatabaseExists, migrateToLatest }, { AdminCommands }] =
+    await Promise.all([import('@conduit/config'), import('@conduit/db'), import('./admin-commands.ts')]);
   const env = readEnv();
   await ensureDatabaseExists(env.DATABASE_URL);
   const db = createDatabase(env.DATABASE_URL, 2);
   try {
     await migrateToLatest(db);
     const admin = new AdminCommands(db);
-    process.stdout.write(`${JSON.stringify(await run.call(admin), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await run.call(admin, quotaDefaultsOf(env.QUOTA_DEFAULTS)), null, 2)}\n`);
     if (run.notice) process.stderr.write(`${run.notice}\n`);
     if (run.revokes) await announceRevocation(env, run.revokes);
     return 0;
@@ -84,7 +90,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
 interface CheckedCommand {
   /** What the command does with the database; its result is printed. */
-  readonly call: (admin: AdminCommands) => Promise<unknown>;
+  readonly call: (admin: AdminCommands, defaults: QuotaLimits) => Promise<unknown>;
   /** Printed on stderr after the result. */
   readonly notice?: string;
   /** The client whose tokens the API instances are told to forget. */
@@ -135,6 +141,16 @@ function checkedCommand(
     case 'list-connectors': {
       const org = requireId(args[0], 'organization id');
       return { call: (admin) => admin.listConnectors(org) };
+    }
+    case 'set-quota': {
+      const org = requireId(args[0], 'organization id');
+      const quota = requireId(args[1], 'quota');
+      const limit = requireLimit(args[2]);
+      return { call: (admin, defaults) => admin.setQuota(org, quota, limit, defaults) };
+    }
+    case 'show-quotas': {
+      const org = requireId(args[0], 'organization id');
+      return { call: (admin, defaults) => admin.showQuotas(org, defaults) };
     }
     default:
       throw new AdminUsageError(`unknown command '${command}'`);

@@ -33,6 +33,7 @@ import { metricsRoute } from '../routes/metrics.ts';
 import { oauthCallbackRoute } from '../routes/oauth-consent/callback.ts';
 import { oauthInitiateRoute } from '../routes/oauth-consent/initiate.ts';
 import { tokenRoute } from '../routes/oauth-token.ts';
+import { usageRoute } from '../routes/usage.ts';
 import {
   createEndpointRoute,
   deleteEndpointRoute,
@@ -87,6 +88,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   ].map((route) => ({ base: ROUTE_BASES.webhookEndpoints, route })),
   { base: CONNECTORS_BASE, route: sqlRoute },
   { base: ROUTE_BASES.audit, route: auditRoute },
+  { base: ROUTE_BASES.usage, route: usageRoute },
   { base: '', route: healthzRoute },
   { base: '', route: readyzRoute },
   { base: '', route: metricsRoute },
@@ -111,6 +113,7 @@ export const DOCUMENT_CONFIG = {
     { name: 'Changes', description: 'every change the copy applied, in order: the change feed' },
     { name: 'Webhook endpoints', description: 'signed deliveries of the changes to the customer’s endpoints' },
     { name: 'Audit', description: 'who called what, when, with which token: the append-only audit trail' },
+    { name: 'Usage', description: 'the organization’s usage per hour or day, and its quotas' },
     { name: 'Catalog', description: 'kinds, schemas, entities and searchable fields' },
     { name: 'Operations', description: 'health, readiness and metrics' },
   ],

@@ -47,14 +47,14 @@ export function jsonResponse<S extends z.ZodType>(schema: S, description: string
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   400: 'the request must be fixed: `errors` lists each problem with its JSON pointer',
   401: 'missing, expired or forged bearer token',
-  403: 'organization not allowed for this client',
+  403: 'organization not allowed for this client; or one more than a quota of the organization allows (quota_exceeded)',
   404: 'no such connector (or one of another organization), or no such upstream resource',
   405: 'wrong method',
   409: 'a connector with this identity exists; on execute, a call with the same Idempotency-Key is still running (Retry-After)',
   410: 'the cursor is older than the retention (cursor_expired): start again from a search',
   413: 'the body is over the limit',
   422: 'the Idempotency-Key was used with a different request',
-  429: 'our rate limit or the upstream’s; see Retry-After',
+  429: 'our rate limit, the upstream’s, or the organization’s requests of the day (quota_exceeded); see Retry-After',
   502: 'the upstream failed or rejected the stored credentials',
   503: 'the index cannot answer (live actions keep working)',
 };

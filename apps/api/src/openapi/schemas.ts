@@ -13,6 +13,10 @@ export const ProblemSchema = z
     code: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     upstream: z.object({ status: z.int().nullable(), body: z.string().nullable() }).optional(),
+    quota: z
+      .object({ name: z.string(), limit: z.int(), used: z.int() })
+      .optional()
+      .describe('quota_exceeded: the quota, its limit and what is used'),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
 

@@ -17,7 +17,7 @@ export interface NewConnector extends Omit<ConsentConnector, 'config'> {
 
 export type CreateConnectorDeps = Pick<
   ApiDeps,
-  'connectors' | 'syncStates' | 'cipher' | 'hosted' | 'scheduler' | 'env'
+  'connectors' | 'syncStates' | 'cipher' | 'hosted' | 'scheduler' | 'env' | 'quotas' | 'usageRows'
 >;
 
 /** The kind of a connector_type (matched case-insensitively), or a 400 naming /connector_type. */
@@ -57,7 +57,7 @@ export function connectorExists(connectorId: string): ApiError {
 
 /**
  * Creates a connector: validates credentials, config and replication_config against the kind's catalog,
- * refuses a duplicate identity (409), proves the credentials upstream, stores them encrypted, and starts the
+ * refuses a duplicate identity (409) and one past the organization's connectors quota (403), proves the credentials upstream, stores them encrypted, and starts the
  * first sync. Shared by POST /connectors and the OAuth consent callback. Returns the public view.
  */
 export async function createConnector(deps: CreateConnectorDeps, input: NewConnector, logger: Logger) {
@@ -75,6 +75,9 @@ export async function createConnector(deps: CreateConnectorDeps, input: NewConne
   const identity = { customer_name: input.customer_name, connector_type: catalog.connectorType, name: input.name };
   const existing = await deps.connectors.findByIdentity(input.organizationId, identity);
   if (existing) throw connectorExists(existing.id);
+  // The organization's connectors quota (403 quota_exceeded), before anything is asked of the upstream.
+  const { connectors } = await deps.usageRows.stored(input.organizationId);
+  await deps.quotas.checkQuota(input.organizationId, 'connectors', connectors);
 
   const connector = deps.hosted.forCredentials(kind, input.credentials, config);
   await checkCredentials(connector, catalog);

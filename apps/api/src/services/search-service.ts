@@ -29,6 +29,7 @@ import {
   SearchQueueFullError,
   SearchTimeoutError,
 } from '@conduit/search-store';
+import { inSpan } from '@conduit/tracing';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../problem.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
@@ -153,12 +154,14 @@ export function createSearchService(
       }
       let response: SearchAnswer;
       try {
-        response = await copySearch.search(index, row.id, plan.body, {
-          tenant: row.organization_id,
-          costly,
-          ...(context.signal ? { signal: context.signal } : {}),
-          ...(context.requestId ? { opaqueId: context.requestId } : {}),
-        });
+        response = await inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
+          copySearch.search(index, row.id, plan.body, {
+            tenant: row.organization_id,
+            costly,
+            ...(context.signal ? { signal: context.signal } : {}),
+            ...(context.requestId ? { opaqueId: context.requestId } : {}),
+          }),
+        );
       } catch (error) {
         throwIfShared(error);
         // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, asProblem, type ConnectorView, type EntityStatus, type Problem } from '../api.ts';
+import { useLiveChanges } from './live-changes.ts';
 import { ProblemView } from './problem-view.tsx';
 import { RecentChanges } from './recent-changes.tsx';
 import { TableHead } from './results-table.tsx';
@@ -67,6 +68,9 @@ export function Connectors(props: { api: Api; selected: string | null; onSelect:
   }, [props.api, tick]);
 
   const refresh = () => setTick((t) => t + 1);
+  // The selected connector's counts follow its copy as it changes (the change stream), not only the polling above.
+  const selected = connectors?.find((c) => c.connector_id === props.selected) ?? null;
+  useLiveChanges(props.api, selected, refresh);
 
   const sync = async (connector: ConnectorView, mode: 'incremental' | 'full', entity?: string) => {
     setProblem(null);

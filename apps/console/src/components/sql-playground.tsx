@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import type { SqlResult } from '../api.ts';
 import { useApiCall } from './api-call.ts';
 import { Picker } from './fields.tsx';
+import { useLiveChanges } from './live-changes.ts';
 import { Pager } from './pager.tsx';
 import { type ConnectorToolProps, useConnectorAndEntity } from './pickers.tsx';
 import { ProblemView } from './problem-view.tsx';
@@ -28,14 +29,23 @@ export function SqlPlayground(props: ConnectorToolProps) {
   const [pages, setPages] = useState<(string | null)[]>([null]);
   const [pageIndex, setPageIndex] = useState(0);
 
-  const run = (cursor: string | null, index: number) =>
+  /** The query and page the results show: what a change in the copy runs again. */
+  const [shown, setShown] = useState<{ query: string; cursor: string | null; index: number } | null>(null);
+
+  const run = (cursor: string | null, index: number, text = query) =>
     call(async () => {
       if (!connector) return;
-      const page = await props.api.connector(connector).sql(query, { limit: 100, ...(cursor ? { cursor } : {}) });
+      const page = await props.api.connector(connector).sql(text, { limit: 100, ...(cursor ? { cursor } : {}) });
       setResult(page);
+      setShown({ query: text, cursor, index });
       setPageIndex(index);
       setPages((known) => [...known.slice(0, index + 1), page.meta.has_more ? page.meta.cursor : null]);
     });
+
+  // Live: when the copy changes, the answer on screen is asked again (its chart and rows follow).
+  const updatedAt = useLiveChanges(props.api, connector, () => {
+    if (shown) void run(shown.cursor, shown.index, shown.query);
+  });
 
   return (
     <section class="card" data-testid="sql">
@@ -62,6 +72,10 @@ export function SqlPlayground(props: ConnectorToolProps) {
           <p class="muted">
             Page {pageIndex + 1} · {result.data.length} rows · took {String(result.meta.took_ms ?? '—')} ms
             {result.meta.total ? ` · ${result.meta.total.value}${result.meta.total.exact ? '' : '+'} in all` : ''}
+            <span class="live" data-testid="sql-live">
+              {' · live'}
+              {updatedAt ? `, updated ${updatedAt.toLocaleTimeString()}` : ''}
+            </span>
           </p>
           <SqlChart page={result} />
           <ResultsTable rows={result.data} />

@@ -207,6 +207,14 @@ export interface Problem {
     status: number | null;
     body: string | null;
   };
+  /**
+   * quota_exceeded: the quota, its limit and what is used
+   */
+  quota?: {
+    name: string;
+    limit: number;
+    used: number;
+  };
 }
 export interface SqlResult {
   /**
@@ -281,6 +289,45 @@ export interface DefinitionTestResult {
     ms: number;
   }[];
 }
+export interface Usage {
+  data: {
+    /**
+     * the bucket’s start (UTC), ISO 8601
+     */
+    start: string;
+    /**
+     * each metric’s count in the bucket
+     */
+    metrics: {
+      api_execute?: number;
+      api_search?: number;
+      api_sql?: number;
+      api_changes?: number;
+      api_other?: number;
+      upstream_requests?: number;
+      records_synced?: number;
+      webhook_deliveries?: number;
+    };
+  }[];
+  meta: {
+    from: string;
+    to: string;
+    granularity: 'hour' | 'day';
+    connector_id: string | null;
+    /**
+     * the organization’s quotas now: connectors, records, requests_per_day, definitions
+     */
+    quotas: {
+      [k: string]: {
+        /**
+         * null: no limit
+         */
+        limit: number | null;
+        used: number;
+      };
+    };
+  };
+}
 export interface ConnectorList {
   data: Connector[];
 }
@@ -347,4 +394,19 @@ export interface AuditQuery {
    */
   cursor?: string;
   limit?: number;
+}
+export interface UsageQuery {
+  /**
+   * ISO 8601, rounded down to its bucket; default: 24 hours (by hour) or 30 days (by day) up to `to`, its own bucket included
+   */
+  from?: string;
+  /**
+   * ISO 8601, exclusive; default: now
+   */
+  to?: string;
+  granularity?: 'hour' | 'day';
+  /**
+   * one connector’s usage; default: the organization’s
+   */
+  connector_id?: string;
 }

@@ -33,6 +33,12 @@ export class ClientsRepository {
       .execute();
   }
 
+  async organizationExists(id: string): Promise<boolean> {
+    return (
+      (await this.#db.selectFrom('organizations').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+    );
+  }
+
   async upsertClient(client: {
     client_id: string;
     secret_hash: string;

@@ -160,6 +160,16 @@ export class SyncStatesRepository {
     await this.#owned(run).set({ status: 'failed', running: false, error, updated_at: new Date() }).execute();
   }
 
+  /** Says why an entity does not progress (a quota) without changing its status; its next finished run clears it. */
+  async noteError(connectorId: string, entity: string, error: string): Promise<void> {
+    await this.#db
+      .updateTable('sync_states')
+      .set({ error, updated_at: new Date() })
+      .where('connector_id', '=', connectorId)
+      .where('entity', '=', entity)
+      .execute();
+  }
+
   /** A run interrupted by shutdown or a rate limit: not failed, just not running any more. */
   async pauseRun(run: RunRef): Promise<void> {
     await this.#owned(run).set({ running: false, updated_at: new Date() }).execute();

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { failureReason, isConnectorError, isRetryable, UpstreamRateLimitError } from '@conduit/connectors';
 import { type RedisSemaphore, SyncEntityJob } from '@conduit/queues';
+import { QuotaExceededError } from '@conduit/usage';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { SyncDeps } from '../deps.ts';
 import { runEntitySync, SyncInterrupted, type SyncRunOutcome } from '../sync-run.ts';
 
 const SLOT_RETRY_MS = 2_000;
+// A run held at the records quota looks again this often: raising the quota resumes it within seconds, and the
+// look is one cached limit and one sum over the organization's entities.
+const QUOTA_RECHECK_MS = 5_000;
 
 /**
  * BullMQ side of an entity run: per-connector slots, rate limits that delay the job without burning an
@@ -39,7 +43,14 @@ export async function processSyncEntity(
   }
   let kind = 'unknown';
   const count = (outcome: string) => deps.metrics.syncRuns.inc({ kind, entity, outcome });
+  // The records quota: checked before reading anything, and after each page written (a run ends at most one page
+  // over it). A held run keeps its checkpoint: it resumes where it stopped, nothing written is lost.
+  const recordsQuota = async () => {
+    const over = organizationId ? await deps.quotas.recordsOver(organizationId) : undefined;
+    if (over) throw over;
+  };
   try {
+    await recordsQuota();
     const outcome = await runEntitySync(connectorId, entity, deps, {
       owner: run.owner,
       stopRequested,
@@ -49,8 +60,10 @@ export async function processSyncEntity(
       },
       onPage: async (progress) => {
         deps.metrics.recordsIndexed.inc({ kind, entity }, progress.pageIndexed);
+        if (organizationId) deps.usage.add(organizationId, connectorId, 'records_synced', progress.pageIndexed);
         await slots.connector.heartbeat(connectorId, holder);
         if (organizationId) await slots.organization.heartbeat(organizationId, holder);
+        await recordsQuota();
       },
     });
     count(outcome.status);
@@ -59,6 +72,19 @@ export async function processSyncEntity(
     if (error instanceof SyncInterrupted) {
       count('interrupted');
       await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    }
+    if (error instanceof QuotaExceededError) {
+      count('quota_exceeded');
+      await deps.syncStates.pauseRun(run);
+      await deps.syncStates.ensure(connectorId, [entity]);
+      await deps.syncStates.noteError(
+        connectorId,
+        entity,
+        `paused: ${error.message}; the sync resumes where it stopped once the quota allows`,
+      );
+      deps.logger.warn('records quota reached: sync paused', { connector_id: connectorId, entity, limit: error.limit });
+      await job.moveToDelayed(Date.now() + QUOTA_RECHECK_MS, token);
       throw new DelayedError();
     }
     if (error instanceof UpstreamRateLimitError) {

@@ -4,9 +4,9 @@ import {
   connectorTypes,
   DEFINITION_LIMITS,
   definitionJsonSchema,
-  egressFetch,
   testDefinition,
 } from '@conduit/connectors';
+import { egressFetch } from '@conduit/connectors/egress';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
@@ -16,7 +16,7 @@ import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../op
 import { ApiError } from '../../problem.ts';
 import { parseJsonText, readJson } from '../../request-body.ts';
 
-type Deps = Pick<ApiDeps, 'connectorDefinitions' | 'hosted'>;
+type Deps = Pick<ApiDeps, 'connectorDefinitions' | 'hosted' | 'quotas'>;
 
 /** Kinds one organization may define (docs/definitions.md, "Limits"). */
 export const DEFINITIONS_PER_ORGANIZATION = 20;
@@ -191,18 +191,11 @@ export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Dep
     const definition = checked(await definitionBody(c));
     auditAs(c, { action: 'connector_definition.create', entity: definition.name, params: { name: definition.name } });
     const existing = await deps.connectorDefinitions.find(organizationId, definition.name);
-    if (!existing && (await deps.connectorDefinitions.count(organizationId)) >= DEFINITIONS_PER_ORGANIZATION) {
-      throw new ApiError(
-        403,
-        'quota_exceeded',
-        `an organization defines at most ${DEFINITIONS_PER_ORGANIZATION} kinds`,
-        [
-          {
-            path: '/name',
-            message: `definitions: limit ${DEFINITIONS_PER_ORGANIZATION}, used ${DEFINITIONS_PER_ORGANIZATION}`,
-          },
-        ],
-      );
+    if (!existing) {
+      // The organization's definitions quota (set-quota, QUOTA_DEFAULTS), DEFINITIONS_PER_ORGANIZATION when unset:
+      // 403 quota_exceeded naming the quota, its limit and what is used (docs/operations.md, "Usage and quotas").
+      const count = await deps.connectorDefinitions.count(organizationId);
+      await deps.quotas.checkQuota(organizationId, 'definitions', count, DEFINITIONS_PER_ORGANIZATION);
     }
     const { version } = await deps.connectorDefinitions.addVersion(organizationId, definition.name, definition);
     return c.json({ name: existing?.name ?? definition.name, version }, 201);
