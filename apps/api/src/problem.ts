@@ -7,7 +7,6 @@ import {
   UpstreamRateLimitError,
 } from '@conduit/connectors';
 import type { SearchErrorCode, SearchProblem } from '@conduit/search-dsl';
-import { AuditUnavailableError } from '@conduit/trusted-calls';
 import { QuotaExceededError } from '@conduit/usage';
 import type { Context } from 'hono';
 import type { z } from 'zod';
@@ -99,10 +98,6 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     return error.retryAfterSeconds === undefined
       ? { problem }
       : { problem, retryAfterSeconds: error.retryAfterSeconds };
-  }
-  if (error instanceof AuditUnavailableError) {
-    // AUDIT_COMMIT=spool with Postgres unreachable: no call is answered that the trail might not hold for good.
-    return { problem: problemOf(503, 'audit_unavailable', error.message), retryAfterSeconds: 1 };
   }
   if (isSearchDslError(error)) {
     // search-dsl points into the search params; the request body holds them under /params.

@@ -2,15 +2,14 @@ import { CONNECTOR_DEFINITIONS, entityActions, entityOf } from '@conduit/connect
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
 import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
-import { requestStep } from '../../request-steps.ts';
-import { executeEnvelopes } from '../../services/execute-envelopes.ts';
+import { parseJsonText } from '../../request-body.ts';
+import { auditParams } from '../../services/audit-params.ts';
 import {
   IDEMPOTENCY_HEADER,
   idempotencyKeyOf,
@@ -19,7 +18,7 @@ import {
 } from '../../services/idempotent-execute.ts';
 import { reflectWrite } from '../../services/read-your-writes.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams } from './schemas.ts';
+import { ConnectorIdParams, ExecuteBody } from './schemas.ts';
 
 const ONE_MIB = 1024 * 1024;
 const UPLOAD_ENTITY = 'files_upload';
@@ -68,16 +67,13 @@ export const executeRoute = authenticatedRoute({
 
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */
 export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
-  const envelopeOf = executeEnvelopes(deps.env.SEARCH_PLAN_CACHE);
   mountRoute(app, executeRoute, async (c) => {
-    requestStep('handler');
     // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
     const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
     // The envelope here; entity, action and params are checked against the connector's kind (the documented
     // branches) by the connector itself and by the search language, with did-you-mean hints.
     const text = await c.req.text();
-    requestStep('body read');
-    const { body, auditParams } = envelopeOf(catalog, text);
+    const body = parseJsonText(text, ExecuteBody);
     // The body limit lets execute through up to the upload size; only files_upload may use it. A UTF-8 byte is at
     // most 3 per UTF-16 unit, so a short text needs no count.
     if (body.entity !== UPLOAD_ENTITY && text.length * 3 > ONE_MIB && Buffer.byteLength(text) > ONE_MIB) {
@@ -87,7 +83,7 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
     beginAudit(c, {
       action: `execute.${body.action}`,
       entity: body.entity,
-      params: auditParams,
+      params: auditParams(catalog, body.params),
       idempotencyKey,
     });
     const entity = entityOf(catalog, body.entity);
@@ -97,7 +93,6 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
         signal: c.req.raw.signal,
         requestId: c.get('requestId'),
       });
-      requestStep('page built');
       return c.body(page, 200, { 'content-type': 'application/json' });
     }
     const { row, kind } = await loadConnector(c, deps);
@@ -152,7 +147,7 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       if (value !== null) headers.set(name, value);
     }
     if (!headers.has('content-disposition')) headers.set('content-disposition', 'attachment');
-    return new Response(collectingAsItStreams(download.body, collectYoungGeneration), {
+    return new Response(download.body, {
       status: download.status,
       headers,
     });
