@@ -18,4 +18,4 @@ COPY --from=build /app /app
 USER node
 EXPOSE 8080
 # The API by default; the worker runs the same image with its own command (compose.yaml).
-CMD ["node", "--max-semi-space-size=16", "--expose-gc", "apps/api/src/main.ts"]
+CMD ["node", "apps/api/src/main.ts"]

@@ -4,7 +4,6 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { API_NODE_FLAGS } from '@conduit/api';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 
 /**
@@ -93,7 +92,7 @@ if (profile === 'local') {
 }
 // Explicit environment wins over the profile's defaults.
 const env = { ...profileEnv, ...process.env };
-startNode('api', 'apps/api/src/main.ts', env, API_NODE_FLAGS);
+startNode('api', 'apps/api/src/main.ts', env);
 startNode('worker', 'apps/worker/src/main.ts', env, WORKER_NODE_FLAGS);
 
 let stopping = false;

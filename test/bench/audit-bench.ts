@@ -1,8 +1,8 @@
 /**
- * `pnpm bench:audit`: what the audit trail costs a call. API processes on the same services, the trail off and
- * on with each AUDIT_COMMIT (async, the default: one row committed before the answer, unflushed; intent: the intent
- * flushed to disk while the call runs, the outcome committed before the answer; sync: one row flushed before the
- * answer; spool: one line appended to the process's spool file before the answer, shipped to Postgres after), answer the same live execute call (an Orb customers list against the simulator) in interleaved rounds, at concurrency 1 (the added latency per call:
+ * `pnpm bench:audit`: what a change to the audit trail costs a call. Two API processes on the same services, this
+ * checkout's (`on`: one row flushed to disk before the answer) and the one of BENCH_BASE_CHECKOUT (`off`: a worktree
+ * of the commit to compare with, installed; e.g. one whose trail is switched off in code), answer the same live
+ * execute call (an Orb customers list against the simulator) in interleaved rounds, at concurrency 1 (the added latency per call:
  * target ≤ 0.3 ms) and 32 (throughput with the trail over throughput without: target ≥ 0.9). The load generator
  * runs in its own process (audit-load.ts); the API processes' CPU per call is reported beside, and the load
  * average before and after (the machine may be shared).
@@ -10,9 +10,7 @@
  *   BENCH_SECONDS=3           measured seconds per side, concurrency and round (after BENCH_WARMUP_SECONDS=0.5)
  *   BENCH_ROUNDS=6            rounds; the sides alternate within each
  *   BENCH_CONCURRENCY=1,32    concurrencies
- *   BENCH_COMMITS=async,intent,sync   the AUDIT_COMMIT sides compared with the trail off (spool: add it)
- *   BENCH_BASE_CHECKOUT=dir  adds a side `async@base`: AUDIT_COMMIT=async on the API of another checkout (a worktree
- *                            of main, installed), to compare the trail's code before and after a change in one run
+ *   BENCH_BASE_CHECKOUT=dir  required: the checkout whose API is the `off` side
  *   BENCH_CPU_PROF=dir        each API process writes a V8 CPU profile there (node --cpu-prof) when it stops
  *   BENCH_PAIRED_SECONDS=10   then, at concurrency 1, one call to each side in turn for this long (0: skip): every
  *                            side sees the same moment's load, so on a shared machine the paired differences (each
@@ -49,23 +47,11 @@ interface Totals {
   allCpuMs: number;
 }
 
-/** The trail off, and on with each AUDIT_COMMIT (async is the default). */
-const SIDES = {
-  off: { AUDIT_TRAIL: 'off' },
-  async: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'async' },
-  intent: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'intent' },
-  sync: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'sync' },
-  spool: { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'spool' },
-  // AUDIT_COMMIT=async on the API of BENCH_BASE_CHECKOUT: an A/B of the trail's code in one run.
-  'async@base': { AUDIT_TRAIL: 'on', AUDIT_COMMIT: 'async' },
-} as const;
-type SideName = keyof typeof SIDES;
-type CommitName = Exclude<SideName, 'off'>;
+/** The API of BENCH_BASE_CHECKOUT (`off`) and this checkout's (`on`). */
+type SideName = 'off' | 'on';
 const BASE_CHECKOUT = process.env.BENCH_BASE_CHECKOUT;
-const COMMITS = [
-  ...(process.env.BENCH_COMMITS ?? 'async,intent,sync').split(','),
-  ...(BASE_CHECKOUT ? ['async@base'] : []),
-].filter((name): name is CommitName => name in SIDES && name !== 'off');
+if (!BASE_CHECKOUT) throw new Error('bench:audit compares with another checkout: set BENCH_BASE_CHECKOUT');
+const COMMITS = ['on'] as const;
 
 const loadAverage = () =>
   loadavg()
@@ -133,12 +119,12 @@ try {
     const profileDir = process.env.BENCH_CPU_PROF;
     const api = await ApiProcess.start(
       platform.api.deps.env,
-      { ...extra, ...SIDES[name], PGAPPNAME: appName(name) },
+      { ...extra, PGAPPNAME: appName(name) },
       {
         ...(profileDir
           ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=api-${name}.cpuprofile`] }
           : {}),
-        ...(name === 'async@base' ? { checkout: BASE_CHECKOUT } : {}),
+        ...(name === 'off' ? { checkout: BASE_CHECKOUT } : {}),
       },
     );
     sides.push({ name, api });
@@ -217,7 +203,7 @@ try {
         fixed(allCpuPerCall(off) / allCpuPerCall(on), 3),
         String(on.errors + off.errors),
       ]);
-      const label = name === 'async' ? 'async (default)' : name;
+      const label = name;
       if (concurrency === 1) {
         verdicts.push(
           `${verdict(added <= 0.3)} ${label}: added latency at concurrency 1: ${fixed(added, 3)} ms mean, ${fixed(p50(on) - p50(off), 3)} ms p50 (≤ 0.3)`,
@@ -231,7 +217,7 @@ try {
     }
   }
   console.log(
-    `audit trail on (AUDIT_COMMIT ${COMMITS.join(' | ')}) vs off: live execute (Orb customers list) on ${COMMITS.length + 1} API processes, load generator in its own process, ${ROUNDS} round(s) × ${SECONDS} s per side`,
+    `audit trail of this checkout (on) vs ${BASE_CHECKOUT} (off): live execute (Orb customers list) on ${COMMITS.length + 1} API processes, load generator in its own process, ${ROUNDS} round(s) × ${SECONDS} s per side`,
   );
   console.log(
     table(

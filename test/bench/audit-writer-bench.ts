@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:audit-writer`: what one audit entry costs in CPU, the trail's writer alone (no HTTP, no upstream), so
  * that its parts can be compared side by side on a shared machine. This process records entries through `AuditLog`
- * and `AuditWriter` exactly as the API does (AUDIT_COMMIT=async: one row, synchronous_commit off) into tables that
+ * and `AuditWriter` as the API does (one row per call; here with synchronous_commit off, so the variants differ only in their tables) into tables that
  * differ only in what Postgres does per row, in interleaved rounds; it reports the CPU per entry of this process
  * (the API's share: building the row, serializing it, the pg client) and of the writer's Postgres backend (read from
  * /proc), at concurrency 1 (one entry per INSERT) and 32 (batched), and the round trip of a bare prepared
@@ -80,7 +80,7 @@ const writers = Object.keys(VARIANTS).map((variant) => {
     search_path: schemaOf(variant),
     application_name: application,
   });
-  return { variant, application, writer, log: new AuditLog(writer, { intents: false }) };
+  return { variant, application, writer, log: new AuditLog(writer) };
 });
 
 // The floor: a prepared statement that does nothing, one transaction per call, on the same kind of connection.

@@ -1,6 +1,6 @@
 /**
  * Where the change feed lives, measured (docs/changes.md): appends of N events (Orb customers as the simulator
- * makes them) through the sync's path (ChangeFeedSink: content hash, then ChangeFeedRepository) in batches of 1,000
+ * makes them) through the sync's path (ChangeFeedRepository.appendWritten: content hash, then the append) in batches of 1,000
  * (one sync write group each) into a fresh Postgres database, with the CPU they cost this process and the
  * database's backends per 1,000 events, then reads of the whole feed in pages
  * of 1,000, reads filtered by entity, and the retention delete of everything. Each slice of the appends
@@ -17,7 +17,6 @@ import { loadavg } from 'node:os';
 import { localDatabaseUrl, readEnv } from '@conduit/config';
 import { createLogger } from '@conduit/observability';
 import { connectPlatformServices } from '@conduit/platform';
-import { ChangeFeedSink } from '@conduit/search-store';
 import pg from 'pg';
 import { dropDatabase, withDatabaseName } from '../harness/databases.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
@@ -61,7 +60,6 @@ try {
     plans: 1,
     from: '2023-01-01T00:00:00Z',
   }).customers;
-  const sink = new ChangeFeedSink(feed);
   const stats = new pg.Client({ connectionString: url });
   await stats.connect();
   const groups = benchProcessGroups({ database: new URL(url).pathname.slice(1) });
@@ -81,7 +79,7 @@ try {
       record: record as Record<string, unknown>,
     }));
     const at = performance.now();
-    await sink.applied({ connectorId, entity, source: 'full_pass' }, writes);
+    await feed.appendWritten({ target: { connectorId, entity, source: 'full_pass' }, applied: writes });
     appendMs.push(performance.now() - at);
     const done = from + BATCH;
     if (done % SLICE === 0 || done >= EVENTS) {

@@ -27,12 +27,13 @@ import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { eventually, startTestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import type { ChangesCommand, ChangesLoadEvent } from './changes-load.ts';
 import { fastestRawBulk } from './raw-bulk.ts';
 import { percentile, table, verdict } from './stats.ts';
-import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
+import { workerUpstreamEnv } from './worker-env.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
@@ -71,7 +72,7 @@ const platform = await startTestPlatform({
   overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
   worker: false,
   // Counting a million events reads a thousand feed pages a pass: the bench is not the caller the limit is for.
-  env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000000', ...LOCAL, ...workerBulkEnv() },
+  env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000000', ...LOCAL },
 });
 let worker: ChildProcess | undefined;
 try {
@@ -131,13 +132,9 @@ try {
     plans: 1,
     from: START,
   }).customers;
-  const raw = await fastestRawBulk(
-    platform.api.deps.indexStore.client,
-    `${platform.namespace}_raw`,
-    entity,
-    id,
-    customers,
-  );
+  const engine = engineClient(platform.api.deps.env);
+  const raw = await fastestRawBulk(engine, `${platform.namespace}_raw`, entity, id, customers);
+  await engine.close();
   const ratio = RECORDS / syncSeconds / raw.best.rate;
   console.log(
     `(a) raw: ${RECORDS} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +

@@ -42,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { hashClientSecret } from '@conduit/config';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { ApiProcess } from '../harness/api-process.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { deliveryFlood } from './delivery-flood.ts';
 import { invoiceRecord } from './invoice-records.ts';
@@ -68,6 +69,7 @@ const FLOOD_EVENTS = Number(process.env.BENCH_FLOOD_EVENTS ?? 2000);
 const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
 const platform = await startTestPlatform({ worker: false, env: { NAMESPACE } });
 const { deps } = platform.api;
+const engine = engineClient(deps.env);
 let api: ApiProcess | undefined;
 
 try {
@@ -167,6 +169,7 @@ try {
   console.log(`\n${verdicts.join('\n')}`);
 } finally {
   await api?.stop();
+  await engine.close();
   await platform.close();
 }
 
@@ -252,7 +255,7 @@ function cheapRows(label: string, answers: readonly LoadAnswer[]): string[][] {
 /** Milliseconds from `since` until the engine runs no search task of A's (named by A's request ids). */
 async function engineIdle(since: number): Promise<number> {
   for (;;) {
-    const { body } = await deps.indexStore.client.tasks.list({ actions: '*search*', detailed: true });
+    const { body } = await engine.tasks.list({ actions: '*search*', detailed: true });
     const nodes = (body as { nodes?: Record<string, { tasks: Record<string, { headers?: Record<string, string> }> }> })
       .nodes;
     const busy = Object.values(nodes ?? {}).some((node) =>
@@ -275,12 +278,12 @@ async function load(connectorId: string, organizationId: string, docs: number): 
     config: '{}',
     replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
   });
-  await deps.indexStore.ensureIndex('Orb', entity);
+  await deps.indexes.ensureIndex('Orb', entity);
   console.log(`loading ${docs} invoices for ${connectorId} ...`);
   for (let from = 0; from < docs; from += 5000) {
     const records: Record<string, unknown>[] = [];
     for (let i = from; i < Math.min(docs, from + 5000); i++) records.push(invoiceRecord(i, docs));
-    await deps.indexStore.writeBatch('Orb', entity, connectorId, 'bench-load', records, { readAt: Date.now() });
+    await deps.copy.writeRecords('Orb', entity, connectorId, 'bench-load', records, { readAt: Date.now() });
   }
-  await deps.indexStore.refresh('Orb', 'invoices');
+  await deps.indexes.refresh('Orb', 'invoices');
 }

@@ -11,7 +11,8 @@
 
 import { loadavg } from 'node:os';
 import type { EntityCatalog } from '@conduit/connectors';
-import { IndexStore, searchDocument } from '@conduit/search-store';
+import { CopyWriter, IndexLifecycle, searchDocument } from '@conduit/search-store';
+import type { Client } from '@opensearch-project/opensearch';
 import { benchProcessGroups, cpuByGroup, cpuSnapshot } from './process-cpu.ts';
 
 export interface RawSetting {
@@ -50,7 +51,7 @@ export const RAW_GRID: readonly RawSetting[] = [
 const GRID_SAMPLE = 200_000;
 
 export async function fastestRawBulk(
-  client: IndexStore['client'],
+  client: Client,
   namespace: string,
   entity: EntityCatalog,
   connectorId: string,
@@ -81,15 +82,16 @@ export async function fastestRawBulk(
 }
 
 async function rawTrial(
-  client: IndexStore['client'],
+  client: Client,
   namespace: string,
   entity: EntityCatalog,
   connectorId: string,
   records: readonly Record<string, unknown>[],
   setting: RawSetting,
 ): Promise<RawTrial> {
-  const store = new IndexStore(client, namespace);
-  const alias = await store.ensureIndex('Orb', entity);
+  const indexes = new IndexLifecycle(client, namespace, { replicas: 0 });
+  const store = new CopyWriter(client, indexes, { bulk: setting });
+  const alias = await indexes.ensureIndex('Orb', entity);
   try {
     const started = performance.now();
     const cpuBefore = cpuSnapshot();

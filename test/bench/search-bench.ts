@@ -26,9 +26,7 @@
  *   BENCH_PEER=0             skip the Postgres peer
  *   BENCH_SQL=0              skip the SQL side (POST .../sql), e.g. to profile the API on searches alone
  *   BENCH_PROFILE=dir        run the API with --cpu-prof, writing its profile into dir
- *   BENCH_STEPS=file         the API (ours) appends each search's step times to file (REQUEST_STEPS_FILE, traced at
- *                            1 in flight); they are summarized per kind at the end
- *   BENCH_A_ENV='K=V ...'    the API process (ours) runs with these variables set, e.g. AUDIT_TRAIL=off
+ *   BENCH_A_ENV='K=V ...'    the API process (ours) runs with these variables set, e.g. OPENSEARCH_SEARCH_REQUESTS=16
  *   BENCH_B_FLAGS='--flag'   A/B of Node flags: a second API process, with these flags after the API's own, is a
  *                            fifth side (ours B) in the same interleaved rounds; its table follows the others
  *   BENCH_B_ENV='K=V ...'    A/B of settings: the second API process runs with these variables set (with or
@@ -58,11 +56,11 @@ import { planSearch } from '@conduit/search-dsl';
 import { lookupRequest, searchRequest } from '@conduit/search-store';
 import type pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { KeepAliveClient } from './http-client.ts';
 import { invoiceRecord } from './invoice-records.ts';
 import { dropPeer, loadPeer, openPeer } from './postgres-peer.ts';
-import { stepsReport, stepsRequestId } from './request-steps.ts';
 import { type QueryKind, queryKinds } from './search-kinds.ts';
 import { settle } from './settle.ts';
 import {
@@ -87,7 +85,6 @@ const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'bench';
 const PEER = process.env.BENCH_PEER !== '0';
 const SQL = process.env.BENCH_SQL !== '0';
 const PROFILE = process.env.BENCH_PROFILE;
-const STEPS = process.env.BENCH_STEPS;
 const CLEAN = process.env.BENCH_CLEAN === '1';
 const B_FLAGS = process.env.BENCH_B_FLAGS?.split(' ').filter(Boolean);
 /** `K=V K2=V2` as variables (BENCH_A_ENV, BENCH_B_ENV). */
@@ -111,8 +108,6 @@ const B_LABEL = [
   .filter(Boolean)
   .join(' ');
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-00000000be4c';
-/** The API's SEARCH_TIMEOUT_MS (its default unless set here too): raw's search carries the same bounds. */
-const TIMEOUT_MS = process.env.SEARCH_TIMEOUT_MS ? Number(process.env.SEARCH_TIMEOUT_MS) : undefined;
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
 const PEER_DATABASE = `conduit_peer_${NAMESPACE}`;
@@ -127,8 +122,8 @@ const platform = await startTestPlatform({
   env: { NAMESPACE, RATE_LIMIT_PER_MINUTE: '100000000' },
 });
 const { deps } = platform.api;
-const indexStore = deps.indexStore;
-const alias = indexStore.alias('Orb', 'invoices');
+const engine = engineClient(deps.env);
+const alias = deps.indexes.alias('Orb', 'invoices');
 const maxConcurrency = Math.max(...CONCURRENCIES);
 let api: ApiProcess | undefined;
 let apiB: ApiProcess | undefined;
@@ -168,10 +163,7 @@ try {
       { RATE_LIMIT_PER_MINUTE: '100000000', ...env },
       { logLevel: env.LOG_LEVEL ?? 'info', nodeFlags, checkout },
     );
-  api = await startApi(
-    PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [],
-    STEPS ? { ...A_ENV, REQUEST_STEPS_FILE: STEPS } : A_ENV,
-  );
+  api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [], A_ENV);
   if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi(B_FLAGS ?? [], B_ENV, B_CHECKOUT);
   hopProcess = spawn(
     process.execPath,
@@ -229,24 +221,21 @@ try {
   raw.close();
   hop.close();
   report(byConcurrency, kinds.length);
-  if (STEPS) {
-    await api.stop();
-    console.log(`\nsteps of a search through the API (BENCH_STEPS=${STEPS})${stepsReport(STEPS)}`);
-  }
 } finally {
   await api?.stop();
   await apiB?.stop();
   hopProcess?.kill();
   await peer?.end();
   if (CLEAN) {
-    const targets = await indexStore.client.indices.getAlias({ name: alias }, { ignore: [404] });
+    const targets = await engine.indices.getAlias({ name: alias }, { ignore: [404] });
     for (const index of Object.keys((targets.body ?? {}) as Record<string, unknown>)) {
       if (index === 'error' || index === 'status') continue;
-      await indexStore.client.indices.delete({ index }, { ignore: [404] });
+      await engine.indices.delete({ index }, { ignore: [404] });
     }
     if (PEER) await dropPeer(deps.env.DATABASE_URL, PEER_DATABASE);
     console.log(`BENCH_CLEAN=1: deleted the index behind ${alias} and the peer database ${PEER_DATABASE}`);
   }
+  await engine.close();
   await platform.close();
 }
 
@@ -292,7 +281,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     });
     return plan.lookup
       ? lookupRequest(alias, CONNECTOR_ID, plan.lookup.ids, plan.body._source.includes)
-      : searchRequest(alias, CONNECTOR_ID, plan.body, TIMEOUT_MS);
+      : searchRequest(alias, CONNECTOR_ID, plan.body);
   });
   const n = kind.variants.length;
   const sqlPath = `/api/v1/integrations/connectors/${CONNECTOR_ID}/sql`;
@@ -304,11 +293,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     return JSON.parse(response.text) as { data: { id?: string }[] };
   };
   const oursCall = async (client: KeepAliveClient, i: number) => {
-    const response = await client.post(
-      executePath,
-      oursBodies[i % n]!,
-      STEPS ? { ...headers, 'x-request-id': stepsRequestId(kind.name, i) } : headers,
-    );
+    const response = await client.post(executePath, oursBodies[i % n]!, headers);
     if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${response.text.slice(0, 300)}`);
     return JSON.parse(response.text) as { data: { id: string }[] };
   };
@@ -459,7 +444,7 @@ async function cpuNow(): Promise<Omit<CpuPerRequest, 'index'> & { index: number 
  * https://opensearch.org/docs/latest/api-reference/index-apis/stats/
  */
 async function engineIndexMs(): Promise<number> {
-  const stats = await indexStore.client.indices.stats({ index: alias, metric: ['search', 'get'] });
+  const stats = await engine.indices.stats({ index: alias, metric: ['search', 'get'] });
   const total = (stats.body as { _all: { total: IndexTimes } })._all.total;
   return total.search.query_time_in_millis + total.search.fetch_time_in_millis + total.get.time_in_millis;
 }
@@ -477,13 +462,13 @@ interface IndexTimes {
  */
 async function engineCpuMs(): Promise<number> {
   if (enginePids === undefined) {
-    const info = await indexStore.client.nodes.info({ node_id: '_all', metric: ['process'] });
+    const info = await engine.nodes.info({ node_id: '_all', metric: ['process'] });
     const nodes = Object.values((info.body as { nodes: Record<string, { process?: { id?: number } }> }).nodes);
     const pids = nodes.map((node) => node.process?.id);
     enginePids = pids.every((pid) => pid !== undefined && existsSync(`/proc/${pid}/stat`)) ? (pids as number[]) : null;
   }
   if (enginePids !== null) return enginePids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
-  const stats = await indexStore.client.nodes.stats({ node_id: '_all', metric: ['process'] });
+  const stats = await engine.nodes.stats({ node_id: '_all', metric: ['process'] });
   const nodes = Object.values(
     (stats.body as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> }).nodes,
   );
@@ -505,14 +490,14 @@ async function tokenFrom(url: string): Promise<string> {
 }
 
 async function loadIndex(): Promise<void> {
-  const client = indexStore.client;
-  const index = await indexStore.ensureIndex('Orb', entity!);
+  const client = engine;
+  const index = await deps.indexes.ensureIndex('Orb', entity!);
   // The shard request cache answers a repeated size-0 search (aggregations) from memory. The sides run one after
   // the other over the same variants, so whichever ran second found the first one's answers cached (raw looked
   // 4-5x faster on aggregations for that reason alone): every side computes every answer here.
   await client.indices.putSettings({ index: alias, body: { 'index.requests.cache.enable': false } });
-  await indexStore.refresh('Orb', 'invoices');
-  const present = await indexStore.count('Orb', 'invoices', CONNECTOR_ID);
+  await deps.indexes.refresh('Orb', 'invoices');
+  const present = await deps.copy.count('Orb', 'invoices', CONNECTOR_ID);
   if (present === DOCS) {
     console.log(`index ${alias} already holds ${DOCS} documents for ${CONNECTOR_ID}: load skipped`);
     return;
@@ -535,7 +520,7 @@ async function loadIndex(): Promise<void> {
       const records: Record<string, unknown>[] = [];
       for (let i = from; i < Math.min(from + LOAD_BATCH, DOCS); i++) records.push(invoiceRecord(i, DOCS));
       // Awaited first: `written += await ...` would read `written` before the await and lose the other workers' counts.
-      const { indexed } = await indexStore.writeBatch('Orb', entity!, CONNECTOR_ID, 'bench-load', records, {
+      const { indexed } = await deps.copy.writeRecords('Orb', entity!, CONNECTOR_ID, 'bench-load', records, {
         readAt: Date.now(),
       });
       written += indexed;
@@ -551,7 +536,7 @@ async function loadIndex(): Promise<void> {
   // Merging a million documents outlasts the client's 30 s default on a loaded machine (a run died there).
   await client.indices.forcemerge({ index: alias, max_num_segments: 1 }, { requestTimeout: 1_800_000 });
   const seconds = (performance.now() - started) / 1000;
-  const count = await indexStore.count('Orb', 'invoices', CONNECTOR_ID);
+  const count = await deps.copy.count('Orb', 'invoices', CONNECTOR_ID);
   console.log(`loaded ${written} documents in ${seconds.toFixed(1)} s (${Math.round(written / seconds)} docs/s)`);
   if (count !== DOCS) throw new Error(`expected ${DOCS} documents after the load, found ${count}`);
 }

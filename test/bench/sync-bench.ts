@@ -7,9 +7,8 @@
  *   BENCH_MEMORY=dir       sample the worker's memory (worker-memory.ts) into dir/sync-<N>-<run>.jsonl and print,
  *                          per tenth of the sync: RSS, the live heap after each mark-compact, heapTotal, external
  *   BENCH_RAW=off          no raw side (a memory or A/B run at 1,000,000 without the raw grid's minutes)
- *   OPENSEARCH_BULK_BYTES, OPENSEARCH_BULK_CONCURRENCY  the worker's bulk setting (default: the product's)
  *   BENCH_ORB_RATE_LIMIT=1000  the Orb requests/s the worker is told (`learn`: none, the product learns one)
- *   BENCH_AB='SYNC_WRITE_GROUPS_IN_FLIGHT=1|SYNC_WRITE_GROUPS_IN_FLIGHT=2'  an A/B instead: at N only, each
+ *   BENCH_AB='WORKER_CONCURRENCY=4|WORKER_CONCURRENCY=8'  an A/B instead: at N only, each
  *       variant's worker environment (`|` between variants, spaces between NAME=value) synced in the order A B B A,
  *       back to back in this one run, then the raw side; prints each variant's rate, B/A and the load average.
  *       NODE_FLAGS=--a,--b in a variant: node flags for its worker after the product's (the later flag wins)
@@ -33,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { entityStatuses } from '../harness/connector-status.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { generateOrbData } from '../simulators/orb/data.ts';
 import { newestFirst, type UpstreamStats } from './orb-upstream.ts';
@@ -40,7 +40,7 @@ import { spawnOrbUpstream } from './orb-upstream-process.ts';
 import { benchProcessGroups, cpuByGroup, cpuPerThousandTable, cpuSnapshot } from './process-cpu.ts';
 import { fastestRawBulk, type RawResult } from './raw-bulk.ts';
 import { fixed, table, verdict } from './stats.ts';
-import { workerBulkEnv, workerUpstreamEnv } from './worker-env.ts';
+import { workerUpstreamEnv } from './worker-env.ts';
 import { MEMORY_COLUMNS, summarize } from './worker-memory.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
@@ -172,7 +172,7 @@ async function withSetup<T>(n: number, work: (setup: Setup) => Promise<T>): Prom
     const platform = await startTestPlatform({
       overrides: { baseUrls: { ORB: upstream.url }, tokenUrls: {} },
       worker: false,
-      env: { LOG_LEVEL: 'info', ...workerBulkEnv() },
+      env: { LOG_LEVEL: 'info' },
     });
     try {
       return await work({ n, upstream, platform });
@@ -339,13 +339,9 @@ async function rawSide({ n, platform }: Setup, connectorId: string): Promise<Raw
   const customers = newestFirst(
     generateOrbData({ customers: n, subscriptionsPerCustomer: 0, plans: 1, from: START }).customers,
   );
-  const raw = await fastestRawBulk(
-    platform.api.deps.indexStore.client,
-    `${platform.namespace}_raw`,
-    entity!,
-    connectorId,
-    customers,
-  );
+  const engine = engineClient(platform.api.deps.env);
+  const raw = await fastestRawBulk(engine, `${platform.namespace}_raw`, entity!, connectorId, customers);
+  await engine.close();
   console.log(
     `raw:  ${n} records in ${raw.best.seconds.toFixed(1)} s (flushBytes ${raw.best.flushBytes}, ` +
       `concurrency ${raw.best.concurrency}; load ${raw.load})`,
@@ -474,7 +470,7 @@ function report(all: RunResult[]): void {
   const growth = full.peakRssMb / small.peakRssMb;
   console.log(
     `\nraw winner at ${full.records}: flushBytes ${full.raw.best.flushBytes} x concurrency ${full.raw.best.concurrency}` +
-      ` (the worker's: OPENSEARCH_BULK_BYTES / OPENSEARCH_BULK_CONCURRENCY); worker phases ms: ${full.phases ?? '-'};` +
+      ` (the worker's: search-store's CopyWriter bulk setting); worker phases ms: ${full.phases ?? '-'};` +
       ` upstream ${fixed(full.upstreamCpuMsPerPage)} ms CPU per page; load ${full.load}`,
   );
   console.log('\ntargets (informational):');

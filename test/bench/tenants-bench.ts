@@ -26,6 +26,7 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
+import { engineClient } from '../harness/engine-client.ts';
 import { freePort } from '../harness/free-port.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { WorkerProcess } from '../harness/worker-process.ts';
@@ -207,15 +208,14 @@ async function measure(size: number): Promise<SizeResult> {
     const { rows: sizeRows } = await db.query<{ bytes: string }>(
       'SELECT pg_database_size(current_database()) AS bytes',
     );
-    const indices = await platform.api.deps.indexStore.client.cat.indices({
-      index: `${platform.namespace}_*`,
-      format: 'json',
-    });
+    const engine = engineClient(platform.api.deps.env);
+    const indices = await engine.cat
+      .indices({ index: `${platform.namespace}_*`, format: 'json' })
+      .finally(() => engine.close());
 
     api = await ApiProcess.start(platform.api.deps.env, {
       CONNECTOR_BASE_URL_ORB: upstream.url,
       RATE_LIMIT_PER_MINUTE: '100000000',
-      AUDIT_TRAIL: process.env.AUDIT_TRAIL ?? 'on',
     });
     const token = await platform.token();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

@@ -1,15 +1,5 @@
 /** Environment of the worker process that bench:sync and bench:changes start, beside the platform's own. */
 
-/** The worker's bulk setting when set in this environment (OPENSEARCH_BULK_*; see docs/operations.md). */
-export function workerBulkEnv(): Record<string, string> {
-  return Object.fromEntries(
-    ['OPENSEARCH_BULK_BYTES', 'OPENSEARCH_BULK_CONCURRENCY'].flatMap((name) => {
-      const value = process.env[name];
-      return value === undefined ? [] : [[name, value]];
-    }),
-  );
-}
-
 /**
  * The Orb rate limit the worker is told (CONNECTOR_RATE_LIMIT_ORB, docs/trusted-calls.md): Orb publishes none, so
  * without it the worker learns one, from 10 requests per second growing 5 % every 10 s, and the upstream budget,

@@ -62,8 +62,8 @@ describe('connector lifecycle', () => {
 
   it('delete removes the connector, its indexed documents and its schedule', async () => {
     const id = await createdAndReady('deleted', 'customers');
-    const { indexStore, scheduler } = platform.api.deps;
-    expect(await indexStore.count('Orb', 'customers', id)).toBeGreaterThan(0);
+    const { copy, indexes, scheduler } = platform.api.deps;
+    expect(await copy.count('Orb', 'customers', id)).toBeGreaterThan(0);
     expect(await scheduler.queue.getJobScheduler(connectorSchedulerId(id))).toBeTruthy();
 
     const response = await platform.call('DELETE', `/api/v1/integrations/connectors/${id}`);
@@ -75,8 +75,8 @@ describe('connector lifecycle', () => {
     // right after the batch, or at its end, and removes what it wrote (sync-run.ts), without waiting for anything.
     for (const entity of ['customers', 'subscriptions', 'plans', 'invoices']) {
       await eventually(async () => {
-        await indexStore.refresh('Orb', entity);
-        return (await indexStore.count('Orb', entity, id)) === 0 ? true : undefined;
+        await indexes.refresh('Orb', entity);
+        return (await copy.count('Orb', entity, id)) === 0 ? true : undefined;
       }, 10_000);
     }
   });
@@ -95,7 +95,7 @@ describe('connector lifecycle', () => {
       },
     });
     expect(outcome).toEqual({ status: 'skipped', reason: 'connector deleted' });
-    await deps.indexStore.refresh('Orb', 'plans');
-    expect(await deps.indexStore.count('Orb', 'plans', id)).toBe(0);
+    await deps.indexes.refresh('Orb', 'plans');
+    expect(await deps.copy.count('Orb', 'plans', id)).toBe(0);
   });
 });

@@ -94,6 +94,21 @@ describe('the console’s Definitions page in headless Chromium', () => {
     await shot('definitions-2-tested');
   });
 
+  it('creates a connector of the defined kind from the New connector form, as for a built-in kind', async () => {
+    await page.getByRole('link', { name: 'New connector' }).click();
+    await page.selectOption('select[name=connector_type]', 'Tasklane');
+    await page.fill('input[name=customer_name]', 'acme');
+    await page.fill('input[name=name]', 'tasks');
+    await page.fill('input[name="credentials.api_key"]', upstream.apiKey);
+    await page.fill('input[name="replication_config.start_date"]', '2024-01-01T00:00:00Z');
+    await page.getByRole('button', { name: 'Create connector' }).click();
+    await page.getByTestId('connector-detail').waitFor();
+    expect(await page.getByTestId('connectors').textContent()).toContain('Tasklane');
+    await shot('definitions-3-connector');
+    await page.getByRole('link', { name: 'Definitions' }).click();
+    await page.locator('[data-testid=definition-editor] .cm-content').waitFor();
+  });
+
   it('activates an older version from the list (a rollback)', async () => {
     const v2 = tasklaneDefinition(upstream.url);
     v2.rate_limit.per_second = 10;
@@ -104,6 +119,6 @@ describe('the console’s Definitions page in headless Chromium', () => {
     await expect.poll(() => page.getByTestId('active-Tasklane').textContent()).toBe('2');
     await page.getByRole('button', { name: 'v1' }).click();
     await expect.poll(() => page.getByTestId('active-Tasklane').textContent()).toBe('1');
-    await shot('definitions-3-rolled-back');
+    await shot('definitions-4-rolled-back');
   });
 });

@@ -63,7 +63,7 @@ describe('the copy keeps the newest read of each record (Orb: sync pages, webhoo
         ? true
         : undefined,
     );
-    await platform.api.deps.indexStore.refresh('Orb', 'customers');
+    await platform.api.deps.indexes.refresh('Orb', 'customers');
   };
   /** A signed customer.edited webhook naming `key`, as Orb sends it. */
   const announce = async (key: string) => {

@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_NODE_FLAGS } from '@conduit/api';
 import { PlatformEnv } from '@conduit/config';
 import { WORKER_NODE_FLAGS } from '@conduit/worker';
 import { describe, expect, it } from 'vitest';
@@ -33,7 +32,7 @@ describe('infra/compose.yaml and the Dockerfile', () => {
     const { api, worker } = compose.services;
     expect(api!.build).toMatchObject({ context: '..', dockerfile: 'Dockerfile', target: 'app' });
     expect(worker!.image).toBe(api!.image);
-    expect(api!.command).toEqual(['node', ...API_NODE_FLAGS, 'apps/api/src/main.ts']);
+    expect(api!.command).toEqual(['node', 'apps/api/src/main.ts']);
     expect(worker!.command).toEqual(['node', ...WORKER_NODE_FLAGS, 'apps/worker/src/main.ts']);
     for (const service of [api!, worker!]) expect(existsSync(join(ROOT, service.command!.at(-1)!))).toBe(true);
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { engineClient } from '../harness/engine-client.ts';
 import { longMemoConnector, SCANNING_LIKE } from '../harness/long-memo-invoices.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
@@ -24,7 +25,8 @@ describe('search cost: a budget before the engine, and the engine bounded after 
     });
   /** The engine's search tasks started for the API request `requestId` (it goes as X-Opaque-Id). */
   const engineTasks = async (requestId: string) => {
-    const { body } = await platform.api.deps.indexStore.client.tasks.list({ actions: '*search*', detailed: true });
+    const engine = engineClient(platform.api.deps.env);
+    const { body } = await engine.tasks.list({ actions: '*search*', detailed: true }).finally(() => engine.close());
     const nodes = (
       body as {
         nodes?: Record<string, { tasks: Record<string, { headers?: Record<string, string>; cancelled?: boolean }> }>;
@@ -124,11 +126,13 @@ describe('search cost: a budget before the engine, and the engine bounded after 
   });
 
   it('never sends a search whose caller went away while it waited for a costly slot', async () => {
-    const { indexStore } = platform.api.deps;
+    const { indexes } = platform.api.deps;
+    const engine = engineClient(platform.api.deps.env);
+    onTestFinished(() => engine.close());
     /** Queries the engine ran on this test's index so far (one shard: one per search). */
     const queriesRun = async () => {
-      const { body } = await indexStore.client.indices.stats({
-        index: indexStore.alias('Orb', 'invoices'),
+      const { body } = await engine.indices.stats({
+        index: indexes.alias('Orb', 'invoices'),
         metric: 'search',
       });
       return (body as { _all: { primaries: { search: { query_total: number } } } })._all.primaries.search.query_total;

@@ -119,7 +119,7 @@ describe('search engine slots shared fairly between organizations', () => {
       const served = statuses.filter((s) => s === 200).length;
       const refused = statuses.filter((s) => s === 429).length;
       expect(served + refused).toBe(20);
-      // SEARCH_COSTLY_PER_ORGANIZATION (6) for the organization, whichever instance took them.
+      // the 6 costly slots (COSTLY_SEARCHES_PER_ORGANIZATION) for the organization, whichever instance took them.
       expect(served).toBe(6);
     } finally {
       await second.close();

@@ -1,13 +1,15 @@
 import { type EntityCatalog, t } from '@conduit/connectors';
 import { indexKindOf } from '@conduit/hosted-connectors';
 import { planSearch, searchPageJson } from '@conduit/search-dsl';
-import type { IndexStore } from '@conduit/search-store';
+import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineClient } from '../harness/engine-client.ts';
 import { startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 // The search service and index store the API runs with, against the real engine; the entity is this test's own.
 let platform: TestPlatform;
-let store: IndexStore;
+let deps: TestPlatform['api']['deps'];
+let engine: Client;
 // Cursors are signed with the API's key; none of these pages has a next one, so the plan's key does not matter.
 const CURSOR_KEY = 'k'.repeat(32);
 
@@ -40,7 +42,7 @@ async function searchedPage(connectorId: string, params: Record<string, unknown>
     entity: 'Kind/things',
     cursorKey: CURSOR_KEY,
   });
-  const answer = await store.search(store.alias(KIND, 'things'), connectorId, plan.body);
+  const answer = await deps.copySearch.search(deps.indexes.alias(KIND, 'things'), connectorId, plan.body);
   return { plan, page: withoutTook(searchPageJson(answer.json, plan.page, { synced_at: null })) };
 }
 
@@ -69,12 +71,13 @@ describe('search by record keys (a multi-get of their documents)', () => {
 
   beforeAll(async () => {
     platform = await startTestPlatform({ worker: false });
-    store = platform.api.deps.indexStore;
-    service = platform.api.deps.search;
+    deps = platform.api.deps;
+    engine = engineClient(deps.env);
+    service = deps.search;
     const records = KEYS.map((id, i) => ({ id, name: `thing ${i}`, count: i, address: { city: `city ${i}` } }));
-    await store.writeBatch(KIND, things, 'conn-1', 'run-1', records, { readAt: Date.now() });
+    await deps.copy.writeRecords(KIND, things, 'conn-1', 'run-1', records, { readAt: Date.now() });
     // Another connector's records under the same keys: never found by conn-1's lookups.
-    await store.writeBatch(
+    await deps.copy.writeRecords(
       KIND,
       things,
       'conn-2',
@@ -82,15 +85,16 @@ describe('search by record keys (a multi-get of their documents)', () => {
       records.map((r) => ({ ...r, name: 'other' })),
       { readAt: Date.now() },
     );
-    await store.refresh(KIND, 'things');
-    const lookup = store.lookup.bind(store);
-    store.lookup = (...args) => {
+    await deps.indexes.refresh(KIND, 'things');
+    const lookup = deps.copySearch.lookup.bind(deps.copySearch);
+    deps.copySearch.lookup = (...args) => {
       lookups++;
       return lookup(...args);
     };
   });
 
   afterAll(async () => {
+    await engine?.close();
     await platform?.close();
   });
 
@@ -133,10 +137,10 @@ describe('search by record keys (a multi-get of their documents)', () => {
   });
 
   it('reads the copy a search reads: a record written but not yet refreshed is found by neither', async () => {
-    const alias = store.alias(KIND, 'things');
-    await store.client.indices.putSettings({ index: alias, body: { index: { refresh_interval: '-1' } } });
+    const alias = deps.indexes.alias(KIND, 'things');
+    await engine.indices.putSettings({ index: alias, body: { index: { refresh_interval: '-1' } } });
     try {
-      await store.writeBatch(KIND, things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], {
+      await deps.copy.writeRecords(KIND, things, 'conn-1', 'run-2', [{ id: 'late', name: 'late' }], {
         readAt: Date.now(),
         refresh: false,
       });
@@ -144,11 +148,11 @@ describe('search by record keys (a multi-get of their documents)', () => {
       const before = withoutTook(await service.search(row('conn-1'), things, params));
       expect(before).toEqual((await searchedPage('conn-1', params)).page);
       expect((before as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a']);
-      await store.refresh(KIND, 'things');
+      await deps.indexes.refresh(KIND, 'things');
       const after = withoutTook(await service.search(row('conn-1'), things, params));
       expect((after as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a', 'late']);
     } finally {
-      await store.client.indices.putSettings({ index: alias, body: { index: { refresh_interval: '1s' } } });
+      await engine.indices.putSettings({ index: alias, body: { index: { refresh_interval: '1s' } } });
     }
   });
 
@@ -179,22 +183,22 @@ describe('search by record keys (a multi-get of their documents)', () => {
   });
 
   it('falls back to the search when the alias spans two indices (the engine cannot look up by id there)', async () => {
-    const alias = store.alias(KIND, 'things');
+    const alias = deps.indexes.alias(KIND, 'things');
     const second = `${alias}__second`;
     // With the entity's mapping, as a second version of its index has: a bare index would fail the search's sort on
     // its shard, and searches refuse partial results.
-    const current = Object.values((await store.client.indices.get({ index: alias })).body)[0]!;
-    await store.client.indices.create({
+    const current = Object.values((await engine.indices.get({ index: alias })).body)[0]!;
+    await engine.indices.create({
       index: second,
       body: { settings: { analysis: current.settings?.index?.analysis }, mappings: current.mappings },
     });
-    await store.client.indices.updateAliases({ body: { actions: [{ add: { index: second, alias } }] } });
+    await engine.indices.updateAliases({ body: { actions: [{ add: { index: second, alias } }] } });
     try {
       const params = { query: { filter: { eq: { id: 'a' } } }, limit: 10 };
       const answered = withoutTook(await service.search(row('conn-1'), things, params));
       expect((answered as unknown as { data: { id: string }[] }).data.map((r) => r.id)).toEqual(['a']);
     } finally {
-      await store.client.indices.delete({ index: second });
+      await engine.indices.delete({ index: second });
     }
   });
 });

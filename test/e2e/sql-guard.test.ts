@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineClient } from '../harness/engine-client.ts';
 import { longMemoConnector } from '../harness/long-memo-invoices.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
@@ -98,7 +99,8 @@ describe('SQL inside the limits, budget and fairness of search', () => {
   };
   /** The engine's search tasks started for the API request `requestId` (it goes as X-Opaque-Id). */
   const engineTasks = async (requestId: string) => {
-    const { body } = await platform.api.deps.indexStore.client.tasks.list({ actions: '*search*', detailed: true });
+    const engine = engineClient(platform.api.deps.env);
+    const { body } = await engine.tasks.list({ actions: '*search*', detailed: true }).finally(() => engine.close());
     const nodes = (
       body as {
         nodes?: Record<string, { tasks: Record<string, { headers?: Record<string, string>; cancelled?: boolean }> }>;
@@ -238,7 +240,8 @@ describe('SQL inside the limits, budget and fairness of search', () => {
   it('stops the engine searches of an MCP sql call whose caller went away within 2 s', async () => {
     // The engine's search tasks over B's copy (their description holds the query, filtered by B's connector).
     const tasksOfB = async () => {
-      const { body } = await platform.api.deps.indexStore.client.tasks.list({ actions: '*search*', detailed: true });
+      const engine = engineClient(platform.api.deps.env);
+      const { body } = await engine.tasks.list({ actions: '*search*', detailed: true }).finally(() => engine.close());
       const nodes = (
         body as { nodes?: Record<string, { tasks: Record<string, { description?: string; cancelled?: boolean }> }> }
       ).nodes;

@@ -1,4 +1,5 @@
-import type { IndexStore, WrittenChanges } from '@conduit/search-store';
+import type { ChangeFeedRepository, WrittenChanges } from '@conduit/db';
+import type { CopyWriter } from '@conduit/search-store';
 import { runEntitySync, type SyncDeps } from '@conduit/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
@@ -11,7 +12,7 @@ import { type OrbSimulator, startOrbSimulator } from '../simulators/orb/simulato
  * (packages/sync/src/sync-run.ts). The feed keeps the order the copy applied the writes, a checkpoint is never saved
  * before its group's events are in the feed, and a crash between a bulk and its feed append loses nothing: the
  * resumed run reads the group again. Each holds with one write group's bulk in flight (the default) and with several
- * (SYNC_WRITE_GROUPS_IN_FLIGHT). Runs are driven here directly (no worker), with the real engine and Postgres.
+ * (SyncRunControl.writeGroupsInFlight). Runs are driven here directly (no worker), with the real engine and Postgres.
  */
 
 const START = '2020-01-01T00:00:00Z';
@@ -52,22 +53,27 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
   };
 
   /**
-   * The platform's deps with the index store's two write steps wrapped and `depth` write groups in flight
-   * (SYNC_WRITE_GROUPS_IN_FLIGHT); everything else passes through.
+   * The platform's deps with the run's two write steps (the copy's write, the feed's append) wrapped; everything
+   * else passes through.
    */
-  const depsWith = (
-    depth: number,
-    overrides: Partial<Pick<IndexStore, 'writeRecords' | 'recordChanges'>>,
-  ): SyncDeps => {
-    const store = platform.api.deps.indexStore;
-    const indexStore = new Proxy(store, {
-      get(target, property) {
-        if (property in overrides) return overrides[property as keyof typeof overrides];
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    return { ...platform.api.deps, indexStore, env: { ...platform.api.deps.env, SYNC_WRITE_GROUPS_IN_FLIGHT: depth } };
+  const depsWith = (overrides: {
+    writeRecords: CopyWriter['writeRecords'];
+    appendWritten: ChangeFeedRepository['appendWritten'];
+  }): SyncDeps => {
+    const wrapped = <T extends object>(target: T, name: string, replacement: unknown): T =>
+      new Proxy(target, {
+        get(object, property) {
+          if (property === name) return replacement;
+          const value = Reflect.get(object, property, object);
+          return typeof value === 'function' ? value.bind(object) : value;
+        },
+      });
+    const { copy, changeFeed } = platform.api.deps;
+    return {
+      ...platform.api.deps,
+      copy: wrapped(copy, 'writeRecords', overrides.writeRecords),
+      changeFeed: wrapped(changeFeed, 'appendWritten', overrides.appendWritten),
+    };
   };
 
   it.each([1, 3])(
@@ -80,17 +86,19 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
         releaseFirstAppend = resolve;
       });
       let appends = 0;
-      const store = platform.api.deps.indexStore;
-      const deps = depsWith(depth, {
-        writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
+      const store = platform.api.deps.copy;
+      const feed = platform.api.deps.changeFeed;
+      const deps = depsWith({
+        writeRecords: async (...args: Parameters<CopyWriter['writeRecords']>) => {
           const written = await store.writeRecords(...args);
           steps.push('bulk');
           return written;
         },
-        recordChanges: async (written: WrittenChanges) => {
+        appendWritten: async (written: WrittenChanges) => {
           if (appends++ === 0) await firstAppendHeld;
-          await store.recordChanges(written);
+          const appended = await feed.appendWritten(written);
           steps.push('append');
+          return appended;
         },
       });
       const checkpoints: { indexed: number; feedHead: number }[] = [];
@@ -113,7 +121,11 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
           },
         }),
       };
-      const running = runEntitySync(id, 'customers', watched, { owner: 'overlap', stopRequested: () => false });
+      const running = runEntitySync(id, 'customers', watched, {
+        owner: 'overlap',
+        stopRequested: () => false,
+        writeGroupsInFlight: depth,
+      });
       // The second group reaches the engine while the first group's events are still on their way to the feed.
       await eventually(async () => (steps.filter((s) => s === 'bulk').length >= 2 ? true : undefined), 30_000, 20);
       expect(steps).not.toContain('append');
@@ -135,36 +147,41 @@ describe('a sync run overlaps its change-feed appends with the next bulk, in ord
     'a crash between a bulk and its feed append loses no event: the resumed run writes the group again (%i groups in flight)',
     async (depth) => {
       const id = await newConnector(`crash-${depth}`);
-      const store = platform.api.deps.indexStore;
+      const store = platform.api.deps.copy;
+      const feed = platform.api.deps.changeFeed;
       let appends = 0;
       let bulksAfterCrash = 0;
       let crashed = false;
-      const deps = depsWith(depth, {
-        writeRecords: async (...args: Parameters<IndexStore['writeRecords']>) => {
+      const deps = depsWith({
+        writeRecords: async (...args: Parameters<CopyWriter['writeRecords']>) => {
           const written = await store.writeRecords(...args);
           if (crashed) bulksAfterCrash++;
           return written;
         },
         // The second group's append dies (as the process would) after its bulk was acknowledged.
-        recordChanges: async (written: WrittenChanges) => {
+        appendWritten: async (written: WrittenChanges) => {
           if (++appends === 2) {
             crashed = true;
             throw new Error('the worker died before the feed append');
           }
-          await store.recordChanges(written);
+          return feed.appendWritten(written);
         },
       });
       await expect(
-        runEntitySync(id, 'customers', deps, { owner: `crash-${depth}-1`, stopRequested: () => false }),
+        runEntitySync(id, 'customers', deps, {
+          owner: `crash-${depth}-1`,
+          stopRequested: () => false,
+          writeGroupsInFlight: depth,
+        }),
       ).rejects.toThrow('the worker died before the feed append');
       // The copy holds more than the feed does, and the checkpoint is the first group's: where the next run resumes.
-      await store.refresh('Orb', 'customers');
+      await platform.api.deps.indexes.refresh('Orb', 'customers');
       const feedBefore = await feedOf(id);
       const state = await platform.api.deps.syncStates.get(id, 'customers');
       const checkpoint = state?.checkpoint as { indexed: number };
       expect(checkpoint.indexed).toBe(feedBefore.length);
       expect(await store.count('Orb', 'customers', id)).toBeGreaterThan(feedBefore.length);
-      // At most the groups whose bulks were in flight when it died (SYNC_WRITE_GROUPS_IN_FLIGHT).
+      // At most the groups whose bulks were in flight when it died (writeGroupsInFlight).
       expect(bulksAfterCrash).toBeLessThanOrEqual(depth);
 
       const resumed = await runEntitySync(id, 'customers', platform.api.deps, {

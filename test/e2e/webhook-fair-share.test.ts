@@ -11,7 +11,7 @@ import { startTypeform } from '../simulators/typeform/simulator.ts';
 
 /**
  * Webhook worker slots shared between organizations: A's events are held at its upstream (every Orb request waits
- * until the test releases it) and take at most WEBHOOK_ORGANIZATION_CONCURRENCY slots, so B's events are
+ * until the test releases it) and take at most half of WEBHOOK_CONCURRENCY slots, so B's events are
  * processed meanwhile.
  */
 describe('webhook worker slots shared fairly between organizations', () => {
@@ -60,7 +60,7 @@ describe('webhook worker slots shared fairly between organizations', () => {
     platform = await startTestPlatform({
       overrides: simulatorOverrides([orb, typeform]),
       // Two webhook slots; without the organization share, A's held events would take both.
-      env: { WEBHOOK_CONCURRENCY: '2', WEBHOOK_ORGANIZATION_CONCURRENCY: '1' },
+      env: { WEBHOOK_CONCURRENCY: '2' },
     });
     tokenB = (await platform.anotherOrganization()).token;
     await connect(await platform.token(), orb);

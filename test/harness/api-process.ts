@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_NODE_FLAGS } from '@conduit/api';
 import type { PlatformEnv } from '@conduit/config';
 import { inheritedEnv } from './child-env.ts';
 import { freePort } from './free-port.ts';
@@ -55,7 +54,7 @@ export class ApiProcess {
     options: ApiStartOptions,
   ): Promise<ApiProcess | null> {
     const main = join(options.checkout ?? THIS_CHECKOUT, API_MAIN);
-    const child = spawn(process.execPath, [...API_NODE_FLAGS, ...(options.nodeFlags ?? []), main], {
+    const child = spawn(process.execPath, [...(options.nodeFlags ?? []), main], {
       env: {
         ...inheritedEnv(),
         ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),

@@ -44,14 +44,14 @@ export async function longMemoConnector(
     config: '{}',
     replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
   });
-  await deps.indexStore.ensureIndex('Orb', entity);
+  await deps.indexes.ensureIndex('Orb', entity);
   for (let from = 0; from < docs; from += 500) {
     const records = Array.from({ length: Math.min(500, docs - from) }, (_, k) => ({
       ...invoiceRecord(from + k, docs),
       memo: longMemo(from + k, memoChars),
     }));
-    await deps.indexStore.writeBatch('Orb', entity, connectorId, 'load', records, { readAt: Date.now() });
+    await deps.copy.writeRecords('Orb', entity, connectorId, 'load', records, { readAt: Date.now() });
   }
-  await deps.indexStore.refresh('Orb', 'invoices');
+  await deps.indexes.refresh('Orb', 'invoices');
   return connectorId;
 }

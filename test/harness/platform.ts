@@ -7,6 +7,7 @@ import { createWorkerRuntime, type WorkerRuntime } from '@conduit/worker';
 import type { Hono } from 'hono';
 import { listen } from '../simulators/kit/server.ts';
 import { dropDatabase, withDatabaseName } from './databases.ts';
+import { engineClient } from './engine-client.ts';
 import { createMigratedDatabase } from './migrated-template.ts';
 import { testServices } from './services.ts';
 
@@ -158,7 +159,9 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       await worker?.close();
       await api.deps.scheduler.queue.obliterate({ force: true }).catch(() => undefined);
       await api.deps.webhookQueue.queue.obliterate({ force: true }).catch(() => undefined);
-      await api.deps.indexStore.client.indices.delete({ index: `${namespace}_*` }).catch(() => undefined);
+      const engine = engineClient(api.deps.env);
+      await engine.indices.delete({ index: `${namespace}_*` }).catch(() => undefined);
+      await engine.close();
       await api.close();
       await dropDatabase(databaseUrl);
     },

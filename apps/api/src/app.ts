@@ -56,7 +56,6 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
 
   // The API calls MCP tools make carry this process's mark, so the trail says they came through MCP.
   const mcpMark = randomBytes(16).toString('base64url');
-  const auditing = deps.env.AUDIT_TRAIL === 'on';
   // One of each for every bearer-token route group: the rate limit's leases are then shared by them all.
   const signedIn = authenticate(deps.tokens, deps.clientAccess);
   const limited = rateLimit({
@@ -75,7 +74,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
       group.use('*', limited);
       group.use('*', metered);
       if (access.auditActions) {
-        group.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: access.auditActions, mcpMark }));
+        group.use('*', auditTrail({ audit: deps.audit, actionOf: access.auditActions, mcpMark }));
       }
     }
     for (const set of sets) mountRoutes(group, set, deps);
@@ -96,7 +95,7 @@ export function buildApp(deps: ApiDeps): Hono<ApiEnv> {
     signedIn,
     bodySize({ maxBytes: () => ONE_MIB }),
     mcpMessage(),
-    auditMcpToolCalls({ audit: deps.audit, enabled: auditing }),
+    auditMcpToolCalls({ audit: deps.audit }),
   );
   app.all('/mcp', (c) => mcp(c.req.raw));
 

@@ -22,6 +22,8 @@ export interface ApiDeps
       | 'auditEntries'
       // budgets: the upstream budget per connector (rate_budget on GET .../{id}).
       | 'budgets'
+      // copySearch: searches and lookups over the copy (the search service's connection to the engine).
+      | 'copySearch'
       // usageRows: GET /api/v1/usage.
       | 'usageRows'
     > {

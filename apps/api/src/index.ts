@@ -1,6 +1,5 @@
 export { buildApp } from './app.ts';
 export type { ApiDeps } from './deps.ts';
 export { rateLimit } from './middleware/rate-limit.ts';
-export { API_NODE_FLAGS } from './node-flags.ts';
 export { documentedOperations, openApiDocument } from './openapi/index.ts';
 export { type ApiRuntime, createApiRuntime } from './runtime.ts';

@@ -1,10 +1,8 @@
-import type { Server } from 'node:http';
 import { upstreamOverrides } from '@conduit/config';
 import { exitOnStartupFailure, startProcess } from '@conduit/observability';
 import { startTracing } from '@conduit/tracing';
 import { serve } from '@hono/node-server';
 import { buildApp } from './app.ts';
-import { traceRequestSteps } from './request-steps.ts';
 import { createApiRuntime } from './runtime.ts';
 
 const { env, logger } = startProcess('api');
@@ -18,7 +16,6 @@ const app = buildApp(runtime.deps);
 const server = serve({ fetch: app.fetch, port: env.PORT, hostname: '0.0.0.0' }, (info) =>
   logger.info('api listening', { port: info.port }),
 );
-if (env.REQUEST_STEPS_FILE) traceRequestSteps(server as Server, env.REQUEST_STEPS_FILE);
 
 // Graceful shutdown: stop accepting, let in-flight requests finish, then release connections.
 let stopping = false;

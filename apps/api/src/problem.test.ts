@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConnectorError, type ErrorCode } from '@conduit/connectors';
 import { SearchQueryError } from '@conduit/search-dsl';
-import { AuditUnavailableError } from '@conduit/trusted-calls';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { API_OWN_CODES, ApiError, type ApiErrorCode, STATUS_OF_CODE, toProblem } from './problem.ts';
 
@@ -31,13 +30,6 @@ describe('problem+json mapping', () => {
     for (const [code, status] of Object.entries(EXPECTED)) {
       expect(toProblem(new ConnectorError(code as ErrorCode, 'x')).problem.status, code).toBe(status);
     }
-  });
-
-  it('answers a trail that cannot take an entry now (AUDIT_COMMIT=spool, its backlog full) with 503 and Retry-After', () => {
-    expect(toProblem(new AuditUnavailableError('the audit trail is behind'))).toEqual({
-      problem: expect.objectContaining({ status: 503, code: 'audit_unavailable', detail: 'the audit trail is behind' }),
-      retryAfterSeconds: 1,
-    });
   });
 
   it('answers search problems with pointers into the request body (/params/...)', () => {
@@ -79,7 +71,6 @@ const OTHER_CODES = [
   'payload_too_large',
   'invalid_sql',
   'upstream_rejected',
-  'audit_unavailable',
   'internal_error',
 ] as const;
 

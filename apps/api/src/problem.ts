@@ -7,7 +7,6 @@ import {
   UpstreamRateLimitError,
 } from '@conduit/connectors';
 import { isSearchQueryError, type SearchErrorCode, type SqlQueryError } from '@conduit/search-dsl';
-import { AuditUnavailableError } from '@conduit/trusted-calls';
 import { QuotaExceededError } from '@conduit/usage';
 import type { Context } from 'hono';
 import type { z } from 'zod';
@@ -23,7 +22,6 @@ export type ApiErrorCode =
   | SqlQueryError['code']
   | (typeof API_OWN_CODES)[number]
   | 'upstream_rejected'
-  | 'audit_unavailable'
   | 'internal_error';
 
 /** The codes only the API's own routes and middleware throw (as ApiError). */
@@ -149,10 +147,6 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
     return error.retryAfterSeconds === undefined
       ? { problem }
       : { problem, retryAfterSeconds: error.retryAfterSeconds };
-  }
-  if (error instanceof AuditUnavailableError) {
-    // AUDIT_COMMIT=spool with Postgres unreachable: no call is answered that the trail might not hold for good.
-    return { problem: problemOf(503, 'audit_unavailable', error.message), retryAfterSeconds: 1 };
   }
   if (isSearchQueryError(error)) {
     // search-dsl points into the search params; the request body holds them under /params.

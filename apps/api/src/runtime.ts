@@ -4,6 +4,7 @@ import type { UpstreamOverrides } from '@conduit/hosted-connectors';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
 import { createLogger, type Logger } from '@conduit/observability';
 import { connectPlatformServices } from '@conduit/platform';
+import { SEARCH_TIMEOUT_MS } from '@conduit/search-store';
 import { AccessTokens } from '@conduit/trusted-calls';
 import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
@@ -12,6 +13,16 @@ import { ConnectorCache } from './services/connector-cache.ts';
 import { CostlySearchSlots } from './services/costly-search-slots.ts';
 import { IdempotentExecutor } from './services/idempotent-execute.ts';
 import { createSearchService } from './services/search-service.ts';
+
+/** A bearer token's lifetime (`expires_in`): an hour, as OAuth providers commonly issue them. */
+const TOKEN_TTL_SECONDS = 3600;
+
+/**
+ * Costly searches one organization may have running or waiting across every API instance: three instances' worth
+ * of one process's costly lane (2), so scaling the API out does not scale one tenant's share of the engine
+ * (docs/search-cost.md).
+ */
+const COSTLY_SEARCHES_PER_ORGANIZATION = 6;
 
 export interface ApiRuntime {
   readonly deps: ApiDeps;
@@ -48,12 +59,15 @@ export async function createApiRuntime(
     clients,
     clientAccess,
     cipher: services.cipher,
-    tokens: new AccessTokens(keys.accessToken, env.TOKEN_TTL_SECONDS),
+    tokens: new AccessTokens(keys.accessToken, TOKEN_TTL_SECONDS),
     hosted: services.hosted,
-    indexStore: services.indexStore,
+    indexes: services.indexes,
+    copy: services.copy,
+    copySearch: services.copySearch,
     scheduler: services.scheduler,
     search: createSearchService(
-      services.indexStore,
+      services.copySearch,
+      services.indexes,
       keys.searchCursor,
       (connectorId, entity) =>
         connectorCache.syncedAt(
@@ -64,11 +78,11 @@ export async function createApiRuntime(
       new CostlySearchSlots({
         redis: services.redis,
         namespace: env.NAMESPACE,
-        limit: env.SEARCH_COSTLY_PER_ORGANIZATION,
+        limit: COSTLY_SEARCHES_PER_ORGANIZATION,
         // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
-        staleMs: 2 * env.SEARCH_TIMEOUT_MS + 1000,
+        staleMs: 2 * SEARCH_TIMEOUT_MS + 1000,
+        logger,
       }),
-      { planCacheEntries: env.SEARCH_PLAN_CACHE },
     ),
     webhookQueue: services.webhookQueue,
     audit: services.audit,

@@ -66,11 +66,12 @@ export function App() {
   // The catalog is read once signed in (every call of the client carries the token; this one does not need it).
   useEffect(() => {
     if (!signedIn || kinds) return;
-    api.conduit.catalog().then(
-      (c) => setKinds(c.kinds),
+    // The built-in kinds and the organization's own (docs/definitions.md): a defined kind is a kind everywhere.
+    Promise.all([api.conduit.catalog(), api.conduit.definitions.catalog()]).then(
+      ([builtIn, defined]) => setKinds([...builtIn.kinds, ...defined.kinds]),
       (error) => setProblem(asProblem(error)),
     );
-  }, [signedIn]);
+  }, [signedIn, kinds]);
 
   // Search and actions pick among the connectors; load them when those tabs open.
   useEffect(() => {
@@ -127,7 +128,7 @@ export function App() {
         <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
         {tab === 'connectors' && <Connectors api={api} selected={selected} onSelect={setSelected} />}
         {tab === 'webhooks' && <Webhooks api={api} />}
-        {tab === 'definitions' && <DefinitionsPage api={api} />}
+        {tab === 'definitions' && <DefinitionsPage api={api} onChanged={() => setKinds(null)} />}
         {tab === 'usage' && <UsagePage api={api} />}
         {tab === 'new' &&
           (kinds ? (

@@ -1,4 +1,4 @@
-import type { ConnectorDefinition, DefinitionTestResult } from './generated/api.ts';
+import type { Catalog, ConnectorDefinition, DefinitionTestResult } from './generated/api.ts';
 import type { Transport } from './transport.ts';
 
 const DEFINITIONS = '/api/v1/connector-definitions';
@@ -33,6 +33,11 @@ export class ConnectorDefinitions {
   /** The format as JSON Schema (2020-12). */
   schema(): Promise<Record<string, unknown>> {
     return this.#transport.json('GET', `${DEFINITIONS}/schema`, { safe: true });
+  }
+
+  /** The organization's defined kinds in the catalog's shape (what GET /api/v1/catalog says of the built-in ones). */
+  catalog(): Promise<Catalog> {
+    return this.#transport.json('GET', `${DEFINITIONS}/catalog`, { safe: true });
   }
 
   /** Checks a definition without storing it; an invalid one is a ConduitProblem (422 `invalid_definition`). */

@@ -32,8 +32,6 @@ export const PlatformEnv = z.object({
     .refine((value) => value.split(',').every((node) => url.safeParse(node.trim()).success), {
       message: 'must be one URL or several comma-separated URLs',
     }),
-  /** Replicas of every index; default 0 with one node in OPENSEARCH_URL, 1 with several. */
-  OPENSEARCH_REPLICAS: z.coerce.number().int().min(0).max(10).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Prefix of every index and queue name, so tests and deployments sharing services stay apart. */
   NAMESPACE: z
@@ -49,7 +47,6 @@ export const PlatformEnv = z.object({
   ACCESS_TOKEN_SIGNING_KEY: z.string().min(16).optional(),
   OAUTH_STATE_SIGNING_KEY: z.string().min(16).optional(),
   SEARCH_CURSOR_SIGNING_KEY: z.string().min(16).optional(),
-  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   BOOTSTRAP_ORGANIZATION: z.string().min(1).optional(),
   BOOTSTRAP_CLIENT_ID: z.string().min(1).optional(),
   BOOTSTRAP_CLIENT_SECRET: z.string().min(8).optional(),
@@ -100,54 +97,15 @@ export const PlatformEnv = z.object({
    */
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /**
-   * Bulk writes to the copy go out as requests of about this many bytes, OPENSEARCH_BULK_CONCURRENCY of them at once
-   * (a sync write group of 1,000 Orb customers is ~0.9 MB): bench:sync prints the setting that indexes fastest on
-   * the machine it runs on.
-   */
-  OPENSEARCH_BULK_BYTES: z.coerce.number().int().min(10_000).max(100_000_000).default(500_000),
-  OPENSEARCH_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
-  /**
-   * A sync run's write groups whose bulk requests may be in flight at once (their feed appends and checkpoints stay
-   * one at a time, in order). 1: a group's bulk overlaps the previous group's feed append only. More helps where the
-   * engine is the bound (x1.28 with 2 on a loaded 2-core machine), not where the feed append is (a quieter run of
-   * the same machine: 0.77), docs/scaling.md.
-   */
-  SYNC_WRITE_GROUPS_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(1),
-  /**
    * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
    * address and per connector; beyond it, 429 with Retry-After.
    */
   WEBHOOK_REFUSED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   /**
-   * Costly searches (search-dsl cost of 20 units or more, docs/search-cost.md) an API process sends at once, each
-   * alone; more wait in turn per organization, so they never hold every engine thread that cheap searches need.
-   */
-  OPENSEARCH_COSTLY_SEARCHES: z.coerce.number().int().min(1).max(256).default(2),
-  /**
-   * Costly searches one organization may have running or waiting across every API instance (Redis); beyond it,
-   * 429. Scaling the API out does not scale one tenant's share of the engine.
-   */
-  SEARCH_COSTLY_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(6),
-  /** Searches (and lookups) one organization may have waiting for the engine per API process; beyond it, 429. */
-  SEARCH_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000).default(64),
-  /** Costly searches one organization may have waiting per API process; beyond it, 429. */
-  SEARCH_COSTLY_QUEUE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(4),
-  /** Search plans each API process keeps for searches asked again (docs/search-cost.md); 0 plans every search. */
-  SEARCH_PLAN_CACHE: z.coerce.number().int().min(0).max(100_000).default(512),
-  /**
-   * A file to append each request's step times to, at one request in flight (apps/api/src/request-steps.ts,
-   * docs/search-cost.md); unset: off.
-   */
-  REQUEST_STEPS_FILE: z.string().min(1).optional(),
-  /** The engine's time limit on a search (its `timeout`; the task is cancelled at twice this), in ms. */
-  SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
-  /** Webhook events of one organization a worker processes at once; default half of WEBHOOK_CONCURRENCY. */
-  WEBHOOK_ORGANIZATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
-  /**
    * Webhook events processed at once by a worker (each re-reads one record from the upstream, then waits for its
-   * grouped index write and feed append). An event is mostly waiting, so an organization's events per second are
-   * about its share of these slots over one event's time: bench:changes measured ~0.5 s an event on a loaded
-   * machine, so 16 (8 an organization) held a stream of 100 edits/s to 17 events/s and 64 to 55/s.
+   * grouped index write and feed append), half of them at most for one organization. An event is mostly waiting,
+   * so an organization's events per second are about its share of these slots over one event's time
+   * (docs/changes.md).
    */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(128),
   /**
@@ -182,37 +140,10 @@ export const PlatformEnv = z.object({
     .string()
     .regex(/^([A-Za-z0-9.[\]:-]+:\d{1,5}(,[A-Za-z0-9.[\]:-]+:\d{1,5})*)?$/, 'comma-separated host:port pairs')
     .default(''),
-  /** How long an Idempotency-Key of an execute write is remembered (its answer replayed), docs/trusted-calls.md. */
-  IDEMPOTENCY_TTL: duration.default('24h'),
   /** A running keyed call renews its claim this often ×3; a claim not renewed for this long is taken over. */
   IDEMPOTENCY_LEASE: duration.default('30s'),
   /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
   AUDIT_RETENTION: duration.default('365d'),
-  /**
-   * How an audited call's entry is committed before its answer leaves (docs/trusted-calls.md). `async` (default):
-   * one row, committed without waiting for the disk flush: an API crash loses nothing, a Postgres crash may lose the
-   * last ~0.6 s of entries. `spool`: one line appended to this process's spool file (AUDIT_SPOOL_DIR) and shipped to
-   * Postgres in the background, flushed there: no round trip on the answer's path; an API crash loses nothing (the
-   * next process ships its file), a Postgres crash loses nothing, losing the API host's OS or disk loses what was
-   * not shipped yet (milliseconds). `intent`: the call's intent is flushed to disk while the call runs and its
-   * outcome committed (unflushed) before the answer: a Postgres crash loses no answered call (at most the last
-   * outcomes), and a call cut off by a crash is still in the trail; two writes per call. `sync`: one row flushed to
-   * disk before the answer, a disk flush on every answer's path.
-   */
-  AUDIT_COMMIT: z.enum(['async', 'spool', 'intent', 'sync']).default('async'),
-  /**
-   * AUDIT_COMMIT=spool: the directory of the spool files, local to the host and kept across restarts of the API
-   * (a file a crashed process leaves is shipped by the next one); relative to the working directory.
-   */
-  AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
-  /** AUDIT_COMMIT=spool: above this many bytes not yet shipped (Postgres unreachable), audited calls answer 503. */
-  AUDIT_SPOOL_BACKLOG_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(32 * 1024 * 1024),
-  /** `off` only to measure what the audit trail costs (bench:audit); every call is audited otherwise. */
-  AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   /**
    * How often the worker removes what is past its retention: tombstones and change events (CHANGES_RETENTION),
    * audit entries (AUDIT_RETENTION) and expired idempotency keys.

@@ -15,7 +15,7 @@ export type { Connector, ExecuteResult } from './core/connect.ts';
 export { connectWith } from './core/connect.ts';
 export { connectorSettingsShape } from './core/connector-settings.ts';
 export type { ConnectorDefinition, ConnectorSettings, ReadPage } from './core/define-connector.ts';
-export { didYouMean, editDistance } from './core/did-you-mean.ts';
+export { didYouMean, nearest } from './core/did-you-mean.ts';
 export {
   ConnectorError,
   type ErrorCode,
@@ -31,7 +31,8 @@ export { at } from './core/paging.ts';
 export { failureReason, isRetryable } from './core/retry-decision.ts';
 export { requestTokens } from './core/token-endpoint.ts';
 export { fillUrl } from './core/url-template.ts';
-export { parseOrThrow, problemsOf } from './core/validate.ts';
+export { parseOrThrow, problemsOf, zodProblems } from './core/validate.ts';
+export { isPlainObject, valueAt } from './core/values.ts';
 export { type ParsedWebhook, WebhookPayloadError } from './core/webhook-scheme.ts';
 export { compileDefinition } from './definitions/compile-definition.ts';
 export { definitionJsonSchema } from './definitions/definition-format.ts';

@@ -1,7 +1,13 @@
 export { createDatabase, ensureDatabaseExists, type QueryObserver } from './database.ts';
 export { migrateToLatest } from './migrate.ts';
+export type {
+  AppliedWrite,
+  ChangeSource,
+  ChangeTarget,
+  WrittenChanges,
+} from './repositories/applied-writes.ts';
 export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
-export { AUDIT_ENTRY_COLUMNS, AuditWriter, type NewAuditOutcome } from './repositories/audit-writer.ts';
+export { AUDIT_ENTRY_COLUMNS, AuditWriter } from './repositories/audit-writer.ts';
 export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
 export {

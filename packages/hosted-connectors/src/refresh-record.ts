@@ -1,12 +1,14 @@
-import { type EntityCatalog, entityOf, isConnectorError } from '@conduit/connectors';
-import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
-import { type ChangeSource, type IndexRefresh, type IndexStore, recordKeyOf } from '@conduit/search-store';
+import { type EntityCatalog, entityOf, isConnectorError, isPlainObject } from '@conduit/connectors';
+import type { ChangeFeedRepository, ChangeSource, ConnectorRow, SyncStatesRepository } from '@conduit/db';
+import { type CopyWriter, type IndexRefresh, recordKeyOf } from '@conduit/search-store';
 import type { HostedConnectors } from './hosted-connectors.ts';
 import { indexKindOf } from './kind-registry.ts';
 
 export interface RefreshRecordDeps {
   readonly hosted: Pick<HostedConnectors, 'forRow' | 'kinds'>;
-  readonly indexStore: IndexStore;
+  readonly copy: Pick<CopyWriter, 'writeRecords' | 'writeRemovals'>;
+  /** Where the writes applied are appended, once the engine acknowledged them. */
+  readonly changeFeed: Pick<ChangeFeedRepository, 'appendWritten'>;
   readonly syncStates: Pick<SyncStatesRepository, 'get'>;
   /**
    * Writes the re-read record. Default: one index write stamped with the entity's current run id, refreshed as
@@ -70,8 +72,14 @@ export async function refreshRecord(
   if (!entity.actions[via]) return { status: 'skipped', reason: `${request.entity} has no ${via} action` };
   const refresh = request.refresh ?? 'wait_for';
   const source = request.source ?? 'webhook';
-  const remove = () =>
-    deps.indexStore.removeRecords(indexKindOf(row), entity, row.id, [request.key], { readAt, refresh, source });
+  const remove = async () => {
+    const written = await deps.copy.writeRemovals(indexKindOf(row), entity, row.id, [request.key], {
+      readAt,
+      refresh,
+      source,
+    });
+    await deps.changeFeed.appendWritten(written);
+  };
   let record: unknown;
   // Taken before the request leaves: the upstream's answer is at least this new, so it is this write's version.
   const readAt = Date.now();
@@ -87,7 +95,7 @@ export async function refreshRecord(
     record =
       via === 'get'
         ? data
-        : (Array.isArray(data) ? data : []).find((r) => isRecord(r) && recordKeyOf(entity, r) === request.key);
+        : (Array.isArray(data) ? data : []).find((r) => isPlainObject(r) && recordKeyOf(entity, r) === request.key);
     if (via === 'list' && record === undefined) {
       await remove();
       return { status: 'removed', key: request.key };
@@ -99,7 +107,7 @@ export async function refreshRecord(
     }
     throw error;
   }
-  if (!isRecord(record)) {
+  if (!isPlainObject(record)) {
     return { status: 'skipped', reason: 'the upstream answered without a record' };
   }
   const key = recordKeyOf(entity, record);
@@ -107,7 +115,12 @@ export async function refreshRecord(
   if (deps.writeRecord) await deps.writeRecord(row, entity, record, readAt);
   else {
     const runId = await currentRunId(deps.syncStates, row.id, entity.name);
-    await deps.indexStore.writeBatch(indexKindOf(row), entity, row.id, runId, [record], { readAt, refresh, source });
+    const written = await deps.copy.writeRecords(indexKindOf(row), entity, row.id, runId, [record], {
+      readAt,
+      refresh,
+      source,
+    });
+    await deps.changeFeed.appendWritten(written);
   }
   return { status: 'upserted', key };
 }
@@ -124,8 +137,4 @@ export async function currentRunId(
 ): Promise<string> {
   const state = await syncStates.get(connectorId, entity);
   return state?.run_id ?? OUTSIDE_RUN;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { defaultSleep, UpstreamRateLimitError } from '@conduit/connectors';
 import type { RedisClient } from '@conduit/queues';
 
@@ -45,61 +46,18 @@ const DEFAULTS: BudgetSettings = {
   maxWaitMs: 30_000,
 };
 
-/**
- * Books the next slot of a connector's schedule (GCRA: one request every 1/limit seconds, on Redis's clock so every
- * process agrees). Live calls always book, at most one slot ahead since sync never books ahead; a sync page books
- * only a slot that is free now, so it never stands in front of a live call. A pause (429) stops both lanes.
- * Returns [booked (1|0), wait ms, limit in force, used in the last whole second].
- * KEYS: schedule, pause, learnt limit, used counter prefix. ARGV: documented limit (0: learn), lane, initial learnt,
- * max learnt, grow every ms.
- */
-const BOOK = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-if limit == 0 then
-  local learnt = redis.call('HMGET', KEYS[3], 'limit', 'changed')
-  limit = tonumber(learnt[1]) or tonumber(ARGV[3])
-  local changed = tonumber(learnt[2]) or now
-  if now - changed >= tonumber(ARGV[5]) then
-    limit = math.min(tonumber(ARGV[4]), limit + math.max(1, math.floor(limit * 0.05)))
-    changed = now
-  end
-  redis.call('HSET', KEYS[3], 'limit', limit, 'changed', changed)
-  redis.call('PEXPIRE', KEYS[3], 86400000)
-end
-local second = math.floor(now / 1000)
-local used = tonumber(redis.call('GET', KEYS[4] .. (second - 1)) or '0')
-local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
-if paused > now then return {0, paused - now, limit, used} end
-local interval = 1000 / limit
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-if ARGV[2] == 'sync' and tat > now then return {0, math.ceil(tat - now), limit, used} end
-redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil(interval) + 60000)
-redis.call('INCR', KEYS[4] .. second)
-redis.call('PEXPIRE', KEYS[4] .. second, 3000)
-return {1, math.ceil(tat - now), limit, used}
-`;
+/** The budget's scripts on the client (ioredis `defineCommand`: EVALSHA, each script sent once per connection). */
+interface BudgetCommands {
+  conduitBookSlot(...keysThenArgs: string[]): Promise<[number, number, number, number]>;
+  conduitPause(...keysThenArgs: string[]): Promise<number>;
+}
 
-/**
- * A 429: pause the connector (every lane, every process) until the wait is over, and when the limit is learnt,
- * lower it to 70 % of what it was.
- * KEYS: pause, learnt limit. ARGV: wait ms, learning (1|0), initial learnt.
- */
-const PAUSE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local untilMs = now + tonumber(ARGV[1])
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if untilMs > current then redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1]) + 1000) end
-if ARGV[2] == '1' then
-  local limit = tonumber(redis.call('HGET', KEYS[2], 'limit')) or tonumber(ARGV[3])
-  redis.call('HSET', KEYS[2], 'limit', math.max(1, math.floor(limit * 0.7)), 'changed', now)
-  redis.call('PEXPIRE', KEYS[2], 86400000)
-end
-return untilMs
-`;
+function defineBudgetCommands(redis: RedisClient): RedisClient & BudgetCommands {
+  const lua = (name: string) => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
+  redis.defineCommand('conduitBookSlot', { numberOfKeys: 4, lua: lua('book-slot-4.lua') });
+  redis.defineCommand('conduitPause', { numberOfKeys: 2, lua: lua('pause-2.lua') });
+  return redis as RedisClient & BudgetCommands;
+}
 
 interface BudgetKeys {
   readonly schedule: string;
@@ -125,7 +83,7 @@ export interface BudgetSubject {
  * await gate.acquire(signal); // then send the request
  */
 export class UpstreamBudgets {
-  readonly #redis: RedisClient;
+  readonly #redis: RedisClient & BudgetCommands;
   readonly #prefix: string;
   readonly #settings: BudgetSettings;
   readonly #onWait: ((lane: BudgetLane, waitMs: number) => void) | undefined;
@@ -137,7 +95,7 @@ export class UpstreamBudgets {
     namespace: string,
     options: { settings?: Partial<BudgetSettings>; onWait?: (lane: BudgetLane, waitMs: number) => void } = {},
   ) {
-    this.#redis = redis;
+    this.#redis = defineBudgetCommands(redis);
     // One hash tag per connector keeps its keys in one slot (Redis Cluster runs the scripts).
     this.#prefix = `${namespace}:budget`;
     this.#settings = { ...DEFAULTS, ...options.settings };
@@ -174,9 +132,7 @@ export class UpstreamBudgets {
         this.#onWait?.(lane, assignedMs);
       },
       rateLimited: async (waitMs) => {
-        await this.#redis.eval(
-          PAUSE,
-          2,
+        await this.#redis.conduitPause(
           keys.pause,
           keys.learnt,
           String(Math.max(1, Math.round(waitMs ?? this.#settings.defaultPauseMs))),
@@ -218,9 +174,7 @@ export class UpstreamBudgets {
   }
 
   async #book(keys: BudgetKeys, subject: BudgetSubject, lane: BudgetLane) {
-    const result = (await this.#redis.eval(
-      BOOK,
-      4,
+    return this.#redis.conduitBookSlot(
       keys.schedule,
       keys.pause,
       keys.learnt,
@@ -230,7 +184,6 @@ export class UpstreamBudgets {
       String(this.#settings.initialLearntPerSecond),
       String(this.#settings.maxLearntPerSecond),
       String(this.#settings.growEveryMs),
-    )) as [number, number, number, number];
-    return result;
+    );
   }
 }

@@ -32,11 +32,6 @@ export function redact(value: unknown, depth = 0): unknown {
   );
 }
 
-/**
- * pino underneath: lines are built without intermediate objects and, in production, written asynchronously
- * (sonic-boom; flushed on exit), so logging stays off the request's critical path. `write` (tests) receives each
- * line synchronously instead. Every line and every child's fields pass through `redact` first.
- */
 /** Most lines (a request's method, path, status, ids): nothing nested, nothing secret, nothing to copy. */
 function isFlatAndClean(value: object): boolean {
   if (Array.isArray(value) || value instanceof Error) return false;
@@ -50,14 +45,19 @@ function isFlatAndClean(value: object): boolean {
 
 const NO_FIELDS = Object.freeze({});
 
+/**
+ * pino underneath: lines are built without intermediate objects and, in production, written asynchronously
+ * (sonic-boom; flushed on exit), so logging stays off the request's critical path. `write` (tests) receives each
+ * line synchronously instead. Every line and every child's fields pass through `redact` first.
+ */
 export function createLogger(
   options: { level?: LogLevel; base?: LogFields; write?: (line: string) => void } = {},
 ): Logger {
   const write = options.write;
   const destination = write
     ? { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }
-    : // Lines gather up to 4 KiB (or 100 ms) per write: one system call per request was a tenth of a search's CPU.
-      // pino flushes what is buffered when the process exits.
+    : // Lines gather up to 4 KiB (or 100 ms) per write rather than a system call per line; pino flushes what is
+      // buffered when the process exits.
       pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 });
   const root = pino(
     {
@@ -90,10 +90,10 @@ function wrap(logger: pino.Logger): Logger {
 
 /**
  * A child is only its fields, merged into each of its lines, which the root writes (and redacts, with the rest of
- * the line). A request's logger gains fields twice (its id, then the client and organization) and most requests
- * write one line, so a pino child, whose bindings are serialized when it is built, would be built for one line; and
- * a child is one object, not a closure per level (a search's API CPU goes partly to collecting such garbage).
- * Fields of nested children merge; a line's own field wins over its logger's field of the same name.
+ * the line). Not pino's own `child`: pino writes a child's bindings apart from the line's fields, so a field named in
+ * both appears twice in the JSON line, and its child bindings skip the `bindings` formatter that redacts; nor pino's
+ * `redact` option, which takes exact paths where a secret here is any field named like one, at any depth
+ * (https://getpino.io/#/docs/redaction). Fields of nested children merge; a line's own field wins.
  */
 class BoundLines implements Logger {
   readonly #root: pino.Logger;

@@ -16,8 +16,6 @@ export interface MetricsSources {
   readonly logger: Logger;
   /** The upstream budgets of the connectors this process used lately (GET .../{id} rate_budget). */
   readonly budgets?: () => Promise<readonly { kind: string; view: BudgetReading }[]>;
-  /** AUDIT_COMMIT=spool: bytes appended to this process's audit spool and not yet in Postgres. */
-  readonly auditSpoolBacklog?: () => number | undefined;
   /** Today's usage and the quotas of the organizations active today or with quotas of their own. */
   readonly usage?: () => Promise<UsageReading>;
 }
@@ -176,18 +174,6 @@ export class PlatformMetrics {
           for (const u of read.today) gauge.set({ organization: u.organization, metric: u.metric }, u.value);
         },
       );
-    }
-    const auditSpoolBacklog = sources.auditSpoolBacklog;
-    if (auditSpoolBacklog) {
-      new Gauge({
-        name: 'conduit_audit_spool_backlog_bytes',
-        help: 'AUDIT_COMMIT=spool: bytes of audit entries this process has spooled and not yet shipped to Postgres',
-        registers,
-        collect() {
-          const bytes = auditSpoolBacklog();
-          if (bytes !== undefined) this.set(bytes);
-        },
-      });
     }
     scrapedGauge(
       'conduit_sync_queue_jobs',

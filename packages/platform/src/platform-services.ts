@@ -1,4 +1,3 @@
-import { join, resolve } from 'node:path';
 import { CredentialsCipher, type PlatformEnv, quotaDefaultsOf } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
@@ -20,8 +19,8 @@ import {
 import { HostedConnectors, KindRegistry, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
 import { type Logger, PlatformMetrics, type UsageReading } from '@conduit/observability';
 import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
-import { ChangeFeedSink, IndexStore, opensearchNodes } from '@conduit/search-store';
-import { AuditLog, AuditSpool } from '@conduit/trusted-calls';
+import { CopySearch, CopyWriter, IndexLifecycle, opensearchNodes } from '@conduit/search-store';
+import { AuditLog } from '@conduit/trusted-calls';
 import { API_METRICS, dayOf, Quotas, UsageMeter, type UsageMetric } from '@conduit/usage';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
@@ -43,7 +42,10 @@ export interface PlatformServices {
   readonly webhookEndpoints: WebhookEndpointsRepository;
   readonly cipher: CredentialsCipher;
   readonly hosted: HostedConnectors;
-  readonly indexStore: IndexStore;
+  /** The copy's indices (aliases, mapping versions, refreshes), its writes, and searches over it. */
+  readonly indexes: IndexLifecycle;
+  readonly copy: CopyWriter;
+  readonly copySearch: CopySearch;
   readonly scheduler: SyncScheduler;
   readonly metrics: PlatformMetrics;
   readonly webhookQueue: WebhookQueue;
@@ -74,7 +76,8 @@ export type CoreServices = Pick<
   | 'webhookEndpoints'
   | 'cipher'
   | 'hosted'
-  | 'indexStore'
+  | 'indexes'
+  | 'copy'
   | 'scheduler'
   | 'redis'
   | 'metrics'
@@ -109,19 +112,10 @@ export async function connectPlatformServices(
   const connectorDefinitions = new ConnectorDefinitionsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const changeFeed = new ChangeFeedRepository(db);
-  const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
-    searchUrl: env.OPENSEARCH_URL,
-    searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
-    replicas: env.OPENSEARCH_REPLICAS ?? (nodes.length > 1 ? 1 : 0),
-    transport: {
-      costlyRequests: env.OPENSEARCH_COSTLY_SEARCHES,
-      perTenantWaiting: env.SEARCH_QUEUE_PER_ORGANIZATION,
-      perTenantCostlyWaiting: env.SEARCH_COSTLY_QUEUE_PER_ORGANIZATION,
-      timeoutMs: env.SEARCH_TIMEOUT_MS,
-    },
-    changes: new ChangeFeedSink(changeFeed),
-    bulk: { flushBytes: env.OPENSEARCH_BULK_BYTES, concurrency: env.OPENSEARCH_BULK_CONCURRENCY },
-  });
+  // With several nodes, one replica of each index: a node lost leaves every shard readable and writable.
+  const indexes = new IndexLifecycle(opensearch, env.NAMESPACE, { replicas: nodes.length > 1 ? 1 : 0 });
+  const copy = new CopyWriter(opensearch, indexes);
+  const copySearch = new CopySearch(env.OPENSEARCH_URL, { requests: env.OPENSEARCH_SEARCH_REQUESTS });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
   const budgets: UpstreamBudgets = new UpstreamBudgets(redis, env.NAMESPACE, {
@@ -132,7 +126,6 @@ export async function connectPlatformServices(
     onError: (error) => logger.warn('usage counters not flushed; kept for the next flush', { error: String(error) }),
   }).start();
   const quotas = new Quotas(usageRows, quotaDefaultsOf(env.QUOTA_DEFAULTS));
-  let auditSpool: AuditSpool | undefined;
   const metrics = new PlatformMetrics(service, {
     budgets: () => budgets.recentViews(),
     queue: scheduler.queue,
@@ -140,38 +133,14 @@ export async function connectPlatformServices(
     logger,
     // The API's scrape only: every process would report the same rows.
     ...(service === 'api' ? { usage: () => readUsage(usageRows, usage, quotas) } : {}),
-    // Read when scraped; the spool is opened below.
-    ...(env.AUDIT_COMMIT === 'spool' && service === 'api' ? { auditSpoolBacklog: () => auditSpool?.backlogBytes } : {}),
   });
   const webhookQueue = new WebhookQueue(redis, env.NAMESPACE);
-  // The trail's writes on connections of their own (opened on first use): entries flushed to disk unless
-  // AUDIT_COMMIT=async; the outcomes of AUDIT_COMMIT=intent not flushed, and apart, so that an outcome never waits
-  // behind an intent's flush.
-  const noFlush = { synchronous_commit: 'off' };
-  // AUDIT_COMMIT=spool: the entries' writer ships the spool's batches, each flushed to disk (synchronous_commit on,
-  // whatever the server's default), since the spool's file is removed once shipped. The worker writes no entries.
-  const auditEntriesWriter = new AuditWriter(
-    env.DATABASE_URL,
-    env.AUDIT_COMMIT === 'async' ? noFlush : { synchronous_commit: 'on' },
-  );
-  const auditOutcomesWriter = new AuditWriter(env.DATABASE_URL, noFlush);
-  // Connects only when a dead process's spool file is found.
-  const auditRecoveryWriter = new AuditWriter(env.DATABASE_URL, { synchronous_commit: 'on' });
-  auditSpool =
-    env.AUDIT_COMMIT === 'spool' && service === 'api'
-      ? await AuditSpool.open(auditEntriesWriter, {
-          dir: spoolDirectory(env),
-          maxBacklogBytes: env.AUDIT_SPOOL_BACKLOG_BYTES,
-          recoveryTarget: auditRecoveryWriter,
-          onError: (message, error) => logger.warn(message, { error: String(error) }),
-        })
-      : undefined;
+  // The trail's writes on connections of their own (opened on first use), each commit flushed to disk whatever the
+  // server's default: an answered call's entry survives a crash of the database (docs/trusted-calls.md).
+  const auditWriter = new AuditWriter(env.DATABASE_URL, { synchronous_commit: 'on' });
   const auditEntries = new AuditEntriesRepository(db);
   return {
-    audit: new AuditLog(auditSpool ?? auditEntriesWriter, {
-      outcomes: auditOutcomesWriter,
-      intents: env.AUDIT_COMMIT === 'intent',
-    }),
+    audit: new AuditLog(auditWriter),
     auditEntries,
     idempotencyKeys: new IdempotencyKeysRepository(db),
     maintenance: new TableMaintenance(db),
@@ -205,7 +174,9 @@ export async function connectPlatformServices(
     usage,
     usageRows,
     quotas,
-    indexStore,
+    indexes,
+    copy,
+    copySearch,
     scheduler,
     metrics,
     webhookQueue,
@@ -216,25 +187,12 @@ export async function connectPlatformServices(
       await scheduler.close();
       await webhookQueue.close();
       redis.disconnect();
-      await indexStore.close();
+      await copySearch.close();
       await opensearch.close();
-      // Ships what is left (graceful shutdown drains the spool), then removes its file.
-      await auditSpool?.close();
-      await auditEntriesWriter.close();
-      await auditOutcomesWriter.close();
-      await auditRecoveryWriter.close();
+      await auditWriter.close();
       await db.destroy();
     },
   };
-}
-
-/**
- * AUDIT_SPOOL_DIR, a directory per database inside it: an orphaned file is shipped by a process of the database
- * whose offset row it has, so processes of other databases (test databases side by side) leave it alone.
- */
-function spoolDirectory(env: PlatformEnv): string {
-  const database = decodeURIComponent(new URL(env.DATABASE_URL).pathname.slice(1)) || 'postgres';
-  return join(resolve(env.AUDIT_SPOOL_DIR), database.replace(/[^A-Za-z0-9_-]/g, '_'));
 }
 
 /** Today's usage and the quotas of the organizations active today or with quotas of their own (the gauges). */

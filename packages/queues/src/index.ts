@@ -8,5 +8,6 @@ export {
   syncQueueName,
 } from './queues.ts';
 export { connectRedis, duplicateRedis, type RedisClient } from './redis-connection.ts';
+export { RedisSemaphore } from './redis-semaphore.ts';
 export { SyncScheduler } from './sync-scheduler.ts';
 export { WEBHOOK_JOB_NAME, WebhookEventJob, WebhookQueue, webhookQueueName } from './webhook-queue.ts';

@@ -1,13 +1,13 @@
-export { ChangeFeedSink } from './change-feed-sink.ts';
-export type { ChangeSource } from './change-sink.ts';
-export { type IndexRefresh, IndexStore, type WrittenChanges } from './index-store.ts';
+export { CopySearch } from './copy-search.ts';
+export { CopyWriter, type IndexedBatch, type IndexRefresh } from './copy-writer.ts';
+export { IndexLifecycle } from './index-lifecycle.ts';
 export { recordKeyOf, searchDocument } from './search-documents.ts';
+export { EngineQueryError, SearchAbandonedError, SearchQueueFullError, SearchTimeoutError } from './search-errors.ts';
 export {
   type LookupAnswer,
   lookupRequest,
   opensearchNodes,
-  SearchAbandonedError,
+  SEARCH_TIMEOUT_MS,
   type SearchAnswer,
-  SearchQueueFullError,
   searchRequest,
 } from './search-transport.ts';

@@ -7,7 +7,7 @@ export const SYNC_RUN_FIELD = '_sync_run';
 export const DELETED_AT_FIELD = '_deleted_at';
 
 export function recordKeyOf(entity: EntityCatalog, record: Record<string, unknown>): string | null {
-  const value = valueAt(record, entity.recordKey);
+  const value = fieldValue(record, entity.recordKey);
   return value === undefined || value === null || value === '' ? null : String(value);
 }
 
@@ -18,7 +18,7 @@ export function recordKeyOf(entity: EntityCatalog, record: Record<string, unknow
 export function projectRecord(entity: EntityCatalog, record: Record<string, unknown>): Record<string, unknown> {
   const projected: Record<string, unknown> = {};
   for (const path of Object.keys(entity.searchable ?? {})) {
-    const value = valueAt(record, path);
+    const value = fieldValue(record, path);
     if (value !== undefined) projected[path] = value;
   }
   return projected;
@@ -55,7 +55,8 @@ export function tombstoneDocument(connectorId: string, key: string, removedAt: n
   };
 }
 
-function valueAt(record: Record<string, unknown>, path: string): unknown {
+/** A searchable field's value in an upstream record: at its dotted path, or at the camelCase spelling of it. */
+function fieldValue(record: Record<string, unknown>, path: string): unknown {
   if (path in record) return record[path];
   const exact = at(record, path);
   if (exact !== undefined) return exact;

@@ -8,7 +8,7 @@ import { type SearchAnswer, SearchTransport } from './search-transport.ts';
 const url = (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim();
 const client = new Client({ node: url });
 const index = `t_transport_${randomBytes(4).toString('hex')}`;
-const transport = new SearchTransport(url);
+const transport = new SearchTransport(url, { requests: 8 });
 
 type RecordingProxy = { url: string; paths: string[]; server: Server; releaseFirst: () => void };
 
@@ -213,7 +213,7 @@ describe('SearchTransport', () => {
     const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
     await new Promise((resolve) => dead.close(resolve));
     const droppingUrl = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`;
-    const spread = new SearchTransport(`${deadUrl}, ${droppingUrl},${url}`);
+    const spread = new SearchTransport(`${deadUrl}, ${droppingUrl},${url}`, { requests: 8 });
     try {
       for (let i = 0; i < 6; i++) {
         const answer = await spread.search(index, 'r1', { query: { term: { _id: 'a' } } });

@@ -1,5 +1,6 @@
 import { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from '@conduit/search-dsl';
-import { Pool } from 'undici';
+import { BalancedPool } from 'undici';
+import { SearchAbandonedError, SearchQueueFullError } from './search-errors.ts';
 import { WaitingBatches } from './waiting-batches.ts';
 
 /** A read POSTed to a node: path, content type, body, and the caller's abort signal and X-Opaque-Id. */
@@ -23,15 +24,16 @@ const MSEARCH_FILTER_PATH = ['-took', ...DROPPED_FIELDS.map((field) => `-respons
 /** A lookup's answer: what each document found holds, and why one could not be looked up. */
 const LOOKUP_FILTER_PATH = 'docs._source,docs.error,error';
 const TIMEOUT_MS = 30_000;
-/** SearchTransportOptions.timeoutMs when none is given (the API's SEARCH_TIMEOUT_MS default). */
-const DEFAULT_TIMEOUT_MS = 5000;
+/**
+ * The engine's time limit on a search unless SearchTransportOptions.timeoutMs says otherwise: long enough for the
+ * costliest search the cost budget admits (docs/search-cost.md), short enough that a stuck search frees its slot.
+ */
+export const SEARCH_TIMEOUT_MS = 5000;
 /**
  * A search that cannot read every shard fails instead of answering with part of the records (a node that died
  * mid-search): the transport then asks another node.
  */
 const WHOLE_ANSWERS = 'allow_partial_search_results=false';
-/** How long a node that could not be reached is passed over, before requests try it again. */
-const NODE_DOWN_MS = 2_000;
 /** undici's and the socket's codes of a node that is down or went away mid-request. */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
@@ -74,24 +76,6 @@ const DOCS_OPEN = Buffer.from('{"docs":[');
 const DOCS_CLOSE = Buffer.from(']}');
 const COMMA = Buffer.from(',');
 
-/** A search the waiting line could not take: its tenant already has as many waiting as it may (429 upstream of here). */
-export class SearchQueueFullError extends Error {
-  override readonly name = 'SearchQueueFullError';
-  readonly retryAfterSeconds: number;
-  constructor(retryAfterSeconds: number) {
-    super('too many searches of this organization are waiting for the search engine');
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
-
-/** A search whose caller went away (its signal aborted): taken out of the line, or cancelled in the engine. */
-export class SearchAbandonedError extends Error {
-  override readonly name = 'SearchAbandonedError';
-  constructor() {
-    super('the caller went away before the search was answered');
-  }
-}
-
 /** How one search is sent. */
 export interface SearchRequestOptions {
   /** Whose search it is (the organization): the waiting line is shared fairly between tenants. */
@@ -113,7 +97,7 @@ export interface SearchTransportOptions {
    * lookups besides (each an `_mget`). What finds them all taken waits for the next one to come back, then leaves
    * with the rest that waited.
    */
-  readonly requests?: number;
+  readonly requests: number;
   /** The most searches (or lookups) one request carries. */
   readonly batch?: number;
   /**
@@ -156,31 +140,26 @@ interface WaitingLookup extends Waiting<LookupAnswer> {
 }
 
 /**
- * The search hot path's own connection to OpenSearch: one keep-alive undici pool, each body serialized once, the
- * answer handed on as bytes (an `_msearch` answer cut into each search's, without parsing it). The general
- * client's per-request machinery (serializer, events, secure JSON parsing of every response) was about a tenth of
- * a search's CPU in the API; everything else keeps using it.
+ * The search hot path's own connection to OpenSearch: one keep-alive undici pool per node, each body serialized
+ * once, the answer handed on as bytes (an `_msearch` answer cut into each search's, without parsing it); everything
+ * else keeps using the general client. Measurements: docs/search-cost.md.
  *
  * With a request to spare, a search goes alone as `_search`, at once: one search in flight waits for nothing.
  * Under load, the searches that arrive while every request is out leave together as one `_search`-per-line
  * `_msearch` when one comes back. Each search keeps its own answer and status (the engine answers an `_msearch`
  * per search), and the engine runs them all at once (`max_concurrent_searches`), as it would have run them sent
- * one by one. What it saves is the per-request work on both sides of the connection. Side by side in
- * `bench:search` (1,000,000 invoices, 32 searches in flight, 6 query kinds, against an API sending each search
- * alone): 8–20% more searches answered per second, the API's CPU per search 0.65–0.91 of the other's on five kinds,
- * the engine's 0.92–0.97. At 8 in flight a search found a free request nearly always, and nothing changed.
+ * one by one. What it saves is the per-request work on both sides of the connection.
  *
  * Lookups (`_mget` of documents by id) do the same with requests of their own: alone at once with one to spare,
- * and under load the lookups that waited leave as one `_mget` of all their documents, cut into each one's. Side by
- * side in `bench:search` (1,000,000 invoices, 32 in flight, each way round as A and B): `eq id` 4,064 against
- * 3,379–3,426 searches a second, `in 10 ids` 1,499–1,582 against 1,403–1,444; the API's CPU per search 0.81–0.89
- * of the other's, the engine's 0.72–0.92. At 8 in flight, nothing changed.
+ * and under load the lookups that waited leave as one `_mget` of all their documents, cut into each one's.
  */
 export class SearchTransport {
-  /** One pool per node of the cluster, taken in turn; a node that could not be reached is skipped for a while. */
-  readonly #pools: Pool[];
-  readonly #downUntil: number[];
-  #next = 0;
+  /**
+   * The cluster's nodes, one pool each, taken in turn by undici's BalancedPool, which sends less to a node whose
+   * requests fail (https://undici.nodejs.org/#/docs/api/BalancedPool).
+   */
+  readonly #nodes: BalancedPool;
+  readonly #nodeCount: number;
   readonly #authorization: string | undefined;
   readonly #searches: WaitingBatches<WaitingSearch>;
   readonly #costly: WaitingBatches<WaitingSearch>;
@@ -188,18 +167,16 @@ export class SearchTransport {
   /** `timeout` and `cancel_after_time_interval` of every search (see SearchTransportOptions.timeoutMs). */
   readonly #timeout: string;
   readonly #cancelAfter: string;
-  /** The JSON (with `timeout`) of frozen bodies sent before: a kept plan's body is serialized once, not per search. */
-  readonly #boundBodies = new WeakMap<object, string>();
 
   /** `nodeUrls`: one node, or several comma-separated nodes of one cluster (OPENSEARCH_URL). */
-  constructor(nodeUrls: string, options: SearchTransportOptions = {}) {
+  constructor(nodeUrls: string, options: SearchTransportOptions) {
     const urls = opensearchNodes(nodeUrls).map((node) => new URL(node));
     const url = urls[0]!;
     this.#authorization =
       url.username || url.password
         ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
         : undefined;
-    const requests = options.requests ?? 8;
+    const { requests } = options;
     const batches = {
       requests,
       batch: options.batch ?? 32,
@@ -214,23 +191,23 @@ export class SearchTransport {
       overflow: 0,
       perTenantWaiting: options.perTenantCostlyWaiting ?? 4,
     };
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? SEARCH_TIMEOUT_MS;
     this.#timeout = `${timeoutMs}ms`;
     this.#cancelAfter = `${2 * timeoutMs}ms`;
     this.#searches = new WaitingBatches((searches) => this.#search(searches), batches);
     this.#costly = new WaitingBatches(([search]) => this.#searchOne(search!), costly);
     this.#lookups = new WaitingBatches((lookups) => this.#lookUp(lookups), batches);
-    this.#pools = urls.map(
-      (node) =>
-        new Pool(node.origin, {
-          // Every request the three may have out at once, overflow included, so undici never queues our requests.
-          connections: 2 * (batches.requests + batches.overflow) + costly.requests,
-          headersTimeout: TIMEOUT_MS,
-          bodyTimeout: TIMEOUT_MS,
-          keepAliveTimeout: 30_000,
-        }),
+    this.#nodes = new BalancedPool(
+      urls.map((node) => node.origin),
+      {
+        // Every request the three may have out at once, overflow included, so undici never queues our requests.
+        connections: 2 * (batches.requests + batches.overflow) + costly.requests,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+        keepAliveTimeout: 30_000,
+      },
     );
-    this.#downUntil = urls.map(() => 0);
+    this.#nodeCount = urls.length;
   }
 
   /**
@@ -243,7 +220,7 @@ export class SearchTransport {
     const line = costly ? this.#costly : this.#searches;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new SearchAbandonedError());
-      const bounded = this.#bounded(body);
+      const bounded = withTimeout(body, this.#timeout);
       const search: WaitingSearch = { tenant, index, routing, body: bounded, signal, opaqueId, resolve, reject };
       if (!line.add(search)) {
         // Roughly how long until one of its own has left: the line's length over the requests that drain it.
@@ -282,26 +259,12 @@ export class SearchTransport {
     });
   }
 
-  /**
-   * `body` as JSON with the engine's `timeout`. A frozen body cannot change, so its JSON is kept (the search service
-   * freezes the bodies of the plans it keeps); any other body is serialized as it is now.
-   */
-  #bounded(body: unknown): string {
-    if (typeof body !== 'object' || body === null || !Object.isFrozen(body)) return withTimeout(body, this.#timeout);
-    let json = this.#boundBodies.get(body);
-    if (json === undefined) {
-      json = withTimeout(body, this.#timeout);
-      this.#boundBodies.set(body, json);
-    }
-    return json;
-  }
-
   async close(): Promise<void> {
     // What still waits leaves now; the pool closes once every answer is in.
     this.#searches.flush();
     this.#costly.flush();
     this.#lookups.flush();
-    await Promise.all(this.#pools.map((pool) => pool.close()));
+    await this.#nodes.close();
   }
 
   #search(searches: WaitingSearch[]): Promise<void> {
@@ -405,43 +368,31 @@ export class SearchTransport {
 
   /**
    * POSTs `body` to a node. Every request sent here only reads (`_search`, `_msearch`, `_mget`), so one whose node
-   * could not be reached, or dropped the connection, or answered that it cannot serve now (502–504), is sent again
-   * to the next node; each node is tried at most once.
+   * could not be reached, or dropped the connection, or answered that it cannot serve now (502–504), is sent again,
+   * to the next node in turn, as many times as there are nodes.
    */
   async #post(...request: PostRequest): Promise<SearchAnswer> {
     const signal = request[3];
-    const count = this.#pools.length;
+    const count = this.#nodeCount;
     let failure: unknown;
     for (let attempt = 0; attempt < count; attempt++) {
-      const node = this.#pickNode();
       try {
-        const answer = await this.#postTo(this.#pools[node]!, ...request);
+        const answer = await this.#postTo(...request);
         if (attempt === count - 1 || answer.statusCode < 502 || answer.statusCode > 504) return answer;
         failure = answer;
       } catch (error) {
         if (signal?.aborted || !isUnreachable(error) || attempt === count - 1) throw error;
         failure = error;
       }
-      this.#downUntil[node] = Date.now() + NODE_DOWN_MS;
     }
     throw failure;
-  }
-
-  /** The next node in turn that is not resting after a failure (any node, when all are). */
-  #pickNode(): number {
-    const now = Date.now();
-    for (let i = 0; i < this.#pools.length; i++) {
-      const node = this.#next++ % this.#pools.length;
-      if (this.#downUntil[node]! <= now) return node;
-    }
-    return this.#next++ % this.#pools.length;
   }
 
   /**
    * POSTs `body` to one node and collects the answer (undici's Dispatcher API: `request()` would wrap it in a
    * stream). An aborted `signal` aborts the request, closing its connection.
    */
-  #postTo(pool: Pool, ...[path, contentType, body, signal, opaqueId]: PostRequest): Promise<SearchAnswer> {
+  #postTo(...[path, contentType, body, signal, opaqueId]: PostRequest): Promise<SearchAnswer> {
     return new Promise((resolve, reject) => {
       let statusCode = 0;
       const chunks: Buffer[] = [];
@@ -452,7 +403,7 @@ export class SearchTransport {
           stopListening();
           done(value);
         };
-      pool.dispatch(
+      this.#nodes.dispatch(
         {
           method: 'POST',
           path,
@@ -507,7 +458,7 @@ export function searchRequest(
   index: string,
   routing: string,
   body: unknown,
-  timeoutMs = DEFAULT_TIMEOUT_MS,
+  timeoutMs = SEARCH_TIMEOUT_MS,
 ): { readonly path: string; readonly body: string } {
   return { path: searchPath(index, routing, `${2 * timeoutMs}ms`), body: withTimeout(body, `${timeoutMs}ms`) };
 }
@@ -517,11 +468,6 @@ function withTimeout(body: unknown, timeout: string): string {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || 'timeout' in body)
     return JSON.stringify(body);
   return JSON.stringify({ timeout, ...body });
-}
-
-/** Whether an engine answer says it stopped at its `timeout` (partial results); `timed_out` comes first after `took`. */
-export function timedOut(json: Buffer): boolean {
-  return json.subarray(0, 64).includes('"timed_out":true');
 }
 
 /** The `_mget` request of a lookup (SearchTransport#lookup): also what bench:search sends the engine raw. */

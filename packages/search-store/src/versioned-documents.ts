@@ -1,6 +1,20 @@
+import type { AppliedWrite } from '@conduit/db';
 import { indexDocumentId } from '@conduit/search-dsl';
-import type { AppliedWrite } from './change-sink.ts';
 import { tombstoneDocument } from './search-documents.ts';
+
+/**
+ * Every write carries its upstream read instant as the document's version: the engine keeps a write only when it
+ * is at least as new as what it holds (docs/changes.md). `external_gte`, not `external`: a retried write of the
+ * same read (same version) lands again instead of failing.
+ */
+export const VERSION_TYPE = 'external_gte';
+/** Documents per page when the copy is walked (an index copy, removals, purges, deletes). */
+export const COPY_PAGE = 1000;
+
+/** The items of a bulk answer, as far as the copy reads them. */
+export interface BulkAnswer {
+  items: Partial<Record<'index' | 'delete', { status: number; error?: unknown }>>[];
+}
 
 /** One document of a versioned bulk write. */
 export interface VersionedDocument {

@@ -20,8 +20,9 @@ function recordingStore(fail: (connectorId: string) => boolean = () => false) {
           return connectorId === 'c-running' ? ({ run_id: 'run-7' } as never) : undefined;
         },
       },
-      indexStore: {
-        writeBatch: async (
+      changeFeed: { appendWritten: async () => 0 },
+      copy: {
+        writeRecords: async (
           _type: string,
           _e: EntityCatalog,
           connectorId: string,
@@ -32,7 +33,8 @@ function recordingStore(fail: (connectorId: string) => boolean = () => false) {
           await new Promise((resolve) => setTimeout(resolve, 20));
           batches.push({ connectorId, runId, keys: records.map((r) => r.id), readAt: options.readAt });
           if (fail(connectorId)) throw new Error('bulk refused');
-          return { indexed: records.length, skipped: 0, stale: 0 };
+          const target = { connectorId, entity: 'customers', source: 'webhook' as const };
+          return { indexed: records.length, skipped: 0, stale: 0, target, applied: [] };
         },
       },
     },

@@ -1,7 +1,7 @@
 import type { EntityCatalog } from '@conduit/connectors';
-import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
+import type { ChangeFeedRepository, ConnectorRow, SyncStatesRepository } from '@conduit/db';
 import { currentRunId, indexKindOf } from '@conduit/hosted-connectors';
-import type { IndexStore } from '@conduit/search-store';
+import type { CopyWriter } from '@conduit/search-store';
 
 interface Waiter {
   readonly record: Record<string, unknown>;
@@ -18,7 +18,8 @@ interface Group {
 }
 
 export interface GroupedIndexWritesDeps {
-  readonly indexStore: Pick<IndexStore, 'writeBatch'>;
+  readonly copy: Pick<CopyWriter, 'writeRecords'>;
+  readonly changeFeed: Pick<ChangeFeedRepository, 'appendWritten'>;
   readonly syncStates: Pick<SyncStatesRepository, 'get'>;
 }
 
@@ -70,7 +71,7 @@ export class GroupedIndexWrites {
     try {
       // Looked up per flush, right before the write: the run id stamped is the one current at write time.
       const runId = await currentRunId(this.#deps.syncStates, group.connectorId, group.entity.name);
-      await this.#deps.indexStore.writeBatch(
+      const written = await this.#deps.copy.writeRecords(
         group.connectorType,
         group.entity,
         group.connectorId,
@@ -79,6 +80,7 @@ export class GroupedIndexWrites {
         // Each record with its own re-read instant: an older re-read of a record in the group is dropped.
         { readAt: group.waiters.map((w) => w.readAt), source: 'webhook', refresh: false },
       );
+      await this.#deps.changeFeed.appendWritten(written);
       for (const waiter of group.waiters) waiter.resolve();
     } catch (error) {
       for (const waiter of group.waiters) waiter.reject(error);

@@ -13,10 +13,10 @@ export interface Purge {
  * What is older than CHANGES_RETENTION (docs/changes.md): tombstones of removed records in the copy, change-feed
  * events, and finished webhook deliveries with their attempts. A tombstone written again meanwhile is kept.
  */
-export function changesPurges(deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed' | 'webhookEndpoints'>): Purge[] {
+export function changesPurges(deps: Pick<SyncDeps, 'env' | 'copy' | 'changeFeed' | 'webhookEndpoints'>): Purge[] {
   const before = (now: number) => now - intervalMs(deps.env.CHANGES_RETENTION);
   return [
-    { name: 'tombstones', run: (now) => deps.indexStore.purgeTombstones(before(now)) },
+    { name: 'tombstones', run: (now) => deps.copy.purgeTombstones(before(now)) },
     { name: 'events', run: (now) => deps.changeFeed.purgeBefore(new Date(before(now))) },
     { name: 'deliveries', run: (now) => deps.webhookEndpoints.purgeBefore(new Date(before(now))) },
   ];
@@ -45,7 +45,7 @@ export async function runPurges(
 
 /** Runs the CHANGES_RETENTION purges once (tests move `now` past the retention). */
 export function purgeExpired(
-  deps: Pick<SyncDeps, 'env' | 'indexStore' | 'changeFeed' | 'webhookEndpoints'>,
+  deps: Pick<SyncDeps, 'env' | 'copy' | 'changeFeed' | 'webhookEndpoints'>,
   now = Date.now(),
 ): Promise<Record<string, number>> {
   return runPurges(changesPurges(deps), now);

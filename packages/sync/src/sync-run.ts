@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { intervalMs } from '@conduit/config';
 import { at, type Connector, type EntityCatalog, entityOf, needsFullPasses, type ReadPage } from '@conduit/connectors';
-import type { ConnectorRow, RunRef, RunWrite, SyncStateRow } from '@conduit/db';
+import type { ConnectorRow, RunRef, RunWrite, SyncStateRow, WrittenChanges } from '@conduit/db';
 import { indexKindOf } from '@conduit/hosted-connectors';
 import type { Logger } from '@conduit/observability';
 import { connectorChangesChannel } from '@conduit/queues';
-import type { WrittenChanges } from '@conduit/search-store';
+import type { IndexedBatch } from '@conduit/search-store';
 import type { SyncDeps } from './deps.ts';
 import { pageGroups } from './page-groups.ts';
+import { WritePipeline } from './write-pipeline.ts';
 
 /**
  * Late data: incremental runs re-read at least this far behind the cursor (writes are idempotent), more where the
@@ -16,9 +17,14 @@ import { pageGroups } from './page-groups.ts';
 export const LOOKBACK_MS = 60 * 60 * 1000;
 /**
  * Upstream pages read ahead while the index is written, and written together: one bulk request, checkpoint and
- * heartbeat per group instead of per page (bench:sync: per-page round trips held a run to ~0.4-0.7 of raw bulk).
+ * heartbeat per group instead of per page, whose round trips held a run well below raw bulk (docs/scaling.md).
  */
 const WRITE_GROUPS = { maxRecords: 1000, maxAhead: 10 } as const;
+/**
+ * One group's write in flight while the group before it appends to the feed and checkpoints: more helps only where
+ * the engine is the bound, not where the feed append is (docs/scaling.md).
+ */
+const WRITE_GROUPS_IN_FLIGHT = 1;
 
 /**
  * Where an interrupted run resumes: which parent, the upstream position inside it, the cursor seen so far, and
@@ -58,13 +64,15 @@ export interface SyncRunControl {
    * SyncStatesRepository.requestFullPass, so it survives the job deduplication.
    */
   readonly mode?: 'incremental';
+  /** Write groups in flight at once (WritePipeline's depth); WRITE_GROUPS_IN_FLIGHT unless given. */
+  readonly writeGroupsInFlight?: number;
 }
 
 export type SyncRunOutcome = { status: 'done'; indexed: number } | { status: 'skipped'; reason: string };
 
 /**
- * One replication run of one entity of one connector: read from the upstream page by page, bulk-index each
- * page, checkpoint after each acknowledged write; at the end record the cursor (incremental) or remove what
+ * One replication run of one entity of one connector: read from the upstream page by page, write the pages to
+ * the copy in groups (WritePipeline), append what each group applied to the change feed and checkpoint after it; at the end record the cursor (incremental) or remove what
  * disappeared upstream (full refresh, only after a complete run). At-least-once with idempotent document ids.
  */
 export async function runEntitySync(
@@ -102,15 +110,6 @@ export async function runEntitySync(
   const connector = await deps.hosted.forRow(row, { lane: 'sync', kind });
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
-  /** Write groups not yet checkpointed, oldest first (see below). */
-  const inFlight: { written: Promise<unknown>; done: Promise<RunWrite> }[] = [];
-  const stopWritingAs = async (outcome: Exclude<RunWrite, 'ok'>): Promise<SyncRunOutcome> => {
-    // Bulks still in flight land first: removing a deleted connector's documents before them would leave some.
-    await Promise.allSettled(inFlight.map((group) => group.done));
-    if (outcome === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
-    log.warn('another run took over this entity; stopping');
-    return { status: 'skipped', reason: 'superseded by a newer run' };
-  };
   let pages = 0;
   let loggedAtPages = 0;
   // Where the run's time went (ms), logged with its end: whether it waited on the upstream, the engine or Postgres.
@@ -123,39 +122,17 @@ export async function runEntitySync(
       phases[phase] += performance.now() - from;
     }
   };
+  // Groups written at once; their tails (feed append, checkpoint, heartbeat) run in group order (write-pipeline.ts).
+  const pipeline = new WritePipeline(control.writeGroupsInFlight ?? WRITE_GROUPS_IN_FLIGHT, timed);
+  const stopWritingAs = async (outcome: Exclude<RunWrite, 'ok'>): Promise<SyncRunOutcome> => {
+    // Writes still in flight land first: removing a deleted connector's documents before them would leave some.
+    await pipeline.settled();
+    if (outcome === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
+    log.warn('another run took over this entity; stopping');
+    return { status: 'skipped', reason: 'superseded by a newer run' };
+  };
   log.info('sync run started', { since, full, resumed: resumed !== null, parents: parents.length });
-
-  // Up to SYNC_WRITE_GROUPS_IN_FLIGHT groups are bulk-indexed at once, so the engine is not idle while a group's
-  // tail (its change-feed append, then its checkpoint and heartbeat) and the next upstream pages are awaited. The
-  // tails run one at a time, in group order, each once its own bulk and the tail before it are done: the feed keeps
-  // the order the copy applied the writes (two groups holding the same record: the engine keeps the newer read and
-  // refuses the older as stale, whichever lands first, and only an applied write is appended), and a checkpoint is
-  // only saved once its group and every group before it are indexed and in the feed (a crash re-reads from the last
-  // one: nothing is lost). A failed group fails every tail after it, so no later checkpoint is saved.
-  const depth = deps.env.SYNC_WRITE_GROUPS_IN_FLIGHT;
   const cursorField = entity.sync.cursorField;
-  let previous: Promise<RunWrite> = Promise.resolve('ok');
-  /** Waits until at most `keep` groups are unfinished; the first outcome that is not `ok`, if any. */
-  const drain = async (keep: number): Promise<RunWrite> => {
-    while (inFlight.length > keep) {
-      const outcome = await timed('tail_wait', inFlight.shift()!.done);
-      if (outcome !== 'ok') return outcome;
-    }
-    return 'ok';
-  };
-  /**
-   * Room for one more group: at most `depth` bulks in flight, and `depth` groups waiting for their tails (with 1,
-   * the next group's bulk overlaps the last group's tail only).
-   */
-  const slot = async (): Promise<RunWrite> => {
-    const outcome = await drain(depth);
-    if (outcome !== 'ok' || inFlight.length < depth) return outcome;
-    await timed(
-      'bulk_wait',
-      inFlight[inFlight.length - depth]!.written.catch(() => undefined),
-    );
-    return 'ok';
-  };
   try {
     for (; checkpoint.parentIndex < parents.length; checkpoint.parentIndex++) {
       const parentParams = parents[checkpoint.parentIndex];
@@ -177,65 +154,55 @@ export async function runEntitySync(
         const records = group.flatMap((page) => page.records);
         pages += group.length;
         const pagesNow = pages;
-        const write = timed('bulk', writeGroup(deps, row, entity, runId, group, records, source));
-        const after = previous;
-        const done = (async (): Promise<RunWrite> => {
-          const written = await write;
-          const prior = await after;
-          if (prior !== 'ok') return prior;
+        pipeline.push(timed('bulk', writeGroup(deps, row, entity, runId, group, records, source)), async (written) => {
           const indexed = written[0].indexed;
           checkpoint.maxCursor = maxCursor(checkpoint.maxCursor, records, cursorField);
           for (const page of group) if (page.position !== undefined) checkpoint.position = page.position;
           checkpoint.indexed += indexed;
           checkpoint.resume = group[group.length - 1]!.checkpoint ?? undefined;
-          for (const changes of written) await timed('feed', deps.indexStore.recordChanges(changes));
+          for (const changes of written) await timed('feed', deps.changeFeed.appendWritten(changes));
           const saved = await timed('checkpoint', deps.syncStates.saveCheckpoint(run, { ...checkpoint }, indexed));
           if (saved === 'ok')
             await control.onPage?.({ pages: pagesNow, records: checkpoint.indexed, pageIndexed: indexed });
           return saved;
-        })();
-        // Awaited when its slot is needed (or below); until then a failure must not surface as an unhandled rejection.
-        done.catch(() => undefined);
-        previous = done;
-        inFlight.push({ written: write, done });
+        });
         if (pages >= loggedAtPages + 20) {
           loggedAtPages = pages;
           log.info('sync progress', progress(pages, checkpoint.indexed, started));
         }
         if (control.stopRequested()) {
-          const saved = await drain(0);
+          const saved = await pipeline.drain();
           if (saved !== 'ok') return await stopWritingAs(saved);
           await deps.syncStates.pauseRun(run);
           throw new SyncInterrupted('stopped after a checkpoint');
         }
         // Room for the next group before taking it: the pages read meanwhile make it (fuller bulks).
-        const before = await slot();
+        const before = await pipeline.slot();
         if (before !== 'ok') return await stopWritingAs(before);
         waitFrom = performance.now();
       }
-      const saved = await drain(0);
+      const saved = await pipeline.drain();
       if (saved !== 'ok') return await stopWritingAs(saved);
       checkpoint.resume = undefined;
     }
   } finally {
     // A failed read or write leaves the groups before it to finish: the last checkpoint is where a retry resumes.
-    await Promise.allSettled(inFlight.map((group) => group.done));
+    await pipeline.settled();
   }
 
   // Make this run's writes visible before deciding what disappeared and counting.
-  await deps.indexStore.refresh(indexKindOf(row), entityName);
+  await deps.indexes.refresh(indexKindOf(row), entityName);
   const wasFull = checkpoint.full ?? full;
   if (wasFull) {
-    const removed = await deps.indexStore.removeNotWrittenBy(
-      indexKindOf(row),
-      entity,
-      connectorId,
-      runId,
-      checkpoint.readFrom,
-    );
+    let removed = 0;
+    const removals = deps.copy.removeNotWrittenBy(indexKindOf(row), entity, connectorId, runId, checkpoint.readFrom);
+    for await (const written of removals) {
+      await deps.changeFeed.appendWritten(written);
+      removed += written.applied.length;
+    }
     if (removed > 0) log.info('removed records that disappeared upstream', { removed });
   }
-  const recordCount = await deps.indexStore.count(indexKindOf(row), entityName, connectorId);
+  const recordCount = await deps.copy.count(indexKindOf(row), entityName, connectorId);
   const cursor = feed ? (checkpoint.position ?? state.cursor) : (checkpoint.maxCursor ?? state.cursor);
   const finished = await deps.syncStates.finishRun(run, { cursor: cursor ?? null, recordCount, full: wasFull });
   if (finished === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
@@ -266,15 +233,15 @@ async function writeGroup(
   group: readonly (ReadPage & { readAt: number })[],
   records: readonly Record<string, unknown>[],
   source: 'sync' | 'full_pass',
-): Promise<[Awaited<ReturnType<SyncDeps['indexStore']['writeRecords']>>, ...WrittenChanges[]]> {
+): Promise<[IndexedBatch & WrittenChanges, ...WrittenChanges[]]> {
   const readAt = group.flatMap((page) => page.records.map(() => page.readAt));
-  const batch = await deps.indexStore.writeRecords(indexKindOf(row), entity, row.id, runId, records, {
+  const batch = await deps.copy.writeRecords(indexKindOf(row), entity, row.id, runId, records, {
     readAt,
     source,
   });
   const removed = group.flatMap((page) => (page.removed ?? []).map((key) => ({ key, readAt: page.readAt })));
   if (removed.length === 0) return [batch];
-  const removals = await deps.indexStore.writeRemovals(
+  const removals = await deps.copy.writeRemovals(
     indexKindOf(row),
     entity,
     row.id,
@@ -294,7 +261,7 @@ async function removeWritesOfDeleted(
   entityName: string,
   log: Logger,
 ): Promise<SyncRunOutcome> {
-  await deps.indexStore.deleteConnector(indexKindOf(row), [entityName], row.id);
+  await deps.copy.deleteConnector(indexKindOf(row), [entityName], row.id);
   log.info('connector deleted during the run; its documents were removed');
   return { status: 'skipped', reason: 'connector deleted' };
 }

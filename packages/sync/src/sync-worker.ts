@@ -1,7 +1,6 @@
-import { duplicateRedis, JOB_NAMES, queuePrefix, syncQueueName } from '@conduit/queues';
+import { duplicateRedis, JOB_NAMES, queuePrefix, RedisSemaphore, syncQueueName } from '@conduit/queues';
 import { continueTrace } from '@conduit/tracing';
 import { Worker } from 'bullmq';
-import { ConnectorSlots } from './connector-slots.ts';
 import { startCustomerDeliveries } from './customer-deliveries.ts';
 import type { SyncDeps } from './deps.ts';
 import { processSyncConnector } from './processors/sync-connector.ts';
@@ -15,6 +14,9 @@ export interface SyncWorker {
   close(): Promise<void>;
 }
 
+/** A slot of a worker that died (no heartbeat for this long) is free again. */
+const SLOT_STALE_MS = 120_000;
+
 /**
  * The BullMQ worker of the sync queue: connector jobs fan out, entity jobs run under a per-connector slot;
  * a reconciler re-creates schedules and re-queues interrupted runs from Postgres.
@@ -22,13 +24,17 @@ export interface SyncWorker {
 export function startSyncWorker(deps: SyncDeps): SyncWorker {
   const { env, logger, redis } = deps;
   const slots = {
-    connector: new ConnectorSlots(redis, env.NAMESPACE, env.CONNECTOR_CONCURRENCY),
+    connector: new RedisSemaphore(redis, {
+      prefix: `${env.NAMESPACE}:slots`,
+      limit: env.CONNECTOR_CONCURRENCY,
+      staleMs: SLOT_STALE_MS,
+    }),
     // Unset: all but one of a worker's slots, so another organization always finds one.
-    organization: new ConnectorSlots(
-      redis,
-      `${env.NAMESPACE}:organization`,
-      env.ORGANIZATION_SYNC_CONCURRENCY ?? Math.max(1, env.WORKER_CONCURRENCY - 1),
-    ),
+    organization: new RedisSemaphore(redis, {
+      prefix: `${env.NAMESPACE}:organization:slots`,
+      limit: env.ORGANIZATION_SYNC_CONCURRENCY ?? Math.max(1, env.WORKER_CONCURRENCY - 1),
+      staleMs: SLOT_STALE_MS,
+    }),
   };
   let stopping = false;
   const workerConnection = duplicateRedis(redis);

@@ -3,7 +3,7 @@ import { continueTrace } from '@conduit/tracing';
 import { Worker } from 'bullmq';
 import type { SyncDeps } from './deps.ts';
 import { GroupedIndexWrites } from './grouped-index-writes.ts';
-import { OrganizationShares, processWebhookEvent } from './processors/webhook-event.ts';
+import { LiveConnectors, OrganizationShares, processWebhookEvent } from './processors/webhook-event.ts';
 import { connectorIdOf, traceparentOf } from './traced-jobs.ts';
 
 export interface WebhookWorker {
@@ -21,10 +21,9 @@ export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
   const connection = duplicateRedis(redis);
   const writes = new GroupedIndexWrites(deps);
   const writeRecord = writes.write.bind(writes);
-  // Unset: half of the worker's slots, so another organization always finds some.
-  const shares = new OrganizationShares(
-    env.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.max(1, Math.floor(env.WEBHOOK_CONCURRENCY / 2)),
-  );
+  // Half of the worker's slots at most for one organization, so another organization always finds some.
+  const shares = new OrganizationShares(Math.max(1, Math.floor(env.WEBHOOK_CONCURRENCY / 2)));
+  const processing = { live: new LiveConnectors(), writeRecord, shares };
   connection.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   const worker = new Worker(
     webhookQueueName(env.NAMESPACE),
@@ -35,7 +34,7 @@ export function startWebhookWorker(deps: SyncDeps): WebhookWorker {
           traceparentOf(job.data),
           job.name,
           { 'conduit.connector_id': connectorIdOf(job.data) },
-          () => processWebhookEvent(job, token, deps, writeRecord, shares),
+          () => processWebhookEvent(job, token, deps, processing),
         );
       }
       throw new Error(`unknown job ${job.name}`);

@@ -1,31 +1,21 @@
-import type { NewAuditEntry, NewAuditOutcome } from '@conduit/db';
+import type { NewAuditEntry } from '@conduit/db';
 import { describe, expect, it } from 'vitest';
 import { AuditLog, redactForAudit } from './audit-log.ts';
 
 /** A store whose inserts wait until the test lets them finish, recording each batch; ids count from 1. */
 function heldStore() {
   const batches: NewAuditEntry[][] = [];
-  const idsAsked: boolean[] = [];
-  const outcomes: NewAuditOutcome[][] = [];
   const finish: (() => void)[] = [];
   let nextId = 1;
   return {
     batches,
-    idsAsked,
-    outcomes,
     finishAll: () => {
       for (const go of finish.splice(0)) go();
     },
-    insertEntries: (rows: readonly NewAuditEntry[], ids: boolean) =>
+    insertEntries: (rows: readonly NewAuditEntry[]) =>
       new Promise<string[]>((resolve) => {
         batches.push([...rows]);
-        idsAsked.push(ids);
         finish.push(() => resolve(rows.map(() => String(nextId++))));
-      }),
-    insertOutcomes: (rows: readonly NewAuditOutcome[]) =>
-      new Promise<void>((resolve) => {
-        outcomes.push([...rows]);
-        finish.push(resolve);
       }),
   };
 }
@@ -54,74 +44,9 @@ describe('AuditLog', () => {
     await Promise.all(rest);
   });
 
-  it('writes a begun call’s intent at once; its outcome follows the durable intent, and finish waits for both', async () => {
+  it('writes nothing until a call finishes, then the whole call in one row', async () => {
     const store = heldStore();
     const log = new AuditLog(store);
-    const call = log.begin({ ...intent('execute.create'), params: { name: 'x' }, requestId: 'r1' });
-    // The intent is on its way before the call's work, without its outcome.
-    expect(store.batches).toEqual([[expect.objectContaining({ action: 'execute.create', status: null })]]);
-    let finished = false;
-    const done = call.finish({ status: 201, upstreamStatus: 200, latencyMs: 12.3456 }).then(() => {
-      finished = true;
-    });
-    await turn();
-    expect(store.outcomes).toEqual([]); // the intent is not durable yet: no outcome, no answer
-    store.finishAll();
-    await turn();
-    expect(store.outcomes).toEqual([
-      [{ entryId: '1', status: 201, errorCode: null, upstreamStatus: 200, latencyMs: 12.346 }],
-    ]);
-    expect(finished).toBe(false); // the outcome is not committed yet
-    store.finishAll();
-    await done;
-  });
-
-  it('batches the outcomes of concurrent calls into one insert, each with its own intent’s id', async () => {
-    const store = heldStore();
-    const log = new AuditLog(store);
-    const calls = ['a', 'b', 'c'].map((action) => log.begin(intent(action)));
-    store.finishAll();
-    await turn();
-    store.finishAll(); // the second intent batch (b, c)
-    await turn();
-    const done = calls.map((call, i) => call.finish({ status: 200 + i, latencyMs: 1 }));
-    await turn();
-    store.finishAll();
-    await turn();
-    store.finishAll();
-    await Promise.all(done);
-    expect(store.batches.map((b) => b.map((r) => r.action))).toEqual([['a'], ['b', 'c']]);
-    expect(store.outcomes.flat().map((o) => [o.entryId, o.status])).toEqual([
-      ['1', 200],
-      ['2', 201],
-      ['3', 202],
-    ]);
-  });
-
-  it('writes a call answered before its intent left (queued behind another write) as one whole row', async () => {
-    const store = heldStore();
-    const log = new AuditLog(store);
-    const first = log.begin(intent('a'));
-    const second = log.begin(intent('b')); // waits behind a's write
-    const done = second.finish({ status: 404, errorCode: 'upstream_not_found', latencyMs: 2 });
-    store.finishAll();
-    await turn();
-    store.finishAll();
-    await done;
-    expect(store.batches[1]).toEqual([
-      expect.objectContaining({ action: 'b', status: 404, error_code: 'upstream_not_found', latency_ms: 2 }),
-    ]);
-    expect(store.outcomes).toEqual([]);
-    const finished = first.finish({ status: 200, latencyMs: 1 });
-    await turn();
-    store.finishAll();
-    await finished;
-    expect(store.outcomes.flat()).toEqual([expect.objectContaining({ entryId: '1', status: 200 })]);
-  });
-
-  it('without intents, writes nothing until finish, then the whole call in one row', async () => {
-    const store = heldStore();
-    const log = new AuditLog(store, { intents: false });
     const call = log.begin({ ...intent('execute.list'), requestId: 'r1' });
     expect(store.batches).toEqual([]);
     const done = call.finish({ status: 200, upstreamStatus: 200, latencyMs: 2 });
@@ -130,12 +55,11 @@ describe('AuditLog', () => {
     ]);
     store.finishAll();
     await done;
-    expect(store.outcomes).toEqual([]);
   });
 
-  it('without intents, calls answered in one turn while others run share one insert, started at the turn’s end', async () => {
+  it('calls answered in one turn while others run share one insert, started at the turn’s end', async () => {
     const store = heldStore();
-    const log = new AuditLog(store, { intents: false });
+    const log = new AuditLog(store);
     const [a, b, c] = ['a', 'b', 'c'].map((action) => log.begin(intent(action)));
     const answered = [a!.finish({ status: 200, latencyMs: 1 }), b!.finish({ status: 200, latencyMs: 1 })];
     expect(store.batches).toEqual([]);
@@ -150,54 +74,11 @@ describe('AuditLog', () => {
     await last;
   });
 
-  it('asks the store for ids only when an intent needs one for its outcome', async () => {
-    const store = heldStore();
-    const log = new AuditLog(store);
-    const whole = log.record(entry('a'));
-    await turn();
-    store.finishAll();
-    await whole;
-    const call = log.begin(intent('b'));
-    await turn();
-    store.finishAll();
-    await turn();
-    const finished = call.finish({ status: 200, latencyMs: 1 });
-    await turn();
-    store.finishAll();
-    await finished;
-    expect(store.idsAsked).toEqual([false, true]);
-    expect(store.outcomes).toEqual([[expect.objectContaining({ entryId: '2', status: 200 })]]);
-  });
-
-  it('writes a call answered before its intent left as one whole row, without asking for its id', async () => {
-    const store = heldStore();
-    const log = new AuditLog(store);
-    const first = log.record(entry('a'));
-    const call = log.begin({ ...intent('b'), requestId: 'r2' });
-    const finished = call.finish({ status: 201, latencyMs: 4 });
-    store.finishAll();
-    await first;
-    await turn();
-    expect(store.batches[1]).toEqual([expect.objectContaining({ request_id: 'r2', status: 201, latency_ms: 4 })]);
-    store.finishAll();
-    await finished;
-    expect(store.idsAsked).toEqual([false, false]);
-    expect(store.outcomes).toEqual([]);
-  });
-
   it('fails the callers of a batch whose insert failed (their calls must not answer unaudited)', async () => {
     const down = async () => Promise.reject(new Error('postgres is down'));
-    const log = new AuditLog({ insertEntries: down, insertOutcomes: down });
+    const log = new AuditLog({ insertEntries: down });
     await expect(log.record(entry('a'))).rejects.toThrow('postgres is down');
     await expect(log.begin(intent('b')).finish({ status: 200, latencyMs: 1 })).rejects.toThrow('postgres is down');
-  });
-
-  it('fails a call whose outcome could not be written, though its intent is durable', async () => {
-    const log = new AuditLog({
-      insertEntries: async (rows) => rows.map((_, i) => String(i + 1)),
-      insertOutcomes: async () => Promise.reject(new Error('outcome lost')),
-    });
-    await expect(log.begin(intent('a')).finish({ status: 200, latencyMs: 1 })).rejects.toThrow('outcome lost');
   });
 
   it('keeps a NUL a caller sent as U+FFFD (Postgres holds none), in text and in params', async () => {
@@ -213,7 +94,7 @@ describe('AuditLog', () => {
 
   it('keeps a lone UTF-16 surrogate as U+FFFD (not UTF-8: Postgres refuses it in JSON), a surrogate pair as is', async () => {
     const store = heldStore();
-    const log = new AuditLog(store, { intents: false });
+    const log = new AuditLog(store);
     const call = log.begin({
       ...intent('execute.get'),
       entity: 'a\ud800b',

@@ -1,4 +1,4 @@
-import type { NewAuditEntry, NewAuditOutcome } from '@conduit/db';
+import type { NewAuditEntry } from '@conduit/db';
 
 /** Who made a call and what it asks for: known before the call runs. `params` must already be redacted. */
 export interface AuditIntent {
@@ -29,54 +29,33 @@ export interface AuditOutcome {
 /** One audited call (docs/trusted-calls.md). `params` must already be redacted (see redactForAudit). */
 export type AuditRecord = AuditIntent & AuditOutcome;
 
-/** Where the trail's rows go: entries (intents, or whole calls) and the outcomes of intents. */
+/** Where the trail's rows go: one row per call, in the database when `insertEntries` resolves. */
 export interface AuditStore {
-  /**
-   * With `ids`, returns the entries' ids, in the order given; without, may return none (reading the ids back costs
-   * the database and the client about a quarter of a one-row insert).
-   */
+  /** With `ids`, returns the entries' ids, in the order given; without, may return none. */
   insertEntries(rows: readonly NewAuditEntry[], ids: boolean): Promise<readonly string[]>;
-  insertOutcomes(rows: readonly NewAuditOutcome[]): Promise<void>;
-  /**
-   * Resolves once every entry written before the call is readable in the database. A store whose entries are in
-   * the database when `insertEntries` resolves has none; a spool (AuditSpool) ships them a little later.
-   */
-  caughtUp?(): Promise<void>;
-  /**
-   * Throws (AuditUnavailableError) when the store cannot take an entry now, e.g. a spool whose backlog is full.
-   * Asked before a call runs, so that a call the trail could not record is refused before it does anything.
-   */
-  admit?(): void;
 }
 
-/** A call whose intent is being written; `finish` records its outcome. */
+/** A call being audited; `finish` records it with its outcome. */
 export interface AuditedCall {
   /**
-   * Resolves once the intent is durable and the outcome committed (flushed to disk or not: the outcome store's
-   * setting). A caller that awaits it before answering never answers a call the trail does not fully hold.
+   * Resolves once the call's entry is committed. A caller that awaits it before answering never answers a call the
+   * trail does not hold.
    */
   finish(outcome: AuditOutcome): Promise<void>;
 }
 
 const MAX_BATCH = 500;
 
-/** An entry waiting for its write; `sent` once a write took it; `id` when its id is needed (an intent's outcome). */
-interface PendingEntry {
-  readonly row: NewAuditEntry;
-  id: boolean;
-  sent: boolean;
-}
-
 /**
  * Group commit: items that arrive while a write is in flight wait for it and then leave together in one write.
  * Under load, one round trip per batch, not per item; alone, one round trip and no added wait.
  */
-class GroupWriter<Item, Result> {
-  readonly #write: (items: Item[]) => Promise<Result[]>;
-  readonly #waiting: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
+class GroupWriter<Item> {
+  readonly #write: (items: Item[]) => Promise<void>;
+  readonly #waiting: { item: Item; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #writing = false;
 
-  constructor(write: (items: Item[]) => Promise<Result[]>) {
+  constructor(write: (items: Item[]) => Promise<void>) {
     this.#write = write;
   }
 
@@ -85,7 +64,7 @@ class GroupWriter<Item, Result> {
    * at the end of this turn of the event loop instead (setImmediate) and takes every item pushed during the turn: the
    * answers a busy process finishes in one turn share one INSERT rather than the first going alone.
    */
-  push(item: Item, gather = false): Promise<Result> {
+  push(item: Item, gather = false): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ item, resolve, reject });
       if (this.#writing) return;
@@ -104,8 +83,8 @@ class GroupWriter<Item, Result> {
       while (this.#waiting.length > 0) {
         const batch = this.#waiting.splice(0, MAX_BATCH);
         try {
-          const results = await this.#write(batch.map((w) => w.item));
-          for (const [i, w] of batch.entries()) w.resolve(results[i] as Result);
+          await this.#write(batch.map((w) => w.item));
+          for (const w of batch) w.resolve();
         } catch (error) {
           for (const w of batch) w.reject(error ?? new Error('audit insert failed'));
         }
@@ -117,12 +96,9 @@ class GroupWriter<Item, Result> {
 }
 
 /**
- * The audit trail's writer. Awaiting `finish` (or `record`) before answering means an answered call is always in
- * the trail, with its outcome. With intents (AUDIT_COMMIT=intent), a call is two append-only rows: `begin` writes
- * its intent (who, what, params, request id) at once while the call runs, so its disk flush overlaps the call, and
- * `finish` adds the outcome (status, error, latency); the store should then flush entries to disk and may leave
- * outcomes unflushed. Without (the default), `finish` writes the whole call in one row, the cheapest. `record`
- * writes a whole call in one row (where the params are known only at the end).
+ * The audit trail's writer: one row per call, written when the call finishes and committed (flushed to disk, the
+ * store's setting) before `finish` resolves, so an answered call is always in the trail with its outcome
+ * (docs/trusted-calls.md). Rows of calls finishing together share one INSERT.
  *
  * @example
  * const call = audit.begin({ organizationId, clientId, source: 'api', action: 'execute.create', params });
@@ -130,94 +106,33 @@ class GroupWriter<Item, Result> {
  * await call.finish({ status: 200, latencyMs: 12 });
  */
 export class AuditLog {
-  readonly #entries: GroupWriter<PendingEntry, string | undefined>;
-  readonly #outcomes: GroupWriter<NewAuditOutcome, undefined>;
-  readonly #intents: boolean;
-  readonly #store: AuditStore;
-  /** Calls begun (without intents) and not yet finished: whether an entry is likely to have company soon. */
+  readonly #entries: GroupWriter<NewAuditEntry>;
+  /** Calls begun and not yet finished: whether an entry is likely to have company soon. */
   #running = 0;
 
-  /**
-   * `options.intents` false: `begin` writes nothing until `finish`, which writes the whole call in one row (fewer
-   * writes; the entry is then as durable as `store` commits it). `options.outcomes`: where outcomes go (default
-   * `store`).
-   */
-  constructor(
-    store: AuditStore,
-    options: { readonly outcomes?: Pick<AuditStore, 'insertOutcomes'>; readonly intents?: boolean } = {},
-  ) {
-    const outcomes = options.outcomes ?? store;
-    this.#store = store;
-    this.#intents = options.intents ?? true;
-    this.#entries = new GroupWriter(async (pending) => {
-      for (const entry of pending) entry.sent = true;
-      const ids = await store.insertEntries(
-        pending.map((entry) => entry.row),
-        pending.some((entry) => entry.id),
-      );
-      return pending.map((_, i) => ids[i]);
-    });
-    this.#outcomes = new GroupWriter(async (rows) => {
-      await outcomes.insertOutcomes(rows);
-      return rows.map(() => undefined);
+  constructor(store: AuditStore) {
+    this.#entries = new GroupWriter(async (rows) => {
+      await store.insertEntries(rows, false);
     });
   }
 
-  /** Resolves once every call this process answered so far is readable in the trail (GET /api/v1/audit). */
-  async caughtUp(): Promise<void> {
-    await this.#store.caughtUp?.();
-  }
-
-  /** Throws (AuditUnavailableError) when the trail cannot take an entry now: ask before a call runs. */
-  admit(): void {
-    this.#store.admit?.();
-  }
-
-  /** Writes a whole call in one row; resolves once it is durable. */
+  /** Writes a whole call in one row (where the params are known only at the end); resolves once it is committed. */
   async record(entry: AuditRecord): Promise<void> {
-    await this.#entries.push({ row: { ...rowOf(entry), ...outcomeColumns(entry) }, id: false, sent: false });
+    await this.#entries.push({ ...rowOf(entry), ...outcomeColumns(entry) });
   }
 
-  /** Starts writing the call's intent now; the returned call's `finish` adds the outcome. */
+  /** A call that starts now; its `finish` writes its row with the outcome. */
   begin(intent: AuditIntent): AuditedCall {
-    if (!this.#intents) {
-      // The row (its params' JSON, the text checks) is made now, while the call runs, not on the answer's path.
-      const row = rowOf(intent);
-      this.#running++;
-      let finished = false;
-      return {
-        finish: async (outcome) => {
-          if (!finished) this.#running--;
-          finished = true;
-          // Alone, the entry leaves at once; with other calls running, it waits for the ones answered in this turn.
-          const gather = this.#running > 0;
-          await this.#entries.push({ row: { ...row, ...outcomeColumns(outcome) }, id: false, sent: false }, gather);
-        },
-      };
-    }
-    const pending: PendingEntry = { row: rowOf(intent), id: true, sent: false };
-    const entryId = this.#entries.push(pending);
-    // Awaited by finish; a call that never finishes (its process ended) leaves its intent alone in the trail.
-    entryId.catch(() => undefined);
+    // The row (its params' JSON, the text checks) is made now, while the call runs, not on the answer's path.
+    const row = rowOf(intent);
+    this.#running++;
+    let finished = false;
     return {
       finish: async (outcome) => {
-        if (!pending.sent) {
-          // Answered before its intent left (it waited behind another write): one whole row instead of two, whose
-          // id nobody needs now.
-          Object.assign(pending.row, outcomeColumns(outcome));
-          pending.id = false;
-          await entryId;
-          return;
-        }
-        const id = await entryId;
-        if (id === undefined) throw new Error('the audit store returned no id for an intent');
-        await this.#outcomes.push({
-          entryId: id,
-          status: outcome.status,
-          errorCode: textOrNull(outcome.errorCode),
-          upstreamStatus: outcome.upstreamStatus ?? null,
-          latencyMs: roundedMs(outcome.latencyMs),
-        });
+        if (!finished) this.#running--;
+        finished = true;
+        // Alone, the entry leaves at once; with other calls running, it waits for the ones answered in this turn.
+        await this.#entries.push({ ...row, ...outcomeColumns(outcome) }, this.#running > 0);
       },
     };
   }

@@ -1,3 +1,2 @@
 export { AccessTokens } from './access-tokens.ts';
 export { type AuditedCall, type AuditIntent, AuditLog, redactForAudit } from './audit-log.ts';
-export { AuditSpool, AuditUnavailableError } from './audit-spool.ts';

@@ -28,14 +28,14 @@ let audit: AuditLog;
 const BASE = '/api/v1/integrations/connectors';
 
 /** Connector routes behind the trail, as app.ts mounts them; `x-org` picks the caller's organization. */
-function app(options: { enabled?: boolean } = {}) {
+function app() {
   return new Hono<ApiEnv>()
     .onError((error, c) => problemResponse(c, error))
     .use('*', async (c, next) => {
       c.set('auth', { clientId: 'client-1', organizationId: c.req.header('x-org') ?? 'org-a' });
       await next();
     })
-    .use('*', auditTrail({ audit, enabled: options.enabled ?? true, actionOf: connectorActionOf, mcpMark: 'mark' }))
+    .use('*', auditTrail({ audit, actionOf: connectorActionOf, mcpMark: 'mark' }))
     .patch(`${BASE}/:id`, async (c) => {
       auditAs(c, { connectorId: c.req.param('id'), params: { name: 'renamed', credentials: '[REDACTED]' } });
       return c.json({ ok: true });
@@ -90,10 +90,8 @@ describe('auditTrail', () => {
     ]);
   });
 
-  it('writes nothing for a call that is not audited (a read), and nothing at all when switched off', async () => {
+  it('writes nothing for a call that is not audited (a read)', async () => {
     expect((await app().request(`${BASE}/c-3`, { headers: { 'x-org': 'org-c' } })).status).toBe(200);
-    const off = app({ enabled: false });
-    expect((await off.request(`${BASE}/c-3`, { method: 'PATCH', headers: { 'x-org': 'org-c' } })).status).toBe(200);
     expect(await trail('org-c')).toEqual([]);
   });
 

@@ -3,7 +3,6 @@ import { type AuditedCall, type AuditIntent, type AuditLog, redactForAudit } fro
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
 import { toProblem } from '../problem.ts';
-import { requestStep } from '../request-steps.ts';
 
 /** What a call did, as the audit trail records it; routes add to it with `auditAs`. */
 export interface AuditDetails {
@@ -34,9 +33,7 @@ export function beginAudit(c: Context<ApiEnv>, details: Partial<AuditDetails>): 
 }
 
 export interface AuditTrailOptions {
-  readonly audit: Pick<AuditLog, 'record' | 'begin' | 'admit'>;
-  /** False only to measure the trail's cost (AUDIT_TRAIL=off). */
-  readonly enabled?: boolean;
+  readonly audit: Pick<AuditLog, 'record' | 'begin'>;
   /** The action of a call before its route names it (so a call refused early is audited too); undefined: not audited. */
   readonly actionOf?: (method: string, path: string) => Omit<AuditDetails, 'params'> | undefined;
   /** Marks calls made by MCP tools (a secret of this process on their in-process requests). */
@@ -57,15 +54,11 @@ export const MCP_MARK_HEADER = 'x-conduit-mcp-call';
  * // in a route: auditAs(c, { action: 'webhook_endpoint.create', params: redactForAudit(body) });
  */
 export function auditTrail(options: AuditTrailOptions): MiddlewareHandler<ApiEnv> {
-  const { audit, enabled = true, actionOf, mcpMark } = options;
-  if (!enabled) return passThrough;
+  const { audit, actionOf, mcpMark } = options;
   return async function auditTrailMiddleware(c, next) {
     const started = performance.now();
     const early = actionOf?.(c.req.method, c.req.path);
     if (early) c.set('audit', early);
-    // A trail that cannot take the entry (a spool's full backlog) refuses the call before it runs: a 503 then
-    // means nothing was done upstream, so retrying it is safe.
-    audit.admit();
     const source = mcpMark !== undefined && c.req.header(MCP_MARK_HEADER) === mcpMark ? 'mcp' : 'api';
     let call: AuditedCall | undefined;
     c.set('auditBegin', () => {
@@ -86,15 +79,10 @@ export function auditTrail(options: AuditTrailOptions): MiddlewareHandler<ApiEnv
       upstreamStatus: upstreamStatus ?? null,
       latencyMs: performance.now() - started,
     };
-    requestStep('audit entry sent');
     if (call) await call.finish(outcome);
     else await audit.record({ ...intentOf(c, details, source), ...outcome });
-    requestStep('audit entry committed');
   };
 }
-
-/** The trail switched off (AUDIT_TRAIL=off): no step of its own on the request's way. */
-const passThrough: MiddlewareHandler<ApiEnv> = (_c, next) => next();
 
 function intentOf(c: Context<ApiEnv>, details: AuditDetails, source: 'api' | 'mcp'): AuditIntent {
   const auth = c.get('auth');
@@ -178,10 +166,10 @@ interface JsonRpcMessage {
  * makes are audited too, as `source: mcp`. Mount it after mcpMessage, which parses the message and refuses batches,
  * so no tool runs without its entry.
  */
-export function auditMcpToolCalls(options: Pick<AuditTrailOptions, 'audit' | 'enabled'>): MiddlewareHandler<ApiEnv> {
-  const { audit, enabled = true } = options;
+export function auditMcpToolCalls(options: Pick<AuditTrailOptions, 'audit'>): MiddlewareHandler<ApiEnv> {
+  const { audit } = options;
   return async function auditMcpMiddleware(c, next) {
-    if (!enabled || c.req.method !== 'POST') return next();
+    if (c.req.method !== 'POST') return next();
     const started = performance.now();
     // Parsed (and refused when too deep or a batch) by mcpMessage, mounted before this.
     const message = c.get('mcpMessage') as JsonRpcMessage | undefined;

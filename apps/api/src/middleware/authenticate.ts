@@ -2,7 +2,6 @@ import type { AccessTokens } from '@conduit/trusted-calls';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
-import { requestStep } from '../request-steps.ts';
 import type { ClientAccessCache } from '../services/client-access.ts';
 
 /**
@@ -13,7 +12,6 @@ import type { ClientAccessCache } from '../services/client-access.ts';
  */
 export function authenticate(tokens: AccessTokens, clientAccess: ClientAccessCache): MiddlewareHandler<ApiEnv> {
   return async function authenticateMiddleware(c, next) {
-    requestStep('authenticating');
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) throw new ApiError(401, 'unauthorized', 'a bearer token is required');
@@ -52,7 +50,6 @@ export function authenticate(tokens: AccessTokens, clientAccess: ClientAccessCac
     }
     c.set('auth', { clientId: claims.clientId, organizationId });
     c.set('logger', c.get('logger').child({ client_id: claims.clientId, organization_id: organizationId }));
-    requestStep('authenticated');
     return next();
   };
 }

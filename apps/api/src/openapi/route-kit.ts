@@ -101,7 +101,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   422: 'the Idempotency-Key was used with a different request',
   429: 'our rate limit, the upstream’s, or the organization’s requests of the day (quota_exceeded); see Retry-After',
   502: 'the upstream failed or rejected the stored credentials',
-  503: 'the index cannot answer (live actions keep working); or the audit trail cannot take or show entries now (audit_unavailable, Retry-After)',
+  503: 'the index cannot answer (live actions keep working)',
 };
 
 /** RFC 9457 problem responses for the given statuses. */

@@ -105,16 +105,12 @@ export const auditRoutes = defineRoutes({ audit: auditRoute }, (deps: ApiDeps) =
           );
         }
         try {
-          await deps.audit.caughtUp();
           return ndjsonExport(deps.auditEntries, filter, view, release);
         } catch (error) {
           release();
           throw error;
         }
       }
-      // Read-your-writes: the calls this process answered before this read are in the database (AUDIT_COMMIT=spool
-      // ships them a few milliseconds after their answer; other processes' after their next ship).
-      await deps.audit.caughtUp();
       const rows = await deps.auditEntries.page({ ...filter, limit: query.limit + 1 });
       const page = rows.slice(0, query.limit);
       const hasMore = rows.length > query.limit;

@@ -55,7 +55,8 @@ export function catalogView(oauthKinds: readonly string[]): { kinds: KindView[] 
   };
 }
 
-function kindView(catalog: KindCatalog, oauth: boolean): KindView {
+/** One kind as the catalog shows it: built in, or one an organization defined (docs/definitions.md). */
+export function kindView(catalog: KindCatalog, oauth: boolean): KindView {
   return {
     connector_type: catalog.connectorType,
     purpose: catalog.purpose,

@@ -6,6 +6,9 @@ import type { Logger } from '@conduit/observability';
 import canonicalize from 'canonicalize';
 import { ApiError, toProblem } from '../problem.ts';
 
+/** How long an Idempotency-Key of an execute write is remembered, its answer replayed (docs/trusted-calls.md). */
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -60,13 +63,9 @@ export class IdempotentExecutor {
   readonly #leaseMs: number;
   readonly #logger: Logger;
 
-  constructor(
-    keys: IdempotencyKeysRepository,
-    env: Pick<PlatformEnv, 'IDEMPOTENCY_TTL' | 'IDEMPOTENCY_LEASE'>,
-    logger: Logger,
-  ) {
+  constructor(keys: IdempotencyKeysRepository, env: Pick<PlatformEnv, 'IDEMPOTENCY_LEASE'>, logger: Logger) {
     this.#keys = keys;
-    this.#ttlMs = intervalMs(env.IDEMPOTENCY_TTL);
+    this.#ttlMs = IDEMPOTENCY_TTL_MS;
     this.#leaseMs = intervalMs(env.IDEMPOTENCY_LEASE);
     this.#logger = logger;
   }

@@ -2,6 +2,7 @@ import { type EntityCatalog, entityOf, type KindCatalog } from '@conduit/connect
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
 import { indexKindOf, type RefreshRecordDeps, refreshRecord } from '@conduit/hosted-connectors';
 import type { Logger } from '@conduit/observability';
+import type { CopyWriter } from '@conduit/search-store';
 import { recordKeyOf } from '@conduit/search-store';
 import { z } from 'zod';
 
@@ -22,6 +23,7 @@ export async function reflectWrite(
   deps: RefreshRecordDeps & {
     readonly logger: Logger;
     readonly syncStates: Pick<SyncStatesRepository, 'get' | 'setRecordCount'>;
+    readonly copy: Pick<CopyWriter, 'writeRecords' | 'writeRemovals' | 'count'>;
   },
   row: ConnectorRow,
   catalog: KindCatalog,
@@ -53,7 +55,7 @@ export async function reflectWrite(
     });
     // The entity's record_count follows the copy (a run in flight sets it itself when it ends).
     if (outcome.status !== 'skipped') {
-      const count = await deps.indexStore.count(indexKindOf(row), target.name, row.id);
+      const count = await deps.copy.count(indexKindOf(row), target.name, row.id);
       await deps.syncStates.setRecordCount(row.id, target.name, count);
     }
   } catch (error) {

@@ -20,17 +20,19 @@ import {
   searchProblemOf,
 } from '@conduit/search-dsl';
 import {
-  type IndexStore,
+  type CopySearch,
+  EngineQueryError,
+  type IndexLifecycle,
   type LookupAnswer,
   SearchAbandonedError,
   type SearchAnswer,
   SearchQueueFullError,
+  SearchTimeoutError,
 } from '@conduit/search-store';
 import { inSpan } from '@conduit/tracing';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../problem.ts';
-import { requestStep } from '../request-steps.ts';
 import type { CostlySearchSlots } from './costly-search-slots.ts';
-import { deepFreeze, KeptValues } from './kept-values.ts';
 
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
@@ -52,22 +54,8 @@ type SearchPlan = ReturnType<typeof planSearch>;
 
 /** A search whose params serialize longer than this is planned every time (its key would outweigh its plan). */
 const PLAN_CACHE_MAX_KEY = 8 * 1024;
-
-/**
- * The JSON of params objects seen before: the execute route keeps a search's parsed request (execute-envelopes.ts), so
- * a search asked again brings the same params object, whose plan key is then not serialized again.
- */
-const paramsJson = new WeakMap<object, string>();
-
-function jsonOfParams(params: unknown): string {
-  if (typeof params !== 'object' || params === null) return JSON.stringify(params);
-  let json = paramsJson.get(params);
-  if (json === undefined) {
-    json = JSON.stringify(params);
-    if (Object.isFrozen(params)) paramsJson.set(params, json);
-  }
-  return json;
-}
+/** Plans kept per API process: a dashboard's repeated searches, not every search ever asked. */
+const PLAN_CACHE_ENTRIES = 512;
 
 export interface SearchService {
   /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, docs/architecture.md). */
@@ -106,11 +94,11 @@ export function sqlTables(catalog: KindCatalog): SqlTables {
  * `meta.synced_at` is the end of the entity's last completed pass (sync_states.last_success_at, null before).
  */
 export function createSearchService(
-  indexStore: IndexStore,
+  copySearch: CopySearch,
+  indexes: Pick<IndexLifecycle, 'alias'>,
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
   costlySlots?: CostlySearchSlots,
-  options: { readonly planCacheEntries?: number } = {},
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
@@ -125,37 +113,38 @@ export function createSearchService(
     return fields;
   };
   /*
-   * The last plans made, by connector, entity and params (as JSON). Planning (parse, validate, cost, compile) was the
-   * largest part of a search's own CPU in the API (bench:search profile, docs/search-cost.md), and a plan is a pure
-   * function of its key: the catalog and the cursor key do not change while the process runs, and a cursor has no
-   * expiry. A plan's body is frozen: the transport serializes it once (with its timeout) and sends that JSON for
-   * every search that finds the plan.
+   * The last plans made, by connector, entity and params (as JSON): planning (parse, validate, cost, compile) is the
+   * largest part of a search's own work in the API (docs/search-cost.md), and a plan is a pure function of its key:
+   * the catalog and the cursor key do not change while the process runs, and a cursor has no expiry. A kept plan
+   * is shared by every search that finds it, so nothing may change it.
    */
-  const plans = new KeptValues<SearchPlan>(options.planCacheEntries ?? 512, PLAN_CACHE_MAX_KEY);
+  const plans = new LRUCache<string, SearchPlan>({ max: PLAN_CACHE_ENTRIES });
+  const planOf = (row: ConnectorRow, entity: EntityCatalog, params: unknown): SearchPlan => {
+    // The connector type too: an entity's catalog is its connector kind's.
+    const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${JSON.stringify(params)}`;
+    const kept = planKey.length <= PLAN_CACHE_MAX_KEY ? plans.get(planKey) : undefined;
+    if (kept) return kept;
+    // A search that does not plan throws here, so a refused search is never kept.
+    const plan = planSearch(params, {
+      searchable: entity.searchable ?? {},
+      recordKey: entity.recordKey,
+      connectorId: row.id,
+      entity: `${row.connector_type}/${entity.name}`,
+      cursorKey: key,
+      literalFields: literalFieldsOf(entity),
+    });
+    if (planKey.length <= PLAN_CACHE_MAX_KEY) plans.set(planKey, plan);
+    return plan;
+  };
   return {
     async search(row, entity, params, context = {}) {
       // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
       const synced = syncedAt(row.id, entity.name);
       synced.catch(() => undefined);
-      // The connector type too: an entity's catalog is its connector kind's.
-      const planKey = `${row.id}\n${row.connector_type}\n${entity.name}\n${jsonOfParams(params)}`;
-      const plan = plans.get(planKey, () => {
-        const made = planSearch(params, {
-          searchable: entity.searchable ?? {},
-          recordKey: entity.recordKey,
-          connectorId: row.id,
-          entity: `${row.connector_type}/${entity.name}`,
-          cursorKey: key,
-          literalFields: literalFieldsOf(entity),
-        });
-        // Frozen, the body is serialized once by the transport for every search that finds this plan.
-        deepFreeze(made.body);
-        return made;
-      });
-      requestStep('planned');
-      const index = indexStore.alias(indexKindOf(row), entity.name);
+      const plan = planOf(row, entity, params);
+      const index = indexes.alias(indexKindOf(row), entity.name);
       if (plan.lookup) {
-        const page = await lookUp(indexStore, index, row, plan.lookup, plan, synced);
+        const page = await lookUp(copySearch, index, row, plan.lookup, plan, synced);
         if (page) return page;
       }
       const costly = plan.cost >= COSTLY_FROM;
@@ -168,7 +157,7 @@ export function createSearchService(
       let response: SearchAnswer;
       try {
         response = await inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
-          indexStore.search(index, row.id, plan.body, {
+          copySearch.search(index, row.id, plan.body, {
             tenant: row.organization_id,
             costly,
             ...(context.signal ? { signal: context.signal } : {}),
@@ -178,10 +167,8 @@ export function createSearchService(
       } catch (error) {
         throwIfShared(error);
         // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
-        const body =
-          (error as { body?: unknown; meta?: { body?: unknown } }).body ??
-          (error as { meta?: { body?: unknown } }).meta?.body;
-        throw searchProblemOf(body, plan.page) ?? searchUnavailable('cannot answer', error);
+        const problem = error instanceof EngineQueryError ? searchProblemOf(error.answer, plan.page) : undefined;
+        throw problem ?? searchUnavailable('cannot answer', error);
       } finally {
         // Given back without waiting: Redis being slow must not delay the answer (a lost slot goes stale).
         giveBack?.().catch(() => undefined);
@@ -225,7 +212,7 @@ export function createSearchService(
             // ones go alone, so that the request's signal cancels them in the engine when its caller goes away.
             async search(entity, body) {
               try {
-                return await indexStore.search(indexStore.alias(indexKindOf(row), entity), row.id, body, {
+                return await copySearch.search(indexes.alias(indexKindOf(row), entity), row.id, body, {
                   tenant: row.organization_id,
                   costly,
                   ...(context.signal ? { signal: context.signal } : {}),
@@ -237,9 +224,9 @@ export function createSearchService(
               }
             },
             async lookup(entity, ids, includes) {
-              const index = indexStore.alias(indexKindOf(row), entity);
+              const index = indexes.alias(indexKindOf(row), entity);
               try {
-                return await indexStore.lookup(index, row.id, ids, includes, row.organization_id);
+                return await copySearch.lookup(index, row.id, ids, includes, row.organization_id);
               } catch (error) {
                 throwIfShared(error);
                 throw searchUnavailable('cannot answer', error);
@@ -293,7 +280,7 @@ function sqlProblem(error: SqlQueryError): ApiError {
  * search, rather than a second wait for the search.
  */
 async function lookUp(
-  indexStore: IndexStore,
+  copySearch: CopySearch,
   index: string,
   row: ConnectorRow,
   lookup: KeyLookup,
@@ -302,7 +289,7 @@ async function lookUp(
 ): Promise<Buffer<ArrayBuffer> | undefined> {
   let answer: LookupAnswer;
   try {
-    answer = await indexStore.lookup(index, row.id, lookup.ids, lookup.includes, row.organization_id);
+    answer = await copySearch.lookup(index, row.id, lookup.ids, lookup.includes, row.organization_id);
   } catch (error) {
     throwIfShared(error);
     throw searchUnavailable('cannot answer', error);
@@ -332,8 +319,8 @@ function throwIfShared(error: unknown): void {
   if (error instanceof SearchAbandonedError) {
     throw new ApiError(503, 'search_unavailable', error.message, { cause: error });
   }
-  if ((error as { timedOut?: unknown }).timedOut === true) {
-    throw new ApiError(503, 'search_unavailable', 'the search ran over the search engine time limit', { cause: error });
+  if (error instanceof SearchTimeoutError) {
+    throw new ApiError(503, 'search_unavailable', error.message, { cause: error });
   }
 }
 

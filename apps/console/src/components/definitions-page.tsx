@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 
-type DefinitionsTool = (props: { api: Api }) => preact.JSX.Element;
+type DefinitionsProps = { api: Api; onChanged: () => void };
+type DefinitionsTool = (props: DefinitionsProps) => preact.JSX.Element;
 
 /** The Definitions tab, loaded when first opened: its JSON Schema editor is most of its weight. */
-export function DefinitionsPage(props: { api: Api }) {
+export function DefinitionsPage(props: DefinitionsProps) {
   const [Page, setPage] = useState<DefinitionsTool | null>(null);
   useEffect(() => {
     if (!Page) void import('./definitions.tsx').then((m) => setPage(() => m.Definitions));

@@ -36,7 +36,7 @@ function parsed(text: string): { value: Record<string, unknown> } | { problem: P
  * checked against the format's JSON Schema as you type, then the API's own validation (every problem with its JSON
  * pointer), saving a version, a test against the upstream shown as tables, and activation of a version.
  */
-export function Definitions({ api }: { api: Api }) {
+export function Definitions({ api, onChanged }: { api: Api; onChanged: () => void }) {
   const [kinds, setKinds] = useState<ConnectorDefinition[]>([]);
   const [schema, setSchema] = useState<Record<string, unknown> | null>(null);
   const [text, setText] = useState(STARTER);
@@ -81,6 +81,7 @@ export function Definitions({ api }: { api: Api }) {
     run(async () => {
       const saved = await api.conduit.definitions.create(document());
       await refresh();
+      onChanged();
       return `Saved ${saved.name}, version ${saved.version}.`;
     });
   const test = () =>
@@ -94,6 +95,7 @@ export function Definitions({ api }: { api: Api }) {
     run(async () => {
       await api.conduit.definitions.activate(kind, version);
       await refresh();
+      onChanged();
       return `${kind} now uses version ${version}.`;
     });
   const open = (kind: string) =>

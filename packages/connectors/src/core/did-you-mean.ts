@@ -19,13 +19,19 @@ export function editDistance(a: string, b: string): number {
   return d[x.length]![y.length]!;
 }
 
-/** The closest candidates to `input` (at most 3), for "did you mean" hints. */
+/**
+ * The closest candidates to `input` (at most `max`), nearest first, for "did you mean" hints: within an edit distance
+ * of half its length (at least 2), or one holding the other (`stat` for `status`, `customer_id` for `id`), case
+ * ignored. The one implementation: the connectors' params and search-dsl's fields and SQL columns use it.
+ */
 export function nearest(input: string, candidates: readonly string[], max = 3): string[] {
+  const lower = input.toLowerCase();
   const limit = Math.max(2, Math.floor(input.length / 2));
   return candidates
-    .map((c) => ({ c, d: editDistance(input.toLowerCase(), c.toLowerCase()) }))
-    .filter(({ d, c }) => d <= limit || c.toLowerCase().includes(input.toLowerCase()))
-    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
+    .map((c) => ({ c, lc: c.toLowerCase() }))
+    .map(({ c, lc }) => ({ c, lc, d: editDistance(lower, lc) }))
+    .filter(({ d, lc }) => d <= limit || lc.includes(lower) || lower.includes(lc))
+    .sort((p, q) => p.d - q.d || (p.c < q.c ? -1 : p.c > q.c ? 1 : 0))
     .slice(0, max)
     .map(({ c }) => c);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Classify, defaultClassify, type ResponseClass } from './classify.ts';
 import { ConnectorError, UpstreamError, UpstreamRateLimitError } from './errors.ts';
 import { isRetryable } from './retry-decision.ts';
@@ -76,19 +77,13 @@ export function pathOf(...segments: readonly (string | number)[]): string {
     .join('/');
 }
 
-export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms`; an aborted `signal` ends the wait early with its reason (what a caller that aborted expects back). */
+export async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : {});
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error;
+  }
 }
 
 /**

@@ -1,39 +1,70 @@
 import type { z } from 'zod';
 import { didYouMean } from './did-you-mean.ts';
 import { ConnectorError, type ErrorCode, type FieldProblem, toPointer } from './errors.ts';
+import { valueAt } from './values.ts';
+
+/** Where ZodProblemOptions.issue reports. */
+export interface ProblemSink {
+  report(inner: z.core.$ZodIssue, base: readonly (string | number)[]): void;
+  add(path: readonly (string | number)[], message: string): void;
+}
+
+/** How zodProblems words and walks what it reports (every option has a default). */
+export interface ZodProblemOptions {
+  /** JSON pointer of the parsed value in the request (`/params`); empty for the request itself. */
+  readonly prefix?: string;
+  /**
+   * What was parsed: it tells a missing value ("is required") from one of the wrong type ("expected a number, got a
+   * string"), which zod 4 leaves out of its issues unless asked.
+   */
+  readonly input?: unknown;
+  /** The message for an unknown key at `path` (default: "unknown field 'x'." with a did-you-mean of knownKeys). */
+  readonly unknownKey?: (path: readonly (string | number)[], key: string) => string;
+  /** The keys known at `path`, for the default unknownKey's did-you-mean. */
+  readonly knownKeys?: (path: readonly (string | number)[]) => string[];
+  /**
+   * Reports an issue its own way (a union whose branch the input names, say): true when it did. `to.report` adds
+   * the problems of inner issues under a path, `to.add` a problem of its own at one.
+   */
+  readonly issue?: (issue: z.core.$ZodIssue, path: readonly (string | number)[], to: ProblemSink) => boolean;
+}
 
 /**
- * Every zod issue becomes a problem with a JSON pointer under `prefix`; unknown keys get a "did you mean".
- * `input` (what was parsed) tells a missing value ("is required") from one of the wrong type ("expected a
- * number, got a string"): zod 4 leaves the input out of its issues unless asked, so without it every type
- * mismatch would read "is required".
+ * Every zod issue as a problem with a JSON pointer, for a 400 that lists them all: unknown keys with a hint, a
+ * missing value as "is required", a value of the wrong type with what was expected and what came. The one
+ * implementation: connector params and the search language's params use it.
  */
-export function zodProblems(
-  error: z.ZodError,
-  prefix: string,
-  knownKeys: (path: readonly PropertyKey[]) => string[] = () => [],
-  input?: unknown,
-): FieldProblem[] {
+export function zodProblems(error: z.ZodError, options: ZodProblemOptions = {}): FieldProblem[] {
+  const { prefix = '', input, knownKeys = () => [], issue: special } = options;
+  const unknownKey =
+    options.unknownKey ?? ((path, key) => `unknown field '${key}'.${didYouMean(key, knownKeys(path))}`);
   const problems: FieldProblem[] = [];
-  for (const issue of error.issues) {
+  const add = (path: readonly (string | number)[], message: string) => {
+    problems.push({ path: toPointer(prefix, path), message });
+  };
+  const report = (issue: z.core.$ZodIssue, base: readonly (string | number)[]) => {
+    const path = [...base, ...issue.path].map((p) => (typeof p === 'symbol' ? String(p) : p));
+    if (special?.(issue, path, { report, add })) return;
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        problems.push({
-          path: toPointer(prefix, [...issue.path, key]),
-          message: `unknown field '${key}'.${didYouMean(key, knownKeys(issue.path))}`,
-        });
-      }
+      for (const key of issue.keys)
+        problems.push({ path: toPointer(prefix, [...path, key]), message: unknownKey(path, key) });
+    } else if (
+      (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
+      valueAt(input, path) === undefined
+    ) {
+      problems.push({ path: toPointer(prefix, path), message: 'is required' });
     } else if (issue.code === 'invalid_type') {
-      const value = valueAt(input, issue.path);
       problems.push({
-        path: toPointer(prefix, issue.path),
-        message:
-          value === undefined ? 'is required' : `expected ${expectedType(issue.expected)}, got ${typeOfValue(value)}`,
+        path: toPointer(prefix, path),
+        message: `expected ${expectedType(issue.expected)}, got ${typeOfValue(valueAt(input, path))}`,
       });
+    } else if (issue.code === 'invalid_key') {
+      problems.push({ path: toPointer(prefix, path), message: issue.issues[0]?.message ?? issue.message });
     } else {
-      problems.push({ path: toPointer(prefix, issue.path), message: issue.message });
+      problems.push({ path: toPointer(prefix, path), message: issue.message });
     }
-  }
+  };
+  for (const issue of error.issues) report(issue, []);
   return problems;
 }
 
@@ -50,17 +81,8 @@ export function parseOrThrow<S extends z.ZodType>(
   throw new ConnectorError(
     code,
     title,
-    zodProblems(result.error, prefix, (path) => keysAt(schema, path), input),
+    zodProblems(result.error, { prefix, knownKeys: (path) => keysAt(schema, path), input }),
   );
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let at = input;
-  for (const key of path) {
-    if (typeof at !== 'object' || at === null || typeof key === 'symbol' || !Object.hasOwn(at, key)) return undefined;
-    at = (at as Record<string | number, unknown>)[key];
-  }
-  return at;
 }
 
 /** "an integer", "a string": the type zod expected. */

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isPlainObject } from './values.ts';
 import {
   type HeaderLookup,
   SIGNATURE_TOLERANCE_MS,
@@ -81,10 +82,6 @@ export function matchesAnyV1(expected: string, entries: string, separator: strin
   return refused('no matching v1 signature');
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A non-empty string or number id as a string; undefined otherwise. */
 export function idOf(value: unknown): string | undefined {
   if (typeof value === 'string' && value.length > 0 && value.length <= 256) return value;
@@ -141,8 +138,8 @@ function timestampedHmac(scheme: TimestampedHmac): WebhookScheme['verify'] {
 
 /** A verified body as a vendor's event: a JSON object whose `typeField` is a string, or refused as `not <what>`. */
 export function eventOf(payload: unknown, typeField: string, what: string): [Record<string, unknown>, string] {
-  const type = isObject(payload) ? payload[typeField] : undefined;
-  if (!isObject(payload) || typeof type !== 'string') throw new WebhookPayloadError(`not ${what}`);
+  const type = isPlainObject(payload) ? payload[typeField] : undefined;
+  if (!isPlainObject(payload) || typeof type !== 'string') throw new WebhookPayloadError(`not ${what}`);
   return [payload, type];
 }
 

@@ -29,6 +29,7 @@ import type {
   DefinedParam,
 } from './definition-format.ts';
 import { placeholders } from './definition-problems.ts';
+import { corePaging } from './paging-names.ts';
 
 /**
  * A checked definition (checkDefinition) as the structure the platform runs: the same KindCatalog and
@@ -174,7 +175,7 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
   return {
     path: list.path,
     records: list.records,
-    paging: pagingOf(list.paging),
+    paging: corePaging(list.paging),
     ...(entity.aliases ? { aliases: entity.aliases } : {}),
     ...(list.meta ? { meta: list.meta } : {}),
     ...(Object.keys(rename).length > 0 || Object.keys(getRename).length > 0
@@ -199,63 +200,6 @@ function upstreamSpec(entity: DefinedEntity): UpstreamSpec {
         }
       : {}),
   };
-}
-
-/** The format's snake_case paging as the core's. */
-export function pagingOf(paging: DefinedPaging): Paging {
-  switch (paging.type) {
-    case 'none':
-      return { type: 'none' };
-    case 'cursor':
-      return {
-        type: 'cursor',
-        param: paging.param,
-        nextAt: paging.next_at,
-        ...(paging.meta ? { meta: paging.meta } : {}),
-        ...(paging.has_more_at ? { hasMoreAt: paging.has_more_at } : {}),
-        ...(paging.stop_on_empty ? { stopOnEmpty: true } : {}),
-      };
-    case 'page_token':
-      return {
-        type: 'page_token',
-        param: paging.param,
-        nextAt: paging.next_at,
-        ...(paging.meta ? { meta: paging.meta } : {}),
-      };
-    case 'page_number':
-      return {
-        type: 'page_number',
-        param: paging.param,
-        totalPagesAt: paging.total_pages_at,
-        ...(paging.stop_on_empty ? { stopOnEmpty: true } : {}),
-      };
-    case 'offset':
-      return { type: 'offset', param: paging.param, limitParam: paging.limit_param, limit: paging.limit };
-    case 'link_header':
-      return { type: 'link_header', param: paging.param, ...(paging.meta ? { meta: paging.meta } : {}) };
-    case 'next_url':
-      return {
-        type: 'next_url',
-        param: paging.param,
-        nextAt: paging.next_at,
-        ...(paging.meta ? { meta: paging.meta } : {}),
-        ...(paging.full_page ? { fullPage: { countAt: paging.full_page.count_at, size: paging.full_page.size } } : {}),
-      };
-    case 'last_record':
-      return {
-        type: 'last_record',
-        param: paging.param,
-        field: paging.field,
-        ...(paging.pages_at ? { pagesAt: paging.pages_at } : {}),
-      };
-    case 'body_link':
-      return {
-        type: 'body_link',
-        param: paging.param,
-        linksAt: paging.links_at,
-        ...(paging.meta ? { meta: paging.meta } : {}),
-      };
-  }
 }
 
 /** The param a caller passes to ask for the next page (it must be accepted by the list's params). */

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { at } from '../core/paging.ts';
-import { idOf, isObject, OK, refused, sameSignature, unixSecondsMs } from '../core/webhook-hmac.ts';
+import { isPlainObject } from '../core/values.ts';
+import { idOf, OK, refused, sameSignature, unixSecondsMs } from '../core/webhook-hmac.ts';
 import {
   type HeaderLookup,
   type ParsedWebhook,
@@ -65,7 +66,7 @@ export function declaredWebhookScheme(
     },
 
     parse({ headers, body }, payload): ParsedWebhook {
-      if (!isObject(payload)) throw new WebhookPayloadError('not an event: the body is not a JSON object');
+      if (!isPlainObject(payload)) throw new WebhookPayloadError('not an event: the body is not a JSON object');
       const named = eventValue(events.entity_at, payload, headers);
       if (typeof named !== 'string' || named === '') throw new WebhookPayloadError(`no entity at ${events.entity_at}`);
       const eventEntity = events.entity_split ? (named.split(events.entity_split)[0] ?? named) : named;

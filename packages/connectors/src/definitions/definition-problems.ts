@@ -51,7 +51,7 @@ function shapeProblems(error: z.ZodError, input: unknown): FieldProblem[] {
       });
       continue;
     }
-    problems.push(...zodProblems(new z.ZodError([issue]), '', (path) => knownKeysAt(path), input));
+    problems.push(...zodProblems(new z.ZodError([issue]), { knownKeys: (path) => knownKeysAt(path), input }));
   }
   return problems;
 }

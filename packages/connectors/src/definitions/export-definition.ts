@@ -10,6 +10,7 @@ import type {
   DefinedPaging,
   DefinedParam,
 } from './definition-format.ts';
+import { formatPaging } from './paging-names.ts';
 
 /** A built-in kind in the definition format, and what of it the format cannot say (the kind's code hooks). */
 export interface ExportedDefinition {
@@ -88,7 +89,7 @@ function exportEntity(entity: EntityCatalog): DefinedEntity {
       path: `/${upstream.path.replace(/^\//, '')}`,
       records: upstream.records,
       ...(Object.keys(listParams).length > 0 ? { params: listParams } : {}),
-      paging: pagingOf(upstream.paging),
+      paging: formatPaging(upstream.paging),
       ...(upstream.meta ? { meta: { ...upstream.meta } } : {}),
       ...(upstream.constantQuery ? { constant_query: { ...upstream.constantQuery } } : {}),
     },
@@ -202,60 +203,4 @@ function paramsOf(
     };
   }
   return out;
-}
-
-function pagingOf(paging: Paging): DefinedPaging {
-  switch (paging.type) {
-    case 'none':
-      return { type: 'none' };
-    case 'cursor':
-      return {
-        type: 'cursor',
-        param: paging.param,
-        next_at: paging.nextAt,
-        ...(paging.hasMoreAt ? { has_more_at: paging.hasMoreAt } : {}),
-        ...(paging.stopOnEmpty ? { stop_on_empty: true } : {}),
-        ...(paging.meta ? { meta: paging.meta } : {}),
-      };
-    case 'page_token':
-      return {
-        type: 'page_token',
-        param: paging.param,
-        next_at: paging.nextAt,
-        ...(paging.meta ? { meta: paging.meta } : {}),
-      };
-    case 'page_number':
-      return {
-        type: 'page_number',
-        param: paging.param,
-        total_pages_at: paging.totalPagesAt,
-        ...(paging.stopOnEmpty ? { stop_on_empty: true } : {}),
-      };
-    case 'offset':
-      return { type: 'offset', param: paging.param, limit_param: paging.limitParam, limit: paging.limit };
-    case 'link_header':
-      return { type: 'link_header', param: paging.param, ...(paging.meta ? { meta: paging.meta } : {}) };
-    case 'next_url':
-      return {
-        type: 'next_url',
-        param: paging.param,
-        next_at: paging.nextAt,
-        ...(paging.meta ? { meta: paging.meta } : {}),
-        ...(paging.fullPage ? { full_page: { count_at: paging.fullPage.countAt, size: paging.fullPage.size } } : {}),
-      };
-    case 'last_record':
-      return {
-        type: 'last_record',
-        param: paging.param,
-        field: paging.field,
-        ...(paging.pagesAt ? { pages_at: paging.pagesAt } : {}),
-      };
-    case 'body_link':
-      return {
-        type: 'body_link',
-        param: paging.param,
-        links_at: paging.linksAt,
-        ...(paging.meta ? { meta: paging.meta } : {}),
-      };
-  }
 }

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
+import { recordChangesOf, type WrittenChanges } from './applied-writes.ts';
 
 export type ChangeType = 'record.created' | 'record.updated' | 'record.deleted';
 
@@ -155,6 +156,17 @@ export class ChangeFeedRepository {
       if ((error as { code?: string }).code === '23503') return 0; // the connector was deleted
       throw error;
     }
+  }
+
+  /**
+   * Appends what a write to the copy applied (docs/changes.md). The writer calls it after the engine acknowledged
+   * the write: a crash in between loses the events only until the record is read again (the next read is newer, so
+   * it applies, and its content differs from the feed's last state), so at least once, and never for a write the
+   * copy refused. A caller that checkpoints must not checkpoint past a write before its append resolved.
+   */
+  appendWritten(written: WrittenChanges): Promise<number> {
+    const { target, applied } = written;
+    return this.append(target.connectorId, target.entity, target.source, recordChangesOf(applied));
   }
 
   async head(connectorId: string): Promise<FeedHead> {

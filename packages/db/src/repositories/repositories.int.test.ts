@@ -469,38 +469,6 @@ describe('AuditWriter', () => {
       await writer.close();
     }
   });
-
-  it('ships a spool batch exactly once: the entries and the offset move together, only from the offset they start at', async () => {
-    const writer = new AuditWriter(databaseUrl, { synchronous_commit: 'on' });
-    const other = new AuditWriter(databaseUrl);
-    try {
-      const spool = `spool-${randomUUID()}`;
-      await writer.createSpool(spool);
-      await writer.createSpool(spool);
-      expect(await writer.spoolOffset(spool)).toBe(0);
-      const at = new Date('2026-01-02T03:04:05.678Z');
-      const batch = [entry(1, { at }), entry(2)].map((row) => JSON.stringify(row));
-      // Two shippers of the same batch at once (two recoverers of one file): one inserts it, the other nothing.
-      const moved = await Promise.all([writer.shipSpool(spool, 0, 100, batch), other.shipSpool(spool, 0, 100, batch)]);
-      expect(moved.filter(Boolean)).toHaveLength(1);
-      expect(await writer.spoolOffset(spool)).toBe(100);
-      const ids = batch.map((line) => (JSON.parse(line) as Entry).request_id);
-      const rows = await db
-        .selectFrom('audit_entries')
-        .select(['request_id', 'at'])
-        .where('request_id', 'in', ids)
-        .orderBy('id')
-        .execute();
-      expect(rows.map((r) => r.request_id)).toEqual(ids);
-      expect(rows[0]!.at).toEqual(at);
-      expect(await writer.shipSpool(spool, 0, 200, batch)).toBe(false);
-      await writer.removeSpool(spool);
-      expect(await writer.spoolOffset(spool)).toBeUndefined();
-    } finally {
-      await writer.close();
-      await other.close();
-    }
-  });
 });
 
 describe('TableMaintenance', () => {

@@ -1,4 +1,5 @@
 import { createHash, createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { z } from 'zod';
 import { SearchQueryError } from '../errors.ts';
 
@@ -23,18 +24,11 @@ export type CursorKey = string | Uint8Array | KeyObject;
 
 /** Stable hash of the parts of a query a cursor depends on (key order does not matter). */
 export function hashQuery(parts: unknown): string {
-  return createHash('sha256').update(canonicalJson(parts)).digest('base64url').slice(0, 22);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  // RFC 8785 canonical JSON: keys in order, so the same query hashes the same however its keys were written.
+  return createHash('sha256')
+    .update(canonicalize(parts) ?? 'null')
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 function sign(body: string, key: CursorKey): Buffer {

@@ -1,16 +1,4 @@
-import { editDistance } from '@conduit/connectors';
-
-/** The closest candidates to `input` (at most `max`), nearest first. */
-export function nearest(input: string, candidates: readonly string[], max = 3): string[] {
-  const lower = input.toLowerCase();
-  const limit = Math.max(2, Math.floor(input.length / 2));
-  return candidates
-    .map((c) => ({ c, d: editDistance(lower, c.toLowerCase()) }))
-    .filter(({ d, c }) => d <= limit || c.toLowerCase().includes(lower) || lower.includes(c.toLowerCase()))
-    .sort((p, q) => p.d - q.d || (p.c < q.c ? -1 : 1))
-    .slice(0, max)
-    .map(({ c }) => c);
-}
+import { nearest } from '@conduit/connectors';
 
 /** "unknown field 'nmae'. Did you mean 'name'? Valid fields: id, name, ..." */
 export function unknownFieldMessage(what: string, input: string, candidates: readonly string[]): string {

@@ -1,4 +1,4 @@
-import { isPlainObject } from './values.ts';
+import { isPlainObject } from '@conduit/connectors';
 
 /** The value at a dotted path; a key that itself contains dots is found too (longest key first). */
 export function getPath(value: unknown, path: string): unknown {

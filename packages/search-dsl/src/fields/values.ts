@@ -101,7 +101,3 @@ export function compareCodePoints(a: string, b: string): number {
   }
   return a.length - b.length;
 }
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FieldMap, FieldSpec } from '@conduit/connectors';
+import { isPlainObject } from '@conduit/connectors';
 import { decimalDocument } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
-import { isPlainObject, toBoolean, toInstant, toInteger, toNumber } from '../fields/values.ts';
+import { toBoolean, toInstant, toInteger, toNumber } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
 
 export type IndexDocument = Record<string, unknown>;

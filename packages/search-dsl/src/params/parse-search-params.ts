@@ -1,6 +1,6 @@
+import { isPlainObject, valueAt, zodProblems } from '@conduit/connectors';
 import type { z } from 'zod';
 import { invalidSearch, pointer, type SearchProblem, SearchQueryError } from '../errors.ts';
-import { isPlainObject } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
 import { AGGREGATION_KINDS, OPERATORS, type SearchParams, SearchParamsSchema } from './search-params-schema.ts';
 
@@ -32,7 +32,7 @@ export function parseSearchParams(input: unknown): SearchParams {
     }
   }
   const result = SearchParamsSchema.safeParse(input);
-  if (!result.success) throw invalidSearch(zodProblems(result.error, input));
+  if (!result.success) throw invalidSearch(searchProblems(result.error, input));
   return result.data;
 }
 
@@ -59,38 +59,21 @@ function findTooDeep(node: unknown, path: (string | number)[], depth: number): (
 }
 
 /**
- * zod issues as problems with JSON pointers. `input` is the parsed value: it tells a missing value ("is required")
- * from one of the wrong type ("expected a number, got a string"), which zod's issues do not carry by default.
+ * The search params' zod issues as problems: connectors' zodProblems, with the language's words for an unknown key
+ * (an operator, or a property) and an aggregation's union reported for the one kind it names.
  */
-export function zodProblems(error: z.ZodError, input?: unknown): SearchProblem[] {
-  const problems: SearchProblem[] = [];
-  const add = (issue: z.core.$ZodIssue, base: readonly PropertyKey[]) => {
-    const path = [...base, ...issue.path].map((p) => (typeof p === 'symbol' ? String(p) : p));
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) problems.push({ path: pointer([...path, key]), message: unrecognized(path, key) });
-    } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && !hasValueAt(input, path)) {
-      problems.push({ path: pointer(path), message: 'is required' });
-    } else if (issue.code === 'invalid_type') {
-      problems.push({
-        path: pointer(path),
-        message: `expected ${article(issue.expected)}, got ${kindOf(valueAt(input, path))}`,
-      });
-    } else if (issue.code === 'invalid_key') {
-      problems.push({ path: pointer(path), message: issue.issues[0]?.message ?? issue.message });
-    } else if (issue.code === 'invalid_union' && isAggregationPath(path)) {
+function searchProblems(error: z.ZodError, input: unknown): SearchProblem[] {
+  return zodProblems(error, {
+    input,
+    unknownKey: unrecognized,
+    issue: (issue, path, to) => {
+      if (issue.code !== 'invalid_union' || !isAggregationPath(path)) return false;
       const branch = aggregationBranch(valueAt(input, path));
-      if (branch === undefined) {
-        problems.push({
-          path: pointer(path),
-          message: `an aggregation has exactly one of ${AGGREGATION_KINDS.join(', ')}`,
-        });
-      } else for (const inner of issue.errors[branch] ?? []) add(inner, path);
-    } else {
-      problems.push({ path: pointer(path), message: issue.message });
-    }
-  };
-  for (const issue of error.issues) add(issue, []);
-  return problems;
+      if (branch === undefined) to.add(path, `an aggregation has exactly one of ${AGGREGATION_KINDS.join(', ')}`);
+      else for (const inner of issue.errors[branch] ?? []) to.report(inner, path);
+      return true;
+    },
+  });
 }
 
 /** `/aggregate/<name>`: the union of aggregation kinds. */
@@ -103,30 +86,6 @@ function aggregationBranch(value: unknown): number | undefined {
   if (!isPlainObject(value)) return undefined;
   const kinds = AGGREGATION_KINDS.filter((k) => Object.hasOwn(value, k));
   return kinds.length === 1 ? AGGREGATION_KINDS.indexOf(kinds[0]!) : undefined;
-}
-
-function hasValueAt(input: unknown, path: readonly (string | number)[]): boolean {
-  return valueAt(input, path) !== undefined;
-}
-
-function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
-  let at = input;
-  for (const segment of path) {
-    if (Array.isArray(at) && typeof segment === 'number') at = at[segment];
-    else if (isPlainObject(at) && Object.hasOwn(at, segment)) at = at[segment];
-    else return undefined;
-  }
-  return at;
-}
-
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return article(typeof value);
 }
 
 function unrecognized(path: readonly (string | number)[], key: string): string {

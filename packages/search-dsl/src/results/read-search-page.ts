@@ -1,3 +1,4 @@
+import { isPlainObject } from '@conduit/connectors';
 import { z } from 'zod';
 import type { AggResult } from '../ast/aggregations.ts';
 import type { PageContext } from '../compile/opensearch/compile-search.ts';
@@ -6,7 +7,7 @@ import { pointer, SearchQueryError } from '../errors.ts';
 import { toScaledDecimal } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
 import { getPath, getSegments, setSegments } from '../fields/paths.ts';
-import { isPlainObject, toInteger } from '../fields/values.ts';
+import { toInteger } from '../fields/values.ts';
 import { emptyAggregations, readAggregations } from './read-aggregations.ts';
 
 export type SearchRecord = Record<string, unknown>;

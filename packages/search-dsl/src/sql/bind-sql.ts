@@ -1,6 +1,6 @@
+import { nearest } from '@conduit/connectors';
 import type { Expr, ExprRef, SelectedColumn, SelectFromStatement } from 'pgsql-ast-parser';
 import { isSearchQueryError, pointer } from '../errors.ts';
-import { nearest } from '../fields/did-you-mean.ts';
 import { type FieldRef, knownPaths, resolveField, rootScope } from '../fields/field-resolution.ts';
 import { parseSearchParams } from '../params/parse-search-params.ts';
 import { overBudget, searchCost } from '../validate/search-cost.ts';

@@ -79,7 +79,7 @@ export type SqlEngine = {
  * @throws SqlQueryError `invalid_sql` (with line and column) or `invalid_cursor`.
  * @example
  * const plan = planSql({ query: 'SELECT status, COUNT(*) FROM invoices GROUP BY status' }, { tables, connectorId, cursorKey });
- * const page = await runSql(plan, { search: (entity, body) => indexStore.search(alias(entity), connectorId, body) });
+ * const page = await runSql(plan, { search: (entity, body) => copySearch.search(alias(entity), connectorId, body) });
  */
 export function planSql(request: SqlRequest, options: PlanSqlOptions): SqlPlan {
   const statement = parseSqlCached(request.query);

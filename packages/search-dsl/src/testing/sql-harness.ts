@@ -19,7 +19,7 @@ export function sqlOver(ix: TestIndex, table = 'things') {
           });
           return { statusCode: answer.status, json: Buffer.from(await answer.arrayBuffer()) };
         },
-        // As the API's IndexStore.lookup: the documents by id, from the last refreshed copy.
+        // As the API's CopySearch.lookup: the documents by id, from the last refreshed copy.
         async lookup(_entity, ids, includes) {
           const sent = performance.now();
           const answer = await fetch(

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { failureReason, isConnectorError, isRetryable, UpstreamRateLimitError } from '@conduit/connectors';
-import { SyncEntityJob } from '@conduit/queues';
+import { type RedisSemaphore, SyncEntityJob } from '@conduit/queues';
 import { QuotaExceededError } from '@conduit/usage';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
-import type { ConnectorSlots } from '../connector-slots.ts';
 import type { SyncDeps } from '../deps.ts';
 import { runEntitySync, SyncInterrupted, type SyncRunOutcome } from '../sync-run.ts';
 
@@ -24,20 +23,20 @@ export async function processSyncEntity(
   job: Job,
   token: string | undefined,
   deps: SyncDeps,
-  slots: { readonly connector: ConnectorSlots; readonly organization: ConnectorSlots },
+  slots: { readonly connector: RedisSemaphore; readonly organization: RedisSemaphore },
   stopRequested: () => boolean,
 ): Promise<SyncRunOutcome> {
   const { connectorId, entity, mode } = SyncEntityJob.parse(job.data);
   const holder = job.id ?? `${connectorId}:${entity}`;
   const run = { connectorId, entity, owner: randomUUID() };
-  if (!(await slots.connector.tryAcquire(connectorId, holder))) {
+  if (!(await slots.connector.take(connectorId, holder))) {
     await job.moveToDelayed(Date.now() + SLOT_RETRY_MS, token);
     throw new DelayedError();
   }
   // One organization's runs take at most ORGANIZATION_SYNC_CONCURRENCY worker slots: the others wait their turn
   // rather than every other tenant waiting behind them. A connector already deleted runs (and ends) unslotted.
   const organizationId = (await deps.connectors.findForSync(connectorId))?.organization_id;
-  if (organizationId && !(await slots.organization.tryAcquire(organizationId, holder))) {
+  if (organizationId && !(await slots.organization.take(organizationId, holder))) {
     await slots.connector.release(connectorId, holder);
     await job.moveToDelayed(Date.now() + SLOT_RETRY_MS, token);
     throw new DelayedError();

@@ -8,40 +8,48 @@ import {
 } from '@conduit/hosted-connectors';
 import { WebhookEventJob } from '@conduit/queues';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { LRUCache } from 'lru-cache';
 import type { SyncDeps } from '../deps.ts';
 
 const CACHED_CONNECTORS = 500;
-/**
- * Live connectors by connector id and row version: a stream of events for one connector reuses one connector
- * (decrypted credentials, HTTP client and its keep-alive connections) instead of building one per event. A
- * changed row (new credentials, rotated tokens) has a new `updated_at`, hence a new entry.
- */
-const connectors = new Map<string, { version: number; connector: Promise<Connector> }>();
 
-function cachedConnector(deps: SyncDeps, row: ConnectorRow): Promise<Connector> {
-  const version = row.updated_at.getTime();
-  const hit = connectors.get(row.id);
-  if (hit && hit.version === version) return hit.connector;
-  const connector = deps.hosted.forRow(row);
-  connectors.delete(row.id);
-  connectors.set(row.id, { version, connector });
-  if (connectors.size > CACHED_CONNECTORS) connectors.delete(connectors.keys().next().value!);
-  return connector;
+/**
+ * What one webhook worker keeps between its events. Live connectors by connector id and row version: a stream of
+ * events for one connector reuses one connector (decrypted credentials, HTTP client and its keep-alive connections)
+ * instead of building one per event; a changed row (new credentials, rotated tokens) has a new `updated_at`, hence
+ * a new entry. And the connector rows being read, by id: concurrent jobs for one connector share one query (never
+ * a stale row: only a query still in flight is shared), so a burst of events costs one Postgres round trip.
+ */
+export class LiveConnectors {
+  readonly #connectors = new LRUCache<string, { version: number; connector: Promise<Connector> }>({
+    max: CACHED_CONNECTORS,
+  });
+  readonly #rowsInFlight = new Map<string, Promise<ConnectorRow | undefined>>();
+
+  connectorOf(deps: Pick<SyncDeps, 'hosted'>, row: ConnectorRow): Promise<Connector> {
+    const version = row.updated_at.getTime();
+    const hit = this.#connectors.get(row.id);
+    if (hit && hit.version === version) return hit.connector;
+    const connector = deps.hosted.forRow(row);
+    this.#connectors.set(row.id, { version, connector });
+    return connector;
+  }
+
+  findRow(deps: Pick<SyncDeps, 'connectors'>, id: string): Promise<ConnectorRow | undefined> {
+    let pending = this.#rowsInFlight.get(id);
+    if (!pending) {
+      pending = deps.connectors.findForSync(id).finally(() => this.#rowsInFlight.delete(id));
+      this.#rowsInFlight.set(id, pending);
+    }
+    return pending;
+  }
 }
 
-/**
- * Connector rows being read, by id: concurrent jobs for one connector share one query (never a stale row: only a
- * query still in flight is shared), so a burst of events costs one Postgres round trip, not one per event.
- */
-const rowsInFlight = new Map<string, Promise<ConnectorRow | undefined>>();
-
-function findRow(deps: SyncDeps, id: string): Promise<ConnectorRow | undefined> {
-  let pending = rowsInFlight.get(id);
-  if (!pending) {
-    pending = deps.connectors.findForSync(id).finally(() => rowsInFlight.delete(id));
-    rowsInFlight.set(id, pending);
-  }
-  return pending;
+/** What the webhook worker hands each event: its live connectors, its grouped writer and its organization shares. */
+export interface WebhookProcessing {
+  readonly live: LiveConnectors;
+  readonly writeRecord?: RecordWriter;
+  readonly shares?: OrganizationShares;
 }
 
 /**
@@ -54,12 +62,12 @@ export async function processWebhookEvent(
   job: Job,
   token: string | undefined,
   deps: SyncDeps,
-  writeRecord?: RecordWriter,
-  shares?: OrganizationShares,
+  processing: WebhookProcessing,
 ): Promise<{ outcomes: RefreshRecordOutcome[] } | { skipped: string }> {
+  const { live, writeRecord, shares } = processing;
   const event = WebhookEventJob.parse(job.data);
   const started = performance.now();
-  const row = await findRow(deps, event.connectorId);
+  const row = await live.findRow(deps, event.connectorId);
   if (!row) return { skipped: 'connector deleted' };
   // Over its organization's share of this worker's slots: back to the queue for a moment, the others go first.
   const done = shares?.enter(row.organization_id);
@@ -68,7 +76,7 @@ export async function processWebhookEvent(
     throw new DelayedError();
   }
   try {
-    return await processEvent(job, token, deps, row, event, started, writeRecord);
+    return await processEvent(job, token, deps, row, event, started, writeRecord, live);
   } finally {
     done?.();
   }
@@ -110,6 +118,7 @@ async function processEvent(
   event: WebhookEventJob,
   started: number,
   writeRecord: RecordWriter | undefined,
+  live: LiveConnectors,
 ): Promise<{ outcomes: RefreshRecordOutcome[] }> {
   const log = deps.logger.child({ connector_id: row.id, event_id: event.eventId, type: event.type });
   // Timing counters for the "processed" line (what bench:freshness reads): where an event's time goes.
@@ -129,7 +138,7 @@ async function processEvent(
     hosted: {
       kinds: deps.hosted.kinds,
       forRow: async (r) => {
-        const connector = await cachedConnector(deps, r);
+        const connector = await live.connectorOf(deps, r);
         return Object.assign(Object.create(connector) as Connector, {
           execute: timed('read_ms', connector.execute.bind(connector)),
         });

@@ -14,6 +14,8 @@ import { auditAs } from '../../middleware/audit-trail.ts';
 import { authenticatedRoute, defineRoutes, jsonBody, jsonResponse } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { parseJsonText, readJson } from '../../request-body.ts';
+import { kindView } from '../../services/catalog-view.ts';
+import { CatalogSchema } from '../catalog.ts';
 
 type Deps = Pick<ApiDeps, 'connectorDefinitions' | 'hosted' | 'quotas'>;
 
@@ -90,6 +92,15 @@ export const definitionSchemaRoute = authenticatedRoute({
   responses: { 200: jsonResponse(AnyJson, 'the JSON Schema') },
   problems: [],
 });
+export const definedCatalogRoute = authenticatedRoute({
+  tags,
+  method: 'get',
+  path: '/catalog',
+  summary: 'The organization’s defined kinds in the shape of GET /api/v1/catalog (forms, filters, actions)',
+  responses: { 200: jsonResponse(CatalogSchema, 'the active version of each defined kind') },
+  problems: [],
+});
+
 export const listDefinitionsRoute = authenticatedRoute({
   tags,
   method: 'get',
@@ -177,6 +188,7 @@ function checked(document: unknown) {
 export const connectorDefinitionRoutes = defineRoutes(
   {
     definitionSchema: definitionSchemaRoute,
+    definedCatalog: definedCatalogRoute,
     validateDefinition: validateDefinitionRoute,
     createDefinition: createDefinitionRoute,
     listDefinitions: listDefinitionsRoute,
@@ -192,6 +204,16 @@ export const connectorDefinitionRoutes = defineRoutes(
 
     return {
       definitionSchema: (c) => c.json(definitionJsonSchema()),
+      definedCatalog: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const kinds = [];
+        for (const { name, active_version } of await deps.connectorDefinitions.list(organizationId)) {
+          if (active_version === null) continue;
+          const kind = await deps.hosted.kinds.find(organizationId, name);
+          if (kind) kinds.push(kindView(kind.definition.catalog, false));
+        }
+        return c.json({ kinds });
+      },
       validateDefinition: async (c) => {
         checked(await definitionBody(c));
         return c.json({ valid: true as const });

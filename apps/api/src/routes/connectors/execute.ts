@@ -2,16 +2,15 @@ import { CONNECTOR_DEFINITIONS, entityActions, entityOf } from '@conduit/connect
 import type { Handler } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { collectingAsItStreams, collectYoungGeneration } from '../../download-body.ts';
 import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
-import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
+import { ConnectorIdParams, ExecuteBody } from '../../openapi/connector-bodies.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
 import { authenticatedRoute, defineRoutes, jsonBody } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
-import { requestStep } from '../../request-steps.ts';
-import { executeEnvelopes } from '../../services/execute-envelopes.ts';
+import { parseJsonText } from '../../request-body.ts';
+import { auditParams } from '../../services/audit-params.ts';
 import {
   IDEMPOTENCY_HEADER,
   idempotencyKeyOf,
@@ -72,16 +71,13 @@ export const executeRoutes = defineRoutes({ execute: executeRoute }, (deps: ApiD
 });
 
 function execute(deps: ApiDeps): Handler<ApiEnv> {
-  const envelopeOf = executeEnvelopes(deps.env.SEARCH_PLAN_CACHE);
   return async (c) => {
-    requestStep('handler');
     // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
     const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
     // The envelope here; entity, action and params are checked against the connector's kind (the documented
     // branches) by the connector itself and by the search language, with did-you-mean hints.
     const text = await c.req.text();
-    requestStep('body read');
-    const { body, auditParams } = envelopeOf(catalog, text);
+    const body = parseJsonText(text, ExecuteBody);
     // The body limit lets execute through up to the upload size; only files_upload may use it. A UTF-8 byte is at
     // most 3 per UTF-16 unit, so a short text needs no count.
     if (body.entity !== UPLOAD_ENTITY && text.length * 3 > ONE_MIB && Buffer.byteLength(text) > ONE_MIB) {
@@ -91,7 +87,7 @@ function execute(deps: ApiDeps): Handler<ApiEnv> {
     beginAudit(c, {
       action: `execute.${body.action}`,
       entity: body.entity,
-      params: auditParams,
+      params: auditParams(catalog, body.params),
       idempotencyKey,
     });
     const entity = entityOf(catalog, body.entity);
@@ -101,7 +97,6 @@ function execute(deps: ApiDeps): Handler<ApiEnv> {
         signal: c.req.raw.signal,
         requestId: c.get('requestId'),
       });
-      requestStep('page built');
       return c.body(page, 200, { 'content-type': 'application/json' });
     }
     const { row, kind } = await loadConnector(c, deps);
@@ -156,7 +151,7 @@ function execute(deps: ApiDeps): Handler<ApiEnv> {
       if (value !== null) headers.set(name, value);
     }
     if (!headers.has('content-disposition')) headers.set('content-disposition', 'attachment');
-    return new Response(collectingAsItStreams(download.body, collectYoungGeneration), {
+    return new Response(download.body, {
       status: download.status,
       headers,
     });

@@ -132,9 +132,9 @@ export const connectorRoutes = defineRoutes(
         // Documents first, so a failure leaves the connector there to delete again; then the row. A run writing a
         // batch meanwhile finds the row gone at its next checkpoint or at its end and removes its writes; the second
         // pass removes a batch that landed in between, before that run's checkpoint (which the row still let pass).
-        await deps.indexStore.deleteConnector(indexKindOf(row), entities, row.id);
+        await deps.copy.deleteConnector(indexKindOf(row), entities, row.id);
         await deps.connectors.delete(row.organization_id, row.id);
-        await deps.indexStore.deleteConnector(indexKindOf(row), entities, row.id);
+        await deps.copy.deleteConnector(indexKindOf(row), entities, row.id);
         await deps.connectorCache.invalidate(row.id);
         c.get('logger').info('connector deleted', { connector_id: row.id });
         return c.body(null, 204);

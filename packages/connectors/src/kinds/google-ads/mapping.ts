@@ -1,5 +1,6 @@
 import type { UpstreamRecord } from '../../core/define-connector.ts';
 import { ConnectorError } from '../../core/errors.ts';
+import { isPlainObject } from '../../core/values.ts';
 import { googleAdsRowKey } from './catalog.ts';
 
 /**
@@ -23,13 +24,9 @@ export function toRecord(row: UpstreamRecord, main: string, keyed: boolean): Ups
 
 function alias(row: UpstreamRecord, resource: string, group: string, vendor: string, neutral: string): void {
   const top = row[resource];
-  if (!isObject(top) || !isObject(top[group]) || !(vendor in top[group])) return;
+  if (!isPlainObject(top) || !isPlainObject(top[group]) || !(vendor in top[group])) return;
   const inner = top[group];
   row[resource] = { ...top, [group]: { ...inner, [neutral]: inner[vendor] } };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

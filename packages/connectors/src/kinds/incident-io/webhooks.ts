@@ -1,12 +1,5 @@
-import {
-  eventOf,
-  getAgain,
-  idOf,
-  isObject,
-  requiredId,
-  timestampedHmacScheme,
-  unixSecondsMs,
-} from '../../core/webhook-hmac.ts';
+import { isPlainObject } from '../../core/values.ts';
+import { eventOf, getAgain, idOf, requiredId, timestampedHmacScheme, unixSecondsMs } from '../../core/webhook-hmac.ts';
 import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
 
 const SECRET_PREFIX = 'whsec_';
@@ -63,8 +56,8 @@ export const incidentIoWebhooks: WebhookScheme = timestampedHmacScheme(
     const entity = Object.hasOwn(ENTITY_OF_EVENT, type) ? ENTITY_OF_EVENT[type] : undefined;
     const object = event[type];
     // Status-update events nest the incident (`{incident: {...}, new_status, previous_status}`).
-    const inner = isObject(object) && isObject(object.incident) ? object.incident : object;
-    const key = isObject(inner) ? idOf(inner.id) : undefined;
+    const inner = isPlainObject(object) && isPlainObject(object.incident) ? object.incident : object;
+    const key = isPlainObject(inner) ? idOf(inner.id) : undefined;
     return { eventId, type, records: getAgain(entity ? { entity } : undefined, key, (_, id) => ({ id })) };
   },
 );

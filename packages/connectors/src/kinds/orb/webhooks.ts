@@ -1,4 +1,5 @@
-import { eventOf, getAgain, idOf, isObject, requiredId, timestampedHmacScheme } from '../../core/webhook-hmac.ts';
+import { isPlainObject } from '../../core/values.ts';
+import { eventOf, getAgain, idOf, requiredId, timestampedHmacScheme } from '../../core/webhook-hmac.ts';
 import type { ParsedWebhook, WebhookScheme } from '../../core/webhook-scheme.ts';
 
 /** Orb resources whose events carry the object under its own name, and the entity + get param it maps to. */
@@ -33,7 +34,7 @@ export const orbWebhooks: WebhookScheme = timestampedHmacScheme(
     const resource = type.split('.')[0] ?? '';
     const target = Object.hasOwn(RESOURCES, resource) ? RESOURCES[resource] : undefined;
     const object = event[resource];
-    const key = isObject(object) ? idOf(object.id) : undefined;
+    const key = isPlainObject(object) ? idOf(object.id) : undefined;
     return { eventId, type, records: getAgain(target, key, ({ param }, id) => ({ [param]: id })) };
   },
 );

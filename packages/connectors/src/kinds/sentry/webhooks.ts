@@ -1,7 +1,7 @@
+import { isPlainObject } from '../../core/values.ts';
 import {
   hmacSha256,
   idOf,
-  isObject,
   matchesSignature,
   type SignedAtHeaders,
   unixSecondsMs,
@@ -36,15 +36,15 @@ export const sentryWebhooks: WebhookScheme = {
     );
   },
   parse({ headers }, payload, config): ParsedWebhook {
-    if (!isObject(payload)) throw new WebhookPayloadError('not a Sentry webhook');
+    if (!isPlainObject(payload)) throw new WebhookPayloadError('not a Sentry webhook');
     const resource = headers('sentry-hook-resource') ?? 'unknown';
     const eventId = idOf(headers('request-id'));
     if (!eventId) throw new WebhookPayloadError('a Sentry webhook has a Request-ID header');
     const action = typeof payload.action === 'string' ? payload.action : 'unknown';
     const type = `${resource}.${action}`;
     const data = payload.data;
-    const issue = isObject(data) ? data.issue : undefined;
-    if (resource !== 'issue' || !isObject(issue)) return { eventId, type, records: [] };
+    const issue = isPlainObject(data) ? data.issue : undefined;
+    if (resource !== 'issue' || !isPlainObject(issue)) return { eventId, type, records: [] };
     const issueId = idOf(issue.id);
     const fromUrl =
       typeof issue.url === 'string' ? /\/organizations\/([^/]+)\/issues\//.exec(issue.url)?.[1] : undefined;

@@ -1,5 +1,6 @@
 import type { UpstreamRecord } from '../../core/define-connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
+import { isPlainObject } from '../../core/values.ts';
 
 /**
  * Snap wraps every object twice: `{request_status, paging: {next_link}, campaigns: [{sub_request_status,
@@ -24,12 +25,8 @@ export interface SnapUnwrapped {
   readonly nextLink: string | null;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function unwrapSnap(body: unknown, plural: string, singular: string): SnapUnwrapped {
-  if (!isObject(body))
+  if (!isPlainObject(body))
     throw new UpstreamError('upstream_error', 'the upstream answered without a JSON object', null, null);
   if (body.request_status !== undefined && body.request_status !== 'SUCCESS') {
     const reason = typeof body.debug_message === 'string' ? body.debug_message : String(body.request_status);
@@ -47,20 +44,20 @@ export function unwrapSnap(body: unknown, plural: string, singular: string): Sna
   const records: UpstreamRecord[] = [];
   const failures: SnapFailure[] = [];
   items.forEach((item, index) => {
-    const status = isObject(item) ? item.sub_request_status : undefined;
-    const record = isObject(item) ? item[singular] : undefined;
-    if ((status === undefined || status === 'SUCCESS') && isObject(record)) {
+    const status = isPlainObject(item) ? item.sub_request_status : undefined;
+    const record = isPlainObject(item) ? item[singular] : undefined;
+    if ((status === undefined || status === 'SUCCESS') && isPlainObject(record)) {
       records.push(record);
       return;
     }
-    const reason = isObject(item) ? (item.sub_request_error_reason ?? item.debug_message ?? null) : null;
+    const reason = isPlainObject(item) ? (item.sub_request_error_reason ?? item.debug_message ?? null) : null;
     failures.push({
       index,
       sub_request_status: String(status ?? 'MISSING'),
       reason: reason === null ? null : String(reason),
     });
   });
-  const paging = isObject(body.paging) ? body.paging : {};
+  const paging = isPlainObject(body.paging) ? body.paging : {};
   const nextLink = typeof paging.next_link === 'string' && paging.next_link !== '' ? paging.next_link : null;
   return { records, failures, nextLink };
 }

@@ -1,4 +1,5 @@
-import { hmacSha256, idOf, isObject, matchesSignature, refused } from '../../core/webhook-hmac.ts';
+import { isPlainObject } from '../../core/values.ts';
+import { hmacSha256, idOf, matchesSignature, refused } from '../../core/webhook-hmac.ts';
 import { type ParsedWebhook, WebhookPayloadError, type WebhookScheme } from '../../core/webhook-scheme.ts';
 
 /**
@@ -20,13 +21,13 @@ export const typeformWebhooks: WebhookScheme = {
     return matchesSignature(expected, header);
   },
   parse(_delivery, payload): ParsedWebhook {
-    if (!isObject(payload)) throw new WebhookPayloadError('not a Typeform event');
+    if (!isPlainObject(payload)) throw new WebhookPayloadError('not a Typeform event');
     const eventId = idOf(payload.event_id);
     if (!eventId) throw new WebhookPayloadError('a Typeform event has an event_id');
     const type = typeof payload.event_type === 'string' ? payload.event_type : 'unknown';
     const response = payload.form_response;
-    const formId = isObject(response) ? idOf(response.form_id) : undefined;
-    const token = isObject(response) ? idOf(response.token) : undefined;
+    const formId = isPlainObject(response) ? idOf(response.form_id) : undefined;
+    const token = isPlainObject(response) ? idOf(response.token) : undefined;
     if (type !== 'form_response' || !formId || !token) return { eventId, type, records: [] };
     return {
       eventId,

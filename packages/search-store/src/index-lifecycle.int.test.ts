@@ -3,7 +3,8 @@ import { type EntityCatalog, t } from '@conduit/connectors';
 import { planSearch, readSearchPage } from '@conduit/search-dsl';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IndexStore } from './index-store.ts';
+import { CopyWriter } from './copy-writer.ts';
+import { IndexLifecycle } from './index-lifecycle.ts';
 import { things } from './testing/things-entity.ts';
 
 const client = new Client({ node: (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim() });
@@ -13,7 +14,7 @@ const v1 = things;
 // The mapping changes: `size` becomes a number (upstream sent numeric strings all along).
 const v2: EntityCatalog = { ...v1, searchable: { ...v1.searchable, size: t.integer() } };
 
-async function searchAll(store: IndexStore, entity: EntityCatalog, connectorId: string, filter?: object) {
+async function searchAll(store: IndexLifecycle, entity: EntityCatalog, connectorId: string, filter?: object) {
   const plan = planSearch(
     { query: filter ? { filter } : {}, limit: 10000 },
     { searchable: entity.searchable!, recordKey: 'id', connectorId, entity: 'things', cursorKey: 'k'.repeat(32) },
@@ -35,12 +36,13 @@ describe('index lifecycle', () => {
   it('builds a new index version when the mapping changes and swaps the alias with no failing or partial search', async () => {
     const connectorId = 'conn-1';
     const records = Array.from({ length: 2500 }, (_, i) => ({ id: `r${i}`, name: `thing ${i}`, size: String(i) }));
-    const old = new IndexStore(client, namespace);
+    const old = new IndexLifecycle(client, namespace, { replicas: 0 });
+    const writer = new CopyWriter(client, old, { bulk: { flushBytes: 500_000, concurrency: 1 } });
     for (let i = 0; i < records.length; i += 500) {
-      await old.writeBatch('Kind', v1, connectorId, 'run-1', records.slice(i, i + 500), { readAt: 1000 + i });
+      await writer.writeRecords('Kind', v1, connectorId, 'run-1', records.slice(i, i + 500), { readAt: 1000 + i });
     }
     await old.refresh('Kind', 'things');
-    expect(await old.count('Kind', 'things', connectorId)).toBe(2500);
+    expect(await writer.count('Kind', 'things', connectorId)).toBe(2500);
 
     // Searches keep running while a new process (new mapping) migrates the index.
     let migrating = true;
@@ -48,7 +50,7 @@ describe('index lifecycle', () => {
     const searcher = (async () => {
       while (migrating) observed.push((await searchAll(old, v1, connectorId)).length);
     })();
-    const upgraded = new IndexStore(client, namespace);
+    const upgraded = new IndexLifecycle(client, namespace, { replicas: 0 });
     await upgraded.ensureIndex('Kind', v2);
     migrating = false;
     await searcher;

@@ -1,23 +1,57 @@
 import { randomBytes } from 'node:crypto';
 import { type EntityCatalog, t } from '@conduit/connectors';
+import type { WrittenChanges } from '@conduit/db';
 import { indexDocumentId, planSearch, readSearchPage } from '@conduit/search-dsl';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AppliedWrite, ChangeSink, ChangeTarget } from './change-sink.ts';
-import { IndexStore } from './index-store.ts';
+import { type CopyWriteOptions, CopyWriter } from './copy-writer.ts';
+import { IndexLifecycle } from './index-lifecycle.ts';
 import { things } from './testing/things-entity.ts';
 
 const client = new Client({ node: process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200' });
 const namespace = `t_versions_${randomBytes(4).toString('hex')}`;
 
-class RecordingSink implements ChangeSink {
-  readonly seen: { target: ChangeTarget; writes: readonly AppliedWrite[] }[] = [];
-  async applied(target: ChangeTarget, writes: readonly AppliedWrite[]): Promise<void> {
-    if (writes.length > 0) this.seen.push({ target, writes });
+const BULK = { flushBytes: 500_000, concurrency: 1 };
+
+/** The copy of one namespace, and every write it applied, in order (what a writer appends to the feed). */
+class RecordingCopy {
+  readonly indexes = new IndexLifecycle(client, namespace, { replicas: 0 });
+  readonly writer = new CopyWriter(client, this.indexes, { bulk: BULK });
+  readonly seen: WrittenChanges[] = [];
+  alias = (type: string, entity: string) => this.indexes.alias(type, entity);
+  refresh = (type: string, entity: string) => this.indexes.refresh(type, entity);
+  ensureIndex = (type: string, entity: EntityCatalog) => this.indexes.ensureIndex(type, entity);
+  count = (type: string, entity: string, c: string) => this.writer.count(type, entity, c);
+  deleteConnector = (type: string, entities: string[], c: string) => this.writer.deleteConnector(type, entities, c);
+  purgeTombstones = (before: number) => this.writer.purgeTombstones(before);
+
+  async writeBatch(...write: Parameters<CopyWriter['writeRecords']>) {
+    const { indexed, skipped, stale, ...written } = await this.writer.writeRecords(...write);
+    this.#record(written);
+    return { indexed, skipped, stale };
+  }
+
+  async removeRecords(type: string, entity: EntityCatalog, c: string, keys: string[], options: CopyWriteOptions) {
+    const written = await this.writer.writeRemovals(type, entity, c, keys, options);
+    this.#record(written);
+    return written.applied.length;
+  }
+
+  async removeNotWrittenBy(type: string, entity: EntityCatalog, c: string, runId: string, readAt: number) {
+    let removed = 0;
+    for await (const written of this.writer.removeNotWrittenBy(type, entity, c, runId, readAt)) {
+      this.#record(written);
+      removed += written.applied.length;
+    }
+    return removed;
+  }
+
+  #record(written: WrittenChanges) {
+    if (written.applied.length > 0) this.seen.push(written);
   }
 }
 
-async function search(store: IndexStore, entity: EntityCatalog, connectorId: string, aggregate?: object) {
+async function search(store: RecordingCopy, entity: EntityCatalog, connectorId: string, aggregate?: object) {
   const plan = planSearch(
     { query: {}, limit: 100, ...(aggregate ? { aggregate } : {}) },
     { searchable: entity.searchable!, recordKey: 'id', connectorId, entity: 'things', cursorKey: 'k'.repeat(32) },
@@ -30,7 +64,7 @@ async function search(store: IndexStore, entity: EntityCatalog, connectorId: str
   return readSearchPage(response.body, plan.page);
 }
 
-async function versionOf(store: IndexStore, connectorId: string, key: string): Promise<number> {
+async function versionOf(store: RecordingCopy, connectorId: string, key: string): Promise<number> {
   const response = await client.get({
     index: store.alias('Kind', 'things'),
     id: indexDocumentId(connectorId, key),
@@ -39,9 +73,9 @@ async function versionOf(store: IndexStore, connectorId: string, key: string): P
   return (response.body as { _version: number })._version;
 }
 
-describe('IndexStore: versioned writes and tombstones', () => {
-  const sink = new RecordingSink();
-  const store = new IndexStore(client, namespace, { changes: sink });
+describe('CopyWriter: versioned writes and tombstones', () => {
+  const store = new RecordingCopy();
+  const sink = store;
   afterAll(async () => {
     await client.indices.delete({ index: `${namespace}_*` }).catch(() => undefined);
     await client.close();
@@ -64,7 +98,7 @@ describe('IndexStore: versioned writes and tombstones', () => {
     // The same read written again (a retried page) lands again: versions are compared with external_gte.
     const again = await store.writeBatch('Kind', things, c, 'run-1', [{ id: 'a', name: 'new' }], { readAt: 2000 });
     expect(again.indexed).toBe(1);
-    const applied = sink.seen.filter((s) => s.target.connectorId === c).flatMap((s) => s.writes);
+    const applied = sink.seen.filter((s) => s.target.connectorId === c).flatMap((s) => s.applied);
     expect(applied.map((w) => [w.kind, w.version])).toEqual([
       ['upsert', 2000],
       ['upsert', 2000],
@@ -138,7 +172,7 @@ describe('IndexStore: versioned writes and tombstones', () => {
     expect(removed).toBe(1);
     expect((await search(store, things, c)).data.map((r) => r.id)).toEqual(['kept', 'reread']);
     const removals = sink.seen.filter((s) => s.target.connectorId === c && s.target.source === 'full_pass');
-    expect(removals.flatMap((s) => s.writes)).toEqual([{ kind: 'remove', key: 'gone', version: 500 }]);
+    expect(removals.flatMap((s) => s.applied)).toEqual([{ kind: 'remove', key: 'gone', version: 500 }]);
     // Run again (an interrupted end resumed): nothing more, the tombstone is not rewritten.
     expect(await store.removeNotWrittenBy('Kind', things, c, 'run-2', 500)).toBe(0);
   });
@@ -155,7 +189,7 @@ describe('IndexStore: versioned writes and tombstones', () => {
     const c = 'conn-copy';
     await store.writeBatch('Kind', things, c, 'run-1', [{ id: 'live', name: 'n', size: '5' }], { readAt: 4000 });
     await store.removeRecords('Kind', things, c, ['dead'], { readAt: 4500, refresh: true });
-    const upgraded = new IndexStore(client, namespace);
+    const upgraded = new RecordingCopy();
     const v2: EntityCatalog = { ...things, searchable: { ...things.searchable, size: t.integer() } };
     await upgraded.ensureIndex('Kind', v2);
     expect(await versionOf(upgraded, c, 'live')).toBe(4000);
@@ -168,7 +202,7 @@ describe('IndexStore: versioned writes and tombstones', () => {
 
   it('purges tombstones older than the retention, and only those', async () => {
     const c = 'conn-purge';
-    const store2 = new IndexStore(client, namespace);
+    const store2 = new RecordingCopy();
     await store2.writeBatch('Kind', things, c, 'run-1', [{ id: 'p1' }, { id: 'p2' }], { readAt: 10 });
     await store2.removeRecords('Kind', things, c, ['p1'], { readAt: 1_000 });
     await store2.removeRecords('Kind', things, c, ['p2'], { readAt: 9_000, refresh: true });

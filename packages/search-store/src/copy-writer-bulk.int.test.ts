@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { type EntityCatalog, t } from '@conduit/connectors';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IndexStore } from './index-store.ts';
+import { CopyWriter } from './copy-writer.ts';
+import { IndexLifecycle } from './index-lifecycle.ts';
 
 const OPENSEARCH = (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0]!.trim();
 const namespace = `t_bulk_${randomBytes(4).toString('hex')}`;
@@ -57,14 +58,16 @@ class RefusingProxy {
   }
 }
 
-describe('IndexStore.writeBatch through the bulk helper', () => {
+describe('CopyWriter.writeRecords through the bulk helper', () => {
   const proxy = new RefusingProxy();
   let client: Client;
-  let store: IndexStore;
+  let store: CopyWriter;
   beforeAll(async () => {
     await proxy.start();
     client = new Client({ node: proxy.url });
-    store = new IndexStore(client, namespace);
+    store = new CopyWriter(client, new IndexLifecycle(client, namespace, { replicas: 0 }), {
+      bulk: { flushBytes: 500_000, concurrency: 1 },
+    });
   });
   afterAll(async () => {
     await new Client({ node: OPENSEARCH }).indices.delete({ index: `${namespace}_*` }).catch(() => undefined);
@@ -77,11 +80,11 @@ describe('IndexStore.writeBatch through the bulk helper', () => {
     proxy.bulkBodies.length = 0;
     proxy.refuse = [429, 'es_rejected_execution_exception'];
     const started = performance.now();
-    const batch = await store.writeBatch('Kind', entity, 'conn-1', 'run-1', records, {
+    const { indexed, skipped, stale } = await store.writeRecords('Kind', entity, 'conn-1', 'run-1', records, {
       readAt: Date.now(),
       refresh: true,
     });
-    expect(batch).toEqual({ indexed: 50, skipped: 0, stale: 0 });
+    expect({ indexed, skipped, stale }).toEqual({ indexed: 50, skipped: 0, stale: 0 });
     expect(proxy.bulkBodies).toHaveLength(2);
     // The retry carries the two refused documents (action + source lines), after the helper's pause.
     const retried = proxy.bulkBodies[1]!.trim().split('\n');
@@ -96,9 +99,9 @@ describe('IndexStore.writeBatch through the bulk helper', () => {
     const records = Array.from({ length: 5 }, (_, i) => ({ id: `q${i}`, name: `thing ${i}` }));
     proxy.bulkBodies.length = 0;
     proxy.refuse = [400, 'mapper_parsing_exception'];
-    await expect(store.writeBatch('Kind', entity, 'conn-2', 'run-1', records, { readAt: Date.now() })).rejects.toThrow(
-      /bulk indexing failed for 2 documents: .*mapper_parsing_exception/,
-    );
+    await expect(
+      store.writeRecords('Kind', entity, 'conn-2', 'run-1', records, { readAt: Date.now() }),
+    ).rejects.toThrow(/bulk indexing failed for 2 documents: .*mapper_parsing_exception/);
     expect(proxy.bulkBodies).toHaveLength(1);
   });
 });
