@@ -6,31 +6,80 @@ import {
   UpstreamError,
   UpstreamRateLimitError,
 } from '@conduit/connectors';
-import type { SearchErrorCode, SearchProblem } from '@conduit/search-dsl';
+import { isSearchQueryError, type SearchErrorCode, type SqlQueryError } from '@conduit/search-dsl';
 import { QuotaExceededError } from '@conduit/usage';
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ProblemSchema } from './openapi/schemas.ts';
 
-/** API-level failures that are not about a connector: auth, tenancy, missing resources, limits. */
+/**
+ * Every code the API answers with. docs/api.md ("Errors") lists each with its status; problem.test.ts keeps the two
+ * in step. The connectors' and the query languages' codes come with their errors; the rest are the API's own.
+ */
+export type ApiErrorCode =
+  | ErrorCode
+  | SearchErrorCode
+  | SqlQueryError['code']
+  | (typeof API_OWN_CODES)[number]
+  | 'upstream_rejected'
+  | 'internal_error';
+
+/** The codes only the API's own routes and middleware throw (as ApiError). */
+export const API_OWN_CODES = [
+  'unauthorized',
+  'invalid_signature',
+  'invalid_state',
+  'forbidden',
+  'quota_exceeded',
+  'not_found',
+  'connector_not_found',
+  'definition_not_found',
+  'kind_not_found',
+  'webhook_endpoint_not_found',
+  'method_not_allowed',
+  'connector_exists',
+  'definition_in_use',
+  'idempotency_in_progress',
+  'webhook_endpoint_limit',
+  'cursor_expired',
+  'invalid_definition',
+  'idempotency_key_reused',
+  'search_unavailable',
+  'console_not_built',
+] as const;
+
+/** The statuses an ApiError may carry (RFC 9110). */
+export type ApiErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 502 | 503;
+
+export interface ApiErrorOptions {
+  /** One entry per problem, each with the JSON pointer of what it is about. */
+  readonly errors?: readonly FieldProblem[];
+  /** Sent as Retry-After. */
+  readonly retryAfterSeconds?: number;
+  /** The error this one answers for (kept for the logs; never sent to the caller). */
+  readonly cause?: unknown;
+}
+
+/**
+ * API-level failures that are not about a connector: auth, tenancy, missing resources, limits. Like hono's
+ * HTTPException (https://hono.dev/docs/api/exception), it carries a typed status and the error it stands for.
+ *
+ * @example
+ * throw new ApiError(404, 'connector_not_found', `no connector ${id}`);
+ * throw new ApiError(503, 'search_unavailable', 'the index cannot answer', { cause: error, retryAfterSeconds: 1 });
+ */
 export class ApiError extends Error {
   override name = 'ApiError';
-  readonly status: number;
-  readonly code: string;
+  readonly status: ApiErrorStatus;
+  readonly code: ApiErrorCode;
   readonly errors: readonly FieldProblem[];
   readonly retryAfterSeconds: number | undefined;
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    errors: readonly FieldProblem[] = [],
-    retryAfterSeconds?: number,
-  ) {
-    super(message);
+  constructor(status: ApiErrorStatus, code: ApiErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = status;
     this.code = code;
-    this.errors = errors;
-    this.retryAfterSeconds = retryAfterSeconds;
+    this.errors = options.errors ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -99,7 +148,7 @@ export function toProblem(error: unknown): { problem: Problem; retryAfterSeconds
       ? { problem }
       : { problem, retryAfterSeconds: error.retryAfterSeconds };
   }
-  if (isSearchDslError(error)) {
+  if (isSearchQueryError(error)) {
     // search-dsl points into the search params; the request body holds them under /params.
     const errors = error.errors.map((e) => ({ ...e, path: `/params${e.path}` }));
     const detail = `${DETAIL_OF_SEARCH_CODE[error.code]}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`;
@@ -119,22 +168,7 @@ function isClientError(status: number | null): boolean {
   return status !== null && status >= 400 && status < 500 && status !== 429;
 }
 
-function isSearchDslError(
-  error: unknown,
-): error is { code: SearchErrorCode; message: string; errors: readonly SearchProblem[] } {
-  const e = error as { code?: unknown; errors?: unknown; name?: unknown };
-  return (
-    error instanceof Error &&
-    typeof e.code === 'string' &&
-    Array.isArray(e.errors) &&
-    (e.code === 'invalid_filter' ||
-      e.code === 'invalid_cursor' ||
-      e.code === 'invalid_params' ||
-      e.code === 'query_too_costly')
-  );
-}
-
-function problemOf(status: number, code: string, detail: string, errors: readonly FieldProblem[] = []): Problem {
+function problemOf(status: number, code: ApiErrorCode, detail: string, errors: readonly FieldProblem[] = []): Problem {
   return {
     type: `https://conduit.dev/problems/${code.replaceAll('_', '-')}`,
     title: TITLES[status] ?? 'Error',

@@ -50,9 +50,11 @@ export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): { depth: number
 export function assertJsonDepth(text: string): void {
   const deep = jsonTooDeep(text);
   if (deep === null) return;
-  throw new ApiError(400, 'invalid_request', `the request body is nested deeper than ${MAX_JSON_DEPTH} levels`, [
-    { path: '', message: `nested ${deep.depth} levels deep at character ${deep.offset} (at most ${MAX_JSON_DEPTH})` },
-  ]);
+  throw new ApiError(400, 'invalid_request', `the request body is nested deeper than ${MAX_JSON_DEPTH} levels`, {
+    errors: [
+      { path: '', message: `nested ${deep.depth} levels deep at character ${deep.offset} (at most ${MAX_JSON_DEPTH})` },
+    ],
+  });
 }
 
 /** A JSON body's value: refused when nested too deep (assertJsonDepth) or malformed; an empty body is `{}`. */
@@ -60,10 +62,11 @@ export function parseJsonValue(text: string): unknown {
   assertJsonDepth(text);
   try {
     return text.trim() === '' ? {} : JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'the request body is not valid JSON', [
-      { path: '', message: 'invalid JSON' },
-    ]);
+  } catch (error) {
+    throw new ApiError(400, 'invalid_request', 'the request body is not valid JSON', {
+      errors: [{ path: '', message: 'invalid JSON' }],
+      cause: error,
+    });
   }
 }
 

@@ -79,7 +79,12 @@ export async function buildCatalogSource(file: string): Promise<string> {
           ...new Set(Object.keys(entity.searchable).map((path) => (literal.has(path) ? path : path.split('.')[0]!))),
         ];
         const picked = topLevel.filter((name) => Object.hasOwn(entity.record, name));
-        searchRecord = `Partial<Pick<${base}Record, ${union(picked)}>>`;
+        // A searchable field the record does not declare (Google Ads' `segments.date`) is in the results all the same.
+        const searchOnly = topLevel
+          .filter((name) => !Object.hasOwn(entity.record, name))
+          .map((name) => `${key(name)}: ${searchOnlyType(name, entity.searchable, literal)};`);
+        const extra = searchOnly.length > 0 ? ` & { ${searchOnly.join(' ')} }` : '';
+        searchRecord = `Partial<Pick<${base}Record, ${union(picked)}>${extra}>`;
       }
       const page = listPaging(entity);
       if (page) kindPaging.push(`${key(entityName)}: ${objectLiteral(page)}`);
@@ -240,6 +245,26 @@ function union(names: readonly string[]): string {
 // ----------------------------------------------------------------------------------------------------------------
 // Records
 // ----------------------------------------------------------------------------------------------------------------
+
+/**
+ * The type of a top-level search result key that is no record field: the searchable field itself, or an object of
+ * the searchable paths under it, each optional (a path without a value is left out of a result).
+ */
+function searchOnlyType(name: string, searchable: FieldMap, literal: ReadonlySet<string>): string {
+  const own = searchable[name];
+  if (own) return recordType(own);
+  const tree: Record<string, FieldSpec> = {};
+  for (const [path, spec] of Object.entries(searchable)) {
+    if (!literal.has(path) && path.startsWith(`${name}.`)) tree[path.slice(name.length + 1)] = spec;
+  }
+  const children = [...new Set(Object.keys(tree).map((path) => path.split('.')[0]!))];
+  const members = children.map((child) => `${key(child)}?: ${searchOnlyType(child, subtree(tree, child), new Set())};`);
+  return `{ ${members.join(' ')} }`;
+}
+
+function subtree(tree: Record<string, FieldSpec>, child: string): FieldMap {
+  return Object.fromEntries(Object.entries(tree).filter(([path]) => path === child || path.startsWith(`${child}.`)));
+}
 
 function recordBody(fields: FieldMap): string {
   if (Object.keys(fields).length === 0) return 'Record<string, never>';

@@ -23,7 +23,7 @@ describe('the typed example of the README', () => {
       // @ts-expect-error 'stauts' is not a searchable field of Orb invoices
       orb.execute({ entity: 'invoices', action: 'search', params: { query: { filter: { eq: { stauts: 'paid' } } } } });
     expectTypeOf(correct).returns.resolves.toHaveProperty('data');
-    expectTypeOf(misspelt).toBeFunction();
+    expectTypeOf(misspelt).returns.resolves.toHaveProperty('data');
   });
 });
 
@@ -72,7 +72,7 @@ describe('search filters are typed per entity', () => {
       // @ts-expect-error query is required
       orb.search('invoices', { limit: 5 }),
     ];
-    expectTypeOf(calls).toBeFunction();
+    expectTypeOf(calls).returns.items.resolves.toHaveProperty('meta');
   });
 
   it('types contains and any from the fields of arrays', () => {
@@ -85,10 +85,15 @@ describe('search filters are typed per entity', () => {
       // @ts-expect-error contains does not apply to a string field
       orb.search('invoices', { query: { filter: { contains: { status: 'paid' } } } }),
     ];
-    expectTypeOf(calls).toBeFunction();
+    expectTypeOf(calls).returns.items.resolves.toHaveProperty('meta');
   });
 
-  it('types search results with the searchable fields of the record', async () => {
+  it('types search results with the searchable fields of the record, and those the record does not declare', async () => {
+    const ads = conduit.connector('connector-id', 'Google-Ads');
+    const campaigns = () => ads.search('campaigns', { query: {} });
+    expectTypeOf<Awaited<ReturnType<typeof campaigns>>['data'][number]['campaign_budget']>().toEqualTypeOf<
+      { amount_micros?: number } | undefined
+    >();
     const page = () => orb.search('invoices', { query: {} });
     expectTypeOf<Awaited<ReturnType<typeof page>>['data'][number]['status']>().toEqualTypeOf<
       'draft' | 'issued' | 'paid' | 'synced' | 'void' | null | undefined
@@ -128,7 +133,7 @@ describe('aggregations (docs/search.md params.aggregate)', () => {
       // @ts-expect-error no yearly buckets
       orb.search('invoices', { query: {}, aggregate: { a: { histogram: 'created_at', interval: 'year' } } }),
     ];
-    expectTypeOf(wrong).toBeFunction();
+    expectTypeOf(wrong).returns.items.resolves.toHaveProperty('meta');
   });
 });
 
@@ -150,7 +155,7 @@ describe('entities, actions and params', () => {
       // @ts-expect-error Google Drive drives are not searchable
       drive.execute({ entity: 'drives', action: 'search', params: { query: {} } }),
     ];
-    expectTypeOf(calls).toBeFunction();
+    expectTypeOf<Awaited<ReturnType<typeof calls>[number]>>().toMatchTypeOf<{ data: unknown }>();
   });
 
   it('checks params per action', () => {
@@ -165,7 +170,7 @@ describe('entities, actions and params', () => {
       // @ts-expect-error a required parameter left out
       orb.execute({ entity: 'invoices', action: 'get' }),
     ];
-    expectTypeOf(calls).toBeFunction();
+    expectTypeOf<Awaited<ReturnType<typeof calls>[number]>>().toMatchTypeOf<{ data: unknown }>();
   });
 
   it('types results: records for get and list, a web stream for downloads', () => {
@@ -202,7 +207,7 @@ describe('entities, actions and params', () => {
       drive.sync({ entity: 'about' }),
       conduit.connectors.sync('connector-id', { entity: 'invoices', mode: 'incremental' }),
     ];
-    expectTypeOf(calls).toBeFunction();
+    expectTypeOf<Awaited<ReturnType<typeof calls>[number]>>().toMatchTypeOf<{ connector_id: string }>();
     expectTypeOf(orb.listAll('customers')).toEqualTypeOf<AsyncGenerator<RecordOf<'Orb', 'customers'>>>();
     expectTypeOf(orb.searchAll('invoices', { query: {} })).toMatchTypeOf<AsyncGenerator<{ id?: string }>>();
     expectTypeOf<ConduitProblem['errors'][number]>().toEqualTypeOf<{ path: string; message: string }>();

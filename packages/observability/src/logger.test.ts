@@ -31,6 +31,19 @@ describe('createLogger', () => {
     ]);
   });
 
+  it('logs the cause of a wrapped error, redacted like the rest', () => {
+    const { logger, parsed } = capture();
+    const cause = Object.assign(new Error('engine timed out'), { code: 'ETIMEDOUT' });
+    logger.error('failed', { error: new Error('the search index did not answer', { cause }) });
+    expect(parsed()[0]).toMatchObject({
+      error: {
+        name: 'Error',
+        message: 'the search index did not answer',
+        cause: { message: 'engine timed out', code: 'ETIMEDOUT' },
+      },
+    });
+  });
+
   it('drops lines below its level', () => {
     const { logger, lines } = capture('warn');
     logger.debug('d');

@@ -22,8 +22,11 @@ export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;
   if (isFlatAndClean(value)) return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  if (value instanceof Error)
-    return { name: value.name, message: value.message, code: (value as { code?: unknown }).code };
+  if (value instanceof Error) {
+    // The error a wrapping error stands for (`new ApiError(…, { cause })`) is what the line is about.
+    const cause = value.cause === undefined ? {} : { cause: redact(value.cause, depth + 1) };
+    return { name: value.name, message: value.message, code: (value as { code?: unknown }).code, ...cause };
+  }
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[REDACTED]' : redact(v, depth + 1)]),
   );

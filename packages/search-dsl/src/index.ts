@@ -1,7 +1,7 @@
 export type { KeyLookup } from './compile/opensearch/compile-lookup.ts';
 export { type CompiledSearch, copyScope } from './compile/opensearch/compile-search.ts';
 export { decodeCursor, encodeCursor, hashQuery } from './cursor/cursor.ts';
-export { isSearchQueryError, type SearchErrorCode, type SearchProblem, SearchQueryError } from './errors.ts';
+export { isSearchQueryError, type SearchErrorCode, SearchQueryError } from './errors.ts';
 export {
   type FieldCapability,
   type LeafOperator,

@@ -12,7 +12,7 @@ export function recordKeyOf(entity: EntityCatalog, record: Record<string, unknow
 }
 
 /**
- * The searchable projection of an upstream record, keyed by the searchable paths of the specification (dotted where
+ * The searchable projection of an upstream record, keyed by the searchable paths of the catalog (dotted where
  * listed). Upstreams that answer in camelCase (Google Ads REST) are matched against the snake_case paths.
  */
 export function projectRecord(entity: EntityCatalog, record: Record<string, unknown>): Record<string, unknown> {

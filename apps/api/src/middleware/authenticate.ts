@@ -26,9 +26,9 @@ export function authenticate(tokens: AccessTokens, clientAccess: ClientAccessCac
     let organizationId: string;
     if (requested !== undefined) {
       if (!claims.organizationIds.includes(requested) || !access.organization_ids.includes(requested)) {
-        throw new ApiError(403, 'forbidden', 'this client may not act for that organization', [
-          { path: '/headers/x-organization-id', message: 'not one of the client organizations' },
-        ]);
+        throw new ApiError(403, 'forbidden', 'this client may not act for that organization', {
+          errors: [{ path: '/headers/x-organization-id', message: 'not one of the client organizations' }],
+        });
       }
       organizationId = requested;
     } else if (claims.organizationIds.length === 1) {
@@ -38,7 +38,11 @@ export function authenticate(tokens: AccessTokens, clientAccess: ClientAccessCac
         400,
         'invalid_request',
         'this client belongs to several organizations: send X-Organization-Id',
-        [{ path: '/headers/x-organization-id', message: 'is required for a client with several organizations' }],
+        {
+          errors: [
+            { path: '/headers/x-organization-id', message: 'is required for a client with several organizations' },
+          ],
+        },
       );
     }
     if (!access.organization_ids.includes(organizationId)) {

@@ -24,9 +24,9 @@ export function mcpMessage(): MiddlewareHandler<ApiEnv> {
       return next();
     }
     if (Array.isArray(message)) {
-      throw new ApiError(400, 'invalid_request', 'JSON-RPC batches are not accepted: send one message per request', [
-        { path: '', message: 'an array (a JSON-RPC batch); send each message on its own' },
-      ]);
+      throw new ApiError(400, 'invalid_request', 'JSON-RPC batches are not accepted: send one message per request', {
+        errors: [{ path: '', message: 'an array (a JSON-RPC batch); send each message on its own' }],
+      });
     }
     c.set('mcpMessage', message);
     return next();

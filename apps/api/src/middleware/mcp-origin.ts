@@ -35,9 +35,9 @@ export function mcpOrigin({ allowed, publicBaseUrl }: McpOriginOptions): Middlew
   return async function mcpOriginMiddleware(c, next) {
     const origin = c.req.header('origin');
     if (origin !== undefined && !origins.has(origin)) {
-      throw new ApiError(403, 'forbidden', 'this origin may not use the MCP server', [
-        { path: '/headers/origin', message: 'not the API origin nor one of MCP_ALLOWED_ORIGINS' },
-      ]);
+      throw new ApiError(403, 'forbidden', 'this origin may not use the MCP server', {
+        errors: [{ path: '/headers/origin', message: 'not the API origin nor one of MCP_ALLOWED_ORIGINS' }],
+      });
     }
     await next();
   };

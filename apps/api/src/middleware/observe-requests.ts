@@ -8,7 +8,7 @@ import type { ApiEnv } from '../deps.ts';
  * label set stays bounded) and status. Cost per request: two clock reads, a scan of the few matched routes and
  * one histogram observation.
  */
-export function observeRequests(metrics: PlatformMetrics): MiddlewareHandler<ApiEnv> {
+export function observeRequests(metrics: Pick<PlatformMetrics, 'httpDuration'>): MiddlewareHandler<ApiEnv> {
   const histogram = metrics.httpDuration;
   return async function observeRequestsMiddleware(c, next) {
     const started = performance.now();

@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiEnv } from '../deps.ts';
-import { ApiError, problemResponse } from '../problem.ts';
+import { problemResponse } from '../problem.ts';
 import { rateLimit, redisBudget } from './rate-limit.ts';
 import { type ConsumeShared, RateLimitLeases } from './rate-limit-leases.ts';
 
@@ -144,7 +144,7 @@ describe('RateLimitLeases', () => {
       consume: async () => {
         if (fail) {
           fail = false;
-          throw new ApiError(503, 'unavailable', 'redis is down');
+          throw new Error('redis is down');
         }
         return { admitted: true, remaining: 100 };
       },

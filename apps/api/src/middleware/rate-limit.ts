@@ -60,7 +60,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
       options.onRefused?.(c.req.path);
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
-      throw new ApiError(429, 'rate_limited', 'too many requests for this client', [], seconds);
+      throw new ApiError(429, 'rate_limited', 'too many requests for this client', { retryAfterSeconds: seconds });
     }
     return withAnswerHeaders(c, next, headers);
   };

@@ -1,102 +1,9 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
-import { ROUTE_BASES } from '../route-bases.ts';
-import { auditRoute } from '../routes/audit.ts';
-import { catalogRoute, kindDefinitionRoute } from '../routes/catalog.ts';
-import {
-  activateDefinitionRoute,
-  createDefinitionRoute,
-  definedCatalogRoute,
-  definitionSchemaRoute,
-  deleteDefinitionRoute,
-  getDefinitionRoute,
-  getDefinitionVersionRoute,
-  listDefinitionsRoute,
-  testDefinitionRoute,
-  validateDefinitionRoute,
-} from '../routes/connector-definitions/routes.ts';
-import { listChangesRoute } from '../routes/connectors/changes.ts';
-import { changesStreamRoute } from '../routes/connectors/changes-stream.ts';
-import { createConnectorRoute } from '../routes/connectors/create.ts';
-import { executeRoute } from '../routes/connectors/execute.ts';
-import {
-  deleteConnectorRoute,
-  getConnectorRoute,
-  listConnectorsRoute,
-  syncConnectorRoute,
-  updateConnectorRoute,
-} from '../routes/connectors/read-update-delete.ts';
-import { sqlRoute } from '../routes/connectors/sql.ts';
-import { webhookRoute } from '../routes/connectors/webhooks.ts';
-import { healthzRoute, readyzRoute } from '../routes/health.ts';
-import { metricsRoute } from '../routes/metrics.ts';
-import { oauthCallbackRoute } from '../routes/oauth-consent/callback.ts';
-import { oauthInitiateRoute } from '../routes/oauth-consent/initiate.ts';
-import { tokenRoute } from '../routes/oauth-token.ts';
-import { usageRoute } from '../routes/usage.ts';
-import {
-  createEndpointRoute,
-  deleteEndpointRoute,
-  getEndpointRoute,
-  listDeliveriesRoute,
-  listEndpointsRoute,
-  replayRoute,
-  updateEndpointRoute,
-} from '../routes/webhook-endpoints/routes.ts';
+import { ROUTE_TABLE } from '../route-table.ts';
 
-const CONNECTORS_BASE = ROUTE_BASES.connectors;
-
-/**
- * Every route definition with the prefix it is mounted under (app.ts mounts the same objects). Routes added
- * elsewhere join this list: the documentation test checks it against the served document.
- */
-export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route: RouteConfig }[] = [
-  { base: ROUTE_BASES.token, route: tokenRoute },
-  { base: ROUTE_BASES.catalog, route: catalogRoute },
-  { base: ROUTE_BASES.catalog, route: kindDefinitionRoute },
-  ...[
-    definitionSchemaRoute,
-    definedCatalogRoute,
-    validateDefinitionRoute,
-    createDefinitionRoute,
-    listDefinitionsRoute,
-    getDefinitionRoute,
-    getDefinitionVersionRoute,
-    testDefinitionRoute,
-    activateDefinitionRoute,
-    deleteDefinitionRoute,
-  ].map((route) => ({ base: ROUTE_BASES.connectorDefinitions, route })),
-  { base: CONNECTORS_BASE, route: listConnectorsRoute },
-  { base: CONNECTORS_BASE, route: createConnectorRoute },
-  { base: CONNECTORS_BASE, route: oauthInitiateRoute },
-  { base: ROUTE_BASES.oauthCallback, route: oauthCallbackRoute },
-  { base: CONNECTORS_BASE, route: getConnectorRoute },
-  { base: CONNECTORS_BASE, route: updateConnectorRoute },
-  { base: CONNECTORS_BASE, route: deleteConnectorRoute },
-  { base: CONNECTORS_BASE, route: syncConnectorRoute },
-  { base: CONNECTORS_BASE, route: webhookRoute },
-  { base: CONNECTORS_BASE, route: executeRoute },
-  { base: CONNECTORS_BASE, route: listChangesRoute },
-  { base: CONNECTORS_BASE, route: changesStreamRoute },
-  ...[
-    createEndpointRoute,
-    listEndpointsRoute,
-    getEndpointRoute,
-    updateEndpointRoute,
-    deleteEndpointRoute,
-    listDeliveriesRoute,
-    replayRoute,
-  ].map((route) => ({ base: ROUTE_BASES.webhookEndpoints, route })),
-  { base: CONNECTORS_BASE, route: sqlRoute },
-  { base: ROUTE_BASES.audit, route: auditRoute },
-  { base: ROUTE_BASES.usage, route: usageRoute },
-  { base: '', route: healthzRoute },
-  { base: '', route: readyzRoute },
-  { base: '', route: metricsRoute },
-];
-
-export const DOCUMENT_CONFIG = {
+const DOCUMENT_CONFIG = {
   openapi: '3.1.0',
   info: {
     title: 'Conduit: hosted connector execution',
@@ -115,34 +22,28 @@ export const DOCUMENT_CONFIG = {
     { name: 'Changes', description: 'every change the copy applied, in order: the change feed' },
     { name: 'Webhook endpoints', description: 'signed deliveries of the changes to the customer’s endpoints' },
     { name: 'Audit', description: 'who called what, when, with which token: the append-only audit trail' },
-    { name: 'Usage', description: 'the organization’s usage per hour or day, and its quotas' },
     { name: 'Catalog', description: 'kinds, schemas, entities and searchable fields' },
     { name: 'Operations', description: 'health, readiness and metrics' },
   ],
 };
 
-/** Registers the bearer scheme the routes' `security` refers to. */
-export function registerSecurity(app: OpenAPIHono<ApiEnv>): void {
+/** Every route of the route table with the path it is mounted at, in mount order. */
+function documentedRoutes(): { readonly path: string; readonly route: RouteConfig }[] {
+  return ROUTE_TABLE.flatMap(({ base, sets }) =>
+    sets.flatMap((set) => set.routes.map((route) => ({ path: joinPath(base, route.path), route }))),
+  );
+}
+
+/** The OpenAPI 3.1 document of the route table: what GET /openapi.json serves and the client's types are made from. */
+export function openApiDocument(): Record<string, unknown> {
+  const app = new OpenAPIHono<ApiEnv>();
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
     description: 'a token from POST /api/v1/oauth/token',
   });
-}
-
-/** The OpenAPI 3.1 document of an app built from route definitions. */
-export function documentOf(app: OpenAPIHono<ApiEnv>): Record<string, unknown> {
+  for (const { path, route } of documentedRoutes()) app.openAPIRegistry.registerPath({ ...route, path });
   return app.getOpenAPI31Document(DOCUMENT_CONFIG) as unknown as Record<string, unknown>;
-}
-
-/** The document without a running app (tools, tests): the same definitions, registered only. */
-export function openApiDocument(): Record<string, unknown> {
-  const app = new OpenAPIHono<ApiEnv>();
-  registerSecurity(app);
-  for (const { base, route } of DOCUMENTED_ROUTES) {
-    app.openAPIRegistry.registerPath({ ...route, path: joinPath(base, route.path) });
-  }
-  return documentOf(app);
 }
 
 /** An operation as documented: what the documentation test replays against the running API. */
@@ -160,26 +61,28 @@ export interface DocumentedOperation {
 type Content = Record<string, { schema?: unknown; examples?: Record<string, { summary?: string; value: unknown }> }>;
 
 export function documentedOperations(): DocumentedOperation[] {
-  return DOCUMENTED_ROUTES.filter(({ route }) => route.method !== 'put').map(({ base, route }) => {
-    const json = (route.request?.body?.content as Content | undefined)?.['application/json'];
-    const responses: Record<number, z.ZodType | null> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
-      const content = (response as { content?: Content }).content;
-      const schema = content?.['application/json']?.schema ?? content?.['application/problem+json']?.schema;
-      responses[Number(status)] = (schema as z.ZodType | undefined) ?? null;
-    }
-    return {
-      method: route.method as DocumentedOperation['method'],
-      path: joinPath(base, route.path),
-      summary: route.summary ?? '',
-      auth: (route.security ?? []).length > 0,
-      ...(json?.schema ? { request: json.schema as z.ZodType } : {}),
-      ...(json?.examples
-        ? { examples: Object.values(json.examples).map((e) => ({ summary: e.summary ?? '', value: e.value })) }
-        : {}),
-      responses,
-    };
-  });
+  return documentedRoutes()
+    .filter(({ route }) => route.method !== 'put')
+    .map(({ path, route }) => {
+      const json = (route.request?.body?.content as Content | undefined)?.['application/json'];
+      const responses: Record<number, z.ZodType | null> = {};
+      for (const [status, response] of Object.entries(route.responses)) {
+        const content = (response as { content?: Content }).content;
+        const schema = content?.['application/json']?.schema ?? content?.['application/problem+json']?.schema;
+        responses[Number(status)] = (schema as z.ZodType | undefined) ?? null;
+      }
+      return {
+        method: route.method as DocumentedOperation['method'],
+        path,
+        summary: route.summary ?? '',
+        auth: (route.security ?? []).length > 0,
+        ...(json?.schema ? { request: json.schema as z.ZodType } : {}),
+        ...(json?.examples
+          ? { examples: Object.values(json.examples).map((e) => ({ summary: e.summary ?? '', value: e.value })) }
+          : {}),
+        responses,
+      };
+    });
 }
 
 function joinPath(base: string, path: string): string {

@@ -1,7 +1,7 @@
 import { CONNECTOR_DEFINITIONS, type EntityCatalog, entityActions, type KindCatalog } from '@conduit/connectors';
 import { SearchParamsSchema } from '@conduit/search-dsl';
 import { z } from 'zod';
-import { ConnectorName, CustomerName } from '../routes/connectors/schemas.ts';
+import { ConnectorName, CustomerName } from './connector-bodies.ts';
 
 /** `Zendesk-Talk` → `ZendeskTalk`: component names. */
 const pascal = (connectorType: string) => connectorType.replaceAll(/[^A-Za-z0-9]/g, '');

@@ -1,18 +1,63 @@
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
-import type { Handler } from 'hono';
+import { createRoute, type RouteConfig } from '@hono/zod-openapi';
+import type { Handler, Hono } from 'hono';
 import { z } from 'zod';
-import type { ApiEnv } from '../deps.ts';
+import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { ApiError } from '../problem.ts';
 import { ProblemSchema } from './schemas.ts';
 
 /**
- * One definition per route: the same `createRoute` object documents the route in the app's OpenAPI registry and
- * mounts its handler. Handlers validate their JSON bodies with the route's own body schema through readJson
- * (problem+json with a JSON pointer per issue, as everywhere), not with @hono/zod-openapi's validator, so errors,
- * empty bodies and content types behave as they always have.
+ * Routes with their handlers: each route's `createRoute` definition (what the OpenAPI document shows) and a factory
+ * that builds its handler from the API's dependencies once, when the app is built. The key names tie each handler to
+ * its route, so a route without a handler does not compile. Handlers validate their JSON bodies with the route's own
+ * body schema through readJson (problem+json with a JSON pointer per issue, as everywhere), not with
+ * @hono/zod-openapi's validator, so errors, empty bodies and content types behave as they always have.
+ *
+ * @example
+ * export const healthRoutes = defineRoutes({ healthz: healthzRoute }, () => ({
+ *   healthz: (c) => c.json({ status: 'ok' }),
+ * }));
  */
-export function mountRoute(app: OpenAPIHono<ApiEnv>, route: RouteConfig, handler: Handler<ApiEnv>): void {
-  app.openAPIRegistry.registerPath(route);
-  app.on(route.method.toUpperCase(), route.path.replaceAll(/\{([^}]+)\}/g, ':$1'), handler);
+export interface RouteSet<D = ApiDeps> {
+  /** The definitions, in the order they are mounted and documented. */
+  readonly routes: readonly RouteConfig[];
+  /** One handler per route, in the same order. */
+  readonly handlers: (deps: D) => readonly Handler<ApiEnv>[];
+  /** Routes whose path answers 405 `method_not_allowed` to every other method. */
+  readonly methodOnly: readonly RouteConfig[];
+}
+
+export function defineRoutes<const R extends Record<string, RouteConfig>, D>(
+  routes: R,
+  handlers: (deps: D) => { readonly [K in keyof R]: Handler<ApiEnv> },
+  options: { readonly methodOnly?: readonly (keyof R)[] } = {},
+): RouteSet<D> {
+  const keys = Object.keys(routes) as (keyof R)[];
+  return {
+    routes: keys.map((key) => routes[key]),
+    handlers: (deps) => {
+      const built = handlers(deps);
+      return keys.map((key) => built[key]);
+    },
+    methodOnly: (options.methodOnly ?? []).map((key) => routes[key]),
+  };
+}
+
+/** Mounts a set's handlers on `app` at their definitions' paths (`{id}` becomes hono's `:id`). */
+export function mountRoutes<D>(app: Hono<ApiEnv>, set: RouteSet<D>, deps: D): void {
+  const handlers = set.handlers(deps);
+  set.routes.forEach((route, i) => {
+    app.on(route.method.toUpperCase(), honoPath(route.path), handlers[i] as Handler<ApiEnv>);
+  });
+  for (const route of set.methodOnly) {
+    const message = `${route.path.split('/').at(-1)} takes ${route.method.toUpperCase()}`;
+    app.all(honoPath(route.path), () => {
+      throw new ApiError(405, 'method_not_allowed', message);
+    });
+  }
+}
+
+function honoPath(path: string): string {
+  return path.replaceAll(/\{([^}]+)\}/g, ':$1');
 }
 
 /** The JSON body schema a route declares (what readJson validates against). */

@@ -1,11 +1,9 @@
 import { signingKeysFrom } from '@conduit/config';
 import { parseOrThrow } from '@conduit/connectors';
 import type { AuditEntryRow, AuditQuery } from '@conduit/db';
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { authenticatedRoute, jsonResponse, mountRoute } from '../openapi/route-kit.ts';
+import type { ApiDeps } from '../deps.ts';
+import { authenticatedRoute, defineRoutes, jsonResponse } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
 import { EXPORT_RETRY_SECONDS, EXPORTS_PER_ORGANIZATION, ExportSlots, ndjsonExport } from '../services/audit-export.ts';
 import { AuditIds } from '../services/audit-ids.ts';
@@ -77,56 +75,53 @@ export const auditRoute = authenticatedRoute({
 });
 
 /** GET /api/v1/audit (docs/trusted-calls.md): read-only; no route changes or removes an entry. */
-export function auditRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<ApiEnv>[]): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
+export const auditRoutes = defineRoutes({ audit: auditRoute }, (deps: ApiDeps) => {
   const ids = new AuditIds(signingKeysFrom(deps.env).auditId);
   const exports = new ExportSlots(EXPORTS_PER_ORGANIZATION);
-  // The caller's authentication and rate limit, the same instances as every bearer-token route's (app.ts).
-  for (const guard of guards) app.use('*', guard);
-  mountRoute(app, auditRoute, async (c) => {
-    const query = parseOrThrow(AuditQuerySchema, c.req.query(), '/query', 'invalid_request', 'invalid query');
-    const organizationId = c.get('auth').organizationId;
-    const filter: AuditQuery = {
-      organizationId,
-      connectorId: query.connector_id,
-      action: query.action,
-      status: query.status === undefined ? undefined : statusRange(query.status),
-      since: query.since === undefined ? undefined : new Date(query.since),
-      until: query.until === undefined ? undefined : new Date(query.until),
-      beforeId: query.cursor === undefined ? undefined : idOfCursor(ids, organizationId, query.cursor),
-      limit: query.limit,
-    };
-    const view = (row: AuditEntryRow) => entryOf(row, ids.publicId(organizationId, row.id));
-    if ((c.req.header('accept') ?? '').includes(NDJSON)) {
-      const release = exports.take(organizationId);
-      if (!release) {
-        deps.metrics.requestsRefused.inc({ route: 'audit', reason: 'exports_busy' });
-        throw new ApiError(
-          429,
-          'rate_limited',
-          `this organization already runs ${EXPORTS_PER_ORGANIZATION} audit exports; try again when one ends`,
-          [],
-          EXPORT_RETRY_SECONDS,
-        );
+  return {
+    audit: async (c) => {
+      const query = parseOrThrow(AuditQuerySchema, c.req.query(), '/query', 'invalid_request', 'invalid query');
+      const organizationId = c.get('auth').organizationId;
+      const filter: AuditQuery = {
+        organizationId,
+        connectorId: query.connector_id,
+        action: query.action,
+        status: query.status === undefined ? undefined : statusRange(query.status),
+        since: query.since === undefined ? undefined : new Date(query.since),
+        until: query.until === undefined ? undefined : new Date(query.until),
+        beforeId: query.cursor === undefined ? undefined : idOfCursor(ids, organizationId, query.cursor),
+        limit: query.limit,
+      };
+      const view = (row: AuditEntryRow) => entryOf(row, ids.publicId(organizationId, row.id));
+      if ((c.req.header('accept') ?? '').includes(NDJSON)) {
+        const release = exports.take(organizationId);
+        if (!release) {
+          deps.metrics.requestsRefused.inc({ route: 'audit', reason: 'exports_busy' });
+          throw new ApiError(
+            429,
+            'rate_limited',
+            `this organization already runs ${EXPORTS_PER_ORGANIZATION} audit exports; try again when one ends`,
+            { retryAfterSeconds: EXPORT_RETRY_SECONDS },
+          );
+        }
+        try {
+          return ndjsonExport(deps.auditEntries, filter, view, release);
+        } catch (error) {
+          release();
+          throw error;
+        }
       }
-      try {
-        return ndjsonExport(deps.auditEntries, filter, view, release);
-      } catch (error) {
-        release();
-        throw error;
-      }
-    }
-    const rows = await deps.auditEntries.page({ ...filter, limit: query.limit + 1 });
-    const page = rows.slice(0, query.limit);
-    const hasMore = rows.length > query.limit;
-    return c.json({
-      data: page.map(view),
-      // The cursor is the last entry's public id: it says nothing the page did not.
-      meta: { cursor: hasMore ? ids.publicId(organizationId, page.at(-1)!.id) : null, has_more: hasMore },
-    });
-  });
-  return app;
-}
+      const rows = await deps.auditEntries.page({ ...filter, limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const hasMore = rows.length > query.limit;
+      return c.json({
+        data: page.map(view),
+        // The cursor is the last entry's public id: it says nothing the page did not.
+        meta: { cursor: hasMore ? ids.publicId(organizationId, page.at(-1)!.id) : null, has_more: hasMore },
+      });
+    },
+  };
+});
 
 function entryOf(row: AuditEntryRow, id: string): z.infer<typeof AuditEntrySchema> {
   return {
@@ -161,9 +156,9 @@ function statusRange(filter: string): { min: number; max: number } {
 function idOfCursor(ids: AuditIds, organizationId: string, cursor: string): number {
   const id = ids.internalId(organizationId, cursor);
   if (id === undefined) {
-    throw new ApiError(400, 'invalid_cursor', 'invalid cursor', [
-      { path: '/query/cursor', message: 'is not a cursor this endpoint returned to this organization' },
-    ]);
+    throw new ApiError(400, 'invalid_cursor', 'invalid cursor', {
+      errors: [{ path: '/query/cursor', message: 'is not a cursor this endpoint returned to this organization' }],
+    });
   }
   return id;
 }

@@ -1,9 +1,9 @@
 import { type ConnectorDefinition, exportDefinition, findConnectorDefinition } from '@conduit/connectors';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
+import type { ApiDeps } from '../deps.ts';
+import { defineRoutes, jsonResponse, problems } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
 import { catalogView } from '../services/catalog-view.ts';
 
@@ -74,16 +74,17 @@ export const catalogRoute = createRoute({
  * GET /api/v1/catalog: every kind's credential, config and replication schemas (JSON Schema), its entities'
  * actions, params and searchable fields. Public like /openapi.json: it describes the API, never a tenant's data.
  */
-export function catalogRoutes(deps: Pick<ApiDeps, 'env' | 'redis' | 'oauth'>): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
-  const body = JSON.stringify(catalogView(oauthDepsFrom(deps).providers.configured()));
-  mountRoute(app, catalogRoute, (c) =>
-    c.body(body, 200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }),
-  );
-  mountRoute(app, kindDefinitionRoute, (c) => {
-    const kind = findConnectorDefinition(c.req.param('kind') ?? '');
-    if (!kind) throw new ApiError(404, 'kind_not_found', `no built-in kind ${JSON.stringify(c.req.param('kind'))}`);
-    return c.json(exportDefinition(kind as unknown as ConnectorDefinition));
-  });
-  return app;
-}
+export const catalogRoutes = defineRoutes(
+  { catalog: catalogRoute, kindDefinition: kindDefinitionRoute },
+  (deps: Pick<ApiDeps, 'env' | 'redis' | 'oauth'>) => {
+    const body = JSON.stringify(catalogView(oauthDepsFrom(deps).providers.configured()));
+    return {
+      catalog: (c) => c.body(body, 200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }),
+      kindDefinition: (c) => {
+        const kind = findConnectorDefinition(c.req.param('kind') ?? '');
+        if (!kind) throw new ApiError(404, 'kind_not_found', `no built-in kind ${JSON.stringify(c.req.param('kind'))}`);
+        return c.json(exportDefinition(kind as unknown as ConnectorDefinition));
+      },
+    };
+  },
+);

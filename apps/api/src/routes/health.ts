@@ -1,7 +1,7 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { jsonResponse, mountRoute } from '../openapi/route-kit.ts';
+import type { ApiDeps } from '../deps.ts';
+import { defineRoutes, jsonResponse } from '../openapi/route-kit.ts';
 
 const Readiness = z.object({
   status: z.enum(['ready', 'not_ready']),
@@ -26,23 +26,25 @@ export const readyzRoute = createRoute({
   responses: { 200: jsonResponse(Readiness, 'ready'), 503: jsonResponse(Readiness, 'a dependency is down') },
 });
 
-export function healthRoutes(deps: Pick<ApiDeps, 'probes'>): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
-  mountRoute(app, healthzRoute, (c) => c.json({ status: 'ok' }));
-  mountRoute(app, readyzRoute, async (c) => {
-    const checks: Record<string, string> = {};
-    await Promise.all(
-      Object.entries(deps.probes).map(async ([name, probe]) => {
-        try {
-          await probe();
-          checks[name] = 'ok';
-        } catch (error) {
-          checks[name] = error instanceof Error ? error.message : 'failed';
-        }
-      }),
-    );
-    const ready = Object.values(checks).every((v) => v === 'ok');
-    return c.json({ status: ready ? 'ready' : 'not_ready', checks }, ready ? 200 : 503);
-  });
-  return app;
-}
+/** GET /healthz and GET /readyz. */
+export const healthRoutes = defineRoutes(
+  { healthz: healthzRoute, readyz: readyzRoute },
+  (deps: Pick<ApiDeps, 'probes'>) => ({
+    healthz: (c) => c.json({ status: 'ok' }),
+    readyz: async (c) => {
+      const checks: Record<string, string> = {};
+      await Promise.all(
+        Object.entries(deps.probes).map(async ([name, probe]) => {
+          try {
+            await probe();
+            checks[name] = 'ok';
+          } catch (error) {
+            checks[name] = error instanceof Error ? error.message : 'failed';
+          }
+        }),
+      );
+      const ready = Object.values(checks).every((v) => v === 'ok');
+      return c.json({ status: ready ? 'ready' : 'not_ready', checks }, ready ? 200 : 503);
+    },
+  }),
+);

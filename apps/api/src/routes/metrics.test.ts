@@ -1,6 +1,9 @@
 import { PlatformEnv } from '@conduit/config';
 import type { PlatformMetrics } from '@conduit/observability';
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import type { ApiEnv } from '../deps.ts';
+import { mountRoutes } from '../openapi/route-kit.ts';
 import { problemResponse } from '../problem.ts';
 import { metricsRoutes } from './metrics.ts';
 
@@ -12,7 +15,8 @@ const metrics = {
 
 /** The routes with the app's own mapping of errors to problem+json (app.ts). */
 function app(env: Record<string, string>) {
-  const routes = metricsRoutes({ env: PlatformEnv.parse(env), metrics });
+  const routes = new Hono<ApiEnv>();
+  mountRoutes(routes, metricsRoutes, { env: PlatformEnv.parse(env), metrics });
   routes.onError((error, c) => problemResponse(c, error));
   return routes;
 }

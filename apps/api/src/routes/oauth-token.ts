@@ -1,9 +1,9 @@
 import { verifyClientSecret } from '@conduit/config';
 import { parseOrThrow } from '@conduit/connectors';
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
+import type { ApiDeps } from '../deps.ts';
+import { defineRoutes, jsonResponse, problems } from '../openapi/route-kit.ts';
 import { TokenResponseSchema } from '../openapi/schemas.ts';
 import { ApiError } from '../problem.ts';
 import { parseJsonValue } from '../request-body.ts';
@@ -42,9 +42,8 @@ export const tokenRoute = createRoute({
 });
 
 /** POST /api/v1/oauth/token: the client-credentials grant, form-encoded or JSON. */
-export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
-  mountRoute(app, tokenRoute, async (c) => {
+export const oauthTokenRoutes = defineRoutes({ token: tokenRoute }, (deps: Pick<ApiDeps, 'clients' | 'tokens'>) => ({
+  token: async (c) => {
     const type = c.req.header('content-type') ?? '';
     let raw: unknown;
     try {
@@ -53,9 +52,10 @@ export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): Ope
         : parseJsonValue(await c.req.text());
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      throw new ApiError(400, 'invalid_request', 'the body must be JSON or form-encoded', [
-        { path: '', message: 'unreadable body' },
-      ]);
+      throw new ApiError(400, 'invalid_request', 'the body must be JSON or form-encoded', {
+        errors: [{ path: '', message: 'unreadable body' }],
+        cause: error,
+      });
     }
     const request = parseOrThrow(TokenRequest, raw, '', 'invalid_request', 'invalid token request');
     const client = await deps.clients.find(request.client_id);
@@ -70,6 +70,5 @@ export function oauthTokenRoutes(deps: Pick<ApiDeps, 'clients' | 'tokens'>): Ope
     });
     c.header('cache-control', 'no-store');
     return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds });
-  });
-  return app;
-}
+  },
+}));

@@ -1,10 +1,8 @@
 import { parseOrThrow } from '@conduit/connectors';
 import { USAGE_METRICS } from '@conduit/usage';
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { authenticatedRoute, jsonResponse, mountRoute } from '../openapi/route-kit.ts';
+import type { ApiDeps } from '../deps.ts';
+import { authenticatedRoute, defineRoutes, jsonResponse } from '../openapi/route-kit.ts';
 import { ApiError } from '../problem.ts';
 
 const HOUR_MS = 3_600_000;
@@ -60,10 +58,8 @@ export const usageRoute = authenticatedRoute({
 });
 
 /** GET /api/v1/usage (docs/operations.md, "Usage and quotas"): counted off the request path, flushed every 5 s. */
-export function usageRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<ApiEnv>[]): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
-  for (const guard of guards) app.use('*', guard);
-  mountRoute(app, usageRoute, async (c) => {
+export const usageRoutes = defineRoutes({ usage: usageRoute }, (deps: ApiDeps) => ({
+  usage: async (c) => {
     const query = parseOrThrow(UsageQuerySchema, c.req.query(), '/query', 'invalid_request', 'invalid query');
     const step = query.granularity === 'hour' ? HOUR_MS : DAY_MS;
     const to = query.to === undefined ? Date.now() : Date.parse(query.to);
@@ -72,14 +68,19 @@ export function usageRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<Ap
     const fromRaw = query.from === undefined ? to - 1 - (buckets - 1) * step : Date.parse(query.from);
     const from = fromRaw - (fromRaw % step);
     if (from >= to) {
-      throw new ApiError(400, 'invalid_request', 'from must be before to', [
-        { path: '/query/from', message: 'must be before to' },
-      ]);
+      throw new ApiError(400, 'invalid_request', 'from must be before to', {
+        errors: [{ path: '/query/from', message: 'must be before to' }],
+      });
     }
     if ((to - from) / step > MAX_BUCKETS) {
-      throw new ApiError(400, 'invalid_request', `at most ${MAX_BUCKETS} buckets per answer`, [
-        { path: '/query/from', message: `spans more than ${MAX_BUCKETS} ${query.granularity}s: narrow it or use day` },
-      ]);
+      throw new ApiError(400, 'invalid_request', `at most ${MAX_BUCKETS} buckets per answer`, {
+        errors: [
+          {
+            path: '/query/from',
+            message: `spans more than ${MAX_BUCKETS} ${query.granularity}s: narrow it or use day`,
+          },
+        ],
+      });
     }
     const { organizationId } = c.get('auth');
     // This process's counters first: what the caller just did is in the answer.
@@ -113,6 +114,5 @@ export function usageRoutes(deps: ApiDeps, guards: readonly MiddlewareHandler<Ap
         quotas,
       },
     });
-  });
-  return app;
-}
+  },
+}));

@@ -24,12 +24,14 @@ export type CreateConnectorDeps = Pick<
 export function requireDefinition(connectorType: string): NonNullable<ReturnType<typeof findConnectorDefinition>> {
   const definition = findConnectorDefinition(connectorType);
   if (definition) return definition;
-  throw new ApiError(400, 'invalid_request', `unknown connector_type '${connectorType}'`, [
-    {
-      path: '/connector_type',
-      message: `supported: ${connectorTypes().join(', ')}.${didYouMean(connectorType, connectorTypes())}`,
-    },
-  ]);
+  throw new ApiError(400, 'invalid_request', `unknown connector_type '${connectorType}'`, {
+    errors: [
+      {
+        path: '/connector_type',
+        message: `supported: ${connectorTypes().join(', ')}.${didYouMean(connectorType, connectorTypes())}`,
+      },
+    ],
+  });
 }
 
 /** The kind of a connector_type for the organization: built in, or one it defined; a 400 naming /connector_type. */
@@ -41,9 +43,11 @@ export async function requireKind(
   const kind = await kinds.find(organizationId, connectorType);
   if (kind) return kind;
   const names = await kinds.names(organizationId);
-  throw new ApiError(400, 'invalid_request', `unknown connector_type '${connectorType}'`, [
-    { path: '/connector_type', message: `supported: ${names.join(', ')}.${didYouMean(connectorType, names)}` },
-  ]);
+  throw new ApiError(400, 'invalid_request', `unknown connector_type '${connectorType}'`, {
+    errors: [
+      { path: '/connector_type', message: `supported: ${names.join(', ')}.${didYouMean(connectorType, names)}` },
+    ],
+  });
 }
 
 export function connectorExists(connectorId: string): ApiError {
@@ -51,7 +55,7 @@ export function connectorExists(connectorId: string): ApiError {
     409,
     'connector_exists',
     `a connector with this customer_name, connector_type and name exists: ${connectorId}`,
-    [{ path: '/name', message: `already used by connector ${connectorId}` }],
+    { errors: [{ path: '/name', message: `already used by connector ${connectorId}` }] },
   );
 }
 
@@ -71,7 +75,7 @@ export async function createConnector(deps: CreateConnectorDeps, input: NewConne
       parseOrThrow(catalog.replicationConfig, input.replication_config, '/replication_config', 'invalid_request', ''),
     ),
   ];
-  if (problems.length > 0) throw new ApiError(400, 'invalid_request', 'invalid connector', problems);
+  if (problems.length > 0) throw new ApiError(400, 'invalid_request', 'invalid connector', { errors: problems });
   const identity = { customer_name: input.customer_name, connector_type: catalog.connectorType, name: input.name };
   const existing = await deps.connectors.findByIdentity(input.organizationId, identity);
   if (existing) throw connectorExists(existing.id);

@@ -13,9 +13,12 @@ export async function checkCredentials(connector: Connector, catalog: KindCatalo
     if (result.type === 'stream') await result.download.body.cancel();
   } catch (error) {
     if (error instanceof UpstreamError && error.code === 'upstream_auth_failed') {
-      throw new ApiError(400, 'invalid_request', 'the upstream rejected these credentials', [
-        { path: '/credentials', message: `rejected by the upstream (${error.upstreamStatus ?? 'no status'})` },
-      ]);
+      throw new ApiError(400, 'invalid_request', 'the upstream rejected these credentials', {
+        errors: [
+          { path: '/credentials', message: `rejected by the upstream (${error.upstreamStatus ?? 'no status'})` },
+        ],
+        cause: error,
+      });
     }
     if (isConnectorError(error) && error.code === 'upstream_not_found') return;
     throw error;

@@ -41,9 +41,9 @@ export interface IdempotentCall {
 export function idempotencyKeyOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (!/^[\x21-\x7e]{1,255}$/.test(header)) {
-    throw new ApiError(400, 'invalid_request', 'invalid Idempotency-Key', [
-      { path: '/headers/Idempotency-Key', message: 'must be 1-255 visible ASCII characters' },
-    ]);
+    throw new ApiError(400, 'invalid_request', 'invalid Idempotency-Key', {
+      errors: [{ path: '/headers/Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }],
+    });
   }
   return header;
 }
@@ -97,8 +97,7 @@ export class IdempotentExecutor {
           409,
           'idempotency_in_progress',
           'a request with this Idempotency-Key is still running; retry after Retry-After seconds',
-          [],
-          claim.retryAfterSeconds,
+          { retryAfterSeconds: claim.retryAfterSeconds },
         );
       case 'owner':
         return this.#run(call, ref, claim.sentParams);

@@ -150,7 +150,9 @@ export function createSearchService(
       const costly = plan.cost >= COSTLY_FROM;
       const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
       if (costly && costlySlots && !giveBack) {
-        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', [], 1);
+        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', {
+          retryAfterSeconds: 1,
+        });
       }
       let response: SearchAnswer;
       try {
@@ -197,7 +199,9 @@ export function createSearchService(
       const costly = (query.mode === 'groups' && query.keys.length > 0) || query.cost >= COSTLY_FROM;
       const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
       if (costly && costlySlots && !giveBack) {
-        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', [], 1);
+        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', {
+          retryAfterSeconds: 1,
+        });
       }
       let page: Buffer<ArrayBuffer>;
       try {
@@ -265,7 +269,7 @@ function sqlProblem(error: SqlQueryError): ApiError {
     400,
     error.code,
     `${SQL_PROBLEM_TITLES[error.code]}: ${errors.map((e) => e.message).join('; ')}`,
-    errors,
+    { errors: errors },
   );
 }
 
@@ -307,14 +311,21 @@ async function lookUp(
  */
 function throwIfShared(error: unknown): void {
   if (error instanceof SearchQueueFullError) {
-    throw new ApiError(429, 'rate_limited', error.message, [], error.retryAfterSeconds);
+    throw new ApiError(429, 'rate_limited', error.message, {
+      retryAfterSeconds: error.retryAfterSeconds,
+      cause: error,
+    });
   }
-  if (error instanceof SearchAbandonedError) throw new ApiError(503, 'search_unavailable', error.message);
-  if (error instanceof SearchTimeoutError) throw new ApiError(503, 'search_unavailable', error.message);
+  if (error instanceof SearchAbandonedError) {
+    throw new ApiError(503, 'search_unavailable', error.message, { cause: error });
+  }
+  if (error instanceof SearchTimeoutError) {
+    throw new ApiError(503, 'search_unavailable', error.message, { cause: error });
+  }
 }
 
 /** A 503 for an engine that did not answer, or answered what cannot be read; the cause is cut to 200 characters. */
 function searchUnavailable(what: string, error: unknown): ApiError {
   const cause = error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
-  return new ApiError(503, 'search_unavailable', `the search index ${what}: ${cause}`);
+  return new ApiError(503, 'search_unavailable', `the search index ${what}: ${cause}`, { cause: error });
 }

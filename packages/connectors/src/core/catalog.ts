@@ -165,7 +165,7 @@ export interface UpstreamSpec {
   readonly read?: { readonly params?: Readonly<Record<string, unknown>>; readonly since?: SinceParam };
 }
 
-/** One entity of a connector kind, as the specification describes it. Pure data: no HTTP here. */
+/** One entity of a connector kind, as the catalog describes it. Pure data: no HTTP here. */
 export interface EntityCatalog {
   readonly name: string;
   /** Dotted path to the field that identifies a record (document ids derive from it). */
@@ -174,7 +174,7 @@ export interface EntityCatalog {
   readonly upstream?: UpstreamSpec;
   /** Record fields with their types and nullability. */
   readonly record: FieldMap;
-  /** Pagination values a list returns (the specification's "Meta"). */
+  /** Pagination values a list returns (the catalog's "Meta"). */
   readonly meta?: FieldMap;
   /** Searchable fields (dotted where listed). Present exactly when the entity supports `search`. */
   readonly searchable?: FieldMap;
@@ -194,7 +194,7 @@ export interface EntityCatalog {
 export interface KindCatalog<Credentials = unknown, Config = unknown> {
   /** Canonical connector_type (docs/api.md), e.g. `Zendesk-Talk`. */
   readonly connectorType: string;
-  /** The purpose name the specification uses, e.g. `telephony`. */
+  /** The purpose name the catalog uses, e.g. `telephony`. */
   readonly purpose: string;
   /** Credentials: a union over the credential methods the kind accepts; the connector's types are inferred from it. */
   readonly credentials: z.ZodType<Credentials>;

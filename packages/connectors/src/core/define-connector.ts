@@ -9,7 +9,7 @@ import type { RetryPolicy } from './retry-policy.ts';
 export type UpstreamRecord = Record<string, unknown>;
 export type Params = Record<string, unknown>;
 
-/** One page of a live list: the records, the specification's Meta values, and the params of the next page (null at the end). */
+/** One page of a live list: the records, the catalog's Meta values, and the params of the next page (null at the end). */
 export interface ListPage {
   readonly records: UpstreamRecord[];
   readonly meta: Record<string, unknown>;
@@ -105,7 +105,7 @@ export interface AuthFactoryInput<Credentials, Config> {
 export interface ConnectorDefinition<Credentials = unknown, Config = unknown> {
   /** The kind's catalog; Credentials and Config are inferred from its schemas. */
   readonly catalog: KindCatalog<Credentials, Config>;
-  /** The real vendor base (docs/api.md); `{subdomain}` is filled from config. */
+  /** The real vendor base, as its API reference gives it; `{subdomain}` is filled from config. */
   readonly defaultBaseUrl: string;
   readonly defaultHeaders?: (input: { credentials: Credentials; config: Config }) => Record<string, string>;
   readonly auth: (input: AuthFactoryInput<Credentials, Config>) => AuthStrategy;

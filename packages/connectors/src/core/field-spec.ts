@@ -1,5 +1,5 @@
 /**
- * Field types of upstream records, as the specification states them. One vocabulary serves record shapes,
+ * Field types of upstream records, as the catalog states them. One vocabulary serves record shapes,
  * searchable fields (validation in search-dsl) and index mappings (generated from these specs).
  *
  * `datetime` is a string that holds an instant; it is kept separate from `string` so that searches compare
@@ -16,7 +16,7 @@ export type FieldSpec =
   | {
       readonly type: 'object';
       readonly nullable: boolean;
-      /** Sub-fields the specification lists; anything else inside the object is unknown and kept as-is. */
+      /** Sub-fields the catalog lists; anything else inside the object is unknown and kept as-is. */
       readonly fields?: Readonly<Record<string, FieldSpec>>;
     }
   | { readonly type: 'array'; readonly nullable: boolean; readonly items?: FieldSpec };
@@ -51,7 +51,7 @@ export function notNull(spec: FieldSpec): FieldSpec {
   return { ...spec, nullable: false };
 }
 
-/** Applies a kind's nullability convention (the specification's "Conventions") to every top-level field. */
+/** Applies a kind's nullability convention (the catalog's "Conventions") to every top-level field. */
 export function withNullability(fields: FieldMap, nullable: boolean, except: readonly string[] = []): FieldMap {
   return Object.fromEntries(
     Object.entries(fields).map(([name, spec]) => [

@@ -3,7 +3,7 @@ import { ConnectorError } from './errors.ts';
 
 /**
  * Fills the `{name}` placeholders of a kind's URL (its base, token and authorize URLs, or their overrides) from
- * the connector's config. Only values matching SUBDOMAIN_PATTERN go in (docs/api.md): a config value can never
+ * the connector's config. Only values matching SUBDOMAIN_PATTERN go in: a config value can never
  * change the host or the path. Returns the missing or invalid variable names instead when it cannot.
  *
  * @example fillUrl('https://{subdomain}.zendesk.com/oauth/tokens', { subdomain: 'acme' })

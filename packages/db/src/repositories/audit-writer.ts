@@ -23,10 +23,10 @@ const COLUMN_LIST = AUDIT_ENTRY_COLUMNS.map(([name]) => name).join(', ');
 
 // One statement text for every batch size, so it is parsed and planned once per connection: the rows travel as one
 // JSON array (`JSON.stringify` of the rows, `params` in it as the JSON text it already is) that `json_to_recordset`
-// turns back into typed columns. Measured against one array parameter per column through `unnest` (pg encodes each
-// element in JavaScript, Postgres parses 14 arrays): about a third less client CPU and a third less Postgres CPU per
-// entry in batches of 32, a fifth less in batches of 4 (docs/trusted-calls.md, "What the trail costs"). Rows are
-// inserted in the order given, so their ids ascend in that order.
+// turns back into typed columns. Cheaper in the client and in Postgres than one array parameter per column through
+// `unnest`, where pg encodes each element in JavaScript and Postgres parses 14 arrays (docs/trusted-calls.md, "What
+// the trail costs"; docs/benchmarks/code-measurements.md). Rows are inserted in the order given, so their ids ascend
+// in that order.
 const entriesFromJson = (returning: string, where = '', json = '$1') =>
   `insert into audit_entries (${COLUMN_LIST})
     select coalesce(at, now()), ${AUDIT_ENTRY_COLUMNS.slice(1)
@@ -42,7 +42,7 @@ const INSERT_ENTRIES = { name: 'audit_insert_entries', text: entriesFromJson(' r
 const APPEND_ENTRIES = { name: 'audit_append_entries', text: entriesFromJson('') };
 
 // A row alone (every call when calls do not overlap) as plain parameters: no arrays to encode and parse, no sort, no
-// returned row (docs/trusted-calls.md, "What the trail costs").
+// returned row, so less CPU in the client and in Postgres (bench:audit-writer, docs/benchmarks/code-measurements.md).
 const entryValues = (returning: string) =>
   `insert into audit_entries (${COLUMN_LIST})
     values (coalesce($1::timestamptz, now()), ${AUDIT_ENTRY_COLUMNS.slice(1)

@@ -49,10 +49,14 @@ export class ConnectorsRepository {
     return this.#ofOrganization(organizationId).orderBy('created_at').execute();
   }
 
+  /**
+   * Changes the name, the credentials and the webhook secret (ciphertext; null removes it) in one statement, so a
+   * PATCH that changes several of them takes all or none.
+   */
   async update(
     organizationId: string,
     id: string,
-    changes: { name?: string; credentials_ciphertext?: string },
+    changes: { name?: string; credentials_ciphertext?: string; webhook_secret_ciphertext?: string | null },
   ): Promise<ConnectorRow | undefined> {
     return updateOwned(this.#db, 'connectors', organizationId, id)
       .set({
@@ -83,18 +87,6 @@ export class ConnectorsRepository {
       .set({ credentials_ciphertext: credentialsCiphertext, updated_at: new Date() })
       .where('id', '=', id)
       .execute();
-  }
-
-  /** Sets (ciphertext) or removes (null) the connector's webhook secret. */
-  async setWebhookSecret(
-    organizationId: string,
-    id: string,
-    ciphertext: string | null,
-  ): Promise<ConnectorRow | undefined> {
-    return updateOwned(this.#db, 'connectors', organizationId, id)
-      .set({ webhook_secret_ciphertext: ciphertext, updated_at: new Date() })
-      .returningAll()
-      .executeTakeFirst();
   }
 
   delete(organizationId: string, id: string): Promise<boolean> {

@@ -78,16 +78,45 @@ describe('ConnectorsRepository', () => {
   it("changes only the organization's own connector: another organization's update, secret or delete finds nothing", async () => {
     const row = await newConnector('org-a');
     expect(await connectors.update('org-b', row.id, { name: 'taken over' })).toBeUndefined();
-    expect(await connectors.setWebhookSecret('org-b', row.id, 'secret')).toBeUndefined();
+    expect(await connectors.update('org-b', row.id, { webhook_secret_ciphertext: 'secret' })).toBeUndefined();
     expect(await connectors.delete('org-b', row.id)).toBe(false);
     const unchanged = await connectors.find('org-a', row.id);
     expect(unchanged?.name).toBe('Orb');
     expect(unchanged?.webhook_secret_ciphertext).toBeNull();
     expect((await connectors.update('org-a', row.id, { name: 'renamed' }))?.name).toBe('renamed');
   });
+
+  it('changes the name, the credentials and the webhook secret in one update, and null removes the secret', async () => {
+    const row = await newConnector('org-a');
+    const changed = await connectors.update('org-a', row.id, {
+      name: 'renamed',
+      credentials_ciphertext: 'new-credentials',
+      webhook_secret_ciphertext: 'secret-ciphertext',
+    });
+    expect(changed).toMatchObject({
+      name: 'renamed',
+      credentials_ciphertext: 'new-credentials',
+      webhook_secret_ciphertext: 'secret-ciphertext',
+    });
+    const removed = await connectors.update('org-a', row.id, { webhook_secret_ciphertext: null });
+    expect(removed).toMatchObject({ name: 'renamed', webhook_secret_ciphertext: null });
+    expect((await connectors.find('org-a', row.id))?.webhook_secret_ciphertext).toBeNull();
+  });
 });
 
 describe('SyncStatesRepository', () => {
+  it('lists the states of many connectors in one call, by connector, with [] for one without states', async () => {
+    const [a, b, bare] = [await newConnector(), await newConnector(), await newConnector()];
+    await syncStates.ensure(a.id, ['invoices', 'customers']);
+    await syncStates.ensure(b.id, ['customers']);
+    const states = await syncStates.listMany([a.id, b.id, bare.id]);
+    expect(states.get(a.id)?.map((s) => s.entity)).toEqual(['customers', 'invoices']);
+    expect(states.get(b.id)?.map((s) => s.entity)).toEqual(['customers']);
+    expect(states.get(bare.id)).toEqual([]);
+    expect(states.get(a.id)).toEqual(await syncStates.list(a.id));
+    expect((await syncStates.listMany([])).size).toBe(0);
+  });
+
   it('starts a run as initial_sync, checkpoints it, and finishes it ready with the cursor', async () => {
     const row = await newConnector();
     await syncStates.ensure(row.id, ['customers']);

@@ -35,6 +35,21 @@ export class SyncStatesRepository {
       .execute();
   }
 
+  /** The states of many connectors in one query, by connector id (an id without states maps to []). */
+  async listMany(connectorIds: readonly string[]): Promise<Map<string, SyncStateRow[]>> {
+    const byConnector = new Map<string, SyncStateRow[]>(connectorIds.map((id) => [id, []]));
+    if (connectorIds.length === 0) return byConnector;
+    const rows = await this.#db
+      .selectFrom('sync_states')
+      .selectAll()
+      .where('connector_id', 'in', connectorIds)
+      .orderBy('connector_id')
+      .orderBy('entity')
+      .execute();
+    for (const row of rows) byConnector.get(row.connector_id)?.push(row);
+    return byConnector;
+  }
+
   /** Per kind and entity, seconds since the oldest last success among its connectors (the metrics' lag). */
   async lagByEntity(): Promise<{ connector_type: string; entity: string; lag_seconds: number }[]> {
     return this.#db

@@ -39,7 +39,7 @@ const SearchResponse = z.object({
     hits: z.array(
       z.object({
         // Checked, not copied: a record's keys are the upstream's, and copying each would double the answer's
-        // objects (a third of reading a ten-record page).
+        // objects (docs/benchmarks/code-measurements.md).
         _source: z.custom<Record<string, unknown>>(isPlainObject, 'must be an object').optional(),
         sort: EngineSortValues,
       }),

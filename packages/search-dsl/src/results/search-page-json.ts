@@ -49,7 +49,7 @@ export function searchPageBody(page: SearchPage, extra: ExtraMeta = {}): Buffer<
  * from the parsed answer, so those pages, and error answers, go through `readSearchPage`.
  *
  * This skips decoding the answer, JSON.parse, projection, JSON.stringify and encoding our answer, which together
- * were most of the API's own CPU per search (bench:search profile at 32 in flight).
+ * were most of the API's own CPU per search (docs/benchmarks/code-measurements.md).
  */
 export function searchPageJson(answer: Buffer, page: PageContext, extra: ExtraMeta = {}): Buffer<ArrayBuffer> {
   const fields = copiedFields(page);

@@ -8,8 +8,8 @@ const cache = new Map<string, SelectFromStatement>();
 
 /**
  * `parseSql` with the last CACHED_STATEMENTS statements kept (least recently used out): the parser is the largest
- * cost of a query in the API process (0.6-1.9 ms for a dashboard query, nearley's Earley parser; the rest of
- * planning is under 0.2 ms). Statements are never changed by the later stages, so one can be shared.
+ * cost of a query in the API process (nearley's Earley parser; docs/benchmarks/code-measurements.md). Statements are
+ * never changed by the later stages, so one can be shared.
  */
 export function parseSqlCached(text: string): SelectFromStatement {
   const hit = cache.get(text);

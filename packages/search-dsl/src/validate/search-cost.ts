@@ -5,12 +5,11 @@ import type { SearchAggregation, SearchFilter, SearchParams } from '../params/se
 import { words } from '../text/words.ts';
 
 /**
- * What a search may cost the engine, in units of about one indexed term lookup (docs/search-cost.md). Measured on
- * OpenSearch 2.19 (20,000 invoices of one connector, two shared cores): an `eq` 8 ms; a `like` whose pattern has a
- * run of three literal characters uses the `wildcard` field's 3-gram index (one of 64 literal characters 6 ms, ten
- * 73 ms); one without such a run cannot, and the engine checks the pattern against every record of the connector
- * (a `%a%b%c%` 190 ms, twenty `_` then a letter 200 ms, sixty 630 ms); many `%` in one pattern fail in the engine
- * ("Determinizing automaton ... too many states") and many long patterns exceed its 1024 clauses.
+ * What a search may cost the engine, in units of about one indexed term lookup (docs/search-cost.md). A `like` whose
+ * pattern has a run of three literal characters uses the `wildcard` field's 3-gram index; one without such a run
+ * cannot, and the engine checks the pattern against every record of the connector, tens of times an `eq`
+ * (docs/benchmarks/code-measurements.md); many `%` in one pattern fail in the engine ("Determinizing automaton ...
+ * too many states") and many long patterns exceed its 1024 clauses.
  */
 export const SEARCH_BUDGET = Object.freeze({
   /** Units one search may cost. */

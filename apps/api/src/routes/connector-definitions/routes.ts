@@ -7,12 +7,11 @@ import {
   testDefinition,
 } from '@conduit/connectors';
 import { egressFetch } from '@conduit/connectors/egress';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, defineRoutes, jsonBody, jsonResponse } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { parseJsonText, readJson } from '../../request-body.ts';
 import { kindView } from '../../services/catalog-view.ts';
@@ -167,7 +166,7 @@ function nameParam(c: Context<ApiEnv>): string {
 
 /** The definition problems as a 422 (`invalid_definition`), each with its JSON pointer. */
 function invalid(problems: readonly { path: string; message: string }[]): ApiError {
-  return new ApiError(422, 'invalid_definition', 'the definition is not valid', [...problems]);
+  return new ApiError(422, 'invalid_definition', 'the definition is not valid', { errors: [...problems] });
 }
 
 /** The body as JSON, within the format's size limit. */
@@ -186,121 +185,132 @@ function checked(document: unknown) {
 }
 
 /** POST, GET, DELETE /api/v1/connector-definitions and a kind's versions, test and activation (docs/definitions.md). */
-export function registerConnectorDefinitions(app: OpenAPIHono<ApiEnv>, deps: Deps): void {
-  const notFound = (name: string) =>
-    new ApiError(404, 'definition_not_found', `no connector definition ${JSON.stringify(name)}`);
+export const connectorDefinitionRoutes = defineRoutes(
+  {
+    definitionSchema: definitionSchemaRoute,
+    definedCatalog: definedCatalogRoute,
+    validateDefinition: validateDefinitionRoute,
+    createDefinition: createDefinitionRoute,
+    listDefinitions: listDefinitionsRoute,
+    getDefinition: getDefinitionRoute,
+    getDefinitionVersion: getDefinitionVersionRoute,
+    testDefinition: testDefinitionRoute,
+    activateDefinition: activateDefinitionRoute,
+    deleteDefinition: deleteDefinitionRoute,
+  },
+  (deps: Deps) => {
+    const notFound = (name: string) =>
+      new ApiError(404, 'definition_not_found', `no connector definition ${JSON.stringify(name)}`);
 
-  mountRoute(app, definitionSchemaRoute, (c) => c.json(definitionJsonSchema()));
-
-  mountRoute(app, definedCatalogRoute, async (c) => {
-    const organizationId = c.get('auth').organizationId;
-    const kinds = [];
-    for (const { name, active_version } of await deps.connectorDefinitions.list(organizationId)) {
-      if (active_version === null) continue;
-      const kind = await deps.hosted.kinds.find(organizationId, name);
-      if (kind) kinds.push(kindView(kind.definition.catalog, false));
-    }
-    return c.json({ kinds });
-  });
-
-  mountRoute(app, validateDefinitionRoute, async (c) => {
-    checked(await definitionBody(c));
-    return c.json({ valid: true as const });
-  });
-
-  mountRoute(app, createDefinitionRoute, async (c) => {
-    const organizationId = c.get('auth').organizationId;
-    const definition = checked(await definitionBody(c));
-    auditAs(c, { action: 'connector_definition.create', entity: definition.name, params: { name: definition.name } });
-    const existing = await deps.connectorDefinitions.find(organizationId, definition.name);
-    if (!existing) {
-      // The organization's definitions quota (set-quota, QUOTA_DEFAULTS), DEFINITIONS_PER_ORGANIZATION when unset:
-      // 403 quota_exceeded naming the quota, its limit and what is used (docs/operations.md, "Usage and quotas").
-      const count = await deps.connectorDefinitions.count(organizationId);
-      await deps.quotas.checkQuota(organizationId, 'definitions', count, DEFINITIONS_PER_ORGANIZATION);
-    }
-    const { version } = await deps.connectorDefinitions.addVersion(organizationId, definition.name, definition);
-    return c.json({ name: existing?.name ?? definition.name, version }, 201);
-  });
-
-  mountRoute(app, listDefinitionsRoute, async (c) => {
-    const kinds = await deps.connectorDefinitions.list(c.get('auth').organizationId);
-    return c.json({ data: kinds.map(summaryView) });
-  });
-
-  mountRoute(app, getDefinitionRoute, async (c) => {
-    const organizationId = c.get('auth').organizationId;
-    const name = nameParam(c);
-    const kind = await deps.connectorDefinitions.find(organizationId, name);
-    if (!kind) throw notFound(name);
-    const active = await deps.connectorDefinitions.active(organizationId, name);
-    return c.json({ ...summaryView(kind), ...(active ? { definition: active.document } : {}) });
-  });
-
-  mountRoute(app, getDefinitionVersionRoute, async (c) => {
-    const name = nameParam(c);
-    const version = Number(c.req.param('version'));
-    if (!Number.isSafeInteger(version) || version < 1) {
-      throw new ApiError(400, 'invalid_request', 'invalid version', [
-        { path: '/version', message: 'must be a positive integer' },
-      ]);
-    }
-    const document = await deps.connectorDefinitions.version(c.get('auth').organizationId, name, version);
-    if (!document) throw notFound(`${name} version ${version}`);
-    return c.json({ name: String(document.name ?? name), version, definition: document });
-  });
-
-  mountRoute(app, testDefinitionRoute, async (c) => {
-    const organizationId = c.get('auth').organizationId;
-    const name = nameParam(c);
-    const body = await readJson(c, TestBody);
-    auditAs(c, { action: 'connector_definition.test', entity: name, params: { version: body.version ?? null } });
-    const kind = await deps.connectorDefinitions.find(organizationId, name);
-    const version = body.version ?? kind?.active_version;
-    const document =
-      kind && version ? await deps.connectorDefinitions.version(organizationId, name, version) : undefined;
-    if (!document) throw notFound(name);
-    const definition = checked(document);
-    const result = await testDefinition({
-      definition: compileDefinition(definition),
-      credentials: body.credentials,
-      config: body.config ?? {},
-      fetch: egressFetch(deps.hosted.kinds.egressOf(definition)),
-      entities: body.entities,
-      maxPages: body.max_pages,
-      since: body.start_date ?? '1970-01-01T00:00:00Z',
-      signal: c.req.raw.signal,
-    });
-    return c.json(result);
-  });
-
-  mountRoute(app, activateDefinitionRoute, async (c) => {
-    const organizationId = c.get('auth').organizationId;
-    const name = nameParam(c);
-    const { version } = await readJson(c, ActivateBody);
-    auditAs(c, { action: 'connector_definition.activate', entity: name, params: { version } });
-    if (!(await deps.connectorDefinitions.activate(organizationId, name, version)))
-      throw notFound(`${name} version ${version}`);
-    return c.json({
-      name: (await deps.connectorDefinitions.find(organizationId, name))?.name ?? name,
-      active_version: version,
-    });
-  });
-
-  mountRoute(app, deleteDefinitionRoute, async (c) => {
-    const organizationId = c.get('auth').organizationId;
-    const name = nameParam(c);
-    auditAs(c, { action: 'connector_definition.delete', entity: name, params: {} });
-    const using = await deps.connectorDefinitions.connectorsUsing(organizationId, name);
-    if (using > 0) {
-      throw new ApiError(409, 'definition_in_use', `${using} connector(s) use ${name}: delete them first`, [
-        { path: '/name', message: `used by ${using} connector(s)` },
-      ]);
-    }
-    if (!(await deps.connectorDefinitions.delete(organizationId, name))) throw notFound(name);
-    return c.body(null, 204);
-  });
-}
+    return {
+      definitionSchema: (c) => c.json(definitionJsonSchema()),
+      definedCatalog: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const kinds = [];
+        for (const { name, active_version } of await deps.connectorDefinitions.list(organizationId)) {
+          if (active_version === null) continue;
+          const kind = await deps.hosted.kinds.find(organizationId, name);
+          if (kind) kinds.push(kindView(kind.definition.catalog, false));
+        }
+        return c.json({ kinds });
+      },
+      validateDefinition: async (c) => {
+        checked(await definitionBody(c));
+        return c.json({ valid: true as const });
+      },
+      createDefinition: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const definition = checked(await definitionBody(c));
+        auditAs(c, {
+          action: 'connector_definition.create',
+          entity: definition.name,
+          params: { name: definition.name },
+        });
+        const existing = await deps.connectorDefinitions.find(organizationId, definition.name);
+        if (!existing) {
+          // The organization's definitions quota (set-quota, QUOTA_DEFAULTS), DEFINITIONS_PER_ORGANIZATION when unset:
+          // 403 quota_exceeded naming the quota, its limit and what is used (docs/operations.md, "Usage and quotas").
+          const count = await deps.connectorDefinitions.count(organizationId);
+          await deps.quotas.checkQuota(organizationId, 'definitions', count, DEFINITIONS_PER_ORGANIZATION);
+        }
+        const { version } = await deps.connectorDefinitions.addVersion(organizationId, definition.name, definition);
+        return c.json({ name: existing?.name ?? definition.name, version }, 201);
+      },
+      listDefinitions: async (c) => {
+        const kinds = await deps.connectorDefinitions.list(c.get('auth').organizationId);
+        return c.json({ data: kinds.map(summaryView) });
+      },
+      getDefinition: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const name = nameParam(c);
+        const kind = await deps.connectorDefinitions.find(organizationId, name);
+        if (!kind) throw notFound(name);
+        const active = await deps.connectorDefinitions.active(organizationId, name);
+        return c.json({ ...summaryView(kind), ...(active ? { definition: active.document } : {}) });
+      },
+      getDefinitionVersion: async (c) => {
+        const name = nameParam(c);
+        const version = Number(c.req.param('version'));
+        if (!Number.isSafeInteger(version) || version < 1) {
+          throw new ApiError(400, 'invalid_request', 'invalid version', {
+            errors: [{ path: '/version', message: 'must be a positive integer' }],
+          });
+        }
+        const document = await deps.connectorDefinitions.version(c.get('auth').organizationId, name, version);
+        if (!document) throw notFound(`${name} version ${version}`);
+        return c.json({ name: String(document.name ?? name), version, definition: document });
+      },
+      testDefinition: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const name = nameParam(c);
+        const body = await readJson(c, TestBody);
+        auditAs(c, { action: 'connector_definition.test', entity: name, params: { version: body.version ?? null } });
+        const kind = await deps.connectorDefinitions.find(organizationId, name);
+        const version = body.version ?? kind?.active_version;
+        const document =
+          kind && version ? await deps.connectorDefinitions.version(organizationId, name, version) : undefined;
+        if (!document) throw notFound(name);
+        const definition = checked(document);
+        const result = await testDefinition({
+          definition: compileDefinition(definition),
+          credentials: body.credentials,
+          config: body.config ?? {},
+          fetch: egressFetch(deps.hosted.kinds.egressOf(definition)),
+          entities: body.entities,
+          maxPages: body.max_pages,
+          since: body.start_date ?? '1970-01-01T00:00:00Z',
+          signal: c.req.raw.signal,
+        });
+        return c.json(result);
+      },
+      activateDefinition: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const name = nameParam(c);
+        const { version } = await readJson(c, ActivateBody);
+        auditAs(c, { action: 'connector_definition.activate', entity: name, params: { version } });
+        if (!(await deps.connectorDefinitions.activate(organizationId, name, version)))
+          throw notFound(`${name} version ${version}`);
+        return c.json({
+          name: (await deps.connectorDefinitions.find(organizationId, name))?.name ?? name,
+          active_version: version,
+        });
+      },
+      deleteDefinition: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const name = nameParam(c);
+        auditAs(c, { action: 'connector_definition.delete', entity: name, params: {} });
+        const using = await deps.connectorDefinitions.connectorsUsing(organizationId, name);
+        if (using > 0) {
+          throw new ApiError(409, 'definition_in_use', `${using} connector(s) use ${name}: delete them first`, {
+            errors: [{ path: '/name', message: `used by ${using} connector(s)` }],
+          });
+        }
+        if (!(await deps.connectorDefinitions.delete(organizationId, name))) throw notFound(name);
+        return c.body(null, 204);
+      },
+    };
+  },
+);
 
 function summaryView(kind: {
   name: string;

@@ -2,17 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventView } from '@conduit/customer-webhooks';
 import { redactForAudit } from '@conduit/trusted-calls';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import { authenticatedRoute, mountRoute } from '../../openapi/route-kit.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
+import { authenticatedRoute, defineRoutes } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { searchableEntities } from '../../services/connector-view.ts';
 import { ChangesQuery } from './changes.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 /** How often an open stream looks at the feed's head (one primary-key read) while nothing is new. */
 const POLL_MS = 500;
@@ -44,70 +43,72 @@ export const changesStreamRoute = authenticatedRoute({
  * applies them. A reconnecting client sends Last-Event-ID (browsers' EventSource does) and resumes right after it;
  * `after=latest` starts with what comes next. Runs until the caller leaves.
  */
-export function registerChangesStream(
-  app: OpenAPIHono<ApiEnv>,
-  deps: Pick<ApiDeps, 'connectors' | 'changeFeed' | 'hosted'>,
-): void {
-  mountRoute(app, changesStreamRoute, async (c) => {
-    const { row, catalog } = await loadConnector(c, deps);
-    auditAs(c, {
-      action: 'connector.changes_stream',
-      connectorId: row.id,
-      entity: c.req.query('entity'),
-      params: redactForAudit(c.req.query()),
-    });
-    const query = parseOrThrow(StreamQuery, c.req.query(), '', 'invalid_request', 'invalid query');
-    if (query.entity !== undefined && !searchableEntities(catalog).includes(query.entity)) {
-      throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, [
-        { path: '/entity', message: `one of ${searchableEntities(catalog).join(', ')}` },
-      ]);
-    }
-    const lastEventId = c.req.header('last-event-id');
-    if (lastEventId !== undefined && !/^\d{1,18}$/.test(lastEventId)) {
-      throw new ApiError(400, 'invalid_request', 'invalid Last-Event-ID', [
-        { path: '/headers/last-event-id', message: 'the id of an event this stream sent' },
-      ]);
-    }
-    const head = await deps.changeFeed.head(row.id);
-    const start = lastEventId ?? query.after;
-    let after = start === 'latest' ? head.lastSeq : start === undefined ? head.purgedThrough : Number(start);
-    if (after < head.purgedThrough) {
-      throw new ApiError(
-        410,
-        'cursor_expired',
-        'the events after this cursor are past the retention (CHANGES_RETENTION); start again from a search',
-      );
-    }
-    const signal = c.req.raw.signal;
-    return streamSSE(c, async (stream) => {
-      let lastWrite = Date.now();
-      let seen = -1;
-      while (!signal.aborted && !stream.aborted) {
-        const { lastSeq } = await deps.changeFeed.head(row.id);
-        if (lastSeq > after && lastSeq !== seen) {
-          const events = await deps.changeFeed.read(row.id, { after, limit: BATCH, entity: query.entity });
-          for (const event of events) {
-            await stream.writeSSE({
-              id: String(event.seq),
-              event: 'change',
-              data: JSON.stringify(changeEventView(row.id, event)),
-            });
-            after = event.seq;
-          }
-          lastWrite = Date.now();
-          // Events of other entities move the head too: past them, there is nothing to read until it moves again.
-          if (events.length < BATCH) {
-            seen = lastSeq;
-            if (query.entity !== undefined) after = Math.max(after, lastSeq);
-          }
-          if (events.length === BATCH) continue;
+export const changesStreamRoutes = defineRoutes(
+  { changesStream: changesStreamRoute },
+  (deps: Pick<ApiDeps, 'connectors' | 'changeFeed' | 'hosted'>) => {
+    return {
+      changesStream: async (c) => {
+        const { row, catalog } = await loadConnector(c, deps);
+        auditAs(c, {
+          action: 'connector.changes_stream',
+          connectorId: row.id,
+          entity: c.req.query('entity'),
+          params: redactForAudit(c.req.query()),
+        });
+        const query = parseOrThrow(StreamQuery, c.req.query(), '', 'invalid_request', 'invalid query');
+        if (query.entity !== undefined && !searchableEntities(catalog).includes(query.entity)) {
+          throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, {
+            errors: [{ path: '/entity', message: `one of ${searchableEntities(catalog).join(', ')}` }],
+          });
         }
-        if (Date.now() - lastWrite >= HEARTBEAT_MS) {
-          await stream.write(': heartbeat\n\n');
-          lastWrite = Date.now();
+        const lastEventId = c.req.header('last-event-id');
+        if (lastEventId !== undefined && !/^\d{1,18}$/.test(lastEventId)) {
+          throw new ApiError(400, 'invalid_request', 'invalid Last-Event-ID', {
+            errors: [{ path: '/headers/last-event-id', message: 'the id of an event this stream sent' }],
+          });
         }
-        await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
-      }
-    });
-  });
-}
+        const head = await deps.changeFeed.head(row.id);
+        const start = lastEventId ?? query.after;
+        let after = start === 'latest' ? head.lastSeq : start === undefined ? head.purgedThrough : Number(start);
+        if (after < head.purgedThrough) {
+          throw new ApiError(
+            410,
+            'cursor_expired',
+            'the events after this cursor are past the retention (CHANGES_RETENTION); start again from a search',
+          );
+        }
+        const signal = c.req.raw.signal;
+        return streamSSE(c, async (stream) => {
+          let lastWrite = Date.now();
+          let seen = -1;
+          while (!signal.aborted && !stream.aborted) {
+            const { lastSeq } = await deps.changeFeed.head(row.id);
+            if (lastSeq > after && lastSeq !== seen) {
+              const events = await deps.changeFeed.read(row.id, { after, limit: BATCH, entity: query.entity });
+              for (const event of events) {
+                await stream.writeSSE({
+                  id: String(event.seq),
+                  event: 'change',
+                  data: JSON.stringify(changeEventView(row.id, event)),
+                });
+                after = event.seq;
+              }
+              lastWrite = Date.now();
+              // Events of other entities move the head too: past them, there is nothing to read until it moves again.
+              if (events.length < BATCH) {
+                seen = lastSeq;
+                if (query.entity !== undefined) after = Math.max(after, lastSeq);
+              }
+              if (events.length === BATCH) continue;
+            }
+            if (Date.now() - lastWrite >= HEARTBEAT_MS) {
+              await stream.write(': heartbeat\n\n');
+              lastWrite = Date.now();
+            }
+            await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
+          }
+        });
+      },
+    };
+  },
+);

@@ -1,15 +1,14 @@
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventView } from '@conduit/customer-webhooks';
 import { redactForAudit } from '@conduit/trusted-calls';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import { authenticatedRoute, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
+import { authenticatedRoute, defineRoutes, jsonResponse } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { searchableEntities } from '../../services/connector-view.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 export const ChangesQuery = z.strictObject({
   after: z
@@ -54,36 +53,39 @@ export const listChangesRoute = authenticatedRoute({
 });
 
 /** GET /api/v1/integrations/connectors/{id}/changes */
-export function registerChanges(
-  app: OpenAPIHono<ApiEnv>,
-  deps: Pick<ApiDeps, 'connectors' | 'changeFeed' | 'hosted'>,
-): void {
-  mountRoute(app, listChangesRoute, async (c) => {
-    const { row, catalog } = await loadConnector(c, deps);
-    // Audited with the raw query (a read of the copy, as execute search is); its values are a cursor and names.
-    auditAs(c, { entity: c.req.query('entity'), params: redactForAudit(c.req.query()) });
-    const query = parseOrThrow(ChangesQuery, c.req.query(), '', 'invalid_request', 'invalid query');
-    if (query.entity !== undefined && !searchableEntities(catalog).includes(query.entity)) {
-      throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, [
-        { path: '/entity', message: `one of ${searchableEntities(catalog).join(', ')}` },
-      ]);
-    }
-    const head = await deps.changeFeed.head(row.id);
-    if (query.after === 'latest') return c.json({ data: [], meta: { cursor: String(head.lastSeq), has_more: false } });
-    const after = query.after === undefined ? head.purgedThrough : Number(query.after);
-    if (after < head.purgedThrough) {
-      throw new ApiError(
-        410,
-        'cursor_expired',
-        'the events after this cursor are past the retention (CHANGES_RETENTION); start again from a search',
-      );
-    }
-    const events = await deps.changeFeed.read(row.id, { after, limit: query.limit + 1, entity: query.entity });
-    const page = events.slice(0, query.limit);
-    const cursor = page.length > 0 ? page[page.length - 1]!.seq : Math.max(after, 0);
-    return c.json({
-      data: page.map((event) => changeEventView(row.id, event)),
-      meta: { cursor: String(cursor), has_more: events.length > query.limit },
-    });
-  });
-}
+export const changesRoutes = defineRoutes(
+  { listChanges: listChangesRoute },
+  (deps: Pick<ApiDeps, 'connectors' | 'changeFeed' | 'hosted'>) => {
+    return {
+      listChanges: async (c) => {
+        const { row, catalog } = await loadConnector(c, deps);
+        // Audited with the raw query (a read of the copy, as execute search is); its values are a cursor and names.
+        auditAs(c, { entity: c.req.query('entity'), params: redactForAudit(c.req.query()) });
+        const query = parseOrThrow(ChangesQuery, c.req.query(), '', 'invalid_request', 'invalid query');
+        if (query.entity !== undefined && !searchableEntities(catalog).includes(query.entity)) {
+          throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, {
+            errors: [{ path: '/entity', message: `one of ${searchableEntities(catalog).join(', ')}` }],
+          });
+        }
+        const head = await deps.changeFeed.head(row.id);
+        if (query.after === 'latest')
+          return c.json({ data: [], meta: { cursor: String(head.lastSeq), has_more: false } });
+        const after = query.after === undefined ? head.purgedThrough : Number(query.after);
+        if (after < head.purgedThrough) {
+          throw new ApiError(
+            410,
+            'cursor_expired',
+            'the events after this cursor are past the retention (CHANGES_RETENTION); start again from a search',
+          );
+        }
+        const events = await deps.changeFeed.read(row.id, { after, limit: query.limit + 1, entity: query.entity });
+        const page = events.slice(0, query.limit);
+        const cursor = page.length > 0 ? page[page.length - 1]!.seq : Math.max(after, 0);
+        return c.json({
+          data: page.map((event) => changeEventView(row.id, event)),
+          meta: { cursor: String(cursor), has_more: events.length > query.limit },
+        });
+      },
+    };
+  },
+);

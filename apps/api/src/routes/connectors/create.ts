@@ -1,15 +1,14 @@
 import { CONNECTOR_DEFINITIONS } from '@conduit/connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
+import { CreateConnectorBody } from '../../openapi/connector-bodies.ts';
 import { createExample } from '../../openapi/examples.ts';
 import { CreateConnectorRequest } from '../../openapi/request-schemas.ts';
-import { authenticatedRoute, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, defineRoutes, jsonBody, jsonResponse } from '../../openapi/route-kit.ts';
 import { ConnectorSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { createConnector } from '../../services/create-connector.ts';
-import { CreateConnectorBody } from './schemas.ts';
 
 export const createConnectorRoute = authenticatedRoute({
   tags: ['Connectors'],
@@ -29,18 +28,20 @@ export const createConnectorRoute = authenticatedRoute({
 });
 
 /** POST /api/v1/integrations/connectors */
-export function registerCreate(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
-  mountRoute(app, createConnectorRoute, async (c) => {
-    // The envelope first; then the kind's own credentials, config and replication schemas (the branches of the
-    // documented union) in createConnector, so connector_type matches case-insensitively and errors name the field.
-    const body = await readJson(c, CreateConnectorBody);
-    auditAs(c, { params: redactForAudit(body) });
-    const view = await createConnector(
-      deps,
-      { organizationId: c.get('auth').organizationId, ...body },
-      c.get('logger'),
-    );
-    auditAs(c, { connectorId: view.connector_id });
-    return c.json(view, 201);
-  });
-}
+export const createRoutes = defineRoutes({ createConnector: createConnectorRoute }, (deps: ApiDeps) => {
+  return {
+    createConnector: async (c) => {
+      // The envelope first; then the kind's own credentials, config and replication schemas (the branches of the
+      // documented union) in createConnector, so connector_type matches case-insensitively and errors name the field.
+      const body = await readJson(c, CreateConnectorBody);
+      auditAs(c, { params: redactForAudit(body) });
+      const view = await createConnector(
+        deps,
+        { organizationId: c.get('auth').organizationId, ...body },
+        c.get('logger'),
+      );
+      auditAs(c, { connectorId: view.connector_id });
+      return c.json(view, 201);
+    },
+  };
+});

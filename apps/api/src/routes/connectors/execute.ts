@@ -1,11 +1,12 @@
 import { CONNECTOR_DEFINITIONS, entityActions, entityOf } from '@conduit/connectors';
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Handler } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs, beginAudit } from '../../middleware/audit-trail.ts';
+import { ConnectorIdParams, ExecuteBody } from '../../openapi/connector-bodies.ts';
 import { executeExamples } from '../../openapi/examples.ts';
 import { ExecuteRequest } from '../../openapi/request-schemas.ts';
-import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, defineRoutes, jsonBody } from '../../openapi/route-kit.ts';
 import { ExecuteResultSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { parseJsonText } from '../../request-body.ts';
@@ -18,7 +19,6 @@ import {
 } from '../../services/idempotent-execute.ts';
 import { reflectWrite } from '../../services/read-your-writes.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams, ExecuteBody } from './schemas.ts';
 
 const ONE_MIB = 1024 * 1024;
 const UPLOAD_ENTITY = 'files_upload';
@@ -66,8 +66,12 @@ export const executeRoute = authenticatedRoute({
 });
 
 /** POST /api/v1/integrations/connectors/{id}/execute: search answers from the index, the rest goes live. */
-export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
-  mountRoute(app, executeRoute, async (c) => {
+export const executeRoutes = defineRoutes({ execute: executeRoute }, (deps: ApiDeps) => ({ execute: execute(deps) }), {
+  methodOnly: ['execute'],
+});
+
+function execute(deps: ApiDeps): Handler<ApiEnv> {
+  return async (c) => {
     // Cached: searches must not wait on Postgres. Live actions re-read the row below (rotated credentials).
     const { row: cachedRow, catalog } = await loadConnector(c, deps, deps.connectorCache);
     // The envelope here; entity, action and params are checked against the connector's kind (the documented
@@ -151,9 +155,5 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       status: download.status,
       headers,
     });
-  });
-
-  app.all('/:connector_id/execute', () => {
-    throw new ApiError(405, 'method_not_allowed', 'execute takes POST');
-  });
+  };
 }

@@ -1,15 +1,15 @@
 import { publicBaseUrl } from '@conduit/config';
 import { indexKindOf } from '@conduit/hosted-connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
+import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from '../../openapi/connector-bodies.ts';
 import {
   authenticatedRoute,
   bodySchema,
+  defineRoutes,
   jsonBody,
   jsonResponse,
-  mountRoute,
   resourceRoutes,
 } from '../../openapi/route-kit.ts';
 import { ConnectorSchema, SyncAcceptedSchema } from '../../openapi/schemas.ts';
@@ -18,7 +18,6 @@ import { readJson } from '../../request-body.ts';
 import { connectorView, searchableEntities } from '../../services/connector-view.ts';
 import { checkCredentials } from '../../services/credential-check.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams, SyncBody, UpdateConnectorBody } from './schemas.ts';
 
 const connector = resourceRoutes({ tags: ['Connectors'], idPath: '/{connector_id}', params: ConnectorIdParams });
 
@@ -52,99 +51,111 @@ export const syncConnectorRoute = authenticatedRoute({
 });
 
 /** GET /api/v1/integrations/connectors, GET, PATCH, DELETE .../{id} and POST .../{id}/sync */
-export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
-  const view = { publicBaseUrl: publicBaseUrl(deps.env) };
-  // The caller's connectors (the MCP server's list tool, the console): oldest first.
-  mountRoute(app, listConnectorsRoute, async (c) => {
-    const rows = await deps.connectors.listByOrganization(c.get('auth').organizationId);
-    const data = [];
-    for (const row of rows) {
-      const kind = await deps.hosted.kinds.forRow(row);
-      if (kind) data.push(connectorView(row, kind.definition.catalog, await deps.syncStates.list(row.id), view));
-    }
-    return c.json({ data });
-  });
-
-  mountRoute(app, getConnectorRoute, async (c) => {
-    const { row, catalog, kind } = await loadConnector(c, deps);
-    const [states, budget] = await Promise.all([
-      deps.syncStates.list(row.id),
-      deps.budgets.view(deps.hosted.budgetSubject(row, kind)),
-    ]);
-    return c.json({ ...connectorView(row, catalog, states, view), rate_budget: budget });
-  });
-
-  mountRoute(app, updateConnectorRoute, async (c) => {
-    const { row, catalog, kind } = await loadConnector(c, deps);
-    const body = await readJson(c, bodySchema(updateConnectorRoute));
-    // A change of the webhook secret is its own action in the trail (the secret itself is never recorded).
-    const secretAction = body.webhook_secret === null ? 'remove' : 'set';
-    auditAs(c, {
-      ...(body.webhook_secret === undefined ? {} : { action: `connector.webhook_secret.${secretAction}` }),
-      params: redactForAudit(body),
-    });
-    const changes: { name?: string; credentials_ciphertext?: string } = {};
-    if (body.name !== undefined) changes.name = body.name;
-    if (body.credentials !== undefined) {
-      const connector = deps.hosted.forCredentials(kind, body.credentials, row.config);
-      await checkCredentials(connector, catalog);
-      changes.credentials_ciphertext = deps.cipher.encrypt(body.credentials);
-    }
-    if (body.webhook_secret !== undefined) {
-      const scheme = catalog.webhooks;
-      const problem = !scheme
-        ? `${row.connector_type} sends no webhooks`
-        : body.webhook_secret === null
-          ? null
-          : scheme.checkSecret(body.webhook_secret);
-      if (problem)
-        throw new ApiError(400, 'invalid_request', 'invalid webhook_secret', [
-          { path: '/webhook_secret', message: problem },
+export const connectorRoutes = defineRoutes(
+  {
+    listConnectors: listConnectorsRoute,
+    getConnector: getConnectorRoute,
+    updateConnector: updateConnectorRoute,
+    deleteConnector: deleteConnectorRoute,
+    syncConnector: syncConnectorRoute,
+  },
+  (deps: ApiDeps) => {
+    const view = { publicBaseUrl: publicBaseUrl(deps.env) };
+    return {
+      // The caller's connectors (the MCP server's list tool, the console): oldest first. Their sync states in one
+      // query, and each kind resolved once (a defined kind is read from Postgres).
+      listConnectors: async (c) => {
+        const rows = await deps.connectors.listByOrganization(c.get('auth').organizationId);
+        const kinds = new Map<string, ReturnType<typeof deps.hosted.kinds.forRow>>();
+        const states = await deps.syncStates.listMany(rows.map((row) => row.id));
+        const data = [];
+        for (const row of rows) {
+          const type = row.connector_type.toLowerCase();
+          if (!kinds.has(type)) kinds.set(type, deps.hosted.kinds.forRow(row));
+          const kind = await kinds.get(type);
+          if (kind) data.push(connectorView(row, kind.definition.catalog, states.get(row.id) ?? [], view));
+        }
+        return c.json({ data });
+      },
+      getConnector: async (c) => {
+        const { row, catalog, kind } = await loadConnector(c, deps);
+        const [states, budget] = await Promise.all([
+          deps.syncStates.list(row.id),
+          deps.budgets.view(deps.hosted.budgetSubject(row, kind)),
         ]);
-    }
-    let updated = await deps.connectors.update(row.organization_id, row.id, changes);
-    if (updated && body.webhook_secret !== undefined) {
-      const ciphertext = body.webhook_secret === null ? null : deps.cipher.encrypt({ secret: body.webhook_secret });
-      updated = await deps.connectors.setWebhookSecret(row.organization_id, row.id, ciphertext);
-    }
-    await deps.connectorCache.invalidate(row.id);
-    if (!updated) throw new ApiError(404, 'connector_not_found', `no connector ${row.id}`);
-    // New credentials after the upstream rejected the old ones: sync again now rather than at the next schedule.
-    if (changes.credentials_ciphertext !== undefined && row.credentials_rejected_at)
-      await deps.scheduler.syncConnector(row.id);
-    return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id), view));
-  });
-
-  mountRoute(app, deleteConnectorRoute, async (c) => {
-    const { row, catalog } = await loadConnector(c, deps);
-    await deps.scheduler.unschedule(row.id);
-    const entities = searchableEntities(catalog);
-    // Documents first, so a failure leaves the connector there to delete again; then the row. A run writing a
-    // batch meanwhile finds the row gone at its next checkpoint or at its end and removes its writes; the second
-    // pass removes a batch that landed in between, before that run's checkpoint (which the row still let pass).
-    await deps.copy.deleteConnector(indexKindOf(row), entities, row.id);
-    await deps.connectors.delete(row.organization_id, row.id);
-    await deps.copy.deleteConnector(indexKindOf(row), entities, row.id);
-    await deps.connectorCache.invalidate(row.id);
-    c.get('logger').info('connector deleted', { connector_id: row.id });
-    return c.body(null, 204);
-  });
-
-  mountRoute(app, syncConnectorRoute, async (c) => {
-    const { row, catalog } = await loadConnector(c, deps);
-    const body = await readJson(c, bodySchema(syncConnectorRoute));
-    const searchable = searchableEntities(catalog);
-    if (body.entity !== undefined && !searchable.includes(body.entity)) {
-      throw new ApiError(400, 'invalid_request', `'${body.entity}' is not replicated`, [
-        { path: '/entity', message: `replicated entities: ${searchable.join(', ')}` },
-      ]);
-    }
-    const entities = body.entity ? [body.entity] : searchable;
-    // A full pass is recorded in Postgres (it survives the deduplication of an entity job already queued).
-    if (body.mode === 'full') await deps.syncStates.requestFullPass(row.id, entities);
-    for (const entity of entities) {
-      await deps.scheduler.syncEntity(row.id, entity, body.mode === 'incremental' ? { mode: 'incremental' } : {});
-    }
-    return c.json({ connector_id: row.id, entities }, 202);
-  });
-}
+        return c.json({ ...connectorView(row, catalog, states, view), rate_budget: budget });
+      },
+      updateConnector: async (c) => {
+        const { row, catalog, kind } = await loadConnector(c, deps);
+        const body = await readJson(c, bodySchema(updateConnectorRoute));
+        // A change of the webhook secret is its own action in the trail (the secret itself is never recorded).
+        const secretAction = body.webhook_secret === null ? 'remove' : 'set';
+        auditAs(c, {
+          ...(body.webhook_secret === undefined ? {} : { action: `connector.webhook_secret.${secretAction}` }),
+          params: redactForAudit(body),
+        });
+        const changes: { name?: string; credentials_ciphertext?: string; webhook_secret_ciphertext?: string | null } =
+          {};
+        if (body.name !== undefined) changes.name = body.name;
+        if (body.credentials !== undefined) {
+          const connector = deps.hosted.forCredentials(kind, body.credentials, row.config);
+          await checkCredentials(connector, catalog);
+          changes.credentials_ciphertext = deps.cipher.encrypt(body.credentials);
+        }
+        if (body.webhook_secret !== undefined) {
+          const scheme = catalog.webhooks;
+          const problem = !scheme
+            ? `${row.connector_type} sends no webhooks`
+            : body.webhook_secret === null
+              ? null
+              : scheme.checkSecret(body.webhook_secret);
+          if (problem)
+            throw new ApiError(400, 'invalid_request', 'invalid webhook_secret', {
+              errors: [{ path: '/webhook_secret', message: problem }],
+            });
+          changes.webhook_secret_ciphertext =
+            body.webhook_secret === null ? null : deps.cipher.encrypt({ secret: body.webhook_secret });
+        }
+        // One statement: the name, the credentials and the secret change together or not at all.
+        const updated = await deps.connectors.update(row.organization_id, row.id, changes);
+        await deps.connectorCache.invalidate(row.id);
+        if (!updated) throw new ApiError(404, 'connector_not_found', `no connector ${row.id}`);
+        // New credentials after the upstream rejected the old ones: sync again now rather than at the next schedule.
+        if (changes.credentials_ciphertext !== undefined && row.credentials_rejected_at)
+          await deps.scheduler.syncConnector(row.id);
+        return c.json(connectorView(updated, catalog, await deps.syncStates.list(row.id), view));
+      },
+      deleteConnector: async (c) => {
+        const { row, catalog } = await loadConnector(c, deps);
+        await deps.scheduler.unschedule(row.id);
+        const entities = searchableEntities(catalog);
+        // Documents first, so a failure leaves the connector there to delete again; then the row. A run writing a
+        // batch meanwhile finds the row gone at its next checkpoint or at its end and removes its writes; the second
+        // pass removes a batch that landed in between, before that run's checkpoint (which the row still let pass).
+        await deps.copy.deleteConnector(indexKindOf(row), entities, row.id);
+        await deps.connectors.delete(row.organization_id, row.id);
+        await deps.copy.deleteConnector(indexKindOf(row), entities, row.id);
+        await deps.connectorCache.invalidate(row.id);
+        c.get('logger').info('connector deleted', { connector_id: row.id });
+        return c.body(null, 204);
+      },
+      syncConnector: async (c) => {
+        const { row, catalog } = await loadConnector(c, deps);
+        const body = await readJson(c, bodySchema(syncConnectorRoute));
+        const searchable = searchableEntities(catalog);
+        if (body.entity !== undefined && !searchable.includes(body.entity)) {
+          throw new ApiError(400, 'invalid_request', `'${body.entity}' is not replicated`, {
+            errors: [{ path: '/entity', message: `replicated entities: ${searchable.join(', ')}` }],
+          });
+        }
+        const entities = body.entity ? [body.entity] : searchable;
+        // A full pass is recorded in Postgres (it survives the deduplication of an entity job already queued).
+        if (body.mode === 'full') await deps.syncStates.requestFullPass(row.id, entities);
+        for (const entity of entities) {
+          await deps.scheduler.syncEntity(row.id, entity, body.mode === 'incremental' ? { mode: 'incremental' } : {});
+        }
+        return c.json({ connector_id: row.id, entities }, 202);
+      },
+    };
+  },
+);

@@ -1,14 +1,12 @@
 import { SqlRequestSchema } from '@conduit/search-dsl';
 import { redactForAudit } from '@conduit/trusted-calls';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import { authenticatedRoute, jsonBody, mountRoute } from '../../openapi/route-kit.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
+import { authenticatedRoute, defineRoutes, jsonBody } from '../../openapi/route-kit.ts';
 import { SqlResultSchema } from '../../openapi/schemas.ts';
-import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import { loadConnector } from './load.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 export const sqlRoute = authenticatedRoute({
   tags: ['Execute and search'],
@@ -45,17 +43,21 @@ export const sqlRoute = authenticatedRoute({
 });
 
 /** POST /api/v1/integrations/connectors/{id}/sql: read-only SQL over the copy, compiled like `search`. */
-export function registerSql(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
-  mountRoute(app, sqlRoute, async (c) => {
-    const { row, catalog } = await loadConnector(c, deps, deps.connectorCache);
-    const body = await readJson(c, SqlRequestSchema);
-    auditAs(c, { params: redactForAudit(body) });
-    // The caller going away cancels the request's engine searches (docs/sql.md, "Budget").
-    const page = await deps.search.sql(row, catalog, body, { signal: c.req.raw.signal, requestId: c.get('requestId') });
-    // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
-    return c.body(page, 200, { 'content-type': 'application/json' });
-  });
-  app.all('/:connector_id/sql', () => {
-    throw new ApiError(405, 'method_not_allowed', 'sql takes POST');
-  });
-}
+export const sqlRoutes = defineRoutes(
+  { sql: sqlRoute },
+  (deps: ApiDeps) => ({
+    sql: async (c) => {
+      const { row, catalog } = await loadConnector(c, deps, deps.connectorCache);
+      const body = await readJson(c, SqlRequestSchema);
+      auditAs(c, { params: redactForAudit(body) });
+      // The caller going away cancels the request's engine searches (docs/sql.md, "Budget").
+      const page = await deps.search.sql(row, catalog, body, {
+        signal: c.req.raw.signal,
+        requestId: c.get('requestId'),
+      });
+      // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
+      return c.body(page, 200, { 'content-type': 'application/json' });
+    },
+  }),
+  { methodOnly: ['sql'] },
+);

@@ -1,15 +1,15 @@
 import { type ParsedWebhook, WebhookPayloadError } from '@conduit/connectors';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { jsonResponse, mountRoute, problems } from '../../openapi/route-kit.ts';
+import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
+import { defineRoutes, jsonResponse, problems } from '../../openapi/route-kit.ts';
 import { WebhookAcceptedSchema } from '../../openapi/schemas.ts';
 import { ApiError } from '../../problem.ts';
 import { assertJsonDepth } from '../../request-body.ts';
 import { type Refusal, RefusedWebhooks } from '../../services/refused-webhooks.ts';
-import { ConnectorIdParams } from './schemas.ts';
 
 const CONNECTOR_ID = /^[A-Za-z0-9-]{1,64}$/;
 
@@ -45,8 +45,7 @@ export const webhookRoute = createRoute({
  * address and per connector (429 with Retry-After instead of the refusal) and logged by sample (RefusedWebhooks).
  * A signed call to an existing connector is checked whatever the counts, so the limits never refuse a genuine one.
  */
-export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
-  const app = new OpenAPIHono<ApiEnv>();
+export const webhookRoutes = defineRoutes({ webhook: webhookRoute }, (deps: ApiDeps) => {
   const refused = new RefusedWebhooks({
     redis: deps.redis,
     namespace: deps.env.NAMESPACE,
@@ -70,47 +69,51 @@ export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       });
     }
     if (refusal.retryAfterSeconds !== undefined) {
-      throw new ApiError(429, 'rate_limited', 'too many refused webhook calls', [], refusal.retryAfterSeconds);
+      throw new ApiError(429, 'rate_limited', 'too many refused webhook calls', {
+        retryAfterSeconds: refusal.retryAfterSeconds,
+      });
     }
     throw answer;
   };
-  mountRoute(app, webhookRoute, async (c) => {
-    // No address check up front: behind a proxy, or from a vendor's shared egress, every caller has one address,
-    // and anonymous calls would then lock the genuine ones out. Only refusals count, and a call whose signature
-    // verifies for an existing connector is accepted whatever its address has been refused.
-    const address = remoteAddress(c);
-    const id = c.req.param('connector_id') ?? '';
-    const row = CONNECTOR_ID.test(id) ? await deps.connectors.findForSync(id) : undefined;
-    const scheme = row ? (await deps.hosted.kinds.forRow(row))?.definition.catalog.webhooks : undefined;
-    if (!row || !scheme) {
-      const notFound = new ApiError(404, 'connector_not_found', 'no webhook endpoint at this address');
-      return refuse(c, address, undefined, row ? 'kind without webhooks' : 'unknown connector', notFound);
-    }
-    const body = Buffer.from(await c.req.arrayBuffer());
-    const secret = row.webhook_secret_ciphertext
-      ? (deps.cipher.decrypt(row.webhook_secret_ciphertext) as { secret: string }).secret
-      : null;
-    const verification = secret
-      ? scheme.verify({ headers: (name) => c.req.header(name), body }, secret, Date.now())
-      : { ok: false as const, reason: 'no webhook secret is configured for this connector' };
-    if (!verification.ok) {
-      const invalid = new ApiError(401, 'invalid_signature', 'the webhook signature is missing, wrong or stale');
-      return refuse(c, address, row.id, verification.reason, invalid);
-    }
-    const event = parseEvent(body, (payload) =>
-      scheme.parse({ headers: (name) => c.req.header(name), body }, payload, row.config),
-    );
-    const outcome = event.records.length === 0 ? 'ignored' : await deps.webhookQueue.enqueue(row.id, event, Date.now());
-    c.get('logger').info('webhook accepted', {
-      connector_id: row.id,
-      event_id: event.eventId,
-      type: event.type,
-      outcome,
-    });
-    return c.json({ event_id: event.eventId, status: outcome }, 202);
-  });
-  return app;
-}
+  return {
+    webhook: async (c) => {
+      // No address check up front: behind a proxy, or from a vendor's shared egress, every caller has one address,
+      // and anonymous calls would then lock the genuine ones out. Only refusals count, and a call whose signature
+      // verifies for an existing connector is accepted whatever its address has been refused.
+      const address = remoteAddress(c);
+      const id = c.req.param('connector_id') ?? '';
+      const row = CONNECTOR_ID.test(id) ? await deps.connectors.findForSync(id) : undefined;
+      const scheme = row ? (await deps.hosted.kinds.forRow(row))?.definition.catalog.webhooks : undefined;
+      if (!row || !scheme) {
+        const notFound = new ApiError(404, 'connector_not_found', 'no webhook endpoint at this address');
+        return refuse(c, address, undefined, row ? 'kind without webhooks' : 'unknown connector', notFound);
+      }
+      const body = Buffer.from(await c.req.arrayBuffer());
+      const secret = row.webhook_secret_ciphertext
+        ? (deps.cipher.decrypt(row.webhook_secret_ciphertext) as { secret: string }).secret
+        : null;
+      const verification = secret
+        ? scheme.verify({ headers: (name) => c.req.header(name), body }, secret, Date.now())
+        : { ok: false as const, reason: 'no webhook secret is configured for this connector' };
+      if (!verification.ok) {
+        const invalid = new ApiError(401, 'invalid_signature', 'the webhook signature is missing, wrong or stale');
+        return refuse(c, address, row.id, verification.reason, invalid);
+      }
+      const event = parseEvent(body, (payload) =>
+        scheme.parse({ headers: (name) => c.req.header(name), body }, payload, row.config),
+      );
+      const outcome =
+        event.records.length === 0 ? 'ignored' : await deps.webhookQueue.enqueue(row.id, event, Date.now());
+      c.get('logger').info('webhook accepted', {
+        connector_id: row.id,
+        event_id: event.eventId,
+        type: event.type,
+        outcome,
+      });
+      return c.json({ event_id: event.eventId, status: outcome }, 202);
+    },
+  };
+});
 
 /**
  * The TCP peer's address. Never X-Forwarded-For: a caller could then pick a fresh address per call. Behind a
@@ -132,18 +135,20 @@ function parseEvent(body: Buffer, parse: (payload: unknown) => ParsedWebhook): P
   assertJsonDepth(text);
   try {
     payload = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'the webhook body is not valid JSON', [
-      { path: '', message: 'invalid JSON' },
-    ]);
+  } catch (error) {
+    throw new ApiError(400, 'invalid_request', 'the webhook body is not valid JSON', {
+      errors: [{ path: '', message: 'invalid JSON' }],
+      cause: error,
+    });
   }
   try {
     return parse(payload);
   } catch (error) {
     if (error instanceof WebhookPayloadError) {
-      throw new ApiError(400, 'invalid_request', 'the webhook body is not an event of this vendor', [
-        { path: '', message: error.message },
-      ]);
+      throw new ApiError(400, 'invalid_request', 'the webhook body is not an event of this vendor', {
+        errors: [{ path: '', message: error.message }],
+        cause: error,
+      });
     }
     throw error;
   }

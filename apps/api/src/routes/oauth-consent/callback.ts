@@ -7,10 +7,10 @@ import {
   oauthDepsFrom,
   redirectWith,
 } from '@conduit/oauth-consent';
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { mountRoute, problems } from '../../openapi/route-kit.ts';
+import type { ApiDeps } from '../../deps.ts';
+import { defineRoutes, problems } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { consentPorts } from './consent-ports.ts';
 
@@ -38,46 +38,46 @@ export const oauthCallbackRoute = createRoute({
  * `redirect_url?connector_id=…`; once the state is verifiable every failure is a 302 to
  * `redirect_url?error=…&error_description=…`; without a verifiable state, a problem+json 400.
  */
-export function oauthCallbackRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+export const oauthCallbackRoutes = defineRoutes({ oauthCallback: oauthCallbackRoute }, (deps: ApiDeps) => {
   const oauth = oauthDepsFrom(deps);
   const ports = consentPorts(deps);
-  const app = new OpenAPIHono<ApiEnv>();
-  mountRoute(app, oauthCallbackRoute, async (c) => {
-    const state = c.req.query('state') ?? '';
-    const verified = await oauth.states.verify(state);
-    if (verified.status === 'invalid') {
-      throw new ApiError(400, 'invalid_state', 'the OAuth state is missing, forged or malformed', [
-        { path: '/query/state', message: state ? 'is not a state this service issued' : 'is required' },
-      ]);
-    }
-    const claims = verified.claims;
-    const logger = c.get('logger').child({ organization_id: claims.organization_id, client_id: claims.client_id });
-    let outcome: ConsentOutcome = EXPIRED_STATE;
-    if (verified.status === 'valid') {
-      try {
-        const query = {
-          code: c.req.query('code'),
-          error: c.req.query('error'),
-          error_description: c.req.query('error_description'),
-        };
-        outcome = await completeConsent(oauth, ports, claims, query, c.get('logger'));
-      } catch (error) {
-        outcome = failureOf(error);
-        if (outcome.code === 'server_error') logger.error('oauth callback failed', { error });
+  return {
+    oauthCallback: async (c) => {
+      const state = c.req.query('state') ?? '';
+      const verified = await oauth.states.verify(state);
+      if (verified.status === 'invalid') {
+        throw new ApiError(400, 'invalid_state', 'the OAuth state is missing, forged or malformed', {
+          errors: [{ path: '/query/state', message: state ? 'is not a state this service issued' : 'is required' }],
+        });
       }
-    }
-    c.header('cache-control', 'no-store');
-    c.header('referrer-policy', 'no-referrer');
-    if ('connectorId' in outcome)
-      return c.redirect(redirectWith(claims.redirect_url, { connector_id: outcome.connectorId }), 302);
-    logger.info('oauth consent failed', { connector_type: claims.connector_type, error: outcome.code });
-    return c.redirect(
-      redirectWith(claims.redirect_url, { error: outcome.code, error_description: outcome.description }),
-      302,
-    );
-  });
-  return app;
-}
+      const claims = verified.claims;
+      const logger = c.get('logger').child({ organization_id: claims.organization_id, client_id: claims.client_id });
+      let outcome: ConsentOutcome = EXPIRED_STATE;
+      if (verified.status === 'valid') {
+        try {
+          const query = {
+            code: c.req.query('code'),
+            error: c.req.query('error'),
+            error_description: c.req.query('error_description'),
+          };
+          outcome = await completeConsent(oauth, ports, claims, query, c.get('logger'));
+        } catch (error) {
+          outcome = failureOf(error);
+          if (outcome.code === 'server_error') logger.error('oauth callback failed', { error });
+        }
+      }
+      c.header('cache-control', 'no-store');
+      c.header('referrer-policy', 'no-referrer');
+      if ('connectorId' in outcome)
+        return c.redirect(redirectWith(claims.redirect_url, { connector_id: outcome.connectorId }), 302);
+      logger.info('oauth consent failed', { connector_type: claims.connector_type, error: outcome.code });
+      return c.redirect(
+        redirectWith(claims.redirect_url, { error: outcome.code, error_description: outcome.description }),
+        302,
+      );
+    },
+  };
+});
 
 function failureOf(error: unknown): ConsentFailure {
   if (error instanceof ApiError) {

@@ -1,7 +1,6 @@
 import { OAuthInitiateBody, oauthDepsFrom, startConsent } from '@conduit/oauth-consent';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ApiDeps, ApiEnv } from '../../deps.ts';
-import { authenticatedRoute, bodySchema, jsonBody, jsonResponse, mountRoute } from '../../openapi/route-kit.ts';
+import type { ApiDeps } from '../../deps.ts';
+import { authenticatedRoute, bodySchema, defineRoutes, jsonBody, jsonResponse } from '../../openapi/route-kit.ts';
 import { OAuthInitiateResponseSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
 import { requireDefinition } from '../../services/create-connector.ts';
@@ -31,16 +30,18 @@ export const oauthInitiateRoute = authenticatedRoute({
  * POST /api/v1/integrations/connectors/oauth/initiate → `{consent_url, state, expires_at}`. Mount it on the
  * authenticated connectors app before the `/:id` routes.
  */
-export function registerOAuthInitiate(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+export const oauthInitiateRoutes = defineRoutes({ oauthInitiate: oauthInitiateRoute }, (deps: ApiDeps) => {
   const oauth = oauthDepsFrom(deps);
   const ports = consentPorts(deps);
-  mountRoute(app, oauthInitiateRoute, async (c) => {
-    const body = await readJson(c, bodySchema(oauthInitiateRoute));
-    const { catalog } = requireDefinition(body.connector_type);
-    const auth = c.get('auth');
-    const request = { organizationId: auth.organizationId, clientId: auth.clientId, body, catalog };
-    const started = await startConsent(oauth, ports, request, c.get('logger'));
-    c.header('cache-control', 'no-store');
-    return c.json(started);
-  });
-}
+  return {
+    oauthInitiate: async (c) => {
+      const body = await readJson(c, bodySchema(oauthInitiateRoute));
+      const { catalog } = requireDefinition(body.connector_type);
+      const auth = c.get('auth');
+      const request = { organizationId: auth.organizationId, clientId: auth.clientId, body, catalog };
+      const started = await startConsent(oauth, ports, request, c.get('logger'));
+      c.header('cache-control', 'no-store');
+      return c.json(started);
+    },
+  };
+});

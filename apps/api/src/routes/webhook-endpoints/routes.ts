@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventId, endpointUrlProblem, newEndpointSecret } from '@conduit/customer-webhooks';
 import type { WebhookEndpointRow } from '@conduit/db';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
-import { authenticatedRoute, jsonBody, jsonResponse, mountRoute, resourceRoutes } from '../../openapi/route-kit.ts';
+import { authenticatedRoute, defineRoutes, jsonBody, jsonResponse, resourceRoutes } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { readJson } from '../../request-body.ts';
 import {
@@ -91,135 +90,144 @@ function endpointView(row: WebhookEndpointRow): z.infer<typeof WebhookEndpointSc
 }
 
 /** POST, GET, PATCH, DELETE /api/v1/webhook-endpoints, their deliveries and replay (docs/changes.md). */
-export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): void {
-  const policy = {
-    allowHttp: deps.env.WEBHOOK_ALLOW_HTTP === '1',
-    allowPrivate: deps.env.WEBHOOK_ALLOW_PRIVATE === '1',
-  };
-  const checkUrl = (url: string | undefined) => {
-    const problem = url === undefined ? null : endpointUrlProblem(url, policy);
-    if (problem)
-      throw new ApiError(400, 'invalid_request', `invalid url: ${problem}`, [{ path: '/url', message: problem }]);
-  };
-  const checkConnectors = async (organizationId: string, ids: readonly string[] | null | undefined) => {
-    for (const [i, id] of (ids ?? []).entries()) {
-      if (!(await deps.connectors.find(organizationId, id))) {
-        throw new ApiError(400, 'invalid_request', `no connector ${id}`, [
-          { path: `/connector_ids/${i}`, message: 'not a connector of this organization' },
-        ]);
+export const webhookEndpointRoutes = defineRoutes(
+  {
+    createEndpoint: createEndpointRoute,
+    listEndpoints: listEndpointsRoute,
+    getEndpoint: getEndpointRoute,
+    updateEndpoint: updateEndpointRoute,
+    deleteEndpoint: deleteEndpointRoute,
+    listDeliveries: listDeliveriesRoute,
+    replay: replayRoute,
+  },
+  (deps: Deps) => {
+    const policy = {
+      allowHttp: deps.env.WEBHOOK_ALLOW_HTTP === '1',
+      allowPrivate: deps.env.WEBHOOK_ALLOW_PRIVATE === '1',
+    };
+    const checkUrl = (url: string | undefined) => {
+      const problem = url === undefined ? null : endpointUrlProblem(url, policy);
+      if (problem)
+        throw new ApiError(400, 'invalid_request', `invalid url: ${problem}`, {
+          errors: [{ path: '/url', message: problem }],
+        });
+    };
+    const checkConnectors = async (organizationId: string, ids: readonly string[] | null | undefined) => {
+      for (const [i, id] of (ids ?? []).entries()) {
+        if (!(await deps.connectors.find(organizationId, id))) {
+          throw new ApiError(400, 'invalid_request', `no connector ${id}`, {
+            errors: [{ path: `/connector_ids/${i}`, message: 'not a connector of this organization' }],
+          });
+        }
       }
-    }
-  };
-  const load = async (c: Context<ApiEnv>) => {
-    const id = c.req.param('endpoint_id') ?? '';
-    // Only an id of ours reaches the database (a NUL byte, say, is not text Postgres takes).
-    const row = ENDPOINT_ID.test(id) ? await deps.webhookEndpoints.find(c.get('auth').organizationId, id) : undefined;
-    if (!row) throw new ApiError(404, 'webhook_endpoint_not_found', `no webhook endpoint ${JSON.stringify(id)}`);
-    return row;
-  };
+    };
+    const load = async (c: Context<ApiEnv>) => {
+      const id = c.req.param('endpoint_id') ?? '';
+      // Only an id of ours reaches the database (a NUL byte, say, is not text Postgres takes).
+      const row = ENDPOINT_ID.test(id) ? await deps.webhookEndpoints.find(c.get('auth').organizationId, id) : undefined;
+      if (!row) throw new ApiError(404, 'webhook_endpoint_not_found', `no webhook endpoint ${JSON.stringify(id)}`);
+      return row;
+    };
 
-  mountRoute(app, createEndpointRoute, async (c) => {
-    const organizationId = c.get('auth').organizationId;
-    const body = await readJson(c, CreateEndpointBody);
-    auditAs(c, { params: body });
-    checkUrl(body.url);
-    await checkConnectors(organizationId, body.connector_ids);
-    const secret = newEndpointSecret();
-    const row = await deps.webhookEndpoints.insertUnderLimit(
-      {
-        id: `we_${randomUUID().replaceAll('-', '')}`,
-        organization_id: organizationId,
-        url: body.url,
-        description: body.description ?? null,
-        connector_ids: body.connector_ids ?? null,
-        entities: body.entities ?? null,
-        types: body.types ?? null,
-        secret_ciphertext: deps.cipher.encrypt(secret),
-      },
-      deps.env.WEBHOOK_ENDPOINTS_PER_ORGANIZATION,
-    );
-    if (!row) {
-      const limit = deps.env.WEBHOOK_ENDPOINTS_PER_ORGANIZATION;
-      throw new ApiError(
-        409,
-        'webhook_endpoint_limit',
-        `this organization has ${limit} webhook endpoints, the most it may have (WEBHOOK_ENDPOINTS_PER_ORGANIZATION); delete one first`,
-      );
-    }
-    return c.json({ ...endpointView(row), secret }, 201);
-  });
-
-  mountRoute(app, listEndpointsRoute, async (c) => {
-    const rows = await deps.webhookEndpoints.list(c.get('auth').organizationId);
-    return c.json({ data: rows.map(endpointView) });
-  });
-
-  mountRoute(app, getEndpointRoute, async (c) => c.json(endpointView(await load(c))));
-
-  mountRoute(app, updateEndpointRoute, async (c) => {
-    const row = await load(c);
-    const body = await readJson(c, UpdateEndpointBody);
-    auditAs(c, { params: { id: row.id, ...body } });
-    checkUrl(body.url);
-    await checkConnectors(row.organization_id, body.connector_ids);
-    const updated = await deps.webhookEndpoints.update(row.organization_id, row.id, body);
-    return c.json(endpointView(updated));
-  });
-
-  mountRoute(app, deleteEndpointRoute, async (c) => {
-    const row = await load(c);
-    auditAs(c, { params: { id: row.id } });
-    await deps.webhookEndpoints.delete(row.organization_id, row.id);
-    return c.body(null, 204);
-  });
-
-  mountRoute(app, listDeliveriesRoute, async (c) => {
-    const row = await load(c);
-    const query = parseOrThrow(DeliveriesQuery, c.req.query(), '', 'invalid_request', 'invalid query');
-    const deliveries = await deps.webhookEndpoints.deliveries(row.id, query);
-    return c.json({
-      data: deliveries.map((d) => ({
-        webhook_id: changeEventId(d.connector_id, Number(d.seq)),
-        connector_id: d.connector_id,
-        status: d.status,
-        created_at: d.created_at.toISOString(),
-        attempts: d.attempts_log.map((a) => ({
-          at: a.attempted_at.toISOString(),
-          http_status: a.http_status,
-          error: a.error,
-          latency_ms: a.latency_ms,
-        })),
-      })),
-    });
-  });
-
-  mountRoute(app, replayRoute, async (c) => {
-    const row = await load(c);
-    const body = await readJson(c, ReplayBody);
-    auditAs(c, { params: { id: row.id, ...body } });
-    let connectorIds: string[];
-    if (body.connector_id !== undefined) {
-      const followed = row.connector_ids === null || row.connector_ids.includes(body.connector_id);
-      if (!followed || !(await deps.connectors.find(row.organization_id, body.connector_id))) {
-        throw new ApiError(400, 'invalid_request', `the endpoint does not follow connector ${body.connector_id}`, [
-          { path: '/connector_id', message: 'not a connector this endpoint follows' },
-        ]);
-      }
-      connectorIds = [body.connector_id];
-    } else {
-      connectorIds =
-        row.connector_ids ?? (await deps.connectors.listByOrganization(row.organization_id)).map((r) => r.id);
-    }
-    for (const connectorId of connectorIds) {
-      if (Number(body.after) < (await deps.changeFeed.head(connectorId)).purgedThrough) {
-        throw new ApiError(
-          410,
-          'cursor_expired',
-          `the events of connector ${connectorId} after this cursor are past the retention (CHANGES_RETENTION)`,
+    return {
+      createEndpoint: async (c) => {
+        const organizationId = c.get('auth').organizationId;
+        const body = await readJson(c, CreateEndpointBody);
+        auditAs(c, { params: body });
+        checkUrl(body.url);
+        await checkConnectors(organizationId, body.connector_ids);
+        const secret = newEndpointSecret();
+        const row = await deps.webhookEndpoints.insertUnderLimit(
+          {
+            id: `we_${randomUUID().replaceAll('-', '')}`,
+            organization_id: organizationId,
+            url: body.url,
+            description: body.description ?? null,
+            connector_ids: body.connector_ids ?? null,
+            entities: body.entities ?? null,
+            types: body.types ?? null,
+            secret_ciphertext: deps.cipher.encrypt(secret),
+          },
+          deps.env.WEBHOOK_ENDPOINTS_PER_ORGANIZATION,
         );
-      }
-    }
-    await deps.webhookEndpoints.rewind(row.id, connectorIds, Number(body.after));
-    return c.json({ connector_ids: connectorIds }, 202);
-  });
-}
+        if (!row) {
+          const limit = deps.env.WEBHOOK_ENDPOINTS_PER_ORGANIZATION;
+          throw new ApiError(
+            409,
+            'webhook_endpoint_limit',
+            `this organization has ${limit} webhook endpoints, the most it may have (WEBHOOK_ENDPOINTS_PER_ORGANIZATION); delete one first`,
+          );
+        }
+        return c.json({ ...endpointView(row), secret }, 201);
+      },
+      listEndpoints: async (c) => {
+        const rows = await deps.webhookEndpoints.list(c.get('auth').organizationId);
+        return c.json({ data: rows.map(endpointView) });
+      },
+      getEndpoint: async (c) => c.json(endpointView(await load(c))),
+      updateEndpoint: async (c) => {
+        const row = await load(c);
+        const body = await readJson(c, UpdateEndpointBody);
+        auditAs(c, { params: { id: row.id, ...body } });
+        checkUrl(body.url);
+        await checkConnectors(row.organization_id, body.connector_ids);
+        const updated = await deps.webhookEndpoints.update(row.organization_id, row.id, body);
+        return c.json(endpointView(updated));
+      },
+      deleteEndpoint: async (c) => {
+        const row = await load(c);
+        auditAs(c, { params: { id: row.id } });
+        await deps.webhookEndpoints.delete(row.organization_id, row.id);
+        return c.body(null, 204);
+      },
+      listDeliveries: async (c) => {
+        const row = await load(c);
+        const query = parseOrThrow(DeliveriesQuery, c.req.query(), '', 'invalid_request', 'invalid query');
+        const deliveries = await deps.webhookEndpoints.deliveries(row.id, query);
+        return c.json({
+          data: deliveries.map((d) => ({
+            webhook_id: changeEventId(d.connector_id, Number(d.seq)),
+            connector_id: d.connector_id,
+            status: d.status,
+            created_at: d.created_at.toISOString(),
+            attempts: d.attempts_log.map((a) => ({
+              at: a.attempted_at.toISOString(),
+              http_status: a.http_status,
+              error: a.error,
+              latency_ms: a.latency_ms,
+            })),
+          })),
+        });
+      },
+      replay: async (c) => {
+        const row = await load(c);
+        const body = await readJson(c, ReplayBody);
+        auditAs(c, { params: { id: row.id, ...body } });
+        let connectorIds: string[];
+        if (body.connector_id !== undefined) {
+          const followed = row.connector_ids === null || row.connector_ids.includes(body.connector_id);
+          if (!followed || !(await deps.connectors.find(row.organization_id, body.connector_id))) {
+            throw new ApiError(400, 'invalid_request', `the endpoint does not follow connector ${body.connector_id}`, {
+              errors: [{ path: '/connector_id', message: 'not a connector this endpoint follows' }],
+            });
+          }
+          connectorIds = [body.connector_id];
+        } else {
+          connectorIds =
+            row.connector_ids ?? (await deps.connectors.listByOrganization(row.organization_id)).map((r) => r.id);
+        }
+        for (const connectorId of connectorIds) {
+          if (Number(body.after) < (await deps.changeFeed.head(connectorId)).purgedThrough) {
+            throw new ApiError(
+              410,
+              'cursor_expired',
+              `the events of connector ${connectorId} after this cursor are past the retention (CHANGES_RETENTION)`,
+            );
+          }
+        }
+        await deps.webhookEndpoints.rewind(row.id, connectorIds, Number(body.after));
+        return c.json({ connector_ids: connectorIds }, 202);
+      },
+    };
+  },
+);

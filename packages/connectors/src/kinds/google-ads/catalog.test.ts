@@ -11,7 +11,7 @@ const campaign = `customers/${cid}/campaigns/42`;
 const adGroup = `customers/${cid}/adGroups/7`;
 const label = `customers/${cid}/labels/9`;
 
-/** The entities the specification names searchable: all of the issue's but accessible_customers and labels. */
+/** The entities the catalog names searchable: all of the issue's but accessible_customers and labels. */
 const SEARCHABLE = [
   'accounts',
   'ad_group_ad_labels',
@@ -28,7 +28,7 @@ describe('Google Ads catalog', () => {
     for (const entity of Object.values(entities)) expect(entity.actions.list, entity.name).toBeDefined();
   });
 
-  it('makes exactly the entities the specification names searchable, each with a sync spec', () => {
+  it('makes exactly the entities the catalog names searchable, each with a sync spec', () => {
     const searchable = Object.values(entities)
       .filter((e) => e.searchable)
       .map((e) => e.name)
@@ -48,7 +48,7 @@ describe('Google Ads catalog', () => {
     expect(fields['campaign_budget.amount_micros']?.type).toBe('integer');
     expect(fields['segments.date']?.type).toBe('datetime');
     expect(fields['campaign.status']).toMatchObject({ type: 'string', enum: ['ENABLED', 'PAUSED', 'REMOVED'] });
-    // All 30 of the specification's, the two extra segments included: campaign rows are per day, hour and network.
+    // All 30 of the catalog's, the two extra segments included: campaign rows are per day, hour and network.
     expect(Object.keys(fields)).toHaveLength(30);
     expect(fields['segments.hour']?.type).toBe('integer');
     expect(fields['segments.ad_network_type']?.type).toBe('string');

@@ -13,19 +13,18 @@ import { fields } from '../../core/fields.ts';
 import { GOOGLE_CONSENT, GOOGLE_OAUTH } from '../google-oauth.ts';
 
 /*
- * Search advertising = Google Ads REST API (docs/api.md). Sources: the specification's "Search advertising connector",
- * the vendor's API reference, and the Google Ads API reference (GAQL resources customer, campaign, ad_group,
+ * Search advertising = Google Ads REST API. Sources: the Google Ads API reference (GAQL resources customer, campaign, ad_group,
  * ad_group_ad, campaign_label, ad_group_label, ad_group_ad_label, label).
  *
  * Records are the rows of `customers/{cid}/googleAds:search`, in the upstream's camelCase nested shape
  * ({campaign: {...}, metrics: {...}, segments: {date}}); int64 values arrive as JSON strings.
- * Searchable fields are the specification's snake_case dotted GAQL names; the indexer matches them against the camelCase
+ * Searchable fields are the catalog's snake_case dotted GAQL names; the indexer matches them against the camelCase
  * rows and coerces int64 strings to integers.
- * The specification: "search advertising records declare plain types", so every field here is non-null.
+ * Search advertising records declare plain types, so every field here is non-null.
  */
 const plain = (fields: FieldMap): FieldMap => withNullability(fields, false);
 
-/** Ten digits, no dashes (the specification's limits). */
+/** Ten digits, no dashes (the catalog's limits). */
 export const customerIdSchema = z.string().regex(/^\d{10}$/, 'must be 10 digits without dashes, e.g. 1234567890');
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -59,7 +58,7 @@ export function googleAdsRowKey(row: Readonly<Record<string, unknown>>, mainReso
 
 const rowKey = t.string();
 
-// The specification: "list actions return also next_page_token, string". Declared nullable: the last page has none
+// List actions return also next_page_token, string. Declared nullable: the last page has none
 // (the upstream omits nextPageToken there).
 const meta: FieldMap = fields`next_page_token: string`;
 
@@ -68,7 +67,7 @@ const meta: FieldMap = fields`next_page_token: string`;
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * List parameters of every customer-scoped entity. `pageSize` is accepted and bounded as the specification
+ * List parameters of every customer-scoped entity. `pageSize` is accepted and bounded as the catalog
  * states, but the upstream removed it in v17 (fixed 10,000-row pages; sending it fails with PAGE_SIZE_NOT_SUPPORTED):
  * the connector does not forward it.
  */
@@ -195,14 +194,14 @@ const campaignLabelCreateParams = mutateParams(
   { op: 'create', fields: ['campaign', 'label'] },
 );
 
-// The specification shows only customer_id and operations for ad_group_labels create; the operation body is the vendor's
+// The catalog shows only customer_id and operations for ad_group_labels create; the operation body is the vendor's
 // AdGroupLabelOperation.create {adGroup, label}.
 const adGroupLabelCreateParams = mutateParams(
   z.strictObject({ create: z.strictObject({ adGroup: adGroupResourceName, label: labelResourceName }) }),
   { op: 'create', fields: ['adGroup', 'label'] },
 );
 
-// labels create: the seed system's action beyond the specification (POST
+// labels create: the seed system's action beyond the catalog (POST
 // customers/{customer_id}/labels:mutate). LabelOperation.create is the vendor's Label resource: name (1-80
 // characters, unique in the account), optional status and text_label (https://developers.google.com/google-ads/api/reference/rpc/latest/Label).
 const labelCreateParams = mutateParams(
@@ -270,7 +269,7 @@ const fullRefresh: SyncSpec = { mode: 'full_refresh' };
 // ---------------------------------------------------------------------------------------------------------------
 
 /*
- * accounts: the specification lists only `customer` as record field but segments.date as searchable, so rows are read
+ * accounts: the catalog lists only `customer` as record field but segments.date as searchable, so rows are read
  * with segments.date selected (one row per customer and day, like the vendor's reference replication), and the
  * record carries `segments` and the synthetic `_row_key`.
  */
@@ -287,7 +286,7 @@ const accountFields = fields`
   customer.manager: boolean
   customer.optimization_score, customer.optimization_score_weight: number
   customer.pay_per_conversion_eligibility_failure_reasons: array
-  // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the specification's convention).
+  // Neutral name of the vendor's customer.remarketing_setting.google_global_site_tag (the catalog's neutral naming).
   customer.remarketing_setting.provider_global_site_tag, customer.resource_name: string
   customer.test_account: boolean
   customer.time_zone, customer.tracking_url_template: string
@@ -307,7 +306,7 @@ const campaignFields = fields`
   campaign.serving_status, campaign.resource_name: string
   campaign_budget.amount_micros: integer
   campaign.labels: array
-  // Neutral name of the vendor's campaign.network_settings.target_google_search (the specification's convention).
+  // Neutral name of the vendor's campaign.network_settings.target_google_search (the catalog's neutral naming).
   campaign.network_settings.target_provider_search, campaign.network_settings.target_search_network,
   campaign.network_settings.target_content_network, campaign.network_settings.target_partner_search_network: boolean
   metrics.clicks, metrics.cost_micros, metrics.impressions, metrics.interactions: integer
@@ -396,7 +395,7 @@ const campaignLabels = labelAssociation({
   create: campaignLabelCreateParams,
 });
 
-// Searchable fields of ad_group_labels: "not shown" in the specification; the campaign_labels list transposed to the
+// Searchable fields of ad_group_labels: the campaign_labels list transposed to the
 // vendor's ad_group_label resource (ad_group.id, ad_group_label.resource_name, label.*).
 const adGroupLabels = labelAssociation({
   name: 'ad_group_labels',
@@ -405,7 +404,7 @@ const adGroupLabels = labelAssociation({
   create: adGroupLabelCreateParams,
 });
 
-// Record and searchable fields of ad_group_ad_labels: "not shown" in the specification; the vendor's ad_group_ad_label
+// Record and searchable fields of ad_group_ad_labels: the vendor's ad_group_ad_label
 // resource (SELECT ad_group_ad.ad.id, ad_group_ad_label.resource_name, label.id, label.name, label.resource_name).
 const adGroupAdLabels = labelAssociation({
   name: 'ad_group_ad_labels',
@@ -413,9 +412,9 @@ const adGroupAdLabels = labelAssociation({
   association: ['adGroupAdLabel', 'ad_group_ad_label'],
 });
 
-// Record fields of labels: "not shown" in the specification; the vendor's label resource
+// Record fields of labels: the vendor's label resource
 // (label.id, label.name, label.resource_name, label.status, label.text_label.{background_color,description}).
-// The specification lists no search for labels, so it is live-only (no sync).
+// The catalog lists no search for labels, so it is live-only (no sync).
 const labels: EntityCatalog = {
   name: 'labels',
   recordKey: 'label.resourceName',
@@ -425,7 +424,7 @@ const labels: EntityCatalog = {
 };
 
 // customers:listAccessibleCustomers answers one object {resourceNames: ["customers/1234567890", ...]}: a single
-// record, not paginated. The specification types resourceNames as an array of objects; the upstream items are strings, so
+// record, not paginated. The catalog types resourceNames as an array of objects; the upstream items are strings, so
 // the item type is left open. Not replicated, so the record key is only nominal.
 const accessibleCustomers: EntityCatalog = {
   name: 'accessible_customers',

@@ -41,7 +41,7 @@ function googleAdsAuth(credentials: GoogleAdsCredentials, bearer: AuthStrategy):
 /**
  * list (GAQL report, client-side pageSize) and read of one entity. Not declared in the catalog (`upstream`), because
  * nothing here is a generic list: every entity is one GAQL query POSTed to googleAds:search with the page token in
- * the JSON body; the upstream's pages are fixed at 10,000 rows, so the connector cuts them to the specification's pageSize
+ * the JSON body; the upstream's pages are fixed at 10,000 rows, so the connector cuts them to the catalog's pageSize
  * and hands out its own tokens (upstream token + offset, mapping.ts); and replication walks customers × day windows
  * (replication.ts).
  */

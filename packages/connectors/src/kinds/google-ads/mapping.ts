@@ -8,7 +8,7 @@ import { googleAdsRowKey } from './catalog.ts';
  * sent; indexing coerces them), plus
  * - `_row_key`, the catalog's synthetic record key of segmented rows (catalog.ts, googleAdsRowKey), computed from the
  *   main resource; label associations and labels are keyed by their own resourceName and get none;
- * - the specification's neutral names beside the vendor's: customer.remarketingSetting.providerGlobalSiteTag
+ * - the catalog's neutral names beside the vendor's: customer.remarketingSetting.providerGlobalSiteTag
  *   (googleGlobalSiteTag) and campaign.networkSettings.targetProviderSearch (targetGoogleSearch).
  */
 export function toRecord(row: UpstreamRecord, main: string, keyed: boolean): UpstreamRecord {
@@ -32,7 +32,7 @@ function alias(row: UpstreamRecord, resource: string, group: string, vendor: str
 // ---------------------------------------------------------------------------------------------------------------
 // Page tokens. Since v17 googleAds:search has no pageSize: every page holds up to 10,000 rows, and sending
 // pageSize fails with PAGE_SIZE_NOT_SUPPORTED (https://developers.google.com/google-ads/api/docs/release-notes#v17).
-// The specification still offers pageSize ≤ 10000, so the connector cuts upstream pages client-side. When it cuts, the
+// The catalog still offers pageSize ≤ 10000, so the connector cuts upstream pages client-side. When it cuts, the
 // next_page_token it hands out is its own: the upstream token of the page being cut plus the offset into it
 // (`gads1.<base64url JSON>`). A plain upstream token passes through unchanged.
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { googleAdsCatalog } from './catalog.ts';
 import { ENTITY_QUERIES, windowQuery } from './queries.ts';
 
-/** The specification's neutral names of two vendor fields (see catalog.ts). */
+/** The catalog's neutral names of two vendor fields (see catalog.ts). */
 const VENDOR_NAME: Readonly<Record<string, string>> = {
   'customer.remarketing_setting.provider_global_site_tag': 'customer.remarketing_setting.google_global_site_tag',
   'campaign.network_settings.target_provider_search': 'campaign.network_settings.target_google_search',

@@ -1,7 +1,7 @@
 /**
  * The GAQL report behind each entity (https://developers.google.com/google-ads/api/docs/query/overview).
- * Field lists follow the specification's searchable fields, in the vendor's names (google_global_site_tag and
- * target_google_search are what the specification calls provider_global_site_tag and target_provider_search).
+ * Field lists follow the catalog's searchable fields, in the vendor's names (google_global_site_tag and
+ * target_google_search are what the catalog calls provider_global_site_tag and target_provider_search).
  */
 export interface EntityQuery {
   /** GAQL resource of the FROM clause. */

@@ -9,7 +9,7 @@ const params = (entity: string, action: LiveActionName) => actionParams(entities
 const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
 
 describe('Google Drive catalog', () => {
-  it('makes files searchable over the record fields the specification lists, replicated through the changes feed; nothing else', () => {
+  it('makes files searchable over the record fields the catalog lists, replicated through the changes feed; nothing else', () => {
     for (const entity of Object.values(entities)) {
       if (entity.name === 'files') continue;
       expect(entity.searchable, entity.name).toBeUndefined();
@@ -21,7 +21,7 @@ describe('Google Drive catalog', () => {
     expect(entities.files_upload?.writesTo).toBe('files');
   });
 
-  it('declares the actions of the specification', () => {
+  it('declares the actions of its contract', () => {
     const actions = Object.fromEntries(Object.values(entities).map((e) => [e.name, Object.keys(e.actions).sort()]));
     expect(actions).toEqual({
       files: ['create', 'delete', 'download', 'get', 'list', 'update'],

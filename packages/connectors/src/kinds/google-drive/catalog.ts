@@ -19,16 +19,15 @@ import { fields } from '../../core/fields.ts';
 import { GOOGLE_CONSENT, GOOGLE_OAUTH } from '../google-oauth.ts';
 
 /*
- * File storage = Google Drive API v3 (docs/api.md), https://www.googleapis.com/drive/v3 (+ the upload host).
- * Sources: the specification's "File storage connector"; for revisions, changes,
- * changes_start_page_token and about (fields and parameters "not shown"), the Drive v3 reference (discovery document).
- * The specification: "file storage records declare every field nullable except the identifier".
+ * File storage = Google Drive API v3, https://www.googleapis.com/drive/v3 (+ the upload host).
+ * Sources: the Drive v3 reference (discovery document), for every entity's fields and parameters.
+ * File storage records declare every field nullable except the identifier.
  *
- * SEARCH: the specification lists no search action and no searchable fields for any file storage entity. Deliberate
- * extension: `files` is searchable, over the files record fields of the specification, and replicated
+ * SEARCH: file storage kinds have, by convention, no search action and no searchable fields. Deliberate
+ * extension: `files` is searchable, over its record fields, and replicated
  * from start_date (files modified since then, not trashed), kept current through Drive's changes feed
  * (changes/startPageToken, then changes with its page tokens; removed or trashed files leave the copy). The other
- * entities stay unsearchable, as the specification has them.
+ * entities stay unsearchable.
  */
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -70,7 +69,7 @@ export function base64DecodedLength(value: string): number {
   return Math.floor((value.length * 3) / 4) - padding;
 }
 
-/** files_upload takes files up to 5 MB (the specification's limits), i.e. 5 × 1024 × 1024 decoded bytes. */
+/** files_upload takes files up to 5 MB (the catalog's limits), i.e. 5 × 1024 × 1024 decoded bytes. */
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 
 const fileContent = z
@@ -121,7 +120,7 @@ const pageTokenPaging = {
 
 /**
  * A paged Drive collection: `{<key>: [...], nextPageToken}` (the key is left out of an empty page); a record is
- * `<path>/{idParam}`. `fields` defaults to `*` (the specification's full records: Drive answers a few fields otherwise).
+ * `<path>/{idParam}`. `fields` defaults to `*` (the catalog's full records: Drive answers a few fields otherwise).
  * Replication reads pages of `readPageSize` per parent (the path's ids).
  */
 function collection(path: string, key: string, idParam: string, readPageSize: number): UpstreamSpec {
@@ -309,7 +308,7 @@ const commentRecord: FieldMap = fields`
   replies: ${t.array(t.object(replyFields))}
 `;
 
-// `fields` is optional here as in the specification ("required in practice"): the connector sends a default field
+// `fields` is optional here as in the catalog ("required in practice"): the connector sends a default field
 // selection when the caller gives none.
 const comments = entity({
   name: 'comments',
@@ -343,7 +342,7 @@ const replies = entity({
   },
 });
 
-// ---- Fields and parameters "not shown" in the specification: the Drive v3 reference. ----
+// ---- Fields and parameters from the Drive v3 reference. ----
 
 // Revision resource (GET files/{fileId}/revisions, pageSize 1-1000).
 const revisionRecord: FieldMap = fields`
@@ -469,7 +468,7 @@ export const googleDriveCatalog = defineCatalog({
   },
   // OAuth 2.0 with refresh (Google access tokens live one hour).
   credentials: refreshingOAuthCredentials,
-  // The docs/api.md start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
+  // The start_date rule of every kind, kept for uniformity although nothing of this kind is replicated.
   replicationConfig: startDateReplicationConfig,
   config: noConfig,
   entities: {

@@ -14,7 +14,7 @@ import { googleDriveCatalog } from './catalog.ts';
 import { driveJson, driveSend } from './drive-http.ts';
 import { driveListHooks, queryOf } from './mapping.ts';
 
-/** files_upload accepts what Drive's simple multipart upload does: up to 5 MB (the specification's limits). */
+/** files_upload accepts what Drive's simple multipart upload does: up to 5 MB (the catalog's limits). */
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 /** Replication page: Drive's files.list maximum. */
 const READ_PAGE_SIZE = 1000;

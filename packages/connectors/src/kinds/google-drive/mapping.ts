@@ -2,7 +2,7 @@ import type { Params } from '../../core/define-connector.ts';
 import type { QueryValue } from '../../core/http-client.ts';
 import type { ListHooks } from '../../core/listing.ts';
 
-/** Params that are sent as the query string under their own names (the specification uses Drive's names). */
+/** Params that are sent as the query string under their own names (the catalog uses Drive's names). */
 export function queryOf(params: Params, exclude: readonly string[]): Record<string, QueryValue> {
   const query: Record<string, QueryValue> = {};
   for (const [key, value] of Object.entries(params)) {
@@ -15,7 +15,7 @@ export function queryOf(params: Params, exclude: readonly string[]): Record<stri
 /**
  * The `fields` of a list call. Drive returns only `kind,id,name,mimeType` per file unless asked, and comments,
  * replies and about refuse to answer without `fields` (https://developers.google.com/workspace/drive/api/guides/fields-parameter),
- * so the default is `*` (the specification's full records). A caller's own selection is kept, with the paging fields added
+ * so the default is `*` (the catalog's full records). A caller's own selection is kept, with the paging fields added
  * when it leaves them out — otherwise `nextPageToken` would silently vanish and paging would stop after one page.
  */
 export function listFields(fields: unknown, paging: readonly string[]): string {

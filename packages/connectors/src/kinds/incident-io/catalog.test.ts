@@ -16,7 +16,7 @@ describe('incident.io catalog', () => {
     }
     expect(entities.incidents?.sync).toEqual({ mode: 'incremental', cursorField: 'updated_at' });
     expect(entities.alerts?.sync?.mode).toBe('full_refresh');
-    // The specification lists no get for incident_updates.
+    // The catalog lists no get for incident_updates.
     expect(entities.incident_updates?.actions.get).toBeUndefined();
     for (const name of ['incident_timestamps', 'severities', 'custom_fields', 'catalog_types', 'schedules']) {
       expect(entities[name]?.actions.get, name).toBeDefined();

@@ -13,15 +13,14 @@ import { fields } from '../../core/fields.ts';
 import { incidentIoWebhooks } from './webhooks.ts';
 
 /*
- * Incident management = incident.io API (docs/api.md), https://api.incident.io, Bearer API key.
- * Sources: the specification's "Incident management connector"; for the entities whose fields
- * the specification leaves "not shown" (incident_timestamps, severities, custom_fields, catalog_types, schedules) the
- * incident.io public API (OpenAPI spec published with incident-io/singer-tap, client/openapi3.json:
+ * Incident management = incident.io API, https://api.incident.io, Bearer API key.
+ * Sources: https://api-docs.incident.io; for incident_timestamps, severities, custom_fields, catalog_types and
+ * schedules the incident.io public API (OpenAPI spec published with incident-io/singer-tap, client/openapi3.json:
  * IncidentTimestampV2, SeverityV2, CustomFieldV2, CatalogTypeV2, ScheduleV2).
- * The specification: "incident management records declare only the identifier as non-null".
+ * Incident management records declare only the identifier as non-null.
  */
 
-/** The specification: paginated list actions return {after, page_size}, both nullable (after is null on the last page). */
+/** The catalog: paginated list actions return {after, page_size}, both nullable (after is null on the last page). */
 const meta: FieldMap = fields`after: string; page_size: integer`;
 
 /**
@@ -178,7 +177,7 @@ const incidentUpdateRecord: FieldMap = fields`
   new_incident_status, new_severity, updater: object
 `;
 
-// The specification lists only list (and search) for incident_updates: no get.
+// The catalog lists only list (and search) for incident_updates: no get.
 const incidentUpdates = listed('incident_updates', 'v2/incident_updates', 'incident_update', incidentUpdateRecord, {
   pageSize: 250,
   get: false,
@@ -199,12 +198,12 @@ const incidentStatusRecord: FieldMap = fields`
   rank: number
 `;
 
-// Searchable fields "beyond category: not shown" in the specification: all record fields, like the other entities of this
+// Searchable fields: all record fields, like the other entities of this
 // connector (all of them are small scalars).
 // Statuses and severities still live under /v1 (https://api-docs.incident.io/tag/Incident-Statuses-V1).
 const incidentStatuses = listed('incident_statuses', 'v1/incident_statuses', 'incident_status', incidentStatusRecord);
 
-// ---- Entities whose fields and parameters the specification leaves "not shown": the vendor's API. Searchable: all
+// ---- Entities whose fields and parameters come from the vendor's API. Searchable: all
 // record fields (as for every other entity of this connector). ----
 
 // GET /v2/incident_timestamps (not paginated), GET /v2/incident_timestamps/{id}. IncidentTimestampV2.

@@ -7,7 +7,7 @@ const { entities } = orbCatalog;
 const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Orb catalog', () => {
-  it('has the four entities of the specification, each with list, get, search and an incremental sync on created_at', () => {
+  it('has the four entities of its contract, each with list, get, search and an incremental sync on created_at', () => {
     expect(Object.keys(entities).sort()).toEqual(['customers', 'invoices', 'plans', 'subscriptions']);
     for (const entity of Object.values(entities)) {
       expect(Object.keys(entity.actions).sort(), entity.name).toEqual(['get', 'list']);
@@ -21,7 +21,7 @@ describe('Orb catalog', () => {
     }
   });
 
-  it('declares exactly the searchable fields of the specification', () => {
+  it('declares exactly the searchable fields of its contract', () => {
     expect(Object.keys(entities.subscriptions?.searchable ?? {})).toEqual([
       'id',
       'created_at',

@@ -78,12 +78,12 @@ const customers = entity({
   sync: { mode: 'incremental', cursorField: 'created_at' },
   changeCapture: byCreation,
 });
-// Record field types: the specification says "strings" for every timestamp; instants are typed `datetime` so that search
+// Record field types: Orb sends every timestamp as a string; instants are typed `datetime` so that search
 // compares them as instants (Orb sends ISO 8601 date-times for all of them, e.g. 2024-01-31T00:00:00+00:00).
 
-/** The specification's "States": subscriptions filter status. Orb's subscription.status takes the same values. */
+/** States: subscriptions filter status. Orb's subscription.status takes the same values. */
 export const SUBSCRIPTION_STATUSES = ['active', 'ended', 'upcoming'] as const;
-/** The specification's "States": invoices filter status. Orb's invoice.status takes the same values. */
+/** States: invoices filter status. Orb's invoice.status takes the same values. */
 export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'synced', 'void'] as const;
 
 const subscriptionRecord: FieldMap = fields`

@@ -18,8 +18,8 @@ const HOUR = 3600_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 describe('PayPal catalog', () => {
-  it('has the seven entities of the specification, all searchable, with plain (non-null) types', () => {
-    // The entity names the specification lists.
+  it('has the seven entities of its contract, all searchable, with plain (non-null) types', () => {
+    // The entity names the catalog lists.
     const specified =
       'balances list_disputes list_payments list_products search_invoices show_product_details transactions';
     expect(Object.keys(entities).sort()).toEqual(specified.split(/\s+/).sort());
@@ -68,7 +68,7 @@ describe('PayPal catalog', () => {
     expect(Object.keys(entities.search_invoices?.searchable ?? {})).toHaveLength(14);
   });
 
-  it("validates the transactions list (the specification's limits)", () => {
+  it("validates the transactions list (the catalog's limits)", () => {
     const list = params('transactions', 'list');
     const ok = { start_date: '2024-01-01T00:00:00Z', end_date: '2024-01-31T23:59:59Z' };
     expect(list.safeParse(ok).success).toBe(true);

@@ -14,17 +14,16 @@ import { type FieldMap, type FieldSpec, omit, t } from '../../core/field-spec.ts
 import { fields } from '../../core/fields.ts';
 
 /*
- * Payments = PayPal REST APIs (docs/api.md). Sources: the specification's "Payments connector", the specification (credentials,
- * replication_config, Limits), the vendor's API reference.
+ * Payments = PayPal REST APIs. Sources: the vendor's API reference.
  *
- * The specification: "payments ... records declare plain types", so every field here, nested ones included, is non-null.
+ * Payments ... records declare plain types, so every field here, nested ones included, is non-null.
  * Real PayPal records omit many of them (transaction_info alone differs by event code); the nullability is
  * documentation only and nothing rejects a record for a missing field.
- * Timestamps typed as strings in the specification are `datetime` here so search compares them as instants (PayPal sends
+ * Timestamps the vendor sends as strings are `datetime` here so search compares them as instants (PayPal sends
  * `2024-02-10T00:01:56+0000` as well as `...Z`).
  */
 
-/** Non-null at every depth: object sub-fields and array items too (the specification's "plain types"). */
+/** Non-null at every depth: object sub-fields and array items too (the catalog's "plain types"). */
 export function plainDeep(spec: FieldSpec): FieldSpec {
   if (spec.type === 'object') {
     return spec.fields
@@ -47,7 +46,7 @@ const plain = (fields: FieldMap): FieldMap =>
   Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, plainDeep(spec)]));
 
 /**
- * The specification: "Amount objects have currency_code (string) and value (string)". The value is a decimal amount
+ * Amount objects have currency_code (string) and value (string). The value is a decimal amount
  * ("9.87"), declared `decimal` so that search compares and sums it as money.
  */
 const amount = (): FieldSpec => t.object(fields`currency_code: string; value: decimal`);
@@ -60,7 +59,7 @@ const amount = (): FieldSpec => t.object(fields`currency_code: string; value: de
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO-4217 currency code of 3 letters, e.g. USD');
 
 /**
- * ISO 8601 date-time WITH seconds (the specification Limits: "seconds required in both dates"), in the forms PayPal takes:
+ * ISO 8601 date-time WITH seconds (PayPal's limits: "seconds required in both dates"), in the forms PayPal takes:
  * `2024-01-31T00:00:00Z`, `...+01:00` and `...-0700` (PayPal's own form), optional fraction.
  */
 const WITH_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/;
@@ -108,7 +107,7 @@ const balances = entity({
   record: balancesRecord,
   actions: {
     list: z.strictObject({
-      // The specification Limits: "balances available for up to the previous three years".
+      // PayPal's limits: "balances available for up to the previous three years".
       as_of_time: isoDateTime
         .refine((v) => Date.parse(v) >= yearsBefore(new Date(), 3), 'must lie within the previous three years')
         .optional(),
@@ -117,11 +116,11 @@ const balances = entity({
   },
   // The current balances are a snapshot: every run replaces them.
   sync: { mode: 'full_refresh' },
-  // The specification Limits: "up to three hours before balances appear". A snapshot re-read on every run: the delay is
+  // PayPal's limits: "up to three hours before balances appear". A snapshot re-read on every run: the delay is
   // recorded for completeness (there is no cursor to look back from).
   changeCapture: fieldCursor(
     { seesEdits: true, seesDeletions: true, lookbackMs: hours(3) },
-    'the specification Limits (payments balances); PayPal Transaction Search reference, GET /v1/reporting/balances',
+    'PayPal Transaction Search reference, GET /v1/reporting/balances (up to three years back, up to three hours late)',
   ),
 });
 
@@ -129,7 +128,7 @@ const balances = entity({
 // transactions
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The specification's "States": payments transactions, filter transaction_status. */
+/** States: payments transactions, filter transaction_status. */
 export const TRANSACTION_STATUSES = ['D', 'P', 'S', 'V'] as const;
 
 /** The `fields` values of GET /v1/reporting/transactions (comma-separated; `all` for everything). */
@@ -189,7 +188,7 @@ const storeInfo = t.object(fields`store_id, terminal_id: string`);
 
 /**
  * Top-level transaction_id and transaction_updated_date are copies of the transaction_info fields that the
- * connector adds to every record (the specification lists them at the top level).
+ * connector adds to every record (the catalog lists them at the top level).
  */
 const transactionRecord: FieldMap = plain(fields`
   transaction_info: ${transactionInfo}
@@ -203,7 +202,7 @@ const transactionRecord: FieldMap = plain(fields`
   transaction_updated_date: datetime
 `);
 
-/** The specification Limits: "range at most 31 days". */
+/** PayPal's limits: "range at most 31 days". */
 export const MAX_TRANSACTION_RANGE_DAYS = 31;
 
 const transactionsListParams = z
@@ -267,7 +266,7 @@ const transactions: EntityCatalog = {
     store_info: ${storeInfo}
     transaction_info: ${transactionInfo}
     transaction_id: string
-    // Searchable at the top level but absent from the specification's record list: the connector copies it from
+    // Searchable at the top level but absent from the catalog's record list: the connector copies it from
     // transaction_info like transaction_id and transaction_updated_date.
     transaction_initiation_date, transaction_updated_date: datetime
   `),
@@ -278,10 +277,10 @@ const transactions: EntityCatalog = {
   // PayPal connector notes), so a later status change (P → S, a reversal V) of an older transaction does not reach
   // an incremental read: edits need the full pass. Transactions are never deleted (a refund or reversal is a
   // transaction of its own). "It takes a maximum of three hours for executed transactions to appear in the list
-  // transactions call" (PayPal reference; the specification Limits): incremental runs re-read 3 hours behind the cursor.
+  // transactions call" (PayPal reference; PayPal's limits): incremental runs re-read 3 hours behind the cursor.
   changeCapture: fieldCursor(
     { seesEdits: false, seesDeletions: true, lookbackMs: hours(3) },
-    'https://developer.paypal.com/docs/api/transaction-search/v1/search-get/ (3 h delay; filter on initiation date); the specification Limits',
+    'https://developer.paypal.com/docs/api/transaction-search/v1/search-get/ (3 h delay; filter on initiation date)',
   ),
 };
 
@@ -386,7 +385,7 @@ const listDisputes: EntityCatalog = {
   meta: plain(fields`next_page_token: string`),
   searchable: plain({
     ...disputeRecord,
-    // Searchable but not a record field in the specification: the update time cut to the precision PayPal filters by
+    // Searchable but not a record field in the catalog: the update time cut to the precision PayPal filters by
     // (the vendor's reference replication adds it); the connector fills it from update_time.
     updated_time_cut: t.datetime(),
   }),
@@ -461,7 +460,7 @@ const searchInvoices = entity({
   },
   record: invoiceRecord,
   meta: pageMeta,
-  // The specification's list (items is a record field but not searchable). gratuity is the invoice's top-level gratuity
+  // The catalog's list (items is a record field but not searchable). gratuity is the invoice's top-level gratuity
   // Amount; last_update_time is detail.metadata.last_update_time, which the connector copies to the top level.
   searchable: plain({
     ...omit(invoiceRecord, ['items']),
@@ -487,7 +486,7 @@ const searchInvoices = entity({
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * The specification's "Payments connector, OAuth method" (the only method): client_id and client_secret are required;
+ * The OAuth method (the only one): client_id and client_secret are required;
  * access_token, from a client-credentials grant, is optional (the connector obtains one when it is absent).
  */
 const credentials = z.strictObject({
@@ -496,7 +495,7 @@ const credentials = z.strictObject({
   access_token: z.string().min(1).optional(),
 });
 
-/** The specification: start_date "must lie between 3 years ago and 12 hours before the present time" (evaluated at parse). */
+/** start_date must lie between 3 years ago and 12 hours before the present time (evaluated at parse). */
 export const paypalReplicationConfig = z.strictObject({
   start_date: isoDateTime.superRefine((value, ctx) => {
     const now = new Date();

@@ -18,7 +18,7 @@ export function instant(value: unknown): number {
   return Number.isNaN(strict) ? Date.parse(value) : strict;
 }
 
-/** Copies `paypal_*` fields to the specification's neutral `provider_*` names, keeping the vendor's too. */
+/** Copies `paypal_*` fields to the catalog's neutral `provider_*` names, keeping the vendor's too. */
 function withNeutralNames(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
@@ -30,8 +30,8 @@ function withNeutralNames(value: unknown): unknown {
 
 /**
  * GET /v1/reporting/transactions answers `transaction_details[]` of {transaction_info, payer_info, ...}.
- * The specification lists transaction_id and transaction_updated_date at the top level too (and the catalog searches
- * transaction_initiation_date there): they are copied out of transaction_info. The specification writes PayPal's
+ * The catalog lists transaction_id and transaction_updated_date at the top level too (and the catalog searches
+ * transaction_initiation_date there): they are copied out of transaction_info. The catalog writes PayPal's
  * `paypal_account_id`, `paypal_reference_id(_type)` and cart_info `paypal_invoice_id` as `provider_*`.
  */
 export function toTransaction(detail: UpstreamRecord): UpstreamRecord {
@@ -138,7 +138,7 @@ export async function* readTransactions(
   }
 }
 
-/** Disputes: `updated_time_cut` (searchable, not a record field of the specification) is the update time. */
+/** Disputes: `updated_time_cut` (searchable, not a record field of the catalog) is the update time. */
 export function toDispute(item: UpstreamRecord): UpstreamRecord {
   return { ...item, updated_time_cut: item.update_time };
 }

@@ -14,7 +14,7 @@ describe('Sentry catalog', () => {
     expect(Object.keys(detail.record)).toEqual(Object.keys(entities.projects!.record));
   });
 
-  it('has the four entities of the specification with list, get, search; nullable except the identifier', () => {
+  it('has the four entities of its contract with list, get, search; nullable except the identifier', () => {
     expect(Object.keys(entities).sort()).toEqual(['events', 'issues', 'project_detail', 'projects', 'releases']);
     for (const entity of Object.values(entities).filter((e) => e.name !== 'project_detail')) {
       expect(Object.keys(entity.actions).sort(), entity.name).toEqual(['get', 'list']);
@@ -35,7 +35,7 @@ describe('Sentry catalog', () => {
     expect(PROJECT_LIST_FIELDS).not.toContain('securityToken');
   });
 
-  it('declares the searchable fields of the specification, with the extra fields typed', () => {
+  it('declares the searchable fields of its contract, with the extra fields typed', () => {
     const projects = entities.projects?.searchable ?? {};
     expect(Object.keys(projects)).toHaveLength(26);
     expect(projects.hasCustomMetrics?.type).toBe('boolean');

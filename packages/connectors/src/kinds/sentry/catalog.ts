@@ -6,15 +6,14 @@ import { fields } from '../../core/fields.ts';
 import { sentryWebhooks } from './webhooks.ts';
 
 /*
- * Error monitoring = Sentry Web API (docs/api.md), base https://sentry.io/api/0. Sources: the specification's "Error monitoring
- * connector", the vendor's API reference, Sentry's API reference (projects, issues, events, releases).
+ * Error monitoring = Sentry Web API, base https://sentry.io/api/0. Sources: Sentry's API reference
+ * (https://docs.sentry.io/api/: projects, issues, events, releases).
  *
- * The specification: error monitoring records "declare every field nullable except the identifier".
- * Timestamps typed as strings in the specification (dateCreated, firstSeen, lastSeen, firstEvent, ...) are `datetime`
+ * Error monitoring records declare every field nullable except the identifier.
+ * Timestamps the vendor sends as strings (dateCreated, firstSeen, lastSeen, firstEvent, ...) are `datetime`
  * here so search compares them as instants.
  *
- * Organization for replication: the specification passes organization_slug as a parameter of every organization-scoped
- * action, but replication has no caller to pass it. Decision: replication covers every organization the token can
+ * Organization for replication: every organization-scoped action takes organization_slug as a parameter, but replication has no caller to pass it. Decision: replication covers every organization the token can
  * see, discovered with GET /api/0/organizations/ (https://docs.sentry.io/api/organizations/list-your-organizations/);
  * the connector configuration may narrow it to one (`organization_slug`, optional, see `config` below). Projects
  * are read per organization (organizations/{org}/projects/) and are the parents of issues and events, which take
@@ -22,7 +21,7 @@ import { sentryWebhooks } from './webhooks.ts';
  * Live actions never need the configuration (they take organization_slug in params).
  */
 
-// The specification shows no Meta for this connector; Sentry pages with a Link header cursor, which list actions return
+// The catalog shows no Meta for this connector; Sentry pages with a Link header cursor, which list actions return
 // as meta.next_cursor (null on the last page) so that callers can pass it back as `cursor`.
 const meta: FieldMap = fields`next_cursor: string`;
 /**
@@ -65,7 +64,7 @@ const projectGetOnlyFields: FieldMap = fields`
   digestsMinDelay, digestsMaxDelay, resolveAge, processingIssues, secondaryGroupingExpiry: integer
   dataScrubber, verifySSL, scrubIPAddresses, scrapeJavaScript,
   dataScrubberDefaults, isDynamicallySampled, seerScannerAutomation: boolean
-  // The specification: "boolean or integer". The field vocabulary has no union: typed integer (Sentry's current form, the
+  // Boolean or integer. The field vocabulary has no union: typed integer (Sentry's current form, the
   // number of crash reports to store; older projects answer a boolean). Not searchable, so it maps nothing.
   storeCrashReports: integer
   securityToken, subjectPrefix, subjectTemplate, securityTokenHeader, groupingConfig,
@@ -74,7 +73,7 @@ const projectGetOnlyFields: FieldMap = fields`
 `;
 
 /**
- * The specification gives two record shapes for projects: the list's, and the get's, which adds fields. `record` is the
+ * The catalog gives two record shapes for projects: the list's, and the get's, which adds fields. `record` is the
  * union of both (the get's shape); a list record holds the subset `PROJECT_LIST_FIELDS`, and replicated records
  * (read through the list) hold that subset too.
  */
@@ -104,7 +103,7 @@ const projects = entity({
       'firstTransactionEvent',
       'hasAccess',
     ]),
-    // Searchable in the specification but in neither record shape (an older Sentry project flag): a boolean.
+    // Searchable in the catalog but in neither record shape (an older Sentry project flag): a boolean.
     hasCustomMetrics: t.boolean(),
     ...pick(projectRecord, [
       'hasFeedbacks',
@@ -135,7 +134,7 @@ const projects = entity({
 });
 
 /*
- * project_detail: the seed system's action beyond the specification, one project's full
+ * project_detail: the seed system's action beyond the catalog, one project's full
  * record, live only. The tsv names the path `projects/{org}/{project}/detail/`; Sentry has no such endpoint, and
  * its "Retrieve a Project" (https://docs.sentry.io/api/projects/retrieve-a-project/) is
  * `projects/{org}/{project}/`, so that is what is called (deliberate deviation from the tsv path).
@@ -162,7 +161,7 @@ const perProject = {
 // issues
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The specification's "States": error monitoring issues.status. */
+/** States: error monitoring issues.status. */
 export const ISSUE_STATUSES = ['resolved', 'unresolved', 'ignored'] as const;
 
 const issueRecord: FieldMap = fields`
@@ -246,14 +245,14 @@ const events = entity({
   meta,
   searchable: {
     ...eventRecord,
-    // Searchable in the specification but not a record field: a string.
+    // Searchable in the catalog but not a record field: a string.
     occurrence: t.string(),
   },
   actions: {
     list: z.strictObject({
       organization_slug: slug,
       project_slug: slug,
-      // The specification: a string, `true` for the full event body; a boolean is accepted too and sent as a string.
+      // The catalog: a string, `true` for the full event body; a boolean is accepted too and sent as a string.
       full: z.union([z.enum(['true', 'false']), z.boolean()]).optional(),
       cursor,
     }),
@@ -296,9 +295,7 @@ const releases = entity({
   },
   record: releaseRecord,
   meta,
-  // The specification lists the searchable fields alphabetically up to userAgent and leaves the rest "not shown"; the
-  // listed ones are exactly the record fields up to userAgent in alphabetical order, and the record fields after
-  // it are version and versionInfo: the decision is that every record field is searchable.
+  // Every record field is searchable (version and versionInfo included).
   searchable: releaseRecord,
   actions: {
     list: z.strictObject({
@@ -317,7 +314,7 @@ const releases = entity({
 // Credentials, config
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The specification: "not shown"; docs/api.md: the vendor's auth, a Sentry auth token sent as `Authorization: Bearer`. */
+/** A Sentry auth token sent as `Authorization: Bearer` (https://docs.sentry.io/api/auth/). */
 const credentials = z.strictObject({ auth_token: z.string().min(1) });
 
 /** See the header comment: narrows replication to one organization (default: every organization the token sees). */

@@ -14,7 +14,7 @@ describe('Snapchat Marketing catalog', () => {
       .filter((e) => e.searchable)
       .map((e) => e.name);
     expect(searchable).toEqual(['organizations', 'adaccounts', 'campaigns', 'adsquads', 'ads', 'creatives', 'media']);
-    // list (the specification) and get (the seed system's action beyond it, GET /segments/{id}).
+    // list (the catalog) and get (the seed system's action beyond it, GET /segments/{id}).
     expect(Object.keys(entities.segments?.actions ?? {})).toEqual(['list', 'get']);
   });
 
@@ -30,7 +30,7 @@ describe('Snapchat Marketing catalog', () => {
     }
   });
 
-  it("follows the specification's searchable lists", () => {
+  it("follows the catalog's searchable lists", () => {
     const orgs = Object.keys(entities.organizations?.searchable ?? {});
     expect(orgs).not.toContain('verification_request_id');
     expect(orgs).not.toContain('demand_source');

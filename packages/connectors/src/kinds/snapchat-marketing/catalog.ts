@@ -12,14 +12,13 @@ import { type FieldMap, omit, withNullability } from '../../core/field-spec.ts';
 import { fields } from '../../core/fields.ts';
 
 /*
- * Social advertising = Snap Marketing API (docs/api.md), https://adsapi.snapchat.com/v1, OAuth 2.0 Bearer.
- * Sources: the specification's "Social advertising connector".
- * The specification: "social advertising records declare plain types", so every record field is non-null.
+ * Social advertising = Snap Marketing API, https://adsapi.snapchat.com/v1, OAuth 2.0 Bearer.
+ * Social advertising records declare plain types, so every record field is non-null.
  */
 const plain = (fields: FieldMap): FieldMap => withNullability(fields, false);
 
 /**
- * The specification: "Paginated list actions return meta.next_link (string)". Declared nullable: the last page carries no
+ * Paginated list actions return meta.next_link (string). Declared nullable: the last page carries no
  * paging.next_link upstream.
  */
 const meta: FieldMap = fields`next_link: string`;
@@ -36,7 +35,7 @@ const perAdAccount = z.strictObject({ ad_account_id: pathId, limit, next_link: n
 /**
  * Snap lists wrap every object (`{paging: {next_link}, campaigns: [{sub_request_status, campaign}]}`, unwrapped by
  * the kind's code); the next page is the absolute `paging.next_link` (it carries the cursor and limit), followed
- * as-is on the API origin and this list's path (docs/api.md). A record is `/v1/{plural}/{id}`.
+ * as-is on the API origin and this list's path (https://marketingapi.snapchat.com/docs/#pagination). A record is `/v1/{plural}/{id}`.
  */
 function snapList(path: string, plural: string): UpstreamSpec {
   return {
@@ -146,7 +145,7 @@ const adSquadRecord = plain(fields`
   daily_budget_micro, lifetime_budget_micro, delivery_properties_version: integer
   delivery_status: string[]
   targeting: object
-  // Apparently the neutral name (the specification's convention) of the vendor's skadnetwork_properties.
+  // Apparently the neutral name (the catalog's neutral naming) of the vendor's skadnetwork_properties.
   provider_adnetwork_properties, event_sources: object
 `);
 
@@ -187,8 +186,8 @@ const mediaRecord = plain(fields`
 const media = ofAdAccount('media', mediaRecord);
 
 /*
- * segments (GET /adaccounts/{ad_account_id}/segments): the specification gives list only; "Get and search of segments:
- * not shown" and its search list leaves segments out. get is the seed system's action beyond the specification
+ * segments (GET /adaccounts/{ad_account_id}/segments): the catalog gives list only; "Get and search of segments:
+ * not shown" and its search list leaves segments out. get is the seed system's action beyond the catalog
  * (GET /segments/{id}, the vendor's "Get a Segment"); no search (hence no sync): the
  * searchable fields are unknown. Record fields after created_at are "not shown": the vendor's updated_at is added.
  */

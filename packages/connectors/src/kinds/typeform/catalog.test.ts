@@ -7,7 +7,7 @@ const { entities } = typeformCatalog;
 const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Typeform catalog', () => {
-  it('has the six entities of the specification, searchable, nullable except the identifier', () => {
+  it('has the six entities of its contract, searchable, nullable except the identifier', () => {
     expect(Object.keys(entities).sort()).toEqual(['forms', 'images', 'responses', 'themes', 'webhooks', 'workspaces']);
     for (const entity of Object.values(entities)) {
       expect(entity.searchable, entity.name).toBeDefined();
@@ -21,7 +21,7 @@ describe('Typeform catalog', () => {
     }
   });
 
-  it('declares the searchable fields of the specification', () => {
+  it('declares the searchable fields of its contract', () => {
     const count = (name: string) => Object.keys(entities[name]?.searchable ?? {}).length;
     expect(count('forms')).toBe(14);
     expect(entities.forms?.searchable?.self).toBeUndefined();

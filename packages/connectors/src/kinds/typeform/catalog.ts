@@ -14,15 +14,14 @@ import { fields } from '../../core/fields.ts';
 import { typeformWebhooks } from './webhooks.ts';
 
 /*
- * Forms = Typeform API (docs/api.md), base https://api.typeform.com. Sources: the specification's "Forms connector",
- * the vendor's API reference, Typeform's API reference (Create API: forms, workspaces, images, themes; Responses
+ * Forms = Typeform API, base https://api.typeform.com. Sources: Typeform's API reference (Create API: forms, workspaces, images, themes; Responses
  * API; Webhooks API).
  *
- * The specification: forms records "declare every field nullable except the identifier".
- * Timestamps typed as strings in the specification are `datetime` here so search compares them as instants.
+ * Forms records declare every field nullable except the identifier.
+ * Timestamps the vendor sends as strings are `datetime` here so search compares them as instants.
  */
 
-// The specification: Meta total_items, page_count (integers) on the paged lists (forms, responses, workspaces, themes).
+// The catalog: Meta total_items, page_count (integers) on the paged lists (forms, responses, workspaces, themes).
 const meta: FieldMap = fields`total_items, page_count: integer`;
 
 /** Page-numbered lists: `page` from 1; Typeform's page_size maximum is 200 (forms, workspaces, themes). */
@@ -193,7 +192,7 @@ const themeRecord: FieldMap = fields`
 const themes = pagedWhole('themes', themeRecord);
 
 /*
- * Credentials (the specification: "not shown"; docs/api.md: the vendor's real auth). Typeform takes a bearer token, either a
+ * Credentials: the vendor's own auth (https://www.typeform.com/developers/get-started/). Typeform takes a bearer token, either a
  * personal access token or an OAuth access token. Two methods, strict objects with disjoint shapes, so any
  * credentials object matches at most one:
  * - personal access token: exactly {access_token};

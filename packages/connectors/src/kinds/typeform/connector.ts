@@ -29,7 +29,7 @@ async function* readForms(ctx: TypeformContext, request: ReadRequest): AsyncIter
 
 /**
  * Responses list and read as declared; Typeform's own: the form id added to each response (Typeform's records carry
- * none; the specification lists it), since/until to the second, and the direction of the token paging.
+ * none; the catalog lists it), since/until to the second, and the direction of the token paging.
  */
 const responses: EntityOperations<TypeformContext> = {
   hooks: {
@@ -45,7 +45,7 @@ const responses: EntityOperations<TypeformContext> = {
   },
 };
 
-/** Webhooks carry no form_id; the specification lists it, so it is added from the request. */
+/** Webhooks carry no form_id; the catalog lists it, so it is added from the request. */
 const webhooks: EntityOperations<TypeformContext> = {
   hooks: { record: (record, params) => ({ form_id: params.form_id, ...record }) },
 };

@@ -7,8 +7,8 @@ const { entities } = zendeskTalkCatalog;
 const params = (entity: string, action: 'list' | 'get') => actionParams(entities, entity, action);
 
 describe('Zendesk Talk catalog', () => {
-  it('has the entities of the specification, all listable and searchable, every field nullable', () => {
-    // The entity names the specification lists.
+  it('has the entities of its contract, all listable and searchable, every field nullable', () => {
+    // The entity names the catalog lists.
     const specified = `account_overview addresses agents_activity agents_overview call_legs calls current_queue_activity
       greeting_categories greetings ivrs phone_numbers`;
     expect(Object.keys(entities).sort()).toEqual(specified.split(/\s+/).sort());
@@ -32,7 +32,7 @@ describe('Zendesk Talk catalog', () => {
     expect(entities.phone_numbers?.sync).toEqual({ mode: 'full_refresh' });
   });
 
-  it('declares the searchable fields of the specification', () => {
+  it('declares the searchable fields of its contract', () => {
     expect(entities.phone_numbers?.searchable?.brand_id).toBeUndefined();
     expect(Object.keys(entities.phone_numbers?.searchable ?? {})).toHaveLength(30);
     expect(Object.keys(entities.agents_activity?.searchable ?? {})).toHaveLength(26);

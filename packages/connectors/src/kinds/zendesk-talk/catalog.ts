@@ -14,20 +14,19 @@ import { fields } from '../../core/fields.ts';
 import { zendeskWebhooks } from './webhooks.ts';
 
 /*
- * Telephony = Zendesk Talk API (docs/api.md), base https://{subdomain}.zendesk.com/api/v2/channels/voice.
- * Sources: the specification's "Telephony connector", the specification (credentials, replication_config, config), and
- * the vendor's API reference.
+ * Telephony = Zendesk Talk API, base https://{subdomain}.zendesk.com/api/v2/channels/voice.
+ * Sources: the vendor's API reference (https://developer.zendesk.com/api-reference/voice/talk-api/).
  *
- * The specification: "Every field is nullable" (for telephony, the identifier too), which is what the `t` builders
+ * Every field is nullable (for telephony, the identifier too), which is what the `t` builders
  * produce by default: no field below uses notNull.
- * Timestamps that the specification types as strings (created_at, updated_at) are typed `datetime` so search compares
+ * Timestamps the vendor sends as strings (created_at, updated_at) are typed `datetime` so search compares
  * them as instants.
  */
 
-// The specification: "Paginated list actions return meta.next_page (string or null)".
+// Paginated list actions return meta.next_page (string or null).
 const meta: FieldMap = fields`next_page: string`;
 
-/** The specification lists these entities' list actions with parameters "none". */
+/** The catalog lists these entities' list actions with parameters "none". */
 const noParams = z.strictObject({});
 
 /** A next_page URL that an earlier page returned in Meta: the caller passes it back to read on. */
@@ -81,10 +80,10 @@ function zendeskList(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Settings entities (the specification lists their fields)
+// Settings entities (the catalog lists their fields)
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The specification does not list phone_numbers.line_type as state, the specification says "(phone or digital)". */
+/** phone_numbers.line_type: phone or digital. */
 export const LINE_TYPES = ['phone', 'digital'] as const;
 
 const phoneNumberRecord: FieldMap = fields`
@@ -99,7 +98,7 @@ const phoneNumberRecord: FieldMap = fields`
   default_greeting_ids, greeting_ids, group_ids: array
 `;
 
-// The specification: "Searchable: all except brand_id".
+// Searchable: all except brand_id.
 const phoneNumbers = zendeskList('phone_numbers', 'phone_number', phoneNumberRecord, {
   searchable: omit(phoneNumberRecord, ['brand_id']),
 });
@@ -119,7 +118,7 @@ const greetingRecord: FieldMap = fields`
   ivr_ids, phone_number_ids: array
 `;
 
-// The specification: greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. "voicemail_en").
+// greeting_id is a string (Zendesk greeting ids can be non-numeric, e.g. voicemail_en).
 const greetings = zendeskList('greetings', 'greeting', greetingRecord, { id: pathId });
 
 const greetingCategoryRecord: FieldMap = fields`id: integer; name: string`;
@@ -139,7 +138,7 @@ const ivrs = zendeskList('ivrs', 'ivr', ivrRecord, { path: 'ivr' });
 // Statistics (current day)
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The specification's "States": telephony agents_activity.agent_state. */
+/** States: telephony agents_activity.agent_state. */
 export const AGENT_STATES = ['online', 'offline', 'away', 'transfers_only'] as const;
 /** A stats endpoint's snapshot: one record, keyed by when Zendesk computed it, every field searchable, read whole. */
 function statsSnapshot(name: string, record: FieldMap): EntityCatalog {
@@ -153,7 +152,7 @@ function statsSnapshot(name: string, record: FieldMap): EntityCatalog {
   };
 }
 
-/** The specification's "States": telephony agents_activity.call_status (on_call, wrap_up, or null: the field is nullable). */
+/** States: telephony agents_activity.call_status (on_call, wrap_up, or null: the field is nullable). */
 export const CALL_STATUSES = ['on_call', 'wrap_up'] as const;
 
 const agentActivityRecord: FieldMap = fields`
@@ -195,7 +194,7 @@ const agentsOverviewRecord: FieldMap = fields`
 const agentsOverview = statsSnapshot('agents_overview', agentsOverviewRecord);
 
 /*
- * account_overview, current_queue_activity, calls, call_legs: the specification does not show their fields or parameters.
+ * account_overview, current_queue_activity, calls, call_legs: the catalog does not show their fields or parameters.
  * Fields are those of the vendor's API (Zendesk Talk API reference: "Get Account Overview", "Show Current Queue
  * Activity", "Incremental Calls Export", "Incremental Call Legs Export"; the same fields as the vendor's reference
  * replication schemas). Searchable fields are not shown either: all record fields are searchable.
@@ -222,7 +221,7 @@ const currentQueueActivityRecord: FieldMap = fields`
 const currentQueueActivity = statsSnapshot('current_queue_activity', currentQueueActivityRecord);
 
 /**
- * calls and call_legs list parameters (the specification: "not shown"): the incremental exports' own `start_time`,
+ * calls and call_legs list parameters: the incremental exports' own `start_time`,
  * unix seconds, inclusive (the connector starts at 0, the beginning, when it is omitted). The exports page by
  * time: the next page is `start_time` = the previous response's end_time, so `next_page` in Meta is the URL of
  * that page and no other paging parameter exists.
@@ -319,12 +318,12 @@ const callLegRecord: FieldMap = fields`
 const callLegs = exported('call_legs', 'stats/incremental/legs', 'legs', callLegRecord);
 
 // ---------------------------------------------------------------------------------------------------------------
-// Credentials, replication_config, config (the specification)
+// Credentials, replication_config, config
 // ---------------------------------------------------------------------------------------------------------------
 
 const secret = z.string().min(1);
 
-/** The specification's "Telephony connector, OAuth method": sent as `Authorization: Bearer <access_token>`. */
+/** The OAuth method: sent as `Authorization: Bearer <access_token>`. */
 export const zendeskTalkOAuthCredentials = z.strictObject({
   access_token: secret,
   refresh_token: secret.optional(),
@@ -332,7 +331,7 @@ export const zendeskTalkOAuthCredentials = z.strictObject({
   client_secret: secret.optional(),
 });
 
-/** The specification's "Telephony connector, token method": Basic `{email}/token:{api_token}`. */
+/** The token method: Basic `{email}/token:{api_token}`. */
 export const zendeskTalkTokenCredentials = z.strictObject({
   email: z.email(),
   api_token: secret,
@@ -345,14 +344,14 @@ const credentials = z.union([zendeskTalkOAuthCredentials, zendeskTalkTokenCreden
     'or the token method {email, api_token}',
 });
 
-/** The specification: "UTC, form YYYY-MM-DDT00:00:00Z" (midnight UTC of a valid calendar day). */
+/** UTC, form YYYY-MM-DDT00:00:00Z (midnight UTC of a valid calendar day). */
 const midnightUtc = z.iso
   .datetime({ offset: false })
   .regex(/^\d{4}-\d{2}-\d{2}T00:00:00Z$/, 'must have the form YYYY-MM-DDT00:00:00Z, e.g. 2024-01-01T00:00:00Z');
 
 const replicationConfig = z.strictObject({ start_date: midnightUtc });
 
-/** The specification's "Connector configuration variables (telephony)" and docs/api.md (validated subdomain). */
+/** The connector configuration: the account's subdomain, validated. */
 const config = z.strictObject({
   subdomain: z
     .string()

@@ -6,8 +6,8 @@ import type { ValidatedSearch } from '../../validate/validate-search.ts';
 
 /**
  * A search that asks for records by their keys, answered by the engine's multi-get (`_mget`) of their document
- * ids instead of a query: the same page for half the engine's work on an id lookup (engine CPU per `eq id`
- * 0.21 ms, against 0.43 as `_search` with the same source includes; 1,000,000 invoices, 8 in flight).
+ * ids instead of a query: the same page for about half the engine's work on an id lookup
+ * (docs/benchmarks/code-measurements.md).
  */
 export type KeyLookup = {
   /** Document ids of the keys asked for, in the page's order (`_key` ascending, as the search sorts). */

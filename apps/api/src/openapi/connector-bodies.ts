@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+// The request bodies and path parameters of the connector routes: the routes validate with them, and the services
+// and the OpenAPI document read them from here (a layer below both).
+
 const name = z.string().trim().min(1).max(200);
 export const CustomerName = name;
 export const ConnectorName = name;
