@@ -1,0 +1,1 @@
+export { createEmbedder, type Embedder, type EmbedderOptions } from './embedder.ts';
