@@ -194,6 +194,12 @@ export const PlatformEnv = z.object({
    * (a file a crashed process leaves is shipped by the next one); relative to the working directory.
    */
   AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
+  /**
+   * The sentence-embedding model of search by meaning (docs/search.md): a folder with `model.onnx` and its
+   * `tokenizer.json` (a BERT WordPiece encoder of 384 dimensions, as infra/scripts/embedding-model.sh installs);
+   * relative to the working directory. Its folder name identifies the model that computed a stored vector.
+   */
+  EMBEDDING_MODEL_DIR: z.string().min(1).default('.data/models/all-minilm-l6-v2-q'),
   /** AUDIT_COMMIT=spool: above this many bytes not yet shipped (Postgres unreachable), audited calls answer 503. */
   AUDIT_SPOOL_BACKLOG_BYTES: z.coerce
     .number()

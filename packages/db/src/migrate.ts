@@ -16,6 +16,7 @@ import * as changeEventRecordJson from './migrations/0024-change-event-record-js
 import * as auditOrganizationKey from './migrations/0025-audit-organization-key.ts';
 import * as auditSpoolOffsets from './migrations/0026-audit-spool-offsets.ts';
 import * as deliveriesByStatus from './migrations/0027-deliveries-by-status.ts';
+import * as textEmbeddings from './migrations/0037-text-embeddings.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-audit-organization-key': auditOrganizationKey,
   '0026-audit-spool-offsets': auditSpoolOffsets,
   '0027-deliveries-by-status': deliveriesByStatus,
+  '0037-text-embeddings': textEmbeddings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -212,6 +212,15 @@ export interface AuditOutcomesTable extends AuditOutcomeColumns {
   entry_id: number;
 }
 
+/** The vectors of embedded record texts, by connector, model and text hash (migration 0037). */
+export interface TextEmbeddingsTable {
+  connector_id: string;
+  model: string;
+  text_hash: string;
+  vector: Buffer;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -228,6 +237,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
   audit_outcomes: AuditOutcomesTable;
+  text_embeddings: TextEmbeddingsTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { CredentialsCipher, type PlatformEnv } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
@@ -13,6 +13,7 @@ import {
   migrateToLatest,
   SyncStatesRepository,
   TableMaintenance,
+  TextEmbeddingsRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
 import { HostedConnectors, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
@@ -22,6 +23,7 @@ import { ChangeFeedSink, IndexStore, opensearchNodes } from '@conduit/search-sto
 import { AuditLog, AuditSpool } from '@conduit/trusted-calls';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
+import { CopyVectors } from './copy-vectors.ts';
 
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {
@@ -47,6 +49,10 @@ export interface PlatformServices {
   readonly maintenance: TableMaintenance;
   /** One upstream budget per connector, shared through Redis (GET .../{id} shows it). */
   readonly budgets: UpstreamBudgets;
+  /** Vectors of embedded texts (search by meaning): the worker's embedding job saves them, writes attach them. */
+  readonly textEmbeddings: TextEmbeddingsRepository;
+  /** The embedding model: its folder (EMBEDDING_MODEL_DIR) and the name stored vectors carry. */
+  readonly embeddingModel: { readonly dir: string; readonly name: string };
   close(): Promise<void>;
 }
 
@@ -85,6 +91,9 @@ export async function connectPlatformServices(
   const connectors = new ConnectorsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const changeFeed = new ChangeFeedRepository(db);
+  const textEmbeddings = new TextEmbeddingsRepository(db);
+  const embeddingModel = { dir: resolve(env.EMBEDDING_MODEL_DIR), name: basename(resolve(env.EMBEDDING_MODEL_DIR)) };
+  const vectors = new CopyVectors(textEmbeddings, redis, env.NAMESPACE, embeddingModel.name);
   const indexStore = new IndexStore(opensearch, env.NAMESPACE, {
     searchUrl: env.OPENSEARCH_URL,
     searchRequests: env.OPENSEARCH_SEARCH_REQUESTS,
@@ -97,6 +106,7 @@ export async function connectPlatformServices(
     },
     changes: new ChangeFeedSink(changeFeed),
     bulk: { flushBytes: env.OPENSEARCH_BULK_BYTES, concurrency: env.OPENSEARCH_BULK_CONCURRENCY },
+    vectors,
   });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
@@ -162,12 +172,15 @@ export async function connectPlatformServices(
       budgets,
     }),
     budgets,
+    textEmbeddings,
+    embeddingModel,
     indexStore,
     scheduler,
     metrics,
     webhookQueue,
     async close() {
       await scheduler.close();
+      await vectors.close();
       await webhookQueue.close();
       redis.disconnect();
       await indexStore.close();

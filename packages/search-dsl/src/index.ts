@@ -19,6 +19,7 @@ export { lookupAnswerAsSearch } from './results/lookup-answer.ts';
 export { emptySearchPage, readSearchPage, searchProblemOf } from './results/read-search-page.ts';
 export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';
 export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
+export { EMBEDDING_DIMENSIONS, VECTOR_FIELDS } from './semantic/vector-fields.ts';
 export { planSql, runSqlJson, type SqlRequest, SqlRequestSchema } from './sql/run-sql.ts';
 export { isSqlQueryError, SqlQueryError } from './sql/sql-error.ts';
 export { SQL_TEXT_LIMITS } from './sql/sql-prescan.ts';

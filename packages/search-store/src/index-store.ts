@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
-import { buildIndexMapping, copyScope, INTERNAL_FIELDS, toIndexDocument } from '@conduit/search-dsl';
+import {
+  buildIndexMapping,
+  copyScope,
+  INTERNAL_FIELDS,
+  indexDocumentId,
+  toIndexDocument,
+  VECTOR_FIELDS,
+} from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { type AppliedWrite, type ChangeSink, type ChangeSource, type ChangeTarget, NO_CHANGES } from './change-sink.ts';
 import { CoalescedRefresh } from './coalesced-refresh.ts';
+import { attachKnownVectors, setVectors, type VectorSource } from './document-vectors.ts';
 import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import {
   type LookupAnswer,
@@ -31,6 +39,8 @@ const BULK_RETRIES = 5;
 const BULK_RETRY_WAIT_MS = 500;
 
 interface StoredDocument {
+  _embedding?: number[];
+  _embedding_hash?: string;
   _connector_id: string;
   _key: string;
   _record?: Record<string, unknown>;
@@ -91,6 +101,7 @@ export class IndexStore {
     await this.#client.indices.refresh({ index }, { ignore: [404] });
   });
   readonly #bulk: BulkSetting;
+  readonly #vectors: VectorSource | undefined;
 
   /**
    * `options.searchUrl`: the node searches go to through their own pool, with at most `options.searchRequests`
@@ -109,6 +120,8 @@ export class IndexStore {
       replicas?: number;
       /** How writes are cut into bulk requests, and how many go at once (one request of up to 5 MB unless set). */
       bulk?: BulkSetting;
+      /** The vectors of entities with embedded fields (search by meaning); none are written without it. */
+      vectors?: VectorSource;
     } = {},
   ) {
     this.#client = client;
@@ -119,6 +132,7 @@ export class IndexStore {
       ? new SearchTransport(options.searchUrl, { ...options.transport, requests: options.searchRequests })
       : undefined;
     this.#changes = options.changes ?? NO_CHANGES;
+    this.#vectors = options.vectors;
   }
 
   /**
@@ -195,7 +209,7 @@ export class IndexStore {
 
   async #ensure(alias: string, entity: EntityCatalog): Promise<string> {
     if (!entity.searchable) throw new Error(`${entity.name} is not searchable`);
-    const generated = buildIndexMapping(entity.searchable, entity.recordKey);
+    const generated = buildIndexMapping(entity.searchable, entity.recordKey, entity.embed);
     const properties = (generated.mappings as { properties: Record<string, unknown> }).properties;
     const definition = {
       settings: { ...generated.settings, number_of_shards: 1, number_of_replicas: 0 },
@@ -286,6 +300,8 @@ export class IndexStore {
                 { searchable: entity.searchable ?? {}, recordKey: entity.recordKey, connectorId: source._connector_id },
               ),
               [SYNC_RUN_FIELD]: source[SYNC_RUN_FIELD],
+              // A record's vector moves with it: the new mapping must not embed unchanged texts again.
+              ...vectorOf(source),
             };
         body.push({
           index: {
@@ -352,7 +368,17 @@ export class IndexStore {
       const write: AppliedWrite = { kind: 'upsert', key: document.key, version, record };
       documents.push({ id: document.id, version, doc: document.doc, write });
     });
+    const embedding = this.#vectors && entity.embed?.length ? this.#vectors : undefined;
+    const target = { connectorType, entity: entity.name, connectorId };
+    const unembedded = embedding ? await attachKnownVectors(embedding, target, entity, documents) : [];
     const applied = await this.#writeVersioned(alias, connectorId, documents, options.refresh);
+    if (embedding && unembedded.length > 0) {
+      const written = new Set(applied.map((write) => indexDocumentId(connectorId, write.key)));
+      await embedding.unembedded(
+        target,
+        unembedded.filter((text) => written.has(text.id)),
+      );
+    }
     return {
       indexed: applied.length,
       skipped,
@@ -360,6 +386,16 @@ export class IndexStore {
       target: { connectorId, entity: entity.name, source: options.source ?? 'sync' },
       applied,
     };
+  }
+
+  /** Sets vectors computed after a write on the documents that still hold their text (document-vectors.ts). */
+  setVectors(
+    connectorType: string,
+    entity: string,
+    connectorId: string,
+    updates: Parameters<typeof setVectors>[3],
+  ): Promise<number> {
+    return setVectors(this.#client, this.alias(connectorType, entity), connectorId, updates);
   }
 
   /** Appends what a write applied to the change feed (see writeRecords). */
@@ -621,4 +657,10 @@ function parseError(json: Buffer): unknown {
   } catch {
     return { error: { type: 'unreadable_answer', reason: text.slice(0, 200) } };
   }
+}
+
+function vectorOf(source: StoredDocument): Record<string, unknown> {
+  const vector = source[VECTOR_FIELDS.vector as '_embedding'];
+  const hash = source[VECTOR_FIELDS.textHash as '_embedding_hash'];
+  return vector && hash ? { [VECTOR_FIELDS.vector]: vector, [VECTOR_FIELDS.textHash]: hash } : {};
 }
