@@ -11,6 +11,7 @@ import { ClientAccessCache } from './services/client-access.ts';
 import { ConnectorCache } from './services/connector-cache.ts';
 import { CostlySearchSlots } from './services/costly-search-slots.ts';
 import { IdempotentExecutor } from './services/idempotent-execute.ts';
+import { QueryVectors } from './services/query-vectors.ts';
 import { createSearchService } from './services/search-service.ts';
 
 export interface ApiRuntime {
@@ -36,6 +37,7 @@ export async function createApiRuntime(
 
   // One key per purpose (HKDF): a bearer token, an OAuth state and a search cursor never verify as each other.
   const keys = signingKeysFrom(env);
+  const queryVectors = new QueryVectors(services.embeddingModel.dir);
   const deps: ApiDeps = {
     env,
     logger,
@@ -67,7 +69,7 @@ export async function createApiRuntime(
         // The engine cancels a search at twice its timeout: a slot held longer is of an instance that died.
         staleMs: 2 * env.SEARCH_TIMEOUT_MS + 1000,
       }),
-      { planCacheEntries: env.SEARCH_PLAN_CACHE },
+      { planCacheEntries: env.SEARCH_PLAN_CACHE, queryVector: (text) => queryVectors.of(text) },
     ),
     webhookQueue: services.webhookQueue,
     audit: services.audit,
@@ -94,6 +96,7 @@ export async function createApiRuntime(
     close: async () => {
       await connectorCache.close();
       await clientAccess.close();
+      await queryVectors.close();
       await services.close();
     },
   };

@@ -14,6 +14,7 @@ export { type IndexDocument, indexDocumentId, toIndexDocument } from './mapping/
 export { buildIndexMapping } from './mapping/index-mapping.ts';
 export { SearchParamsSchema } from './params/search-params-schema.ts';
 export { planSearch } from './plan-search.ts';
+export { fuseSemantic, type SemanticPage } from './results/fuse-semantic.ts';
 export { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from './results/json-spans.ts';
 export { lookupAnswerAsSearch } from './results/lookup-answer.ts';
 export { emptySearchPage, readSearchPage, searchProblemOf } from './results/read-search-page.ts';
