@@ -10,11 +10,19 @@ const url = (process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').split(',')[0
 const started = performance.now();
 const scores = await measureRelevance(url, process.env.EMBEDDING_MODEL_DIR ?? installedModelDir());
 const f = (n: number) => n.toFixed(3);
-console.log(`relevance over ${scores.queries} queries (+ negatives), ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `relevance over ${scores.queries} queries (+ negatives), ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
 console.log('ranking   nDCG@10  recall@10');
 for (const ranking of RANKINGS) {
   console.log(`${ranking.padEnd(9)} ${f(scores.ndcg[ranking]).padStart(7)}  ${f(scores.recall[ranking]).padStart(9)}`);
 }
-console.log(`hybrid / text nDCG@10: ${f(scores.ndcg.hybrid / scores.ndcg.text)}x; hybrid - vector: ${f(scores.ndcg.hybrid - scores.ndcg.vector)}`);
-console.log(`hybrid nDCG@10 by kind: ${Object.entries(scores.hybridByKind).map(([k, v]) => `${k} ${f(v)}`).join(', ')}`);
+console.log(
+  `hybrid / text nDCG@10: ${f(scores.ndcg.hybrid / scores.ndcg.text)}x; hybrid - vector: ${f(scores.ndcg.hybrid - scores.ndcg.vector)}`,
+);
+console.log(
+  `hybrid nDCG@10 by kind: ${Object.entries(scores.hybridByKind)
+    .map(([k, v]) => `${k} ${f(v)}`)
+    .join(', ')}`,
+);
 console.log(`negatives: median best cosine ${f(scores.negativeMedianTopSimilarity)}`);

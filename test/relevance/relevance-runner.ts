@@ -56,19 +56,41 @@ export async function measureRelevance(
     for (const judgement of chosen) {
       const plan = planSearch(
         { query: { semantic: { text: judgement.query } }, limit: 10, fields: ['id'] },
-        { searchable: entity.searchable ?? {}, recordKey: entity.recordKey, embed: entity.embed ?? [], connectorId: CONNECTOR, entity: 'incidents', cursorKey: 'relevance' },
+        {
+          searchable: entity.searchable ?? {},
+          recordKey: entity.recordKey,
+          embed: entity.embed ?? [],
+          connectorId: CONNECTOR,
+          entity: 'incidents',
+          cursorKey: 'relevance',
+        },
       );
       const semantic = plan.semantic!;
       const [vector] = await embedder.embed([judgement.query]);
-      const words = (await client.search({ index, routing: CONNECTOR, body: semantic.textBody as unknown as Record<string, unknown> })).body;
-      const vectors = (await client.search({ index, routing: CONNECTOR, body: semantic.vectorBody(Array.from(vector!)) })).body;
+      const words = (
+        await client.search({
+          index,
+          routing: CONNECTOR,
+          body: semantic.textBody as unknown as Record<string, unknown>,
+        })
+      ).body;
+      const plainWords = (
+        await client.search({
+          index,
+          routing: CONNECTOR,
+          body: wordSearch(semantic.textBody, judgement.query, entity.embed ?? []),
+        })
+      ).body;
+      const vectors = (
+        await client.search({ index, routing: CONNECTOR, body: semantic.vectorBody(Array.from(vector!)) })
+      ).body;
       if (judgement.relevant.length === 0) {
-        const top = (vectors as { hits: { hits: { _score: number }[] } }).hits.hits[0]?._score ?? 0;
+        const top = (vectors as unknown as { hits: { hits: { sort: [number] }[] } }).hits.hits[0]?.sort[0] ?? 0;
         negatives.push(2 * top - 1);
         continue;
       }
       const rankings: Record<Ranking, string[]> = {
-        text: idsOf(words, true),
+        text: idsOf(plainWords, true),
         vector: idsOf(vectors, false),
         hybrid: fuseSemantic(words, vectors, semantic, plan.page).data.map((r) => String(r.id)),
       };
@@ -121,13 +143,35 @@ async function load(
     body.push({ index: { _index: index, _id: indexDocumentId(CONNECTOR, incident.id), routing: CONNECTOR } });
     body.push({ ...doc, [VECTOR_FIELDS.vector]: Array.from(vectors[i] ?? []) });
   });
-  const answer = (await client.bulk({ body: body as Record<string, unknown>[], refresh: true })).body as { errors: boolean };
+  const answer = (await client.bulk({ body: body as Record<string, unknown>[], refresh: true })).body as {
+    errors: boolean;
+  };
   if (answer.errors) throw new Error('loading the relevance set failed');
 }
 
 function idsOf(answer: unknown, wordsOnly: boolean): string[] {
-  const hits = (answer as { hits: { hits: { _score: number | null; _source: { _key: string } }[] } }).hits.hits;
-  return hits.filter((h) => !wordsOnly || (h._score ?? 0) > 0).slice(0, 10).map((h) => h._source._key);
+  const hits = (answer as { hits: { hits: { sort: [number, string] }[] } }).hits.hits;
+  return hits
+    .filter((h) => !wordsOnly || h.sort[0] > 0)
+    .slice(0, 10)
+    .map((h) => h.sort[1]);
+}
+
+/**
+ * The ranking by words alone that a caller has without search by meaning: every word of the query, any of them, on
+ * the embedded fields' word subfields (the `text` subfield the search language's text operators use), by BM25.
+ */
+function wordSearch(body: object, query: string, fields: readonly string[]): Record<string, unknown> {
+  const bool = (body as { query: { bool: Record<string, unknown> } }).query.bool;
+  return {
+    ...body,
+    query: {
+      bool: {
+        ...bool,
+        should: [{ multi_match: { query, fields: fields.map((f) => `${f}.text`), type: 'most_fields' } }],
+      },
+    },
+  };
 }
 
 function zero(): Record<Ranking, number> {

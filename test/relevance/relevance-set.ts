@@ -1,4 +1,4 @@
-import { NEGATIVES, TOPICS } from './incident-topics.ts';
+import { NAMED, NEGATIVES, TOPICS } from './incident-topics.ts';
 
 /** One incident of the set, in incident.io's fields that search by meaning reads. */
 export interface RelevanceIncident {
@@ -10,7 +10,7 @@ export interface RelevanceIncident {
 /** A query and the ids of the incidents a person would call relevant to it (none for a negative). */
 export interface Judgement {
   readonly query: string;
-  readonly kind: 'paraphrase' | 'synonyms' | 'typos' | 'question' | 'negative';
+  readonly kind: 'paraphrase' | 'synonyms' | 'typos' | 'question' | 'names' | 'negative';
   readonly relevant: readonly string[];
 }
 
@@ -32,19 +32,31 @@ const FILLER: readonly (readonly [string, string])[] = [
   ['Planned maintenance window announced', 'A notice that some work was scheduled for the weekend at night.'],
 ];
 
-/** The set as records and judgements: 120 incidents on 60 topics, 8 of filler, 300 queries and 20 negatives. */
+/** The set as records and judgements: 120 incidents on 60 topics, 8 of filler, 324 queries and 20 negatives. */
 export function relevanceSet(): { incidents: RelevanceIncident[]; judgements: Judgement[] } {
   const incidents: RelevanceIncident[] = [];
   const judgements: Judgement[] = [];
+  const byTopic = new Map<string, string[]>();
   for (const [topic, records, queries] of TOPICS) {
     const ids = records.map(([name, summary], i) => {
       const id = `rel-${topic}-${i + 1}`;
       incidents.push({ id, name, summary });
       return id;
     });
+    byTopic.set(topic, ids);
     queries.forEach((query, i) => {
       judgements.push({ query, kind: KINDS[i] ?? 'paraphrase', relevant: ids });
     });
+  }
+  // A named query is about the one incident of its topic that holds those names.
+  for (const [topic, query] of NAMED) {
+    const words = query.toLowerCase().split(/\s+/);
+    const ids = (byTopic.get(topic) ?? []).filter((id) => {
+      const incident = incidents.find((i) => i.id === id);
+      const text = `${incident?.name} ${incident?.summary}`.toLowerCase();
+      return words.filter((w) => text.includes(w)).length >= words.length / 2;
+    });
+    judgements.push({ query, kind: 'names', relevant: ids });
   }
   FILLER.forEach(([name, summary], i) => {
     incidents.push({ id: `rel-filler-${i + 1}`, name, summary });
@@ -54,7 +66,11 @@ export function relevanceSet(): { incidents: RelevanceIncident[]; judgements: Ju
 }
 
 /** nDCG@k with binary gains (log2 discount), and recall@k, of one ranking against its relevant ids. */
-export function scoreRanking(ranked: readonly string[], relevant: readonly string[], k = 10): { ndcg: number; recall: number } {
+export function scoreRanking(
+  ranked: readonly string[],
+  relevant: readonly string[],
+  k = 10,
+): { ndcg: number; recall: number } {
   if (relevant.length === 0) return { ndcg: 0, recall: 0 };
   const wanted = new Set(relevant);
   let dcg = 0;

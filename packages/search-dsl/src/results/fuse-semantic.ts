@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { PageContext } from '../compile/opensearch/compile-search.ts';
 import type { SemanticPlan } from '../compile/opensearch/compile-semantic.ts';
-import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
 import { readSearchPage, type SearchPage } from './read-search-page.ts';
 
 /**
@@ -12,10 +11,20 @@ import { readSearchPage, type SearchPage } from './read-search-page.ts';
  */
 const RRF_K = 60;
 
+/**
+ * The word ranking's weight in the fusion, against the vectors' 1: words confirm a meaning (a product name, an error
+ * code) more often than they find one, and on paraphrased questions they mostly add noise
+ * (docs/benchmarks/relevance.md).
+ */
+const WORDS_WEIGHT = 0.5;
+
+/**
+ * A hit of either side, sorted by score then record key (compileSemantic): its score and key are its sort values,
+ * since the search transport has the engine drop `_id` and `_score` from answers.
+ */
 const Hit = z.object({
-  _id: z.string(),
-  _score: z.number().nullable().optional(),
   _source: z.record(z.string(), z.unknown()).optional(),
+  sort: z.tuple([z.number(), z.union([z.string(), z.number()])]),
 });
 const Answer = z.object({
   took: z.number().optional(),
@@ -46,20 +55,19 @@ export function fuseSemantic(
   const vector = Answer.parse(vectorAnswer);
   const minScore = plan.ranking.minScore;
   // Lucene's cosine score is (1 + cosine) / 2: https://opensearch.org/docs/2.19/search-plugins/knn/approximate-knn/
-  const similar = (vector.hits?.hits ?? []).filter(
-    (h) => minScore === undefined || 2 * (h._score ?? 0) - 1 >= minScore,
-  );
-  const worded = (text.hits?.hits ?? []).filter((h) => (h._score ?? 0) > 0);
+  const similar = (vector.hits?.hits ?? []).filter((h) => minScore === undefined || 2 * h.sort[0] - 1 >= minScore);
+  const worded = (text.hits?.hits ?? []).filter((h) => h.sort[0] > 0);
   const fused = new Map<string, { hit: Hit; score: number }>();
-  const add = (hits: readonly Hit[], only?: ReadonlySet<string>) =>
+  const add = (hits: readonly Hit[], weight: number, only?: ReadonlySet<string>) =>
     hits.forEach((hit, rank) => {
-      if (only && !only.has(hit._id)) return;
-      const entry = fused.get(hit._id) ?? { hit, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
-      fused.set(hit._id, entry);
+      const key = keyOf(hit);
+      if (only && !only.has(key)) return;
+      const entry = fused.get(key) ?? { hit, score: 0 };
+      entry.score += weight / (RRF_K + rank + 1);
+      fused.set(key, entry);
     });
-  add(similar);
-  add(worded, minScore === undefined ? undefined : new Set(similar.map((h) => h._id)));
+  add(similar, 1);
+  add(worded, WORDS_WEIGHT, minScore === undefined ? undefined : new Set(similar.map(keyOf)));
   const ranked = [...fused.values()].sort((a, b) => b.score - a.score || keyOf(a.hit).localeCompare(keyOf(b.hit)));
   const window = ranked.slice(plan.offset, plan.offset + page.limit + 1);
   const total =
@@ -80,5 +88,5 @@ export function fuseSemantic(
 }
 
 function keyOf(hit: Hit): string {
-  return String(hit._source?.[INTERNAL_FIELDS.key] ?? hit._id);
+  return String(hit.sort[1]);
 }

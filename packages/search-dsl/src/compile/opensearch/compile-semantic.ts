@@ -51,13 +51,18 @@ export function compileSemantic(
       bool: {
         ...(filter.bool as Record<string, unknown>),
         // `should` beside a filter is optional: every filtered record comes back (the total counts them), and the
-        // records without a word of the text score 0, which fuseSemantic leaves out of the word ranking.
+        // records the words do not match score 0, which fuseSemantic leaves out of the word ranking. The words are
+        // the text's own after the English analyzer (no stopwords), taken across the fields as one, and a record
+        // must have most of them (all of one or two, three in four of more): a record sharing one common word with
+        // a question is no evidence, and ranked first among the words it would outweigh the vectors' best
+        // (docs/benchmarks/relevance.md has the comparison).
         should: [
           {
             multi_match: {
               query: ranking.text,
               fields: ranking.fields.map((f) => `${f}.${ENGLISH_SUBFIELD}`),
-              type: 'most_fields',
+              type: 'cross_fields',
+              minimum_should_match: '2<75%',
             },
           },
         ],
@@ -75,6 +80,8 @@ export function compileSemantic(
     vectorBody: (vector) => ({
       size: depth,
       query: { knn: { [VECTOR_FIELDS.vector]: { vector, k: depth, filter } } },
+      // The score and the record key as sort values: the search transport drops `_score` and `_id`.
+      sort: textBody.sort,
       _source: { includes },
     }),
   };
