@@ -1,1 +1,1 @@
-export { createEmbedder, type Embedder, type EmbedderOptions } from './embedder.ts';
+export { createEmbedder, type Embedder } from './embedder.ts';
