@@ -159,6 +159,39 @@ describe('search by meaning', () => {
     }
   });
 
+  it('ranks SQL rows by ORDER BY similarity(col, text), the WHERE applied, paged by cursor', async () => {
+    const sql = async (query: string, cursor?: string) => {
+      const response = await platform.call('POST', `/api/v1/integrations/connectors/${id}/sql`, {
+        query,
+        limit: 3,
+        ...(cursor ? { cursor } : {}),
+      });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    const query =
+      "SELECT id, mode FROM incidents WHERE mode = 'retrospective' ORDER BY similarity(name, 'people cannot buy anything on the site')";
+    const first = await sql(query);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const rows = (first.body as { data: { id: string; mode: string }[] }).data;
+    const meta = (first.body as { meta: { scores: number[]; cursor: string } }).meta;
+    expect(rows).toHaveLength(3);
+    expect(rows.every((r) => r.mode === 'retrospective')).toBe(true);
+    expect(meta.scores).toHaveLength(3);
+    const search = await semantic({
+      query: {
+        filter: { eq: { mode: 'retrospective' } },
+        semantic: { text: 'people cannot buy anything on the site', fields: ['name'] },
+      },
+      limit: 6,
+    });
+    const second = await sql(query, meta.cursor);
+    expect(second.status).toBe(200);
+    const next = (second.body as { data: { id: string }[] }).data;
+    expect([...rows, ...next].map((r) => r.id)).toEqual(search.data.map((r) => r.id));
+    const refused = await sql("SELECT id FROM incidents ORDER BY similarity(permalink, 'checkout')");
+    expect(refused.status).toBe(400);
+  });
+
   it('does not embed unchanged texts again when a sync rewrites the records', async () => {
     const before = await platform.api.deps.indexStore.client.search({
       index: platform.api.deps.indexStore.alias('Incident-Io', 'incidents'),

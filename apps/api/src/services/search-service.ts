@@ -92,7 +92,14 @@ export interface SearchService {
 export function sqlTables(catalog: KindCatalog): SqlTables {
   return Object.fromEntries(
     Object.values(catalog.entities).flatMap((e) =>
-      e.searchable ? [[e.name, { searchable: e.searchable, recordKey: e.recordKey }] as const] : [],
+      e.searchable
+        ? [
+            [
+              e.name,
+              { searchable: e.searchable, recordKey: e.recordKey, ...(e.embed ? { embed: e.embed } : {}) },
+            ] as const,
+          ]
+        : [],
     ),
   );
 }
@@ -253,6 +260,7 @@ export function createSearchService(
                 throw searchUnavailable('cannot answer', error);
               }
             },
+            ...(options.queryVector ? { vector: options.queryVector } : {}),
             // Read beside the query; awaited only to write the answer.
           },
           synced.then((at) => ({ synced_at: at?.toISOString() ?? null })),
