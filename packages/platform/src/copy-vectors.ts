@@ -31,9 +31,15 @@ export class CopyVectors implements VectorSource {
   }
 
   async unembedded(target: VectorTarget, texts: readonly UnembeddedText[]): Promise<void> {
-    const jobs: { name: string; data: EmbedTextsJob }[] = [];
+    // A job carries record texts: gone from Redis once done, and a failed one kept a day for inspection only.
+    const opts = { removeOnComplete: true, removeOnFail: { age: 86_400 } };
+    const jobs: { name: string; data: EmbedTextsJob; opts: typeof opts }[] = [];
     for (let start = 0; start < texts.length; start += EMBED_JOB_TEXTS) {
-      jobs.push({ name: EMBED_JOB_NAME, data: { ...target, texts: texts.slice(start, start + EMBED_JOB_TEXTS) } });
+      jobs.push({
+        name: EMBED_JOB_NAME,
+        data: { ...target, texts: texts.slice(start, start + EMBED_JOB_TEXTS) },
+        opts,
+      });
     }
     if (jobs.length > 0) await this.#queue.addBulk(jobs);
   }
