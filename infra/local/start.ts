@@ -61,6 +61,14 @@ function startNode(
   return child;
 }
 
+/** The host:port of every simulator base URL the simulators announced. */
+function simulatorHosts(env: Record<string, string>): string {
+  const hosts = Object.entries(env)
+    .filter(([name]) => name.startsWith('CONNECTOR_BASE_URL_'))
+    .map(([, url]) => new URL(url.replaceAll(/\{[^}]*\}/g, 'x')).host);
+  return [...new Set(hosts)].join(',');
+}
+
 let profileEnv: Record<string, string> = {};
 if (profile === 'local') {
   // The simulators' first line carries every demo credential: it goes to .data/simulators.json, never to the log.
@@ -77,6 +85,8 @@ if (profile === 'local') {
     // Webhook endpoints on this machine (a local receiver over http) are allowed here only.
     WEBHOOK_ALLOW_HTTP: '1',
     WEBHOOK_ALLOW_PRIVATE: '1',
+    // Kinds defined at run time may call the simulators (docs/definitions.md), and nothing else internal.
+    CONNECTOR_EGRESS_ALLOW: simulatorHosts(started.env),
   };
   writeFileSync(join(root, '.data/simulators.json'), `${JSON.stringify(started, null, 2)}\n`, { mode: 0o600 });
   process.stdout.write(`[start] simulators up; their credentials are in .data/simulators.json\n`);

@@ -24,6 +24,13 @@
  *   BENCH_SQL_CONCURRENCY=16  A's loops
  *   BENCH_SQL_ABANDON_MS=300  A abandons each request after a random time up to this
  *
+ * Then the phase "slow-receiver delivery flood" (delivery-flood.ts): A's 10 webhook endpoints answer after 9.5 s
+ * and replay A's feed from the start while B's changes are delivered to B's receiver and B searches. Goal: B's
+ * delivery p95 at most 5 s and its search p95 at most 250 ms.
+ *
+ *   BENCH_DELIVERY_SECONDS=60 seconds of the delivery flood (0: skipped)
+ *   BENCH_FLOOD_EVENTS=2000   events of A's feed that each of its endpoints replays
+ *
  * Needs the local Postgres, Redis and OpenSearch. Exit code 0 unless something crashed; PASS/MISS lines are
  * informational.
  */
@@ -36,6 +43,7 @@ import { hashClientSecret } from '@conduit/config';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { ApiProcess } from '../harness/api-process.ts';
 import { startTestPlatform } from '../harness/platform.ts';
+import { deliveryFlood } from './delivery-flood.ts';
 import { invoiceRecord } from './invoice-records.ts';
 import type { LoadAnswer, LoadPlan } from './noisy-neighbour-load.ts';
 import type { SqlLoadPlan } from './noisy-neighbour-sql-load.ts';
@@ -54,6 +62,8 @@ const CONNECTOR_A = 'a0000000-0000-4000-8000-00000000a015';
 const CONNECTOR_B = 'b0000000-0000-4000-8000-00000000b015';
 const P95_GOAL_MS = 250;
 const IDLE_GOAL_MS = 2000;
+const DELIVERY_SECONDS = Number(process.env.BENCH_DELIVERY_SECONDS ?? 60);
+const FLOOD_EVENTS = Number(process.env.BENCH_FLOOD_EVENTS ?? 2000);
 
 const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
 const platform = await startTestPlatform({ worker: false, env: { NAMESPACE } });
@@ -132,10 +142,28 @@ try {
     );
   }
   if (SQL_SECONDS > 0) verdicts.push(...(await sqlFloodPhase(api.url, a, b)));
+  const deliveries: string[][] = [];
+  if (DELIVERY_SECONDS > 0) {
+    const flood = await deliveryFlood({
+      deps,
+      attacker: { organizationId: platform.organizationId, connectorId: CONNECTOR_A },
+      victim: { organizationId: orgB, connectorId: CONNECTOR_B },
+      seconds: DELIVERY_SECONDS,
+      events: FLOOD_EVENTS,
+      searches: (seconds) => runPhase({ apiUrl: api!.url, seconds, concurrency: 0, a, b }),
+    });
+    rows.push(...cheapRows('delivery flood', flood.searches));
+    deliveries.push(flood.row);
+    verdicts.push(...flood.verdicts);
+  }
   console.log(`\nB's searches (${DOCS_B} invoices), while A (${DOCS} invoices) floods:`);
   console.log(table(['phase / B kind', 'n', 'p50 ms', 'p95 ms', 'max ms', 'failures'], rows));
   console.log(`\nA's flood:`);
   console.log(table(['phase', '200', '429', 'other', 'p50 ms', 'p95 ms', 'engine idle after, ms'], floods));
+  if (deliveries.length > 0) {
+    console.log(`\nB's deliveries while A's ${FLOOD_EVENTS}-event replays go to 10 endpoints answering after 9.5 s:`);
+    console.log(table(['B changes', 'delivered', 'p50 ms', 'p95 ms', 'max ms', "A's calls answered"], deliveries));
+  }
   console.log(`\n${verdicts.join('\n')}`);
 } finally {
   await api?.stop();

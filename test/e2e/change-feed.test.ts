@@ -173,7 +173,7 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
     const head = (await changes('?after=latest')).meta.cursor;
     const abort = new AbortController();
     const followed = (async () => {
-      for await (const change of orb.changes({ after: head, follow: true, pollMs: 100, signal: abort.signal })) {
+      for await (const change of orb.changes({ after: head, follow: true, signal: abort.signal })) {
         abort.abort();
         return change;
       }
@@ -192,6 +192,54 @@ describe('the change feed: every change the copy applied, in order (GET .../chan
     expect(await conduit.webhookEndpoints.deliveries(endpoint.id)).toEqual([]);
     await conduit.webhookEndpoints.delete(endpoint.id);
     expect(await conduit.webhookEndpoints.list()).toEqual([]);
+  }, 60_000);
+
+  it('streams the feed as Server-Sent Events: each event with its cursor as id, resumed with Last-Event-ID', async () => {
+    const everything = (await allAfter(null)).events;
+    const token = await platform.token();
+    const open = (headers: Record<string, string> = {}, query = '') =>
+      fetch(`${platform.url}${changesPath(`/stream${query}`)}`, {
+        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers },
+      });
+    /** The first `n` events of a stream, as their ids and data. */
+    const first = async (response: Response, n: number) => {
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      const frames: { id: string; data: { id: string } }[] = [];
+      while (frames.length < n) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+          const block = text.slice(0, end);
+          text = text.slice(end + 2);
+          const id = /^id: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (id && data && block.includes('event: change')) frames.push({ id, data: JSON.parse(data) });
+        }
+      }
+      await reader.cancel();
+      return frames.slice(0, n);
+    };
+    const fromStart = await first(await open(), 3);
+    expect(fromStart.map((f) => f.data.id)).toEqual(everything.slice(0, 3).map((e) => e.id));
+    expect(fromStart.map((f) => f.id)).toEqual(
+      everything.slice(0, 3).map((e) => e.id.slice(e.id.lastIndexOf('.') + 1)),
+    );
+    // A reconnecting EventSource sends the last id it saw: the stream goes on right after it.
+    const resumed = await first(await open({ 'last-event-id': fromStart[1]!.id }), 2);
+    expect(resumed.map((f) => f.data.id)).toEqual(everything.slice(2, 4).map((e) => e.id));
+    // Live: a change made while the stream is open arrives on it.
+    const live = open({}, '?after=latest');
+    const response = await live;
+    const next = first(response, 1);
+    const edited = sim.data.customers[5]!;
+    edited.email = 'streamed@example.com';
+    await announce(edited.id);
+    expect((await next)[0]!.data).toMatchObject({ type: 'record.updated', key: edited.id });
+    const bad = await open({ 'last-event-id': 'nope' });
+    expect(bad.status).toBe(400);
   }, 60_000);
 
   it('a cursor older than the retention answers 410 cursor_expired; without one, the oldest retained', async () => {

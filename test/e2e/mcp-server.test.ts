@@ -124,7 +124,17 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     // The kinds of the caller's connectors only (here: Orb).
-    expect(names).toEqual(['list_connectors', 'describe_connector', 'changes', 'orb_execute', 'orb_search', 'orb_sql']);
+    expect(names).toEqual([
+      'list_connectors',
+      'describe_connector',
+      'changes',
+      'validate_connector_definition',
+      'save_connector_definition',
+      'test_connector_definition',
+      'orb_execute',
+      'orb_search',
+      'orb_sql',
+    ]);
     const search = tools.find((t) => t.name === 'orb_search')!.inputSchema as unknown as {
       oneOf: { properties: { entity: { const: string } } }[];
       $defs: Record<string, { properties: Record<string, unknown> }>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
-import { closeInOrder, type TestPlatform } from '../harness/platform.ts';
+import { closeInOrder, eventually, type TestPlatform } from '../harness/platform.ts';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import type { SignedDelivery } from '../simulators/kit/webhooks.ts';
 
@@ -10,7 +10,8 @@ const LIMIT = 5;
 
 /**
  * The public upstream-webhook route against abuse: its 404 names nothing, refused calls are limited per address and
- * per connector (429 with Retry-After), and only a sample of them is logged.
+ * per connector (429 with Retry-After), only a sample of them is logged, and a correctly signed call is accepted
+ * whatever its address was refused.
  */
 describe('refused calls on the public webhook route', () => {
   let sim: SimulatorHandle;
@@ -29,7 +30,6 @@ describe('refused calls on the public webhook route', () => {
   beforeAll(async () => {
     ({ sim, platform } = await startOrbPlatform({
       size: 3,
-      worker: false,
       env: { WEBHOOK_REFUSED_PER_MINUTE: String(LIMIT) },
     }));
     orbId = await createConnector(platform, { customer_name: 'acme', name: 'orb', ...orbSettings(sim) });
@@ -98,10 +98,32 @@ describe('refused calls on the public webhook route', () => {
     expect(lines[0]).toContain('"refused_in_window":1');
   });
 
-  it('refuses an address over its limit before any work, whatever connector it names', async () => {
-    // The in-process address spent its refusals above: even a connector that does not exist is not looked up.
+  it('refuses an address over its limit with 429, whatever connector it names', async () => {
+    // The in-process address spent its refusals above.
     const answer = await inProcess(randomUUID(), { body: '{}', headers: { 'content-type': 'application/json' } });
     expect(answer.status).toBe(429);
     expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
   });
+
+  it('accepts a correctly signed event from an address that sent 100 unsigned calls, and re-reads its record', async () => {
+    const unsigned = { body: '{"id":"evt"}', headers: { 'content-type': 'application/json' } };
+    const statuses = new Set<number>();
+    for (let i = 0; i < 100; i++) statuses.add((await overHttp(randomUUID(), unsigned)).status);
+    // Refused all along, and 429 once over the limit: the address is blocked for what cannot be verified.
+    expect([...statuses].sort()).toEqual([404, 429]);
+    const change = await sim.webhooks!.edit({ send: false });
+    const accepted = await overHttp(orbId, sim.webhooks!.sender.sign(change.body, change.eventId));
+    expect(accepted.status, await accepted.clone().text()).toBe(202);
+    // The worker re-read the record the event names: the change is in the feed, from the webhook, with the new value.
+    const event = await eventually(async () => {
+      const response = await platform.call('GET', `/api/v1/integrations/connectors/${orbId}/changes?limit=1000`);
+      const { data } = (await response.json()) as {
+        data: { key: string; source: string; record?: Record<string, unknown> }[];
+      };
+      return data.find((e) => e.key === change.key && e.source === 'webhook');
+    }, 30_000);
+    expect(event.record?.[change.field!]).toEqual(change.value);
+    // Still blocked for anything else.
+    expect((await overHttp(randomUUID(), unsigned)).status).toBe(429);
+  }, 60_000);
 });

@@ -9,6 +9,7 @@ import {
   auditMcpToolCalls,
   auditTrail,
   connectorActionOf,
+  definitionActionOf,
   MCP_MARK_HEADER,
   webhookEndpointActionOf,
 } from './middleware/audit-trail.ts';
@@ -24,7 +25,9 @@ import { ApiError, problemResponse } from './problem.ts';
 import { ROUTE_BASES, routeGroupOf } from './route-bases.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { registerConnectorDefinitions } from './routes/connector-definitions/routes.ts';
 import { registerChanges } from './routes/connectors/changes.ts';
+import { registerChangesStream } from './routes/connectors/changes-stream.ts';
 import { registerCreate } from './routes/connectors/create.ts';
 import { registerExecute } from './routes/connectors/execute.ts';
 import { registerReadUpdateDelete } from './routes/connectors/read-update-delete.ts';
@@ -117,6 +120,7 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerReadUpdateDelete(connectors, deps);
   registerExecute(connectors, deps);
   registerChanges(connectors, deps);
+  registerChangesStream(connectors, deps);
   registerSql(connectors, deps);
   app.route(ROUTE_BASES.connectors, connectors);
   app.route(ROUTE_BASES.audit, auditRoutes(deps, [signedIn, limited]));
@@ -130,6 +134,13 @@ export function buildApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   );
   registerWebhookEndpoints(webhookEndpoints, deps);
   app.route(ROUTE_BASES.webhookEndpoints, webhookEndpoints);
+
+  const definitions = new OpenAPIHono<ApiEnv>();
+  definitions.use('*', signedIn);
+  definitions.use('*', limited);
+  definitions.use('*', auditTrail({ audit: deps.audit, enabled: auditing, actionOf: definitionActionOf, mcpMark }));
+  registerConnectorDefinitions(definitions, deps);
+  app.route(ROUTE_BASES.connectorDefinitions, definitions);
 
   // MCP (docs/operations.md): the same bearer token; the tools call this app's public routes in-process.
   const mcp = mcpHttpHandler({

@@ -12,12 +12,14 @@ export const ROUTE_BASES = {
   oauthCallback: CALLBACK_PATH,
   webhookEndpoints: '/api/v1/webhook-endpoints',
   audit: '/api/v1/audit',
+  connectorDefinitions: '/api/v1/connector-definitions',
 } as const;
 
 /** The group a path belongs to (`connectors`, `audit`, ...), a bounded metric label; `other` outside the groups. */
 export function routeGroupOf(path: string): string {
   for (const [group, base] of Object.entries(ROUTE_BASES)) {
-    if (path === base || path.startsWith(`${base}/`)) return group === 'webhookEndpoints' ? 'webhook_endpoints' : group;
+    if (path === base || path.startsWith(`${base}/`))
+      return group.replaceAll(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
   }
   return 'other';
 }

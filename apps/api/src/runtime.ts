@@ -42,6 +42,7 @@ export async function createApiRuntime(
     env,
     logger,
     connectors: services.connectors,
+    connectorDefinitions: services.connectorDefinitions,
     connectorCache,
     syncStates: services.syncStates,
     changeFeed: services.changeFeed,

@@ -4,6 +4,7 @@ import { ActionRunner } from './components/action-runner.tsx';
 import { Activity } from './components/activity.tsx';
 import { Connectors } from './components/connectors.tsx';
 import { CreateConnector } from './components/create-connector.tsx';
+import { DefinitionsPage } from './components/definitions-page.tsx';
 import { ProblemView } from './components/problem-view.tsx';
 import { SearchPage } from './components/search-page.tsx';
 import { SignIn } from './components/sign-in.tsx';
@@ -16,6 +17,7 @@ const TABS = [
   ['actions', 'Live actions'],
   ['webhooks', 'Webhooks'],
   ['activity', 'Activity'],
+  ['definitions', 'Definitions'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -123,6 +125,7 @@ export function App() {
         <ProblemView problem={problem} onDismiss={() => setProblem(null)} />
         {tab === 'connectors' && <Connectors api={api} selected={selected} onSelect={setSelected} />}
         {tab === 'webhooks' && <Webhooks api={api} />}
+        {tab === 'definitions' && <DefinitionsPage api={api} />}
         {tab === 'new' &&
           (kinds ? (
             <CreateConnector

@@ -35,6 +35,7 @@ export async function createWorkerRuntime(
     env,
     logger,
     connectors: services.connectors,
+    connectorDefinitions: services.connectorDefinitions,
     syncStates: services.syncStates,
     changeFeed: services.changeFeed,
     webhookEndpoints: services.webhookEndpoints,

@@ -17,6 +17,8 @@ const COMPONENTS = [
   'SearchTotal',
   'OAuthInitiateResponse',
   'ExecuteResult',
+  'ConnectorDefinition',
+  'DefinitionTestResult',
 ];
 
 /** Answers with no named schema of their own: a type name for the 200 answer of an operation. */

@@ -9,9 +9,11 @@ export interface ChangesOptions {
   readonly entity?: string;
   /** Events per request (1-1000). */
   readonly limit?: number;
-  /** Keep waiting for new events once the feed is read (polling every `pollMs`, default 1000) until `signal` aborts. */
+  /**
+   * Keep waiting for new events once the feed is read, pushed by the server as they are applied (Server-Sent Events,
+   * GET .../changes/stream), until `signal` aborts.
+   */
   readonly follow?: boolean;
-  readonly pollMs?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -43,14 +45,85 @@ export async function* iterateChanges(
     after = page.meta.cursor;
     if (page.meta.has_more) continue;
     if (!options.follow || options.signal?.aborted) return;
+    yield* followChanges(transport, path, { ...options, after });
+    return;
+  }
+}
+
+/** How long a dropped stream waits before it connects again (doubling to 30 s while it keeps failing). */
+const RECONNECT_MS = 500;
+
+/**
+ * Every change after `options.after` (`latest`: what comes next), live, over the feed's Server-Sent Events. A stream
+ * that drops is opened again with Last-Event-ID = the last event handed out, so nothing is missed or repeated; it
+ * ends when `signal` aborts. A refusal (an unknown connector, an expired cursor) is thrown as ConduitProblem.
+ */
+export async function* followChanges(
+  transport: Transport,
+  path: string,
+  options: Pick<ChangesOptions, 'after' | 'entity' | 'signal'>,
+): AsyncGenerator<ChangeEventAt> {
+  const { signal } = options;
+  let last = options.after;
+  let failures = 0;
+  while (!signal?.aborted) {
+    const resume: Record<string, string> = last !== undefined && last !== 'latest' ? { 'last-event-id': last } : {};
+    try {
+      const response = await transport.request('GET', `${path}/stream${changesQuery({ ...options, after: last })}`, {
+        safe: true,
+        headers: { accept: 'text/event-stream', ...resume },
+        ...(signal ? { signal } : {}),
+      });
+      failures = 0;
+      for await (const frame of eventFrames(response.body!)) {
+        if (frame.event !== 'change' || frame.id === undefined) continue;
+        last = frame.id;
+        yield { ...(JSON.parse(frame.data) as ChangeEvent), cursor: frame.id };
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      const status = (error as { status?: unknown }).status;
+      if (typeof status === 'number' && status < 500 && status !== 429) throw error;
+    }
+    failures++;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.pollMs ?? 1000);
-      options.signal?.addEventListener('abort', () => {
+      const timer = setTimeout(resolve, Math.min(30_000, RECONNECT_MS * 2 ** (failures - 1)));
+      signal?.addEventListener('abort', () => {
         clearTimeout(timer);
         resolve();
       });
     });
-    if (options.signal?.aborted) return;
+  }
+}
+
+interface EventFrame {
+  readonly id?: string;
+  readonly event: string;
+  readonly data: string;
+}
+
+/** The events of a text/event-stream body (https://html.spec.whatwg.org/multipage/server-sent-events.html). */
+async function* eventFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<EventFrame> {
+  let buffer = '';
+  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    for (let end = buffer.search(/\r?\n\r?\n/); end >= 0; end = buffer.search(/\r?\n\r?\n/)) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
+      let id: string | undefined;
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split(/\r?\n/)) {
+        if (line === '' || line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'id') id = value;
+        else if (field === 'event') event = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (data.length > 0) yield { ...(id === undefined ? {} : { id }), event, data: data.join('\n') };
+    }
   }
 }
 

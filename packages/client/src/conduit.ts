@@ -1,4 +1,12 @@
-import { type ChangeEventAt, type ChangesOptions, changesQuery, iterateChanges, WebhookEndpoints } from './changes.ts';
+import {
+  type ChangeEventAt,
+  type ChangesOptions,
+  changesQuery,
+  followChanges,
+  iterateChanges,
+  WebhookEndpoints,
+} from './changes.ts';
+import { ConnectorDefinitions } from './definitions.ts';
 import type {
   AuditPage,
   AuditQuery,
@@ -35,11 +43,14 @@ export class Conduit {
   readonly connectors: Connectors;
   /** Endpoints that receive the organization's changes, signed (Standard Webhooks). */
   readonly webhookEndpoints: WebhookEndpoints;
+  /** Connector kinds the organization defines at run time (docs/definitions.md). */
+  readonly definitions: ConnectorDefinitions;
 
   constructor(options: ConduitOptions) {
     this.#transport = new Transport(options);
     this.connectors = new Connectors(this.#transport);
     this.webhookEndpoints = new WebhookEndpoints(this.#transport);
+    this.definitions = new ConnectorDefinitions(this.#transport);
   }
 
   /** A connector of a known kind: its actions, params and records are typed from the catalog. */
@@ -224,7 +235,7 @@ export class ConnectorClient<K extends T.ConnectorType> {
   }
 
   /** One page of the connector's change feed. */
-  changesPage(options: Omit<ChangesOptions, 'follow' | 'pollMs'> = {}): Promise<ChangesPage> {
+  changesPage(options: Omit<ChangesOptions, 'follow'> = {}): Promise<ChangesPage> {
     return this.#transport.json('GET', `${connectorPath(this.connectorId, '/changes')}${changesQuery(options)}`, {
       safe: true,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -241,6 +252,18 @@ export class ConnectorClient<K extends T.ConnectorType> {
    */
   changes(options: ChangesOptions = {}): AsyncGenerator<ChangeEventAt> {
     return iterateChanges(this.#transport, connectorPath(this.connectorId, '/changes'), options);
+  }
+
+  /**
+   * The changes the copy applies from now on (or after `after`), pushed by the server as they happen (Server-Sent
+   * Events), until `signal` aborts; a dropped stream resumes after the last event handed out.
+   *
+   * ```ts
+   * for await (const change of orb.follow({ after: 'latest', signal })) refresh(change.entity);
+   * ```
+   */
+  follow(options: Pick<ChangesOptions, 'after' | 'entity' | 'signal'> = {}): AsyncGenerator<ChangeEventAt> {
+    return followChanges(this.#transport, connectorPath(this.connectorId, '/changes'), options);
   }
 
   /** The connector with per-entity sync status. */

@@ -7,6 +7,7 @@ export type {
 } from './changes.ts';
 export { WebhookEndpoints } from './changes.ts';
 export { Conduit, ConnectorClient, Connectors } from './conduit.ts';
+export { ConnectorDefinitions, type DefinitionTestInput } from './definitions.ts';
 export type {
   AuditEntry,
   AuditPage,
@@ -14,7 +15,9 @@ export type {
   Catalog,
   ChangeEvent,
   ChangesPage,
+  ConnectorDefinition,
   ConnectorList,
+  DefinitionTestResult,
   ExecuteResult,
   OAuthInitiateRequest,
   OAuthInitiateResponse,

@@ -25,6 +25,8 @@ export interface RequestOptions {
   /** Safe to repeat (reads): only these are retried on 429/503. */
   safe: boolean;
   signal?: AbortSignal;
+  /** Headers beside the bearer token (an event stream's Accept and Last-Event-ID). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 const REFRESH_MARGIN_MS = 30_000;
@@ -76,7 +78,11 @@ export class Transport {
   }
 
   async #send(method: string, path: string, options: RequestOptions): Promise<Response> {
-    const headers = new Headers({ authorization: `Bearer ${await this.token()}`, accept: 'application/json' });
+    const headers = new Headers({
+      accept: 'application/json',
+      ...options.headers,
+      authorization: `Bearer ${await this.token()}`,
+    });
     if (this.#options.organizationId) headers.set('x-organization-id', this.#options.organizationId);
     if (options.body !== undefined) headers.set('content-type', 'application/json');
     const init: RequestInit = { method, headers };

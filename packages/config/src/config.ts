@@ -167,10 +167,20 @@ export const PlatformEnv = z.object({
     .default('5s,5m,30m,2h,5h,10h,10h'),
   /** A delivery answered 2xx within this long is delivered; otherwise it is retried. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Webhook endpoints one organization may have; creating one more answers 409 `webhook_endpoint_limit`. */
+  WEBHOOK_ENDPOINTS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(25),
   /** `1`: endpoints may use http (not only https). The local profile sets it. */
   WEBHOOK_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
   /** `1`: endpoints may resolve to loopback, private or link-local addresses. The local profile sets it. */
   WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  /**
+   * `host:port` pairs (comma-separated) that kinds defined at run time may call although they are internal, over http
+   * too (docs/definitions.md, "Egress"). The local profile lists the upstream simulators.
+   */
+  CONNECTOR_EGRESS_ALLOW: z
+    .string()
+    .regex(/^([A-Za-z0-9.[\]:-]+:\d{1,5}(,[A-Za-z0-9.[\]:-]+:\d{1,5})*)?$/, 'comma-separated host:port pairs')
+    .default(''),
   /** How long an Idempotency-Key of an execute write is remembered (its answer replayed), docs/trusted-calls.md. */
   IDEMPOTENCY_TTL: duration.default('24h'),
   /** A running keyed call renews its claim this often ×3; a claim not renewed for this long is taken over. */

@@ -12,9 +12,11 @@ export {
   needsFullPasses,
 } from './core/catalog.ts';
 export type { Connector, ExecuteResult } from './core/connect.ts';
+export { connectWith } from './core/connect.ts';
 export { connectorSettingsShape } from './core/connector-settings.ts';
-export type { ReadPage } from './core/define-connector.ts';
+export type { ConnectorDefinition, ConnectorSettings, ReadPage } from './core/define-connector.ts';
 export { didYouMean, editDistance } from './core/did-you-mean.ts';
+export { type EgressPolicy, egressFetch, templateHost } from './core/egress.ts';
 export {
   ConnectorError,
   type ErrorCode,
@@ -32,10 +34,15 @@ export { requestTokens } from './core/token-endpoint.ts';
 export { fillUrl } from './core/url-template.ts';
 export { parseOrThrow, problemsOf } from './core/validate.ts';
 export { type ParsedWebhook, WebhookPayloadError } from './core/webhook-scheme.ts';
+export { compileDefinition } from './definitions/compile-definition.ts';
+export { definitionJsonSchema } from './definitions/definition-format.ts';
+export { checkDefinition, DEFINITION_LIMITS } from './definitions/definition-problems.ts';
+export { exportDefinition } from './definitions/export-definition.ts';
+export { testDefinition } from './definitions/test-definition.ts';
 export {
+  type AnyDefinition,
   CONNECTOR_DEFINITIONS,
   connectorTypes,
   envSuffix,
   findConnectorDefinition,
-  webhookSchemeFor,
 } from './kinds/registry.ts';

@@ -4,6 +4,11 @@ export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-en
 export { AUDIT_ENTRY_COLUMNS, AuditWriter, type NewAuditOutcome } from './repositories/audit-writer.ts';
 export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
+export {
+  type ActiveDefinition,
+  ConnectorDefinitionsRepository,
+  type DefinitionSummary,
+} from './repositories/connector-definitions.ts';
 export { ConnectorsRepository } from './repositories/connectors.ts';
 export { IdempotencyKeysRepository, type IdempotencyRef } from './repositories/idempotency-keys.ts';
 export { TableMaintenance } from './repositories/maintenance.ts';
@@ -12,6 +17,7 @@ export { type EmbeddingScope, TextEmbeddingsRepository } from './repositories/te
 export {
   type ClaimedDelivery,
   type DeliveryAttempt,
+  type MovedPair,
   type WebhookEndpointRow,
   WebhookEndpointsRepository,
 } from './repositories/webhook-endpoints.ts';

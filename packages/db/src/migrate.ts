@@ -16,6 +16,8 @@ import * as changeEventRecordJson from './migrations/0024-change-event-record-js
 import * as auditOrganizationKey from './migrations/0025-audit-organization-key.ts';
 import * as auditSpoolOffsets from './migrations/0026-audit-spool-offsets.ts';
 import * as deliveriesByStatus from './migrations/0027-deliveries-by-status.ts';
+import * as fairDeliveries from './migrations/0028-fair-deliveries.ts';
+import * as connectorDefinitions from './migrations/0034-connector-definitions.ts';
 import * as textEmbeddings from './migrations/0037-text-embeddings.ts';
 import type { Database } from './schema.ts';
 
@@ -37,6 +39,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-audit-organization-key': auditOrganizationKey,
   '0026-audit-spool-offsets': auditSpoolOffsets,
   '0027-deliveries-by-status': deliveriesByStatus,
+  '0028-fair-deliveries': fairDeliveries,
+  '0034-connector-definitions': connectorDefinitions,
   '0037-text-embeddings': textEmbeddings,
 };
 

@@ -118,6 +118,8 @@ export interface WebhookEndpointsTable {
   disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** Since when every attempt failed (null after a success): five days of it disable the endpoint. */
   failing_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Until when the endpoint counts as slow (its last attempt was): one delivery in flight at a time. */
+  slow_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -212,6 +214,24 @@ export interface AuditOutcomesTable extends AuditOutcomeColumns {
   entry_id: number;
 }
 
+/** A connector kind an organization defined (docs/definitions.md); `name_key` is the name in lower case. */
+export interface ConnectorDefinitionsTable {
+  organization_id: string;
+  name_key: string;
+  name: string;
+  active_version: number | null;
+  created_at: CreatedAt;
+}
+
+export interface ConnectorDefinitionVersionsTable {
+  organization_id: string;
+  name_key: string;
+  version: number;
+  document: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  activated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 /** The vectors of embedded record texts, by connector, model and text hash (migration 0037). */
 export interface TextEmbeddingsTable {
   connector_id: string;
@@ -237,6 +257,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
   audit_outcomes: AuditOutcomesTable;
+  connector_definitions: ConnectorDefinitionsTable;
+  connector_definition_versions: ConnectorDefinitionVersionsTable;
   text_embeddings: TextEmbeddingsTable;
 }
 

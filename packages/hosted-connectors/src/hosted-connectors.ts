@@ -1,6 +1,14 @@
 import type { CredentialsCipher } from '@conduit/config';
-import { type Connector, connect, envSuffix, findConnectorDefinition, type TokenCache } from '@conduit/connectors';
+import {
+  type Connector,
+  type ConnectorSettings,
+  connectWith,
+  egressFetch,
+  envSuffix,
+  type TokenCache,
+} from '@conduit/connectors';
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
+import type { KindRegistry, ResolvedKind } from './kind-registry.ts';
 import type { BudgetLane, UpstreamBudgets } from './upstream-budget.ts';
 
 export interface UpstreamOverrides {
@@ -22,8 +30,10 @@ export class HostedConnectors {
   readonly #timeoutMs: number;
   readonly #observe: ((kind: string) => (status: number | null) => void) | undefined;
   readonly #budgets: UpstreamBudgets | undefined;
+  readonly #kinds: KindRegistry;
 
   constructor(deps: {
+    kinds: KindRegistry;
     cipher: CredentialsCipher;
     connectors: ConnectorsRepository;
     overrides: UpstreamOverrides;
@@ -41,10 +51,29 @@ export class HostedConnectors {
     this.#timeoutMs = deps.timeoutMs ?? 30_000;
     this.#observe = deps.observeUpstream;
     this.#budgets = deps.budgets;
+    this.#kinds = deps.kinds;
   }
 
-  settingsFor(connectorType: string) {
+  /** Every kind a connector may be of: built in, or defined by the connector's organization. */
+  get kinds(): KindRegistry {
+    return this.#kinds;
+  }
+
+  /**
+   * Where a kind's calls go and how: a built-in kind's upstream overrides (CONNECTOR_BASE_URL_<KIND>), or a defined
+   * kind's egress guard, through which every one of its calls passes (docs/security.md).
+   */
+  settingsFor(kind: ResolvedKind): ConnectorSettings {
+    const connectorType = kind.definition.catalog.connectorType;
     const suffix = envSuffix(connectorType);
+    if (kind.egress) {
+      return {
+        fetch: egressFetch(kind.egress),
+        tokenCache: this.#tokenCache,
+        timeoutMs: this.#timeoutMs,
+        ...(this.#observe ? { onUpstreamResponse: this.#observe('defined') } : {}),
+      };
+    }
     return {
       baseUrl: this.#overrides.baseUrls[suffix],
       tokenUrl: this.#overrides.tokenUrls[suffix],
@@ -55,32 +84,40 @@ export class HostedConnectors {
   }
 
   /** The connector's budget: its id and the limit in force (the deployment's override, else the documented one). */
-  budgetSubject(row: Pick<ConnectorRow, 'id' | 'connector_type'>): {
+  budgetSubject(
+    row: Pick<ConnectorRow, 'id' | 'connector_type'>,
+    kind: ResolvedKind,
+  ): {
     connectorId: string;
     kind: string;
     perSecond: number | null;
   } {
-    const override = this.#overrides.rateLimits?.[envSuffix(row.connector_type)];
-    const documented = findConnectorDefinition(row.connector_type)?.catalog.rateLimit.perSecond ?? null;
+    const override = kind.egress ? undefined : this.#overrides.rateLimits?.[envSuffix(row.connector_type)];
+    const documented = kind.definition.catalog.rateLimit.perSecond;
     return { connectorId: row.id, kind: row.connector_type, perSecond: override ?? documented };
   }
 
   /** A connector for credentials not yet stored (create and PATCH re-check them). */
-  forCredentials(connectorType: string, credentials: unknown, config: unknown): Connector {
-    return connect(connectorType, credentials, config, this.settingsFor(connectorType));
+  forCredentials(kind: ResolvedKind, credentials: unknown, config: unknown): Connector {
+    return connectWith(kind.definition, credentials, config, this.settingsFor(kind));
   }
 
   /**
    * The connector of a stored row, drawing its upstream calls from the connector's budget in `lane` (sync pages
    * give way to live calls). `observe` also sees every upstream attempt's status (the audit trail's).
    */
-  forRow(row: ConnectorRow, options: { lane?: BudgetLane; observe?: (status: number | null) => void } = {}): Connector {
+  async forRow(
+    row: ConnectorRow,
+    options: { lane?: BudgetLane; observe?: (status: number | null) => void; kind?: ResolvedKind } = {},
+  ): Promise<Connector> {
     const { lane = 'live', observe } = options;
+    const kind = options.kind ?? (await this.#kinds.forRow(row));
+    if (!kind) throw new Error(`connector ${row.id}: its kind ${row.connector_type} no longer exists`);
     const credentials = this.#cipher.decrypt(row.credentials_ciphertext) as Record<string, unknown>;
-    const settings = this.settingsFor(row.connector_type);
-    const budget = this.#budgets?.gate(this.budgetSubject(row), lane);
+    const settings = this.settingsFor(kind);
+    const budget = this.#budgets?.gate(this.budgetSubject(row, kind), lane);
     const metrics = settings.onUpstreamResponse;
-    return connect(row.connector_type, credentials, row.config, {
+    return connectWith(kind.definition, credentials, row.config, {
       ...settings,
       ...(budget ? { budget } : {}),
       ...(observe

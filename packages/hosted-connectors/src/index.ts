@@ -1,4 +1,5 @@
 export { HostedConnectors, type UpstreamOverrides } from './hosted-connectors.ts';
+export { indexKindOf, KindRegistry, type ResolvedKind } from './kind-registry.ts';
 export {
   currentRunId,
   type RecordWriter,

@@ -1,10 +1,11 @@
-import { type EntityCatalog, entityOf, findConnectorDefinition, isConnectorError } from '@conduit/connectors';
+import { type EntityCatalog, entityOf, isConnectorError } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
 import { type ChangeSource, type IndexRefresh, type IndexStore, recordKeyOf } from '@conduit/search-store';
 import type { HostedConnectors } from './hosted-connectors.ts';
+import { indexKindOf } from './kind-registry.ts';
 
 export interface RefreshRecordDeps {
-  readonly hosted: Pick<HostedConnectors, 'forRow'>;
+  readonly hosted: Pick<HostedConnectors, 'forRow' | 'kinds'>;
   readonly indexStore: IndexStore;
   readonly syncStates: Pick<SyncStatesRepository, 'get'>;
   /**
@@ -61,7 +62,8 @@ export async function refreshRecord(
   row: ConnectorRow,
   request: RefreshRecordRequest,
 ): Promise<RefreshRecordOutcome> {
-  const catalog = findConnectorDefinition(row.connector_type)?.catalog;
+  const kind = await deps.hosted.kinds.forRow(row);
+  const catalog = kind?.definition.catalog;
   const entity = catalog ? entityOf(catalog, request.entity) : undefined;
   if (!entity?.searchable) return { status: 'skipped', reason: `${request.entity} is not replicated` };
   const via = request.via ?? 'get';
@@ -69,14 +71,18 @@ export async function refreshRecord(
   const refresh = request.refresh ?? 'wait_for';
   const source = request.source ?? 'webhook';
   const remove = () =>
-    deps.indexStore.removeRecords(row.connector_type, entity, row.id, [request.key], { readAt, refresh, source });
+    deps.indexStore.removeRecords(indexKindOf(row), entity, row.id, [request.key], { readAt, refresh, source });
   let record: unknown;
   // Taken before the request leaves: the upstream's answer is at least this new, so it is this write's version.
   const readAt = Date.now();
   try {
-    const result = await deps.hosted
-      .forRow(row)
-      .execute({ entity: request.entity, action: via, params: request.params, signal: request.signal });
+    const connector = await deps.hosted.forRow(row, kind ? { kind } : {});
+    const result = await connector.execute({
+      entity: request.entity,
+      action: via,
+      params: request.params,
+      signal: request.signal,
+    });
     const data = result.type === 'json' ? result.body.data : undefined;
     record =
       via === 'get'
@@ -101,7 +107,7 @@ export async function refreshRecord(
   if (deps.writeRecord) await deps.writeRecord(row, entity, record, readAt);
   else {
     const runId = await currentRunId(deps.syncStates, row.id, entity.name);
-    await deps.indexStore.writeBatch(row.connector_type, entity, row.id, runId, [record], { readAt, refresh, source });
+    await deps.indexStore.writeBatch(indexKindOf(row), entity, row.id, runId, [record], { readAt, refresh, source });
   }
   return { status: 'upserted', key };
 }

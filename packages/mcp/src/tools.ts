@@ -15,7 +15,16 @@ import {
   requestHash,
   tablesWithinBudget,
 } from './budget.ts';
-import { type EntityCatalog, type KindCatalog, kindCatalog, kindCatalogs, toolSlug } from './catalog.ts';
+import {
+  callerKindCatalog,
+  definedKindCatalog,
+  type EntityCatalog,
+  type KindCatalog,
+  kindCatalog,
+  kindCatalogs,
+  toolSlug,
+} from './catalog.ts';
+import { callDefinitionTool, DEFINITION_TOOLS } from './definition-tools.ts';
 import { describeEntity, describeKind } from './describe.ts';
 import { executeToolSchema, type JsonSchema, searchToolSchema, sqlToolSchema } from './json-schemas.ts';
 
@@ -69,14 +78,36 @@ export function toolDefinitions(connectorTypes?: readonly string[]): ToolDefinit
       t.name === 'list_connectors' ||
       t.name === 'describe_connector' ||
       t.name === 'changes' ||
+      DEFINITION_TOOLS.some((d) => d.name === t.name) ||
       slugs.has(t.name.replace(/_(execute|search|sql)$/, '')),
   );
 }
 
-/** The tools a caller sees: those of the kinds of its connectors (tool schemas are large; other kinds are noise). */
+/**
+ * The tools a caller sees: those of the kinds of its connectors (tool schemas are large; other kinds are noise),
+ * the kinds its organization defined included.
+ */
 export async function toolsFor(conduit: Conduit): Promise<ToolDefinition[]> {
-  const connectors = await conduit.connectors.list();
-  return toolDefinitions([...new Set(connectors.map((c) => c.connector_type))]);
+  const types = [...new Set((await conduit.connectors.list()).map((c) => c.connector_type))];
+  const defined = await Promise.all(
+    types.filter((type) => !kindCatalog(type)).map((type) => definedKindCatalog(conduit, type)),
+  );
+  return [...toolDefinitions(types), ...defined.flatMap((kind) => (kind ? kindToolDefinitions(kind) : []))];
+}
+
+/** The caller's kind whose tools `name` is one of, and the verb (`execute`, `search`, `sql`). */
+async function kindOfTool(conduit: Conduit, name: string): Promise<{ kind: KindCatalog; verb: string } | undefined> {
+  const verb = /_(execute|search|sql)$/.exec(name)?.[1];
+  if (!verb) return undefined;
+  const builtIn = kindCatalogs().find((k) => name === `${toolSlug(k.connectorType)}_${verb}`);
+  if (builtIn) return { kind: builtIn, verb };
+  const types = new Set((await conduit.connectors.list()).map((c) => c.connector_type));
+  for (const type of types) {
+    if (name !== `${toolSlug(type)}_${verb}` || kindCatalog(type)) continue;
+    const kind = await definedKindCatalog(conduit, type);
+    if (kind) return { kind, verb };
+  }
+  return undefined;
 }
 
 function allToolDefinitions(): ToolDefinition[] {
@@ -125,37 +156,43 @@ function allToolDefinitions(): ToolDefinition[] {
       },
     },
   ];
-  for (const kind of kindCatalogs()) {
-    const slug = toolSlug(kind.connectorType);
+  tools.push(...DEFINITION_TOOLS);
+  for (const kind of kindCatalogs()) tools.push(...kindToolDefinitions(kind));
+  return tools;
+}
+
+/** A kind's tools: execute, and search and SQL when it has searchable entities. */
+function kindToolDefinitions(kind: KindCatalog): ToolDefinition[] {
+  const tools: ToolDefinition[] = [];
+  const slug = toolSlug(kind.connectorType);
+  tools.push({
+    name: `${slug}_execute`,
+    title: `${kind.connectorType}: execute an action`,
+    description:
+      `Runs a live action (list, get, create, update, delete, download) of a ${kind.connectorType} ` +
+      `(${kind.purpose}) connector against the upstream, with the stored credentials. Entities: ` +
+      `${Object.keys(kind.entities).join(', ')}. Long lists are cut to a size budget: pass meta.cursor back to continue.`,
+    inputSchema: executeToolSchema(kind) as ToolDefinition['inputSchema'],
+  });
+  const search = searchToolSchema(kind);
+  if (search) {
     tools.push({
-      name: `${slug}_execute`,
-      title: `${kind.connectorType}: execute an action`,
+      name: `${slug}_search`,
+      title: `${kind.connectorType}: search`,
       description:
-        `Runs a live action (list, get, create, update, delete, download) of a ${kind.connectorType} ` +
-        `(${kind.purpose}) connector against the upstream, with the stored credentials. Entities: ` +
-        `${Object.keys(kind.entities).join(', ')}. Long lists are cut to a size budget: pass meta.cursor back to continue.`,
-      inputSchema: executeToolSchema(kind) as ToolDefinition['inputSchema'],
+        `Searches the synchronized copy of a ${kind.connectorType} connector's records (never calls the upstream). ` +
+        'query.filter is {"<operator>": {"<field>": value}} with operators eq neq gt gte lt lte in like fuzzy keyword ' +
+        'contains any not and or; describe_connector lists each field with its operators. Answers are cut to a size ' +
+        'budget: while meta.has_more, call again with the same arguments and meta.cursor.' +
+        semanticDescription(kind),
+      inputSchema: search as ToolDefinition['inputSchema'],
     });
-    const search = searchToolSchema(kind);
-    if (search) {
-      tools.push({
-        name: `${slug}_search`,
-        title: `${kind.connectorType}: search`,
-        description:
-          `Searches the synchronized copy of a ${kind.connectorType} connector's records (never calls the upstream). ` +
-          'query.filter is {"<operator>": {"<field>": value}} with operators eq neq gt gte lt lte in like fuzzy keyword ' +
-          'contains any not and or; describe_connector lists each field with its operators. Answers are cut to a size ' +
-          'budget: while meta.has_more, call again with the same arguments and meta.cursor.' +
-          semanticDescription(kind),
-        inputSchema: search as ToolDefinition['inputSchema'],
-      });
-      tools.push({
-        name: `${slug}_sql`,
-        title: `${kind.connectorType}: SQL`,
-        description: sqlDescription(kind),
-        inputSchema: sqlToolSchema(kind) as ToolDefinition['inputSchema'],
-      });
-    }
+    tools.push({
+      name: `${slug}_sql`,
+      title: `${kind.connectorType}: SQL`,
+      description: sqlDescription(kind),
+      inputSchema: sqlToolSchema(kind) as ToolDefinition['inputSchema'],
+    });
   }
   return tools;
 }
@@ -180,13 +217,13 @@ export async function callTool(conduit: Conduit, name: string, args: Args, optio
     if (name === 'list_connectors') return await listConnectors(conduit, args, budget);
     if (name === 'describe_connector') return await describeConnector(conduit, args);
     if (name === 'changes') return await changes(conduit, args, budget);
-    const kind = kindCatalogs().find((k) => name.startsWith(`${toolSlug(k.connectorType)}_`));
-    const verb = kind && name.slice(toolSlug(kind.connectorType).length + 1);
-    if (kind && verb === 'execute') return await execute(conduit, kind, args, budget);
-    if (kind && verb === 'search' && toolDefinitions().some((t) => t.name === name))
-      return await search(conduit, kind, args, budget);
-    if (kind && verb === 'sql' && toolDefinitions().some((t) => t.name === name))
-      return await sql(conduit, kind, args, budget);
+    const definitionTool = await callDefinitionTool(conduit, name, args);
+    if (definitionTool) return json(definitionTool);
+    const found = await kindOfTool(conduit, name);
+    const searchable = found && Object.values(found.kind.entities).some((e) => e.searchable);
+    if (found?.verb === 'execute') return await execute(conduit, found.kind, args, budget);
+    if (found?.verb === 'search' && searchable) return await search(conduit, found.kind, args, budget);
+    if (found?.verb === 'sql' && searchable) return await sql(conduit, found.kind, args, budget);
     throw problem(`no tool ${name}; tools/list names them`, '/name', 'unknown_tool');
   } catch (error) {
     if (error instanceof ConduitProblem) {
@@ -268,7 +305,7 @@ async function connectorOfKind(conduit: Conduit, args: Args, kind?: KindCatalog)
 
 async function describeConnector(conduit: Conduit, args: Args): Promise<ToolResult> {
   const view = await connectorOfKind(conduit, args);
-  const kind = kindCatalog(view.connector_type);
+  const kind = await callerKindCatalog(conduit, view.connector_type);
   if (!kind) throw problem(`unknown connector kind ${view.connector_type}`, '/connector_id');
   if (args.entity === undefined) return json({ connector: view, ...describeKind(kind, view.connector_id) });
   const entity = entityArg(kind, args);

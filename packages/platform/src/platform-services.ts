@@ -5,6 +5,7 @@ import {
   AuditEntriesRepository,
   AuditWriter,
   ChangeFeedRepository,
+  ConnectorDefinitionsRepository,
   ConnectorsRepository,
   createDatabase,
   type Database,
@@ -16,7 +17,7 @@ import {
   TextEmbeddingsRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
-import { HostedConnectors, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
+import { HostedConnectors, KindRegistry, UpstreamBudgets, type UpstreamOverrides } from '@conduit/hosted-connectors';
 import { type Logger, PlatformMetrics } from '@conduit/observability';
 import { connectRedis, type RedisClient, SyncScheduler, syncQueueName, WebhookQueue } from '@conduit/queues';
 import { ChangeFeedSink, IndexStore, opensearchNodes } from '@conduit/search-store';
@@ -25,12 +26,17 @@ import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
 import { CopyVectors } from './copy-vectors.ts';
 
+/** What a defined kind's upstream answer may weigh at most (docs/definitions.md, "Egress"). */
+const DEFINITION_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
 /** What both apps connect to and build the same way: Postgres (migrated), Redis, OpenSearch and the shared services. */
 export interface PlatformServices {
   readonly db: Kysely<Database>;
   readonly redis: RedisClient;
   readonly opensearch: Client;
   readonly connectors: ConnectorsRepository;
+  /** The connector kinds organizations defined (docs/definitions.md). */
+  readonly connectorDefinitions: ConnectorDefinitionsRepository;
   readonly syncStates: SyncStatesRepository;
   readonly changeFeed: ChangeFeedRepository;
   readonly webhookEndpoints: WebhookEndpointsRepository;
@@ -60,6 +66,7 @@ export interface PlatformServices {
 export type CoreServices = Pick<
   PlatformServices,
   | 'connectors'
+  | 'connectorDefinitions'
   | 'syncStates'
   | 'changeFeed'
   | 'webhookEndpoints'
@@ -89,6 +96,7 @@ export async function connectPlatformServices(
   // With several nodes the client spreads requests over them and retries one whose node is unreachable elsewhere.
   const opensearch = new Client({ nodes, maxRetries: Math.max(3, 2 * nodes.length) });
   const connectors = new ConnectorsRepository(db);
+  const connectorDefinitions = new ConnectorDefinitionsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const changeFeed = new ChangeFeedRepository(db);
   const textEmbeddings = new TextEmbeddingsRepository(db);
@@ -158,11 +166,19 @@ export async function connectPlatformServices(
     redis,
     opensearch,
     connectors,
+    connectorDefinitions,
     syncStates,
     changeFeed,
     webhookEndpoints: new WebhookEndpointsRepository(db),
     cipher,
     hosted: new HostedConnectors({
+      kinds: new KindRegistry({
+        definitions: connectorDefinitions,
+        egress: {
+          allow: env.CONNECTOR_EGRESS_ALLOW.split(',').filter(Boolean),
+          maxResponseBytes: DEFINITION_MAX_RESPONSE_BYTES,
+        },
+      }),
       cipher,
       connectors,
       overrides,

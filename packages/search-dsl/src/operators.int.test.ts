@@ -168,9 +168,10 @@ describe('aggregations against OpenSearch', () => {
       lo: { min: 'price' },
       hi: { max: 'price' },
     });
-    // 976.08 + 8387.12 + 0.3 - 0.10 (r04's amount has 7 decimals and is not indexed)
+    // 976.08 + 8387.12 + 0.3 - 0.10 (r04's amount has 7 decimals and is not indexed): the sum keeps the inputs'
+    // largest scale, as an amount of money (Postgres' numeric: 9363.40).
     expect(meta.aggregations).toEqual({
-      sum: { value: '9363.4' },
+      sum: { value: '9363.40' },
       avg: { value: '2340.85' },
       lo: { value: '-0.1' },
       hi: { value: '8387.12' },

@@ -196,13 +196,15 @@ export class IndexStore {
   /** Creates the current index version and points the alias at it (once per process and entity). */
   ensureIndex(connectorType: string, entity: EntityCatalog): Promise<string> {
     const alias = this.alias(connectorType, entity.name);
-    let pending = this.#ensured.get(alias);
+    // By alias and fields: a kind defined at run time may change its fields, and then its index is rebuilt.
+    const key = `${alias}\n${JSON.stringify(entity.searchable)}`;
+    let pending = this.#ensured.get(key);
     if (!pending) {
       pending = this.#ensure(alias, entity).catch((error: unknown) => {
-        this.#ensured.delete(alias);
+        this.#ensured.delete(key);
         throw error;
       });
-      this.#ensured.set(alias, pending);
+      this.#ensured.set(key, pending);
     }
     return pending;
   }

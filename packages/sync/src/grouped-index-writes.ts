@@ -1,6 +1,6 @@
 import type { EntityCatalog } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
-import { currentRunId } from '@conduit/hosted-connectors';
+import { currentRunId, indexKindOf } from '@conduit/hosted-connectors';
 import type { IndexStore } from '@conduit/search-store';
 
 interface Waiter {
@@ -44,7 +44,7 @@ export class GroupedIndexWrites {
     const groupKey = `${row.id}\0${entity.name}`;
     let group = this.#pending.get(groupKey);
     if (!group) {
-      group = { connectorType: row.connector_type, connectorId: row.id, entity, waiters: [] };
+      group = { connectorType: indexKindOf(row), connectorId: row.id, entity, waiters: [] };
       this.#pending.set(groupKey, group);
     }
     const waiters = group.waiters;

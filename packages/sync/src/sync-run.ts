@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { intervalMs } from '@conduit/config';
-import {
-  at,
-  type Connector,
-  type EntityCatalog,
-  entityOf,
-  findConnectorDefinition,
-  needsFullPasses,
-  type ReadPage,
-} from '@conduit/connectors';
+import { at, type Connector, type EntityCatalog, entityOf, needsFullPasses, type ReadPage } from '@conduit/connectors';
 import type { ConnectorRow, RunRef, RunWrite, SyncStateRow } from '@conduit/db';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import type { Logger } from '@conduit/observability';
 import { connectorChangesChannel } from '@conduit/queues';
 import type { WrittenChanges } from '@conduit/search-store';
@@ -84,9 +77,9 @@ export async function runEntitySync(
   const row = await deps.connectors.findForSync(connectorId);
   if (!row) return { status: 'skipped', reason: 'connector deleted' };
   control.onStart?.({ kind: row.connector_type });
-  const catalog = findConnectorDefinition(row.connector_type)?.catalog;
-  const entity = catalog ? entityOf(catalog, entityName) : undefined;
-  if (!entity?.sync || !entity.searchable) return { status: 'skipped', reason: 'entity not replicated' };
+  const kind = await deps.hosted.kinds.forRow(row);
+  const entity = kind ? entityOf(kind.definition.catalog, entityName) : undefined;
+  if (!kind || !entity?.sync || !entity.searchable) return { status: 'skipped', reason: 'entity not replicated' };
   await deps.syncStates.ensure(connectorId, [entityName]);
   const state = await deps.syncStates.startRun(run, randomUUID());
   const runId = state.run_id!;
@@ -106,7 +99,7 @@ export async function runEntitySync(
   };
   checkpoint.readFrom ??= Date.now();
   // Sync pages give way to live calls in the connector's upstream budget.
-  const connector = deps.hosted.forRow(row, { lane: 'sync' });
+  const connector = await deps.hosted.forRow(row, { lane: 'sync', kind });
   const parents = await parentParamsList(connector, row, entity);
   const started = performance.now();
   /** Write groups not yet checkpointed, oldest first (see below). */
@@ -230,11 +223,11 @@ export async function runEntitySync(
   }
 
   // Make this run's writes visible before deciding what disappeared and counting.
-  await deps.indexStore.refresh(row.connector_type, entityName);
+  await deps.indexStore.refresh(indexKindOf(row), entityName);
   const wasFull = checkpoint.full ?? full;
   if (wasFull) {
     const removed = await deps.indexStore.removeNotWrittenBy(
-      row.connector_type,
+      indexKindOf(row),
       entity,
       connectorId,
       runId,
@@ -242,7 +235,7 @@ export async function runEntitySync(
     );
     if (removed > 0) log.info('removed records that disappeared upstream', { removed });
   }
-  const recordCount = await deps.indexStore.count(row.connector_type, entityName, connectorId);
+  const recordCount = await deps.indexStore.count(indexKindOf(row), entityName, connectorId);
   const cursor = feed ? (checkpoint.position ?? state.cursor) : (checkpoint.maxCursor ?? state.cursor);
   const finished = await deps.syncStates.finishRun(run, { cursor: cursor ?? null, recordCount, full: wasFull });
   if (finished === 'deleted') return removeWritesOfDeleted(deps, row, entityName, log);
@@ -275,14 +268,14 @@ async function writeGroup(
   source: 'sync' | 'full_pass',
 ): Promise<[Awaited<ReturnType<SyncDeps['indexStore']['writeRecords']>>, ...WrittenChanges[]]> {
   const readAt = group.flatMap((page) => page.records.map(() => page.readAt));
-  const batch = await deps.indexStore.writeRecords(row.connector_type, entity, row.id, runId, records, {
+  const batch = await deps.indexStore.writeRecords(indexKindOf(row), entity, row.id, runId, records, {
     readAt,
     source,
   });
   const removed = group.flatMap((page) => (page.removed ?? []).map((key) => ({ key, readAt: page.readAt })));
   if (removed.length === 0) return [batch];
   const removals = await deps.indexStore.writeRemovals(
-    row.connector_type,
+    indexKindOf(row),
     entity,
     row.id,
     removed.map((r) => r.key),
@@ -301,7 +294,7 @@ async function removeWritesOfDeleted(
   entityName: string,
   log: Logger,
 ): Promise<SyncRunOutcome> {
-  await deps.indexStore.deleteConnector(row.connector_type, [entityName], row.id);
+  await deps.indexStore.deleteConnector(indexKindOf(row), [entityName], row.id);
   log.info('connector deleted during the run; its documents were removed');
   return { status: 'skipped', reason: 'connector deleted' };
 }

@@ -135,6 +135,19 @@ export function connectorActionOf(method: string, path: string): Omit<AuditDetai
   return undefined;
 }
 
+const DEFINITION_PATH = /^\/api\/v1\/connector-definitions(?:\/([^/]+))?(?:\/([^/]+))?\/?$/;
+
+/** The audited calls of /api/v1/connector-definitions: those that change or test a kind. */
+export function definitionActionOf(method: string, path: string): Omit<AuditDetails, 'params'> | undefined {
+  const match = DEFINITION_PATH.exec(path);
+  if (!match) return undefined;
+  const [, name, sub] = match;
+  if (method === 'POST' && name === undefined) return { action: 'connector_definition.create' };
+  if (method === 'DELETE' && name !== undefined && sub === undefined) return { action: 'connector_definition.delete' };
+  if (method === 'POST' && (sub === 'activate' || sub === 'test')) return { action: `connector_definition.${sub}` };
+  return undefined;
+}
+
 const WEBHOOK_ENDPOINT_PATH = /^\/api\/v1\/webhook-endpoints(?:\/([^/]+))?(?:\/([^/]+))?\/?$/;
 
 /**

@@ -3,8 +3,20 @@ import type { z } from 'zod';
 import type { ApiEnv } from '../deps.ts';
 import { ROUTE_BASES } from '../route-bases.ts';
 import { auditRoute } from '../routes/audit.ts';
-import { catalogRoute } from '../routes/catalog.ts';
+import { catalogRoute, kindDefinitionRoute } from '../routes/catalog.ts';
+import {
+  activateDefinitionRoute,
+  createDefinitionRoute,
+  definitionSchemaRoute,
+  deleteDefinitionRoute,
+  getDefinitionRoute,
+  getDefinitionVersionRoute,
+  listDefinitionsRoute,
+  testDefinitionRoute,
+  validateDefinitionRoute,
+} from '../routes/connector-definitions/routes.ts';
 import { listChangesRoute } from '../routes/connectors/changes.ts';
+import { changesStreamRoute } from '../routes/connectors/changes-stream.ts';
 import { createConnectorRoute } from '../routes/connectors/create.ts';
 import { executeRoute } from '../routes/connectors/execute.ts';
 import {
@@ -40,6 +52,18 @@ const CONNECTORS_BASE = ROUTE_BASES.connectors;
 export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route: RouteConfig }[] = [
   { base: ROUTE_BASES.token, route: tokenRoute },
   { base: ROUTE_BASES.catalog, route: catalogRoute },
+  { base: ROUTE_BASES.catalog, route: kindDefinitionRoute },
+  ...[
+    definitionSchemaRoute,
+    validateDefinitionRoute,
+    createDefinitionRoute,
+    listDefinitionsRoute,
+    getDefinitionRoute,
+    getDefinitionVersionRoute,
+    testDefinitionRoute,
+    activateDefinitionRoute,
+    deleteDefinitionRoute,
+  ].map((route) => ({ base: ROUTE_BASES.connectorDefinitions, route })),
   { base: CONNECTORS_BASE, route: listConnectorsRoute },
   { base: CONNECTORS_BASE, route: createConnectorRoute },
   { base: CONNECTORS_BASE, route: oauthInitiateRoute },
@@ -51,6 +75,7 @@ export const DOCUMENTED_ROUTES: readonly { readonly base: string; readonly route
   { base: CONNECTORS_BASE, route: webhookRoute },
   { base: CONNECTORS_BASE, route: executeRoute },
   { base: CONNECTORS_BASE, route: listChangesRoute },
+  { base: CONNECTORS_BASE, route: changesStreamRoute },
   ...[
     createEndpointRoute,
     listEndpointsRoute,

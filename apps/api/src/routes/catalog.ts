@@ -1,8 +1,10 @@
+import { type ConnectorDefinition, exportDefinition, findConnectorDefinition } from '@conduit/connectors';
 import { oauthDepsFrom } from '@conduit/oauth-consent';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { jsonResponse, mountRoute } from '../openapi/route-kit.ts';
+import { jsonResponse, mountRoute, problems } from '../openapi/route-kit.ts';
+import { ApiError } from '../problem.ts';
 import { catalogView } from '../services/catalog-view.ts';
 
 // A component of its own, so that the document (and the client's types) name it once for every schema in the catalog.
@@ -40,6 +42,25 @@ export const CatalogSchema = z
   })
   .meta({ id: 'Catalog' });
 
+export const kindDefinitionRoute = createRoute({
+  tags: ['Catalog'],
+  method: 'get',
+  path: '/{kind}/definition',
+  summary: 'A built-in kind in the connector definition format, as far as it can be said (docs/definitions.md)',
+  security: [],
+  request: { params: z.object({ kind: z.string().min(1).max(64) }) },
+  responses: {
+    200: jsonResponse(
+      z.object({
+        definition: z.record(z.string(), z.unknown()),
+        unexpressed: z.array(z.object({ path: z.string(), reason: z.string() })),
+      }),
+      'the definition, and what of the kind is code (left out)',
+    ),
+    ...problems(404),
+  },
+});
+
 export const catalogRoute = createRoute({
   tags: ['Catalog'],
   method: 'get',
@@ -59,5 +80,10 @@ export function catalogRoutes(deps: Pick<ApiDeps, 'env' | 'redis' | 'oauth'>): O
   mountRoute(app, catalogRoute, (c) =>
     c.body(body, 200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }),
   );
+  mountRoute(app, kindDefinitionRoute, (c) => {
+    const kind = findConnectorDefinition(c.req.param('kind') ?? '');
+    if (!kind) throw new ApiError(404, 'kind_not_found', `no built-in kind ${JSON.stringify(c.req.param('kind'))}`);
+    return c.json(exportDefinition(kind as unknown as ConnectorDefinition));
+  });
   return app;
 }

@@ -1,5 +1,4 @@
 import type { KindCatalog } from '@conduit/connectors';
-import { webhookSchemeFor } from '@conduit/connectors';
 import type { ConnectorRow, SyncStateRow } from '@conduit/db';
 
 export interface EntityStatusView {
@@ -12,8 +11,8 @@ export interface EntityStatusView {
 }
 
 /** Where the upstream sends webhooks (docs/api.md), and whether a secret is set (the secret is never shown). */
-export function webhookView(row: ConnectorRow, baseUrl: string) {
-  if (!webhookSchemeFor(row.connector_type)) return { webhook_url: null, webhooks: 'unsupported' as const };
+function webhookView(row: ConnectorRow, catalog: KindCatalog, baseUrl: string) {
+  if (!catalog.webhooks) return { webhook_url: null, webhooks: 'unsupported' as const };
   return {
     webhook_url: `${baseUrl}/api/v1/integrations/connectors/${encodeURIComponent(row.id)}/webhooks`,
     webhooks: row.webhook_secret_ciphertext ? ('configured' as const) : ('not_configured' as const),
@@ -50,7 +49,7 @@ export function connectorView(
     replication_config: row.replication_config,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    ...webhookView(row, options.publicBaseUrl ?? ''),
+    ...webhookView(row, catalog, options.publicBaseUrl ?? ''),
     // `rejected`: a sync found the stored credentials refused upstream; replace them (PATCH) to sync again.
     credentials_status: row.credentials_rejected_at ? ('rejected' as const) : ('ok' as const),
     credentials_error: row.credentials_error ?? null,

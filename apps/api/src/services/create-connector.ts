@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { intervalMs, publicBaseUrl } from '@conduit/config';
 import { connectorTypes, didYouMean, findConnectorDefinition, parseOrThrow, problemsOf } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
+import type { KindRegistry, ResolvedKind } from '@conduit/hosted-connectors';
 import type { ConsentConnector } from '@conduit/oauth-consent';
 import type { Logger } from '@conduit/observability';
 import type { ApiDeps } from '../deps.ts';
@@ -31,6 +32,20 @@ export function requireDefinition(connectorType: string): NonNullable<ReturnType
   ]);
 }
 
+/** The kind of a connector_type for the organization: built in, or one it defined; a 400 naming /connector_type. */
+export async function requireKind(
+  kinds: KindRegistry,
+  organizationId: string,
+  connectorType: string,
+): Promise<ResolvedKind> {
+  const kind = await kinds.find(organizationId, connectorType);
+  if (kind) return kind;
+  const names = await kinds.names(organizationId);
+  throw new ApiError(400, 'invalid_request', `unknown connector_type '${connectorType}'`, [
+    { path: '/connector_type', message: `supported: ${names.join(', ')}.${didYouMean(connectorType, names)}` },
+  ]);
+}
+
 export function connectorExists(connectorId: string): ApiError {
   return new ApiError(
     409,
@@ -46,7 +61,8 @@ export function connectorExists(connectorId: string): ApiError {
  * first sync. Shared by POST /connectors and the OAuth consent callback. Returns the public view.
  */
 export async function createConnector(deps: CreateConnectorDeps, input: NewConnector, logger: Logger) {
-  const { catalog } = requireDefinition(input.connector_type);
+  const kind = await requireKind(deps.hosted.kinds, input.organizationId, input.connector_type);
+  const { catalog } = kind.definition;
   const config = input.config ?? {};
   const problems = [
     ...problemsOf(() => parseOrThrow(catalog.credentials, input.credentials, '/credentials', 'invalid_request', '')),
@@ -60,7 +76,7 @@ export async function createConnector(deps: CreateConnectorDeps, input: NewConne
   const existing = await deps.connectors.findByIdentity(input.organizationId, identity);
   if (existing) throw connectorExists(existing.id);
 
-  const connector = deps.hosted.forCredentials(catalog.connectorType, input.credentials, config);
+  const connector = deps.hosted.forCredentials(kind, input.credentials, config);
   await checkCredentials(connector, catalog);
 
   const replicationConfig = catalog.replicationConfig.parse(input.replication_config) as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { type EntityCatalog, entityOf, type KindCatalog } from '@conduit/connectors';
 import type { ConnectorRow, SyncStatesRepository } from '@conduit/db';
-import { type RefreshRecordDeps, refreshRecord } from '@conduit/hosted-connectors';
+import { indexKindOf, type RefreshRecordDeps, refreshRecord } from '@conduit/hosted-connectors';
 import type { Logger } from '@conduit/observability';
 import { recordKeyOf } from '@conduit/search-store';
 import { z } from 'zod';
@@ -53,7 +53,7 @@ export async function reflectWrite(
     });
     // The entity's record_count follows the copy (a run in flight sets it itself when it ends).
     if (outcome.status !== 'skipped') {
-      const count = await deps.indexStore.count(row.connector_type, target.name, row.id);
+      const count = await deps.indexStore.count(indexKindOf(row), target.name, row.id);
       await deps.syncStates.setRecordCount(row.id, target.name, count);
     }
   } catch (error) {

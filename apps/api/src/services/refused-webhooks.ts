@@ -19,11 +19,11 @@ export interface Refusal {
 
 /**
  * Refused calls on the public upstream-webhook route (no bearer token: anyone can call it), counted in Redis per
- * caller address and per connector, so every API instance shares the count. An address over its limit is refused
- * before any work (no database read, no signature check, no log line). A connector over its limit still has each
- * call's signature checked, so the vendor's genuine deliveries keep flowing while someone sends forgeries; the
- * forgeries get 429 with Retry-After instead of 401. Logging is sampled: the first refusal of a window, then one in
- * a hundred, each line saying how many there were.
+ * caller address and per connector, so every API instance shares the count. Only refusals are counted, and a
+ * count over its limit only changes how a refusal is answered: every call's signature is still checked, so the
+ * vendor's genuine deliveries keep flowing while someone sends forgeries or junk from the same address (a proxy's,
+ * or a vendor's shared egress); the refused calls get 429 with Retry-After instead of 401 or 404. Logging is
+ * sampled: the first refusal of a window, then one in a hundred, each line saying how many there were.
  */
 export class RefusedWebhooks {
   readonly #redis: RedisClient;
@@ -35,13 +35,6 @@ export class RefusedWebhooks {
     this.#redis = options.redis;
     this.#prefix = `${options.namespace}:webhooks:refused`;
     this.#limit = options.limit;
-  }
-
-  /** Seconds until `address` may call again, or undefined when it is under its limit. */
-  async addressBlocked(address: string): Promise<number | undefined> {
-    const key = this.#key('address', address);
-    const [count, ttlMs] = await Promise.all([this.#redis.get(key), this.#redis.pttl(key)]);
-    return Number(count ?? 0) >= this.#limit ? retryAfter(ttlMs) : undefined;
   }
 
   /** Counts a refused call from `address` (and to `connectorId`, when it exists). */

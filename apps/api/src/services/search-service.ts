@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import {
   type CompiledSearch,
   emptySearchPage,
@@ -164,7 +165,7 @@ export function createSearchService(
         return made;
       });
       requestStep('planned');
-      const index = indexStore.alias(row.connector_type, entity.name);
+      const index = indexStore.alias(indexKindOf(row), entity.name);
       if (plan.semantic) {
         const semantic = plan.semantic;
         const search = (body: unknown) =>
@@ -240,7 +241,7 @@ export function createSearchService(
             // ones go alone, so that the request's signal cancels them in the engine when its caller goes away.
             async search(entity, body) {
               try {
-                return await indexStore.search(indexStore.alias(row.connector_type, entity), row.id, body, {
+                return await indexStore.search(indexStore.alias(indexKindOf(row), entity), row.id, body, {
                   tenant: row.organization_id,
                   costly,
                   ...(context.signal ? { signal: context.signal } : {}),
@@ -252,7 +253,7 @@ export function createSearchService(
               }
             },
             async lookup(entity, ids, includes) {
-              const index = indexStore.alias(row.connector_type, entity);
+              const index = indexStore.alias(indexKindOf(row), entity);
               try {
                 return await indexStore.lookup(index, row.id, ids, includes, row.organization_id);
               } catch (error) {

@@ -249,6 +249,38 @@ export interface OAuthInitiateResponse {
   state: string;
   expires_at: string;
 }
+export interface ConnectorDefinition {
+  name: string;
+  active_version: number | null;
+  versions: {
+    version: number;
+    created_at: string;
+    activated_at: string | null;
+  }[];
+  /**
+   * the active version’s document
+   */
+  definition?: {
+    [k: string]: unknown;
+  };
+}
+export interface DefinitionTestResult {
+  entities: {
+    entity: string;
+    records: {
+      [k: string]: unknown;
+    }[];
+    record_count: number;
+    pages: number;
+    problems: string[];
+  }[];
+  requests: {
+    method: string;
+    url: string;
+    status: number | null;
+    ms: number;
+  }[];
+}
 export interface ConnectorList {
   data: Connector[];
 }

@@ -13,6 +13,12 @@ export function bearerAuth(token: string): AuthStrategy {
   return { headers: async () => ({ authorization: `Bearer ${token}` }), secrets: () => [token] };
 }
 
+/** An API key in a header (`X-Api-Key: <key>`) or in the query string (`?api_key=<key>`). */
+export function apiKeyAuth(where: 'header' | 'query', name: string, value: string): AuthStrategy {
+  if (where === 'query') return { headers: async () => ({}), query: () => ({ [name]: value }), secrets: () => [value] };
+  return { headers: async () => ({ [name]: value }), secrets: () => [value] };
+}
+
 export function basicAuth(username: string, password: string): AuthStrategy {
   const encoded = Buffer.from(`${username}:${password}`).toString('base64');
   return { headers: async () => ({ authorization: `Basic ${encoded}` }), secrets: () => [password, encoded] };

@@ -80,7 +80,15 @@ export type Paging =
       readonly totalPagesAt: string;
       readonly stopOnEmpty?: boolean;
     }
-  /** An RFC 8288 `Link` header with rel="next" (Sentry: `results="true"` and a `cursor` attribute). */
+  /**
+   * Offsets: `param` is the index of the first record, `limitParam` the page size (`limit` when the caller gives
+   * none); the next page exists while a page comes back full.
+   */
+  | { readonly type: 'offset'; readonly param: string; readonly limitParam: string; readonly limit: number }
+  /**
+   * An RFC 8288 `Link` header with rel="next": its `cursor` attribute (Sentry, which also says `results="false"` when
+   * there is no such page), else the `param` query value of its URL.
+   */
   | { readonly type: 'link_header'; readonly param: string; readonly meta?: string }
   /**
    * The absolute URL of the next page at `nextAt` (Zendesk next_page, Snap paging.next_link), passed back as
@@ -134,6 +142,12 @@ export interface UpstreamSpec {
   readonly paging: Paging;
   /** Meta values besides the next-page value: Meta name → dotted path in the answer (missing → null). */
   readonly meta?: Readonly<Record<string, string>>;
+  /**
+   * Record fields the catalog names otherwise than the vendor: catalog name → the vendor's field, copied when the
+   * record lacks the catalog's name (incident.io's `slack_channel_id` is the catalog's `chat_channel_id`). The
+   * vendor's field stays as it came.
+   */
+  readonly aliases?: Readonly<Record<string, string>>;
   /** List params sent under another name upstream (Orb's `created_at_gte` → `created_at[gte]`). */
   readonly query?: Readonly<Record<string, string>>;
   /** Query values every list call sends (PayPal's `total_required=true`, without which no page count comes back). */

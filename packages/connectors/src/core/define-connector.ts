@@ -1,3 +1,4 @@
+import type { DefinedAuth } from '../definitions/definition-format.ts';
 import type { TokenCache } from './auth.ts';
 import type { KindCatalog } from './catalog.ts';
 import type { Classify } from './classify.ts';
@@ -108,6 +109,11 @@ export interface ConnectorDefinition<Credentials = unknown, Config = unknown> {
   readonly defaultBaseUrl: string;
   readonly defaultHeaders?: (input: { credentials: Credentials; config: Config }) => Record<string, string>;
   readonly auth: (input: AuthFactoryInput<Credentials, Config>) => AuthStrategy;
+  /**
+   * How the kind authenticates, said as data in the definition format (docs/definitions.md), where the `auth`
+   * function above can be said so: the kind's export as a definition carries it.
+   */
+  readonly authAsData?: DefinedAuth | readonly DefinedAuth[];
   /** The kind's reading of upstream error answers; the HTTP client's one retry loop acts on it. */
   readonly classify?: Classify;
   /** A kind's own operations; an entity the catalog declares (`upstream`) gets the core's for what is left out. */

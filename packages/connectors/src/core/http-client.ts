@@ -29,6 +29,8 @@ export interface UpstreamRequest {
 /** Supplies auth headers; may refresh once after a 401 (OAuth), and names the secrets to redact from errors. */
 export interface AuthStrategy {
   headers(signal?: AbortSignal): Promise<Record<string, string>>;
+  /** Query values every request carries (an API key sent in the query string). */
+  query?(): Readonly<Record<string, string>>;
   refresh?(signal?: AbortSignal): Promise<boolean>;
   secrets(): string[];
 }
@@ -129,7 +131,8 @@ export class UpstreamHttpClient {
 
   /** Sends a request and returns the response (body unread) once it is a success or an accepted status. */
   async send(request: UpstreamRequest): Promise<Response> {
-    const url = this.url(request.path, request.query);
+    const authQuery = this.#options.auth.query?.();
+    const url = this.url(request.path, authQuery ? { ...request.query, ...authQuery } : request.query);
     const doFetch = this.#options.fetch ?? fetch;
     const sleep = this.#options.sleep ?? defaultSleep;
     let refreshed = false;
@@ -152,6 +155,8 @@ export class UpstreamHttpClient {
         });
       } catch (error) {
         clearTimeout(timer);
+        // A fetch that refuses the call itself (a defined kind's egress guard) has decided: nothing was sent.
+        if (error instanceof ConnectorError) throw error;
         this.#options.onResponse?.(null);
         if (request.signal?.aborted) throw error;
         // Unreachable, timed out or cut: transient. Only a refused connection surely never reached the upstream.

@@ -127,9 +127,11 @@ function nextValue(paging: Paging, body: unknown, response: Response, records: r
     }
     case 'link_header': {
       const next = parseLinkHeader(response.headers.get('link')).next;
-      return next?.results && next.cursor ? next.cursor : null;
+      if (!next?.results) return null;
+      return next.cursor || nonEmpty(new URL(next.url, 'https://relative.invalid').searchParams.get(paging.param));
     }
     case 'page_number':
+    case 'offset':
       return null;
   }
 }
@@ -138,10 +140,15 @@ function nextValue(paging: Paging, body: unknown, response: Response, records: r
 export async function listDeclared(
   ctx: ConnectorContext,
   spec: UpstreamSpec,
-  params: Params,
+  given: Params,
   hooks: ListHooks = {},
 ): Promise<ListPage> {
   const { paging } = spec;
+  // Offset paging knows a page is the last by its size: ask for the size it compares with.
+  const params =
+    paging.type === 'offset' && given[paging.limitParam] === undefined
+      ? { ...given, [paging.limitParam]: paging.limit }
+      : given;
   const { path, used } = fillPath(spec.path, params);
   const followed =
     paging.type === 'next_url' && typeof params[paging.param] === 'string'
@@ -163,7 +170,8 @@ export async function listDeclared(
   );
   const body = await ctx.http.readJson(response);
   const answer = hooks.answer?.(body, params) ?? { records: recordsOf(spec, body) };
-  const records = hooks.record ? answer.records.map((r) => hooks.record!(r, params)) : answer.records;
+  const named = spec.aliases ? answer.records.map((r) => withAliases(r, spec.aliases!)) : answer.records;
+  const records = hooks.record ? named.map((r) => hooks.record!(r, params)) : named;
 
   const meta: Record<string, unknown> = {};
   let next: Params | null = null;
@@ -172,6 +180,14 @@ export async function listDeclared(
     const total = at(body, paging.totalPagesAt);
     const more = typeof total === 'number' && page < total && !(paging.stopOnEmpty && records.length === 0);
     next = more ? { ...params, [paging.param]: page + 1 } : null;
+  } else if (paging.type === 'offset') {
+    const offset = typeof params[paging.param] === 'number' ? (params[paging.param] as number) : 0;
+    const limit = typeof params[paging.limitParam] === 'number' ? (params[paging.limitParam] as number) : paging.limit;
+    next =
+      records.length >= limit
+        ? { ...params, [paging.param]: offset + records.length, [paging.limitParam]: limit }
+        : null;
+    meta[paging.param] = next ? offset + records.length : null;
   } else if (paging.type !== 'none') {
     const value = nextValue(paging, body, response, records);
     if (paging.type !== 'last_record') meta[paging.meta ?? paging.param] = value;
@@ -214,8 +230,21 @@ export async function getDeclared(
     query: { ...spec.get.defaults, ...queryParams(params, used, spec.query) },
     signal: ctx.signal,
   });
-  const record = recordAt(body, spec.get.record);
+  const found = recordAt(body, spec.get.record);
+  const record = spec.aliases ? withAliases(found, spec.aliases) : found;
   return hooks.record ? hooks.record(record, params) : record;
+}
+
+/** The record with each alias filled from the vendor's field where the record does not have it already. */
+function withAliases(record: UpstreamRecord, aliases: Readonly<Record<string, string>>): UpstreamRecord {
+  let out: UpstreamRecord | null = null;
+  for (const [name, vendor] of Object.entries(aliases)) {
+    if (Object.hasOwn(record, vendor) && !Object.hasOwn(record, name)) {
+      out ??= { ...record };
+      out[name] = record[vendor];
+    }
+  }
+  return out ?? record;
 }
 
 /** `since` in the form an upstream filter wants. */

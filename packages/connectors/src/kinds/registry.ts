@@ -10,7 +10,8 @@ import { snapchatMarketingConnector } from './snapchat-marketing/connector.ts';
 import { typeformConnector } from './typeform/connector.ts';
 import { zendeskTalkConnector } from './zendesk-talk/connector.ts';
 
-type AnyDefinition = ConnectorDefinition<never, never>;
+/** A kind whatever its credential and config types: built in, or compiled from a definition. */
+export type AnyDefinition = ConnectorDefinition<never, never>;
 
 /** Every connector kind the platform runs, by canonical connector_type (docs/api.md). */
 export const CONNECTOR_DEFINITIONS: readonly AnyDefinition[] = [

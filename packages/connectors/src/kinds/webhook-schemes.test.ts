@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { WebhookDelivery } from '../core/webhook-scheme.ts';
+import { declaredWebhookScheme } from '../definitions/declared-webhooks.ts';
+import type { DefinedEntity, DefinedWebhooks } from '../definitions/definition-format.ts';
+import { checkDefinition } from '../definitions/definition-problems.ts';
 import { webhookSchemeFor } from './registry.ts';
 
 const NOW = Date.parse('2025-03-01T12:00:00Z');
@@ -223,5 +226,185 @@ describe('webhook schemes', () => {
     expect(parsed.records).toMatchObject([{ params: { organization_slug: 'acme', issue_id: '5' } }]);
     const comment = delivery({ 'request-id': 'r2', 'sentry-hook-resource': 'comment' }, '');
     expect(scheme.parse(comment, { action: 'created', data: { issue_id: '5' } }, {}).records).toEqual([]);
+  });
+});
+
+/**
+ * The five schemes said as data (docs/definitions.md, "Webhooks"): the same vendor signatures, checked by the
+ * declared scheme a definition would carry instead of the kind's code.
+ */
+const entity = (get?: string) =>
+  ({
+    key: 'id',
+    fields: { id: 'string!' },
+    ...(get ? { get: { path: get } } : {}),
+    replication: { mode: 'full_refresh' },
+  }) as DefinedEntity;
+const declaredSchemes: Record<
+  (typeof vendors)[number]['kind'],
+  { webhooks: DefinedWebhooks; entities: Record<string, DefinedEntity> }
+> = {
+  Orb: {
+    webhooks: {
+      signature: {
+        header: 'X-Orb-Signature',
+        algorithm: 'sha256',
+        encoding: 'hex',
+        prefix: 'v1=',
+        separator: ' ',
+        signed: 'v1:{timestamp}:{body}',
+        timestamp_header: 'X-Orb-Timestamp',
+        timestamp_format: 'iso',
+      },
+      events: {
+        entity_at: 'type',
+        entity_split: '.',
+        entities: { customer: 'customers', subscription: 'subscriptions', invoice: 'invoices' },
+        key_at: '{entity}.id',
+        id_at: 'id',
+      },
+    },
+    entities: {
+      customers: entity('/customers/{customer_id}'),
+      subscriptions: entity('/subscriptions/{subscription_id}'),
+      invoices: entity('/invoices/{invoice_id}'),
+    },
+  },
+  Typeform: {
+    webhooks: {
+      signature: {
+        header: 'Typeform-Signature',
+        algorithm: 'sha256',
+        encoding: 'base64',
+        prefix: 'sha256=',
+        signed: '{body}',
+      },
+      events: {
+        entity_at: 'event_type',
+        entities: { form_response: 'responses' },
+        key_at: 'form_response.token',
+        id_at: 'event_id',
+        params: { form_id: 'form_response.form_id', included_response_ids: 'form_response.token' },
+      },
+    },
+    entities: { responses: entity() },
+  },
+  Sentry: {
+    webhooks: {
+      signature: {
+        header: 'Sentry-Hook-Signature',
+        algorithm: 'sha256',
+        encoding: 'hex',
+        signed: '{body}',
+        timestamp_header: 'Sentry-Hook-Timestamp',
+      },
+      events: {
+        entity_at: 'header:Sentry-Hook-Resource',
+        entities: { issue: 'issues' },
+        key_at: 'data.issue.id',
+        id_at: 'header:Request-ID',
+        params: {
+          organization_slug: { at: 'data.issue.url', match: '/organizations/([^/]+)/' },
+          issue_id: 'data.issue.id',
+        },
+      },
+    },
+    entities: { issues: entity('/organizations/{organization_slug}/issues/{issue_id}') },
+  },
+  'Incident-Io': {
+    webhooks: {
+      signature: {
+        header: 'webhook-signature',
+        algorithm: 'sha256',
+        encoding: 'base64',
+        prefix: 'v1,',
+        separator: ' ',
+        signed: '{id}.{timestamp}.{body}',
+        timestamp_header: 'webhook-timestamp',
+        id_header: 'webhook-id',
+        secret: { encoding: 'base64', prefix: 'whsec_' },
+      },
+      events: {
+        entity_at: 'event_type',
+        entities: { 'public_incident.incident_updated_v2': 'incidents' },
+        key_at: '{event}.id',
+        id_at: 'header:webhook-id',
+      },
+    },
+    entities: { incidents: entity('/v2/incidents/{id}') },
+  },
+  'Zendesk-Talk': {
+    webhooks: {
+      signature: {
+        header: 'X-Zendesk-Webhook-Signature',
+        algorithm: 'sha256',
+        encoding: 'base64',
+        signed: '{timestamp}{body}',
+        timestamp_header: 'X-Zendesk-Webhook-Signature-Timestamp',
+        timestamp_format: 'iso',
+      },
+      events: {
+        entity_at: 'type',
+        entities: { 'zen:event-type:phone_number.updated': 'phone_numbers' },
+        key_at: 'detail.id',
+        id_at: 'id',
+      },
+    },
+    entities: { phone_numbers: entity('/phone_numbers/{phone_number_id}') },
+  },
+};
+
+describe.each(vendors)('$kind webhook scheme, said as data', (vendor) => {
+  const declared = declaredSchemes[vendor.kind];
+  const scheme = declaredWebhookScheme(declared.webhooks, declared.entities);
+  const signed = (overrides: { body?: string; secret?: string; at?: number } = {}) =>
+    vendor.sign(overrides.body ?? vendor.body, overrides.secret ?? vendor.secret, overrides.at ?? NOW - 2_000);
+
+  it('is a valid part of a definition', () => {
+    const check = checkDefinition({
+      name: 'As-Data',
+      base_url: 'https://api.vendor.example',
+      auth: { type: 'bearer' },
+      entities: Object.fromEntries(
+        Object.entries(declared.entities).map(([name, e]) => [
+          name,
+          { ...e, list: { path: '/x', records: null, paging: { type: 'none' } }, searchable: 'all' },
+        ]),
+      ),
+      webhooks: declared.webhooks,
+    });
+    expect(check.ok ? [] : check.problems).toEqual([]);
+  });
+
+  it('accepts the vendor’s signature and names the same event and record as the kind’s code', () => {
+    const call = delivery(signed(), vendor.body);
+    expect(scheme.verify(call, vendor.secret, NOW)).toEqual({ ok: true });
+    const parsed = scheme.parse(call, JSON.parse(vendor.body), {});
+    const [expected] = vendor.expected.records;
+    expect(parsed.eventId).toBe(vendor.expected.eventId);
+    expect(parsed.records).toEqual([
+      expect.objectContaining({
+        entity: expected.entity,
+        key: expected.key,
+        via: 'via' in expected ? expected.via : 'get',
+      }),
+    ]);
+    expect(Object.keys(parsed.records[0]!.params).sort()).toEqual(Object.keys(expected.params).sort());
+  });
+
+  it('refuses another secret, a changed body and a missing signature', () => {
+    const other =
+      vendor.kind === 'Incident-Io' ? `whsec_${Buffer.from('another key').toString('base64')}` : 'other-secret';
+    expect(scheme.verify(delivery(signed({ secret: other }), vendor.body), vendor.secret, NOW).ok).toBe(false);
+    expect(scheme.verify(delivery(signed(), `${vendor.body} `), vendor.secret, NOW).ok).toBe(false);
+    const headers: Record<string, string> = { ...signed() };
+    delete headers[vendor.signatureHeader];
+    expect(scheme.verify(delivery(headers, vendor.body), vendor.secret, NOW).ok).toBe(false);
+  });
+
+  it.skipIf('stale' in vendor)('refuses a signature 10 minutes old or ahead', () => {
+    expect(scheme.verify(delivery(signed({ at: NOW - 10 * 60_000 }), vendor.body), vendor.secret, NOW).ok).toBe(false);
+    expect(scheme.verify(delivery(signed({ at: NOW + 10 * 60_000 }), vendor.body), vendor.secret, NOW).ok).toBe(false);
+    expect(scheme.verify(delivery(signed({ at: NOW - 4 * 60_000 }), vendor.body), vendor.secret, NOW).ok).toBe(true);
   });
 });

@@ -20,6 +20,19 @@ export type WebhookEndpointChanges = Partial<
   Pick<NewWebhookEndpoint, 'url' | 'description' | 'connector_ids' | 'entities' | 'types'> & { enabled: boolean }
 >;
 
+/** An endpoint and a connector it follows whose feed moved past its position, and how many more it may queue. */
+export interface MovedPair {
+  readonly endpoint_id: string;
+  readonly organization_id: string;
+  readonly created_at: Date;
+  readonly entities: readonly string[] | null;
+  readonly types: readonly string[] | null;
+  readonly connector_id: string;
+  /** Deliveries the endpoint may still queue, and its organization over all its endpoints. */
+  readonly room: number;
+  readonly organization_room: number;
+}
+
 /** A delivery taken for sending, with what sending needs from its endpoint. */
 export interface ClaimedDelivery {
   readonly id: string;
@@ -52,6 +65,19 @@ const MAX_BIGINT = '9223372036854775807';
 
 const json = (value: readonly string[] | null | undefined) => (value == null ? null : JSON.stringify(value));
 
+function insertEndpoint(db: Kysely<Database>, endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRow> {
+  return db
+    .insertInto('webhook_endpoints')
+    .values({
+      ...endpoint,
+      connector_ids: json(endpoint.connector_ids),
+      entities: json(endpoint.entities),
+      types: json(endpoint.types),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /**
  * Endpoints of an organization, and the outbox of their deliveries (docs/changes.md). Every read on behalf of a
  * caller is scoped by organization; the worker's reads are not.
@@ -63,16 +89,24 @@ export class WebhookEndpointsRepository {
   }
 
   async insert(endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRow> {
-    return this.#db
-      .insertInto('webhook_endpoints')
-      .values({
-        ...endpoint,
-        connector_ids: json(endpoint.connector_ids),
-        entities: json(endpoint.entities),
-        types: json(endpoint.types),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return insertEndpoint(this.#db, endpoint);
+  }
+
+  /**
+   * Adds the endpoint unless its organization has `limit` already (then undefined). Creations of one organization
+   * take turns on a transaction-scoped advisory lock, so concurrent ones cannot overshoot the limit.
+   */
+  async insertUnderLimit(endpoint: NewWebhookEndpoint, limit: number): Promise<WebhookEndpointRow | undefined> {
+    return this.#db.transaction().execute(async (trx) => {
+      const lock = `webhook_endpoints:${endpoint.organization_id}`;
+      await sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`.execute(trx);
+      const { count } = await trx
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('organization_id', '=', endpoint.organization_id)
+        .executeTakeFirstOrThrow();
+      return Number(count) >= limit ? undefined : insertEndpoint(trx, endpoint);
+    });
   }
 
   /** The organization's endpoints: where every read on behalf of a caller starts. */
@@ -108,20 +142,47 @@ export class WebhookEndpointsRepository {
     return deleteOwned(this.#db, 'webhook_endpoints', organizationId, id);
   }
 
-  /** For the worker: every enabled endpoint with the connectors it follows (its organization's, filtered). */
-  async enabledWithConnectors(): Promise<{ endpoint: WebhookEndpointRow; connectorIds: string[] }[]> {
-    const endpoints = await this.#db.selectFrom('webhook_endpoints').selectAll().where('enabled', '=', true).execute();
-    const result = [];
-    for (const endpoint of endpoints) {
-      let query = this.#db
-        .selectFrom('connectors')
-        .select('id')
-        .where('organization_id', '=', endpoint.organization_id);
-      if (endpoint.connector_ids)
-        query = query.where('id', 'in', endpoint.connector_ids.length ? endpoint.connector_ids : ['']);
-      result.push({ endpoint, connectorIds: (await query.execute()).map((r) => r.id) });
-    }
-    return result;
+  /**
+   * For the worker's fan-out, in one query: each enabled endpoint and followed connector (its organization's,
+   * filtered) whose feed head moved past the endpoint's position (or that has no position yet), with how many more
+   * deliveries the endpoint and its organization may queue: `backlog` pending per endpoint and
+   * `organizationBacklog` per organization, less what is pending now (counted up to `backlog` per endpoint). Pairs whose endpoint is full are left out: the rest of
+   * the feed is queued as the backlog drains. Idle pairs cost nothing but this query.
+   */
+  async movedPairs(bounds: { backlog: number; organizationBacklog: number }): Promise<MovedPair[]> {
+    const { rows } = await sql<MovedPair & { room: string; organization_room: string }>`
+      with moved as (
+        select e.id as endpoint_id, e.organization_id, e.created_at, e.entities, e.types, c.id as connector_id
+        from webhook_endpoints e
+        join connectors c on c.organization_id = e.organization_id
+          and (e.connector_ids is null or e.connector_ids @> jsonb_build_array(c.id))
+        join change_feed_heads h on h.connector_id = c.id
+        left join webhook_positions p on p.endpoint_id = e.id and p.connector_id = c.id
+        where e.enabled and (p.after_seq is null or h.last_seq > p.after_seq)
+      ),
+      queued as (
+        -- Every endpoint of the organizations concerned, moved or not: the organization's bound counts them all.
+        select q.id as endpoint_id, q.organization_id, (
+          select count(*) from (
+            select 1 from webhook_deliveries d
+            where d.endpoint_id = q.id and d.status = 'pending'
+            limit ${bounds.backlog}
+          ) n
+        ) as pending
+        from webhook_endpoints q
+        where q.organization_id in (select organization_id from moved)
+      ),
+      room as (
+        select endpoint_id, ${bounds.backlog} - pending as room,
+          ${bounds.organizationBacklog} - sum(pending) over (partition by organization_id) as organization_room
+        from queued
+      )
+      select m.endpoint_id, m.organization_id, m.created_at, m.entities, m.types, m.connector_id, r.room,
+        r.organization_room
+      from moved m join room r using (endpoint_id)
+      where r.room > 0 and r.organization_room > 0
+      order by m.endpoint_id, m.connector_id`.execute(this.#db);
+    return rows.map((row) => ({ ...row, room: Number(row.room), organization_room: Number(row.organization_room) }));
   }
 
   /**
@@ -131,7 +192,7 @@ export class WebhookEndpointsRepository {
    * `select(after)` reads the events and says which to deliver, with their record reference and body.
    */
   async fanOut(
-    endpoint: Pick<WebhookEndpointRow, 'id' | 'created_at'>,
+    endpoint: { readonly id: string; readonly created_at: Date },
     connectorId: string,
     select: (after: number) => Promise<{
       lastSeq: number;
@@ -206,33 +267,75 @@ export class WebhookEndpointsRepository {
   }
 
   /**
-   * Takes up to `limit` deliveries due now, leased for `leaseMs`: pending, not leased (or the lease ran out: the
-   * worker sending it died), of an enabled endpoint, and the oldest pending one of their record for the endpoint,
-   * so the events of one record go out in order.
+   * Takes up to `limit` deliveries due now, leased for `leaseMs`, shared round-robin: first the next due delivery of
+   * each organization, then the second, and so on; within an organization, its endpoints in turn. Only the oldest
+   * pending delivery of a record is due (per endpoint), so the events of one record go out in order. An endpoint has
+   * at most `caps.endpoint` deliveries in flight (leased) across every worker, 1 while it is slow (`slow_until`),
+   * and an organization at most `caps.organization`: one tenant's slow or huge backlog takes a bounded share of the
+   * senders and never the rest. Claims take turns on a transaction-scoped advisory lock (a claim is one short
+   * statement), so the in-flight counts they read are exact; a lease that ran out (its worker died) is in flight no
+   * more and its delivery is due again.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const result = await sql<ClaimedDelivery>`
-      with due as (
-        select d.id from webhook_deliveries d
-        join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
-        where d.status = 'pending' and d.next_attempt_at <= now()
-          and (d.leased_until is null or d.leased_until < now())
-          and not exists (
-            select 1 from webhook_deliveries o
-            where o.endpoint_id = d.endpoint_id and o.connector_id = d.connector_id
-              and o.record_ref = d.record_ref and o.status = 'pending' and o.seq < d.seq
-          )
-        order by d.next_attempt_at, d.id
-        limit ${limit}
-        for update of d skip locked
-      )
-      update webhook_deliveries w set leased_until = now() + ${`${leaseMs} milliseconds`}::interval
-      from due, webhook_endpoints e
-      where w.id = due.id and e.id = w.endpoint_id
-      returning w.id, w.endpoint_id, w.seq, w.connector_id, w.payload, w.attempts, e.url, e.secret_ciphertext`.execute(
-      this.#db,
-    );
-    return result.rows;
+  async claimDue(
+    limit: number,
+    leaseMs: number,
+    caps: { endpoint: number; organization: number },
+  ): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    return this.#db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended('webhook_deliveries:claim', 0))`.execute(trx);
+      const { rows } = await sql<ClaimedDelivery>`
+        with flight as (
+          select endpoint_id, count(*)::int as n from webhook_deliveries
+          where status = 'pending' and leased_until is not null and leased_until > clock_timestamp()
+          group by endpoint_id
+        ),
+        endpoints as (
+          select e.id, e.organization_id,
+            ${caps.organization} - coalesce(sum(f.n) over (partition by e.organization_id), 0) as organization_free,
+            least(
+              (case when e.slow_until > clock_timestamp() then 1 else ${caps.endpoint} end) - coalesce(f.n, 0),
+              ${caps.organization} - coalesce(sum(f.n) over (partition by e.organization_id), 0)
+            ) as free
+          from webhook_endpoints e left join flight f on f.endpoint_id = e.id
+          where e.enabled
+        ),
+        candidates as (
+          select c.id, e.organization_id, e.organization_free, e.id as endpoint_id, c.turn
+          from endpoints e cross join lateral (
+            select d.id, row_number() over (order by d.next_attempt_at, d.id) as turn
+            from webhook_deliveries d
+            where d.endpoint_id = e.id and d.status = 'pending' and d.next_attempt_at <= clock_timestamp()
+              and (d.leased_until is null or d.leased_until < clock_timestamp())
+              and not exists (
+                select 1 from webhook_deliveries o
+                where o.endpoint_id = d.endpoint_id and o.connector_id = d.connector_id
+                  and o.record_ref = d.record_ref and o.status = 'pending' and o.seq < d.seq
+              )
+            order by d.next_attempt_at, d.id
+            limit greatest(e.free, 0)
+          ) c
+          where e.free > 0
+        ),
+        ranked as (
+          select id, organization_id, organization_free,
+            row_number() over (partition by organization_id order by turn, endpoint_id) as turn
+          from candidates
+        ),
+        picked as (
+          select id from ranked
+          where turn <= organization_free
+          order by turn, md5(organization_id::text || clock_timestamp()::text)
+          limit ${limit}
+        )
+        update webhook_deliveries w set leased_until = clock_timestamp() + ${`${leaseMs} milliseconds`}::interval
+        from picked, webhook_endpoints e
+        where w.id = picked.id and e.id = w.endpoint_id
+        returning w.id, w.endpoint_id, w.seq, w.connector_id, w.payload, w.attempts, e.url, e.secret_ciphertext`.execute(
+        trx,
+      );
+      return rows;
+    });
   }
 
   /**
@@ -242,19 +345,24 @@ export class WebhookEndpointsRepository {
    * retry are due at once rather than at the rest of their wait (after an outage of minutes the schedule's waits
    * are minutes too); one record's events still go out in order, as `claimDue` takes the oldest pending first.
    */
-  async recordAttempts(attempts: readonly DeliveryAttempt[], disableAfterMs: number): Promise<void> {
+  async recordAttempts(
+    attempts: readonly DeliveryAttempt[],
+    disableAfterMs: number,
+    slow: { afterMs: number; forMs: number },
+  ): Promise<void> {
     if (attempts.length === 0) return;
     await this.#db.transaction().execute(async (trx) => {
       // The endpoints first, in id order (as DELETE locks its endpoint before its deliveries): no deadlock. A
       // deleted one has nothing left to record.
       const endpoints = await trx
         .selectFrom('webhook_endpoints')
-        .select(['id', 'failing_since'])
+        .select(['id', 'failing_since', 'slow_until'])
         .where('id', 'in', [...new Set(attempts.map((a) => a.delivery.endpoint_id))])
         .orderBy('id')
         .forUpdate()
         .execute();
       const alive = new Map(endpoints.map((e) => [e.id, e.failing_since]));
+      const slowUntil = new Map(endpoints.map((e) => [e.id, e.slow_until]));
       const kept = attempts.filter((a) => alive.has(a.delivery.endpoint_id));
       if (kept.length === 0) return;
       await sql`
@@ -281,6 +389,16 @@ export class WebhookEndpointsRepository {
         where d.id = u.id`.execute(trx);
       for (const [endpointId, failingSince] of alive) {
         const own = kept.filter((a) => a.delivery.endpoint_id === endpointId);
+        // A slow answer (or a timeout) makes the endpoint slow for a while, renewed by each slow one; a quick
+        // answer ends it. An endpoint answering quickly all along is not written.
+        const wasSlow = own.some((a) => a.outcome.latencyMs >= slow.afterMs);
+        if (own.length > 0 && (wasSlow || slowUntil.get(endpointId) != null)) {
+          await trx
+            .updateTable('webhook_endpoints')
+            .set({ slow_until: wasSlow ? new Date(Date.now() + slow.forMs) : null })
+            .where('id', '=', endpointId)
+            .execute();
+        }
         if (own.some((a) => a.next.delivered)) {
           if (failingSince === null) continue;
           await trx

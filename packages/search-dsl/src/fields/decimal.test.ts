@@ -42,8 +42,17 @@ describe('decimal amounts', () => {
   });
 
   it('splits into floor units and a non-negative fraction', () => {
-    expect(decimalDocument('-1.25')).toEqual({ scaled: '-1250000', units: '-2', fraction: '750000' });
-    expect(decimalDocument('8387.12')).toEqual({ scaled: '8387120000', units: '8387', fraction: '120000' });
+    expect(decimalDocument('-1.25')).toEqual({ scaled: '-1250000', units: '-2', fraction: '750000', scale: '2' });
+    expect(decimalDocument('8387.12')).toEqual({ scaled: '8387120000', units: '8387', fraction: '120000', scale: '2' });
+  });
+
+  it('keeps the scale the amount was written with, for sums that read as money', () => {
+    expect(decimalDocument('100.50')?.scale).toBe('2');
+    expect(decimalDocument('7')?.scale).toBe('0');
+    expect(formatScaledDecimal(9463700000n, 2)).toBe('9463.70');
+    expect(formatScaledDecimal(9463700000n)).toBe('9463.7');
+    expect(formatScaledDecimal(-500000n, 3)).toBe('-0.500');
+    expect(formatScaledDecimal(1234567n, 2)).toBe('1.234567');
     expect(decimalDocument('x')).toBeUndefined();
   });
 

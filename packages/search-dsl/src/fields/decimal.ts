@@ -11,6 +11,8 @@
  *   the engine's `sum` adds in doubles, which is exact for integers only while the running total stays below 2^53.
  *   Summing the scaled value would break that at 9 billion units; summing units and fractions separately stays
  *   exact up to 9·10^15 units (and 9·10^9 records), and the two sums are joined with big integers.
+ * - `<field>.scale`: how many digits the upstream wrote after the point (`"100.50"`: 2), so that a sum keeps the
+ *   scale of its inputs as an amount of money does (976.08 + 8387.12 + 100.50 = `9463.70`, as Postgres' numeric).
  * The upstream's own string stays in `_record` and is what results return.
  * A value that is not such a decimal (more than 6 digits after the point once trailing zeros are dropped, out of
  * range, not numeric) is left out of the indexed copy and behaves as null, like any ill-typed value.
@@ -24,7 +26,12 @@ const FACTOR = 10n ** BigInt(DECIMAL_SCALE);
  */
 const SCALED_LIMIT = 2n ** 63n - 2n;
 
-export const DECIMAL_SUBFIELDS = Object.freeze({ scaled: 'scaled', units: 'units', fraction: 'fraction' });
+export const DECIMAL_SUBFIELDS = Object.freeze({
+  scaled: 'scaled',
+  units: 'units',
+  fraction: 'fraction',
+  scale: 'scale',
+});
 
 const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?$/;
 
@@ -48,13 +55,25 @@ export function toScaledDecimal(value: unknown): bigint | undefined {
   return scaled >= -SCALED_LIMIT && scaled <= SCALED_LIMIT ? scaled : undefined;
 }
 
-/** A scaled amount as its shortest decimal text: `8387120000n` → `"8387.12"`, `-500000n` → `"-0.5"`. */
-export function formatScaledDecimal(scaled: bigint): string {
+/**
+ * A scaled amount as its shortest decimal text, with at least `minScale` digits after the point:
+ * `8387120000n` → `"8387.12"`, `-500000n` → `"-0.5"`, `(9463700000n, 2)` → `"9463.70"`.
+ */
+export function formatScaledDecimal(scaled: bigint, minScale = 0): string {
   const negative = scaled < 0n;
   const magnitude = negative ? -scaled : scaled;
   const whole = (magnitude / FACTOR).toString();
-  const fraction = (magnitude % FACTOR).toString().padStart(DECIMAL_SCALE, '0').replace(/0+$/, '');
+  const digits = (magnitude % FACTOR).toString().padStart(DECIMAL_SCALE, '0');
+  const keep = Math.max(Math.min(minScale, DECIMAL_SCALE), digits.replace(/0+$/, '').length);
+  const fraction = digits.slice(0, keep);
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** How many digits an amount's text has after the point, trailing zeros included (`"100.50"`: 2); 0 for others. */
+export function decimalScale(value: unknown): number {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  const fraction = DECIMAL_TEXT.exec(text)?.[3] ?? '';
+  return Math.min(fraction.length, DECIMAL_SCALE);
 }
 
 /** The canonical text of a decimal value (`"08387.120"` → `"8387.12"`), or undefined when it is not one. */
@@ -78,6 +97,7 @@ export function decimalDocument(value: unknown): Record<string, string> | undefi
     [DECIMAL_SUBFIELDS.scaled]: scaled.toString(),
     [DECIMAL_SUBFIELDS.units]: units.toString(),
     [DECIMAL_SUBFIELDS.fraction]: fraction.toString(),
+    [DECIMAL_SUBFIELDS.scale]: String(decimalScale(value)),
   };
 }
 

@@ -141,10 +141,15 @@ export function physicalValue<T>(ref: FieldRef, value: T): T | string {
 }
 
 /** Physical fields of a decimal's units/fraction split, which sums add exactly (see decimal.ts). */
-export function decimalSumFields(ref: FieldRef): { readonly units: string; readonly fraction: string } {
+export function decimalSumFields(ref: FieldRef): {
+  readonly units: string;
+  readonly fraction: string;
+  readonly scale: string;
+} {
   return {
     units: `${ref.physical}.${DECIMAL_SUBFIELDS.units}`,
     fraction: `${ref.physical}.${DECIMAL_SUBFIELDS.fraction}`,
+    scale: `${ref.physical}.${DECIMAL_SUBFIELDS.scale}`,
   };
 }
 

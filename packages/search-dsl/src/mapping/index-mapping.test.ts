@@ -49,7 +49,12 @@ describe('buildIndexMapping (golden)', () => {
         price: {
           type: 'object',
           dynamic: false,
-          properties: { scaled: { type: 'long' }, units: { type: 'long' }, fraction: { type: 'long' } },
+          properties: {
+            scaled: { type: 'long' },
+            units: { type: 'long' },
+            fraction: { type: 'long' },
+            scale: { type: 'byte' },
+          },
         },
         active: { type: 'boolean' },
         tags: STRING,

@@ -92,7 +92,7 @@ export function fieldMapping(spec: FieldSpec, nested: boolean): Record<string, u
     case 'number':
       return { type: 'double', coerce: true, ignore_malformed: true };
     case 'decimal':
-      // Three exact integers per amount; toIndexDocument writes them (see fields/decimal.ts for why).
+      // Three exact integers per amount, and the scale it was written with (see fields/decimal.ts for why).
       return {
         type: 'object',
         dynamic: false,
@@ -100,6 +100,7 @@ export function fieldMapping(spec: FieldSpec, nested: boolean): Record<string, u
           [DECIMAL_SUBFIELDS.scaled]: { type: 'long' },
           [DECIMAL_SUBFIELDS.units]: { type: 'long' },
           [DECIMAL_SUBFIELDS.fraction]: { type: 'long' },
+          [DECIMAL_SUBFIELDS.scale]: { type: 'byte' },
         },
       };
     case 'boolean':

@@ -18,11 +18,12 @@ const isAmount = (v: OracleValue): v is Amount => typeof v === 'object' && 'micr
 const iso = (millis: number) => new Date(millis).toISOString();
 
 /** Millionths as the shortest decimal text: 8387120000 → "8387.12". */
-function amountText(micros: bigint): string {
+function amountText(micros: bigint, minScale = 0): string {
   const sign = micros < 0n ? '-' : '';
   const digits = (micros < 0n ? -micros : micros).toString().padStart(7, '0');
   const whole = digits.slice(0, -6);
-  const fraction = digits.slice(-6).replace(/0+$/, '');
+  const significant = digits.slice(-6).replace(/0+$/, '');
+  const fraction = digits.slice(-6).slice(0, Math.max(minScale, significant.length));
   return sign + whole + (fraction ? `.${fraction}` : '');
 }
 
@@ -95,8 +96,13 @@ function aggregator(records: readonly Record<string, unknown>[]): AggVisitor<Agg
         .map(({ value, count }) => ({ key: keyOf(value), count }));
     },
     SumAgg: (node) => {
-      const total = sumOf(node, single(node));
-      if (node.type === 'decimal') return { value: amountText(total as bigint) };
+      const values = single(node);
+      const total = sumOf(node, values);
+      if (node.type === 'decimal') {
+        // As an amount of money: the sum keeps the largest scale its inputs were written with.
+        const scale = values.reduce<number>((s, v) => Math.max(s, (v as Amount).scale), 0);
+        return { value: amountText(total as bigint, scale) };
+      }
       return { value: typeof total === 'bigint' ? total.toString() : total };
     },
     AvgAgg: (node) => {

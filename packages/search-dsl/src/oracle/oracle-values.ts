@@ -11,7 +11,8 @@ import type { FieldRef } from '../fields/field-resolution.ts';
  * amount in millionths) and `{ millis }` for instants.
  */
 export type Instant = { readonly millis: number };
-export type Amount = { readonly micros: bigint };
+/** A decimal amount in millionths, and how many digits its text had after the point (a sum keeps the largest). */
+export type Amount = { readonly micros: bigint; readonly scale: number };
 export type OracleValue = string | number | boolean | bigint | Instant | Amount;
 
 /** The longest string a `keyword` field indexes for exact match, range, sort and count_by (`ignore_above`). */
@@ -111,11 +112,12 @@ export function amountOf(value: unknown): Amount | undefined {
   const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?$/.exec(text.trim());
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) return undefined;
   let decimals = m[3] ?? '';
+  const scale = Math.min(decimals.length, 6);
   while (decimals.endsWith('0')) decimals = decimals.slice(0, -1);
   if (decimals.length > 6) return undefined;
   let micros = BigInt(`${m[2] || '0'}${decimals}${'0'.repeat(6 - decimals.length)}`);
   if (m[1] === '-') micros = -micros;
-  return micros > INT64_MIN + 1n && micros < INT64_MAX ? { micros } : undefined;
+  return micros > INT64_MIN + 1n && micros < INT64_MAX ? { micros, scale } : undefined;
 }
 
 export function booleanOf(value: unknown): boolean | undefined {

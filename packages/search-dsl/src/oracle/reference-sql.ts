@@ -128,7 +128,7 @@ function measureOrder(a: unknown, b: unknown): number {
     return compare(BigInt(a), BigInt(b));
   }
   if (typeof a === 'string' && typeof b === 'string' && !/^\d{4}-/.test(a)) {
-    return compare(amountOf(a) ?? { micros: 0n }, amountOf(b) ?? { micros: 0n });
+    return compare(amountOf(a) ?? { micros: 0n, scale: 0 }, amountOf(b) ?? { micros: 0n, scale: 0 });
   }
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 }

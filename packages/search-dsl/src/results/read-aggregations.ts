@@ -17,7 +17,7 @@ const Buckets = z.object({ buckets: z.array(Bucket) });
 const Aggregations = z.object({ aggregations: z.record(z.string(), z.unknown()) });
 const Value = z.object({ value: z.number().nullable() });
 const DocCount = z.object({ doc_count: z.number() });
-const Sums = z.object({ doc_count: z.number(), units: Value, fraction: Value });
+const Sums = z.object({ doc_count: z.number(), units: Value, fraction: Value, scale: Value.optional() });
 const Top = z.object({
   top: z.object({
     hits: z.object({ hits: z.array(z.object({ _source: z.record(z.string(), z.unknown()).optional() })) }),
@@ -77,16 +77,24 @@ function extreme(node: AggNode, raw: Raw): { value: number | string | null } {
   return { value: node.type === 'datetime' ? iso(value) : value };
 }
 
-function decimalSum(raw: Raw): { sum: bigint; count: number } {
+function decimalSum(raw: Raw): { sum: bigint; count: number; scale: number } {
   const sums = Sums.parse(raw);
-  return { sum: joinDecimalSums(sums.units.value ?? 0, sums.fraction.value ?? 0), count: sums.doc_count };
+  return {
+    sum: joinDecimalSums(sums.units.value ?? 0, sums.fraction.value ?? 0),
+    count: sums.doc_count,
+    // Documents indexed before the scale was kept have none: the shortest text then.
+    scale: sums.scale?.value ?? 0,
+  };
 }
 
 function reader(raw: Raw): AggVisitor<AggResult> {
   return {
     CountByAgg: (node) => Buckets.parse(raw).buckets.map((b) => ({ key: countByKey(node, b), count: b.doc_count })),
     SumAgg: (node) => {
-      if (node.type === 'decimal') return { value: formatScaledDecimal(decimalSum(raw).sum) };
+      if (node.type === 'decimal') {
+        const { sum, scale } = decimalSum(raw);
+        return { value: formatScaledDecimal(sum, scale) };
+      }
       const value = Value.parse(raw).value ?? 0;
       return { value: node.type === 'integer' ? BigInt(Math.round(value)).toString() : value };
     },

@@ -1,4 +1,3 @@
-import { findConnectorDefinition } from '@conduit/connectors';
 import { SyncConnectorJob } from '@conduit/queues';
 import type { SyncDeps } from '../deps.ts';
 
@@ -11,7 +10,7 @@ export async function processSyncConnector(data: unknown, deps: SyncDeps): Promi
     await deps.scheduler.unschedule(connectorId);
     return { entities: [] };
   }
-  const catalog = findConnectorDefinition(row.connector_type)?.catalog;
+  const catalog = (await deps.hosted.kinds.forRow(row))?.definition.catalog;
   const entities = Object.values(catalog?.entities ?? {})
     .filter((e) => e.searchable && e.sync)
     .map((e) => e.name);

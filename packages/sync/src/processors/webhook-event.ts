@@ -16,9 +16,9 @@ const CACHED_CONNECTORS = 500;
  * (decrypted credentials, HTTP client and its keep-alive connections) instead of building one per event. A
  * changed row (new credentials, rotated tokens) has a new `updated_at`, hence a new entry.
  */
-const connectors = new Map<string, { version: number; connector: Connector }>();
+const connectors = new Map<string, { version: number; connector: Promise<Connector> }>();
 
-function cachedConnector(deps: SyncDeps, row: ConnectorRow): Connector {
+function cachedConnector(deps: SyncDeps, row: ConnectorRow): Promise<Connector> {
   const version = row.updated_at.getTime();
   const hit = connectors.get(row.id);
   if (hit && hit.version === version) return hit.connector;
@@ -127,8 +127,9 @@ async function processEvent(
   const refreshDeps: RefreshRecordDeps = {
     ...deps,
     hosted: {
-      forRow: (r) => {
-        const connector = cachedConnector(deps, r);
+      kinds: deps.hosted.kinds,
+      forRow: async (r) => {
+        const connector = await cachedConnector(deps, r);
         return Object.assign(Object.create(connector) as Connector, {
           execute: timed('read_ms', connector.execute.bind(connector)),
         });

@@ -54,7 +54,10 @@ export const listChangesRoute = authenticatedRoute({
 });
 
 /** GET /api/v1/integrations/connectors/{id}/changes */
-export function registerChanges(app: OpenAPIHono<ApiEnv>, deps: Pick<ApiDeps, 'connectors' | 'changeFeed'>): void {
+export function registerChanges(
+  app: OpenAPIHono<ApiEnv>,
+  deps: Pick<ApiDeps, 'connectors' | 'changeFeed' | 'hosted'>,
+): void {
   mountRoute(app, listChangesRoute, async (c) => {
     const { row, catalog } = await loadConnector(c, deps);
     // Audited with the raw query (a read of the copy, as execute search is); its values are a cursor and names.

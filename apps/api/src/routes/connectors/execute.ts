@@ -100,10 +100,11 @@ export function registerExecute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       requestStep('page built');
       return c.body(page, 200, { 'content-type': 'application/json' });
     }
-    const { row } = await loadConnector(c, deps);
+    const { row, kind } = await loadConnector(c, deps);
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.
     // The trail keeps the upstream's last answer status (a 429 that was waited out, then the 200).
-    const connector = deps.hosted.forRow(row, {
+    const connector = await deps.hosted.forRow(row, {
+      kind,
       lane: 'live',
       observe: (status) => {
         if (status !== null) auditAs(c, { upstreamStatus: status });

@@ -1,5 +1,6 @@
-import { findConnectorDefinition, type KindCatalog } from '@conduit/connectors';
+import type { KindCatalog } from '@conduit/connectors';
 import type { ConnectorRow, ConnectorsRepository } from '@conduit/db';
+import type { ResolvedKind } from '@conduit/hosted-connectors';
 import type { Context } from 'hono';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
 import { ApiError } from '../../problem.ts';
@@ -10,12 +11,12 @@ import { ApiError } from '../../problem.ts';
  */
 export async function loadConnector(
   c: Context<ApiEnv>,
-  deps: Pick<ApiDeps, 'connectors'>,
+  deps: Pick<ApiDeps, 'connectors' | 'hosted'>,
   source: Pick<ConnectorsRepository, 'find'> = deps.connectors,
-): Promise<{ row: ConnectorRow; catalog: KindCatalog }> {
+): Promise<{ row: ConnectorRow; catalog: KindCatalog; kind: ResolvedKind }> {
   const id = c.req.param('connector_id') ?? c.req.param('id') ?? '';
   const row = /^[A-Za-z0-9-]{1,64}$/.test(id) ? await source.find(c.get('auth').organizationId, id) : undefined;
-  const definition = row && findConnectorDefinition(row.connector_type);
-  if (!row || !definition) throw new ApiError(404, 'connector_not_found', `no connector ${id}`);
-  return { row, catalog: definition.catalog };
+  const kind = row && (await deps.hosted.kinds.forRow(row));
+  if (!row || !kind) throw new ApiError(404, 'connector_not_found', `no connector ${id}`);
+  return { row, catalog: kind.definition.catalog, kind };
 }

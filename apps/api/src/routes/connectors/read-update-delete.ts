@@ -1,5 +1,5 @@
 import { publicBaseUrl } from '@conduit/config';
-import { findConnectorDefinition, webhookSchemeFor } from '@conduit/connectors';
+import { indexKindOf } from '@conduit/hosted-connectors';
 import { redactForAudit } from '@conduit/trusted-calls';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps, ApiEnv } from '../../deps.ts';
@@ -59,23 +59,23 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
     const rows = await deps.connectors.listByOrganization(c.get('auth').organizationId);
     const data = [];
     for (const row of rows) {
-      const definition = findConnectorDefinition(row.connector_type);
-      if (definition) data.push(connectorView(row, definition.catalog, await deps.syncStates.list(row.id), view));
+      const kind = await deps.hosted.kinds.forRow(row);
+      if (kind) data.push(connectorView(row, kind.definition.catalog, await deps.syncStates.list(row.id), view));
     }
     return c.json({ data });
   });
 
   mountRoute(app, getConnectorRoute, async (c) => {
-    const { row, catalog } = await loadConnector(c, deps);
+    const { row, catalog, kind } = await loadConnector(c, deps);
     const [states, budget] = await Promise.all([
       deps.syncStates.list(row.id),
-      deps.budgets.view(deps.hosted.budgetSubject(row)),
+      deps.budgets.view(deps.hosted.budgetSubject(row, kind)),
     ]);
     return c.json({ ...connectorView(row, catalog, states, view), rate_budget: budget });
   });
 
   mountRoute(app, updateConnectorRoute, async (c) => {
-    const { row, catalog } = await loadConnector(c, deps);
+    const { row, catalog, kind } = await loadConnector(c, deps);
     const body = await readJson(c, bodySchema(updateConnectorRoute));
     // A change of the webhook secret is its own action in the trail (the secret itself is never recorded).
     const secretAction = body.webhook_secret === null ? 'remove' : 'set';
@@ -86,12 +86,12 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
     const changes: { name?: string; credentials_ciphertext?: string } = {};
     if (body.name !== undefined) changes.name = body.name;
     if (body.credentials !== undefined) {
-      const connector = deps.hosted.forCredentials(row.connector_type, body.credentials, row.config);
+      const connector = deps.hosted.forCredentials(kind, body.credentials, row.config);
       await checkCredentials(connector, catalog);
       changes.credentials_ciphertext = deps.cipher.encrypt(body.credentials);
     }
     if (body.webhook_secret !== undefined) {
-      const scheme = webhookSchemeFor(row.connector_type);
+      const scheme = catalog.webhooks;
       const problem = !scheme
         ? `${row.connector_type} sends no webhooks`
         : body.webhook_secret === null
@@ -122,9 +122,9 @@ export function registerReadUpdateDelete(app: OpenAPIHono<ApiEnv>, deps: ApiDeps
     // Documents first, so a failure leaves the connector there to delete again; then the row. A run writing a
     // batch meanwhile finds the row gone at its next checkpoint or at its end and removes its writes; the second
     // pass removes a batch that landed in between, before that run's checkpoint (which the row still let pass).
-    await deps.indexStore.deleteConnector(row.connector_type, entities, row.id);
+    await deps.indexStore.deleteConnector(indexKindOf(row), entities, row.id);
     await deps.connectors.delete(row.organization_id, row.id);
-    await deps.indexStore.deleteConnector(row.connector_type, entities, row.id);
+    await deps.indexStore.deleteConnector(indexKindOf(row), entities, row.id);
     await deps.connectorCache.invalidate(row.id);
     c.get('logger').info('connector deleted', { connector_id: row.id });
     return c.body(null, 204);

@@ -1,4 +1,4 @@
-import { type ParsedWebhook, WebhookPayloadError, webhookSchemeFor } from '@conduit/connectors';
+import { type ParsedWebhook, WebhookPayloadError } from '@conduit/connectors';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -42,7 +42,8 @@ export const webhookRoute = createRoute({
  * one which connectors exist or what kind they are); 401 `invalid_signature` for a missing, wrong or stale
  * signature (and when no secret is configured: nothing can be verified); 413 over 1 MiB (the /api/* body limit);
  * 202 once queued, deduplicated by the event id. A refused call stores nothing; refused calls are limited per
- * address and per connector (429 with Retry-After) and logged by sample (RefusedWebhooks).
+ * address and per connector (429 with Retry-After instead of the refusal) and logged by sample (RefusedWebhooks).
+ * A signed call to an existing connector is checked whatever the counts, so the limits never refuse a genuine one.
  */
 export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>();
@@ -74,14 +75,13 @@ export function webhookRoutes(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     throw answer;
   };
   mountRoute(app, webhookRoute, async (c) => {
+    // No address check up front: behind a proxy, or from a vendor's shared egress, every caller has one address,
+    // and anonymous calls would then lock the genuine ones out. Only refusals count, and a call whose signature
+    // verifies for an existing connector is accepted whatever its address has been refused.
     const address = remoteAddress(c);
-    const blocked = await refused.addressBlocked(address);
-    if (blocked !== undefined) {
-      throw new ApiError(429, 'rate_limited', 'too many refused webhook calls', [], blocked);
-    }
     const id = c.req.param('connector_id') ?? '';
     const row = CONNECTOR_ID.test(id) ? await deps.connectors.findForSync(id) : undefined;
-    const scheme = row ? webhookSchemeFor(row.connector_type) : undefined;
+    const scheme = row ? (await deps.hosted.kinds.forRow(row))?.definition.catalog.webhooks : undefined;
     if (!row || !scheme) {
       const notFound = new ApiError(404, 'connector_not_found', 'no webhook endpoint at this address');
       return refuse(c, address, undefined, row ? 'kind without webhooks' : 'unknown connector', notFound);

@@ -37,6 +37,7 @@ export const createEndpointRoute = authenticatedRoute({
   responses: {
     201: jsonResponse(CreatedEndpointSchema, 'the endpoint, with its secret (shown this once)'),
   },
+  problems: [400, 409],
 });
 const endpoint = resourceRoutes({ tags, idPath: '/{endpoint_id}', params: EndpointIdParams });
 export const listEndpointsRoute = endpoint.list('The organization’s endpoints', WebhookEndpointSchema, 'the endpoints');
@@ -124,16 +125,27 @@ export function registerWebhookEndpoints(app: OpenAPIHono<ApiEnv>, deps: Deps): 
     checkUrl(body.url);
     await checkConnectors(organizationId, body.connector_ids);
     const secret = newEndpointSecret();
-    const row = await deps.webhookEndpoints.insert({
-      id: `we_${randomUUID().replaceAll('-', '')}`,
-      organization_id: organizationId,
-      url: body.url,
-      description: body.description ?? null,
-      connector_ids: body.connector_ids ?? null,
-      entities: body.entities ?? null,
-      types: body.types ?? null,
-      secret_ciphertext: deps.cipher.encrypt(secret),
-    });
+    const row = await deps.webhookEndpoints.insertUnderLimit(
+      {
+        id: `we_${randomUUID().replaceAll('-', '')}`,
+        organization_id: organizationId,
+        url: body.url,
+        description: body.description ?? null,
+        connector_ids: body.connector_ids ?? null,
+        entities: body.entities ?? null,
+        types: body.types ?? null,
+        secret_ciphertext: deps.cipher.encrypt(secret),
+      },
+      deps.env.WEBHOOK_ENDPOINTS_PER_ORGANIZATION,
+    );
+    if (!row) {
+      const limit = deps.env.WEBHOOK_ENDPOINTS_PER_ORGANIZATION;
+      throw new ApiError(
+        409,
+        'webhook_endpoint_limit',
+        `this organization has ${limit} webhook endpoints, the most it may have (WEBHOOK_ENDPOINTS_PER_ORGANIZATION); delete one first`,
+      );
+    }
     return c.json({ ...endpointView(row), secret }, 201);
   });
 

@@ -17,6 +17,12 @@ export const googleDriveConnector = defineConnector({
   classify: classifyDrive,
   // Rotated refresh tokens are stored.
   auth: ({ credentials, settings }) => credentialsOAuth(credentials, settings, googleDriveCatalog.auth!),
+  authAsData: {
+    type: 'oauth2',
+    grant: 'refresh_token',
+    token_url: googleDriveCatalog.auth!.tokenUrl,
+    client_auth: googleDriveCatalog.auth!.clientAuth,
+  },
   entities: {
     files,
     files_upload: filesUpload,

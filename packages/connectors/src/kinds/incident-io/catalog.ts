@@ -41,10 +41,18 @@ const paged = (maxPageSize: number) =>
  * `after` came back, so a lenient upstream cannot loop us. Replication reads whole pages at the endpoint's maximum.
  * A record is `<path>/<id>`, wrapped in its singular name. Unpaginated lists return everything.
  */
-function upstream(path: string, plural: string, singular: string, maxPageSize?: number): UpstreamSpec {
+function upstream(
+  path: string,
+  plural: string,
+  singular: string,
+  maxPageSize?: number,
+  aliases?: Readonly<Record<string, string>>,
+): UpstreamSpec {
   const get = { path: `${path}/{id}`, record: singular };
-  if (maxPageSize === undefined) return { path, records: plural, paging: { type: 'none' }, get };
+  const named = aliases ? { aliases } : {};
+  if (maxPageSize === undefined) return { path, records: plural, paging: { type: 'none' }, get, ...named };
   return {
+    ...named,
     path,
     records: plural,
     paging: { type: 'cursor', param: 'after', nextAt: 'pagination_meta.after', stopOnEmpty: true },
@@ -80,12 +88,12 @@ function listed(
   path: string,
   singular: string,
   record: FieldMap,
-  options: { pageSize?: number; get?: false } = {},
+  options: { pageSize?: number; get?: false; aliases?: Readonly<Record<string, string>> } = {},
 ): EntityCatalog {
-  const { pageSize, get = true } = options;
+  const { pageSize, get = true, aliases } = options;
   return entity({
     name,
-    upstream: upstream(path, name, singular, pageSize),
+    upstream: upstream(path, name, singular, pageSize, aliases),
     record,
     ...(pageSize === undefined ? {} : { meta }),
     actions: { list: pageSize === undefined ? none : paged(pageSize), ...(get ? { get: byId } : {}) },
@@ -98,7 +106,8 @@ const incidentRecord: FieldMap = fields`
   mode: 'standard' | 'retrospective' | 'test' | 'tutorial'
   visibility: 'public' | 'private'
   permalink, call_url: string
-  // Neutral names (the specification's convention) of the vendor's slack_channel_id, slack_channel_name, slack_team_id.
+  // Neutral names of the vendor's slack_channel_id, slack_channel_name, slack_team_id (the upstream's aliases):
+  // identifiers carry no vendor names in the catalog (https://api-docs.incident.io/tag/Incidents-V2).
   chat_channel_id, chat_channel_name, chat_team_id: string
   created_at, updated_at: datetime
   has_debrief: boolean
@@ -110,7 +119,11 @@ const incidentRecord: FieldMap = fields`
 const incidents = entity({
   name: 'incidents',
   upstream: {
-    ...upstream('v2/incidents', 'incidents', 'incident', 250),
+    ...upstream('v2/incidents', 'incidents', 'incident', 250, {
+      chat_channel_id: 'slack_channel_id',
+      chat_channel_name: 'slack_channel_name',
+      chat_team_id: 'slack_team_id',
+    }),
     // GET /v2/incidents accepts `updated_at[gte]` (https://api-docs.incident.io/tag/Incidents-V2#operation/Incidents%20V2_List),
     // sent as the day: incident.io's documented filter examples are dates; re-reading part of a day is harmless
     // (idempotent writes), missing one is not.
@@ -151,12 +164,15 @@ const escalations = listed('escalations', 'v2/escalations', 'escalation', escala
 const userRecord: FieldMap = fields`
   id!, name, email: string
   role: string // deprecated upstream (base_role replaces it)
-  chat_user_id: string // neutral name of the vendor's slack_user_id
+  chat_user_id: string // neutral name of the vendor's slack_user_id (an alias of the upstream)
   base_role: object
   custom_roles: array
 `;
 
-const users = listed('users', 'v2/users', 'user', userRecord, { pageSize: 250 });
+const users = listed('users', 'v2/users', 'user', userRecord, {
+  pageSize: 250,
+  aliases: { chat_user_id: 'slack_user_id' },
+});
 
 const incidentUpdateRecord: FieldMap = fields`
   id!, incident_id, message: string

@@ -7,5 +7,6 @@ export const orbConnector = defineConnector({
   catalog: orbCatalog,
   defaultBaseUrl: 'https://api.withorb.com/v1',
   auth: ({ credentials }) => bearerAuth(credentials.api_key),
+  authAsData: { type: 'api_key', in: 'header', name: 'Authorization', prefix: 'Bearer ' },
   entities: {},
 });

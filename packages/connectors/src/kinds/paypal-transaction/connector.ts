@@ -61,6 +61,12 @@ export const paypalTransactionConnector = defineConnector({
       cache: tokenCache,
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
     }),
+  authAsData: {
+    type: 'oauth2',
+    grant: 'client_credentials',
+    token_url: paypalTransactionCatalog.auth!.tokenUrl,
+    client_auth: paypalTransactionCatalog.auth!.clientAuth,
+  },
   entities: {
     transactions: {
       hooks: transactionHooks,

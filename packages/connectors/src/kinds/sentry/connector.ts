@@ -150,6 +150,7 @@ export const sentryConnector = defineConnector({
   catalog: sentryCatalog,
   defaultBaseUrl: 'https://sentry.io/api/0',
   auth: ({ credentials }) => bearerAuth(credentials.auth_token),
+  authAsData: { type: 'bearer' },
   // https://docs.sentry.io/api/ratelimits/: X-Sentry-Rate-Limit-Reset is the epoch second the window reopens; a
   // throttled answer also says "Expected available in N seconds".
   classify: classifyWithWait((response, excerpt) => {

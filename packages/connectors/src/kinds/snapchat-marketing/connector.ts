@@ -146,5 +146,11 @@ export const snapchatMarketingConnector = defineConnector({
   defaultBaseUrl: 'https://adsapi.snapchat.com/v1',
   // Rotated refresh tokens are stored.
   auth: ({ credentials, settings }) => credentialsOAuth(credentials, settings, snapchatMarketingCatalog.auth!),
+  authAsData: {
+    type: 'oauth2',
+    grant: 'refresh_token',
+    token_url: snapchatMarketingCatalog.auth!.tokenUrl,
+    client_auth: snapchatMarketingCatalog.auth!.clientAuth,
+  },
   entities: Object.fromEntries(Object.keys(SINGULAR).map((name) => [name, entity(name)])),
 });

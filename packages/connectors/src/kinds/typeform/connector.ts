@@ -60,5 +60,14 @@ export const typeformConnector = defineConnector({
     // (https://www.typeform.com/developers/get-started/applications/#refresh-the-token).
     return credentialsOAuth(credentials, settings, typeformCatalog.auth!);
   },
+  authAsData: [
+    { type: 'bearer' },
+    {
+      type: 'oauth2',
+      grant: 'refresh_token',
+      token_url: typeformCatalog.auth!.tokenUrl,
+      client_auth: typeformCatalog.auth!.clientAuth,
+    },
+  ],
   entities: { forms: { read: readForms }, responses, webhooks },
 });

@@ -65,6 +65,17 @@ export const zendeskTalkConnector = defineConnector({
     // (https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/#refresh-token-grant-type).
     return credentialsOAuth(credentials, settings, zendeskTalkCatalog.auth!, config);
   },
+  // The API token is Basic `{email}/token:{api_token}`: said as data, the username is `{email}/token`.
+  authAsData: [
+    { type: 'basic' },
+    { type: 'bearer' },
+    {
+      type: 'oauth2',
+      grant: 'refresh_token',
+      token_url: zendeskTalkCatalog.auth!.tokenUrl,
+      client_auth: zendeskTalkCatalog.auth!.clientAuth,
+    },
+  ],
   // The offset-paged settings lists and the exports' lists are declared in the catalog; what is Zendesk's own is below.
   entities: {
     agents_overview: snapshotEntity('stats/agents_overview', 'agents_overview'),

@@ -55,12 +55,16 @@ const metric = (op: 'sum' | 'avg' | 'min' | 'max', field: FieldRef): QueryClause
   [op]: { field: exactField(field) },
 });
 
-/** Units and fractions summed apart, plus the count for averages. */
+/** Units and fractions summed apart, the largest scale written, and the count for averages. */
 const decimalSums = (field: FieldRef): QueryClause => {
-  const { units, fraction } = decimalSumFields(field);
+  const { units, fraction, scale } = decimalSumFields(field);
   return {
     filter: { exists: { field: exactField(field) } },
-    aggs: { units: { sum: { field: units } }, fraction: { sum: { field: fraction } } },
+    aggs: {
+      units: { sum: { field: units } },
+      fraction: { sum: { field: fraction } },
+      scale: { max: { field: scale } },
+    },
   };
 };
 

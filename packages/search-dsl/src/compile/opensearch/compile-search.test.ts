@@ -58,7 +58,11 @@ describe('compileSearch (golden)', () => {
       a1: { terms: { field: 'count', size: 10, order: [{ _count: 'desc' }, { _key: 'asc' }], format: '0' } },
       a2: {
         filter: { exists: { field: 'price.scaled' } },
-        aggs: { units: { sum: { field: 'price.units' } }, fraction: { sum: { field: 'price.fraction' } } },
+        aggs: {
+          units: { sum: { field: 'price.units' } },
+          fraction: { sum: { field: 'price.fraction' } },
+          scale: { max: { field: 'price.scale' } },
+        },
       },
       a3: {
         filter: { exists: { field: 'price.scaled' } },

@@ -1,0 +1,113 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseOrThrow } from '@conduit/connectors';
+import { changeEventView } from '@conduit/customer-webhooks';
+import { redactForAudit } from '@conduit/trusted-calls';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../../deps.ts';
+import { auditAs } from '../../middleware/audit-trail.ts';
+import { authenticatedRoute, mountRoute } from '../../openapi/route-kit.ts';
+import { ApiError } from '../../problem.ts';
+import { searchableEntities } from '../../services/connector-view.ts';
+import { ChangesQuery } from './changes.ts';
+import { loadConnector } from './load.ts';
+import { ConnectorIdParams } from './schemas.ts';
+
+/** How often an open stream looks at the feed's head (one primary-key read) while nothing is new. */
+const POLL_MS = 500;
+/** A comment line this often keeps proxies from closing an idle stream (docs/changes.md). */
+const HEARTBEAT_MS = 15_000;
+/** Events read from the feed at a time. */
+const BATCH = 200;
+
+const StreamQuery = ChangesQuery.pick({ after: true, entity: true });
+
+export const changesStreamRoute = authenticatedRoute({
+  tags: ['Changes'],
+  method: 'get',
+  path: '/{connector_id}/changes/stream',
+  summary: 'The change feed as Server-Sent Events, live: each event’s `id` is its cursor (resume with Last-Event-ID)',
+  request: { params: ConnectorIdParams, query: StreamQuery },
+  responses: {
+    200: {
+      description:
+        'text/event-stream: `event: change` with a ChangeEvent as `data` and its cursor as `id`; a comment every 15 s',
+      content: { 'text/event-stream': { schema: z.string() } },
+    },
+  },
+  problems: [400, 404, 410],
+});
+
+/**
+ * GET /api/v1/integrations/connectors/{id}/changes/stream: the same events as GET .../changes, pushed as the copy
+ * applies them. A reconnecting client sends Last-Event-ID (browsers' EventSource does) and resumes right after it;
+ * `after=latest` starts with what comes next. Runs until the caller leaves.
+ */
+export function registerChangesStream(
+  app: OpenAPIHono<ApiEnv>,
+  deps: Pick<ApiDeps, 'connectors' | 'changeFeed' | 'hosted'>,
+): void {
+  mountRoute(app, changesStreamRoute, async (c) => {
+    const { row, catalog } = await loadConnector(c, deps);
+    auditAs(c, {
+      action: 'connector.changes_stream',
+      connectorId: row.id,
+      entity: c.req.query('entity'),
+      params: redactForAudit(c.req.query()),
+    });
+    const query = parseOrThrow(StreamQuery, c.req.query(), '', 'invalid_request', 'invalid query');
+    if (query.entity !== undefined && !searchableEntities(catalog).includes(query.entity)) {
+      throw new ApiError(400, 'invalid_request', `${row.connector_type} replicates no entity ${query.entity}`, [
+        { path: '/entity', message: `one of ${searchableEntities(catalog).join(', ')}` },
+      ]);
+    }
+    const lastEventId = c.req.header('last-event-id');
+    if (lastEventId !== undefined && !/^\d{1,18}$/.test(lastEventId)) {
+      throw new ApiError(400, 'invalid_request', 'invalid Last-Event-ID', [
+        { path: '/headers/last-event-id', message: 'the id of an event this stream sent' },
+      ]);
+    }
+    const head = await deps.changeFeed.head(row.id);
+    const start = lastEventId ?? query.after;
+    let after = start === 'latest' ? head.lastSeq : start === undefined ? head.purgedThrough : Number(start);
+    if (after < head.purgedThrough) {
+      throw new ApiError(
+        410,
+        'cursor_expired',
+        'the events after this cursor are past the retention (CHANGES_RETENTION); start again from a search',
+      );
+    }
+    const signal = c.req.raw.signal;
+    return streamSSE(c, async (stream) => {
+      let lastWrite = Date.now();
+      let seen = -1;
+      while (!signal.aborted && !stream.aborted) {
+        const { lastSeq } = await deps.changeFeed.head(row.id);
+        if (lastSeq > after && lastSeq !== seen) {
+          const events = await deps.changeFeed.read(row.id, { after, limit: BATCH, entity: query.entity });
+          for (const event of events) {
+            await stream.writeSSE({
+              id: String(event.seq),
+              event: 'change',
+              data: JSON.stringify(changeEventView(row.id, event)),
+            });
+            after = event.seq;
+          }
+          lastWrite = Date.now();
+          // Events of other entities move the head too: past them, there is nothing to read until it moves again.
+          if (events.length < BATCH) {
+            seen = lastSeq;
+            if (query.entity !== undefined) after = Math.max(after, lastSeq);
+          }
+          if (events.length === BATCH) continue;
+        }
+        if (Date.now() - lastWrite >= HEARTBEAT_MS) {
+          await stream.write(': heartbeat\n\n');
+          lastWrite = Date.now();
+        }
+        await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
+      }
+    });
+  });
+}
