@@ -34,7 +34,7 @@ describe('search by meaning', () => {
     const alias = platform.api.deps.indexStore.alias('Incident-Io', 'incidents');
     const answer = await platform.api.deps.indexStore.client.count({
       index: alias,
-      body: { query: { exists: { field: '_embedding' } } },
+      body: { query: { bool: { filter: [{ term: { _connector_id: id } }, { exists: { field: '_embedding' } }] } } },
     });
     return (answer.body as { count: number }).count;
   };
@@ -190,6 +190,68 @@ describe('search by meaning', () => {
     expect([...rows, ...next].map((r) => r.id)).toEqual(search.data.map((r) => r.id));
     const refused = await sql("SELECT id FROM incidents ORDER BY similarity(permalink, 'checkout')");
     expect(refused.status).toBe(400);
+  });
+
+  it("never ranks another organization's records, nor lets it rank these", async () => {
+    // Another organization's incident.io connector. The platform reaches one incident.io simulator, so it serves that
+    // connector the same incidents under other ids (ours keep theirs: nothing syncs ours meanwhile).
+    const ours = sim.data.incidents;
+    sim.data.incidents = ours.map((incident) => ({ ...incident, id: `other-${incident.id}` }));
+    try {
+      const { token } = await platform.anotherOrganization();
+      const call = (path: string, body: unknown) =>
+        fetch(`${platform.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const created = await call('/api/v1/integrations/connectors', {
+        customer_name: 'other',
+        connector_type: 'Incident-Io',
+        name: 'incidents',
+        credentials: { api_key: sim.apiKey },
+        replication_config: { start_date: START },
+      });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const otherId = ((await created.json()) as { connector_id: string }).connector_id;
+      const search = async (connector: string, as: 'other' | 'us') => {
+        const params = {
+          query: { semantic: { text: 'people cannot buy anything on the site' } },
+          fields: ['id'],
+          limit: 300,
+        };
+        const response =
+          as === 'other'
+            ? await call(`/api/v1/integrations/connectors/${connector}/execute`, {
+                entity: 'incidents',
+                action: 'search',
+                params,
+              })
+            : await execute(params);
+        expect(response.status, await response.clone().text()).toBe(200);
+        return ((await response.json()) as { data: { id: string }[] }).data.map((r) => r.id);
+      };
+      // Its records are ranked once its sync has run and the worker's jobs are done.
+      let theirs: string[] = [];
+      for (let i = 0; i < 240 && theirs.length < incidents.length; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        theirs = await search(otherId, 'other');
+      }
+      expect(theirs).toHaveLength(incidents.length);
+      expect(theirs.every((key) => key.startsWith('other-'))).toBe(true);
+      const mine = await search(id, 'us');
+      expect(mine.length).toBeGreaterThan(0);
+      expect(mine.some((key) => key.startsWith('other-'))).toBe(false);
+      // And ours cannot be searched with the other organization's token.
+      const foreign = await call(`/api/v1/integrations/connectors/${id}/execute`, {
+        entity: 'incidents',
+        action: 'search',
+        params: { query: { semantic: { text: 'checkout' } } },
+      });
+      expect(foreign.status).toBe(404);
+    } finally {
+      sim.data.incidents = ours;
+    }
   });
 
   it('does not embed unchanged texts again when a sync rewrites the records', async () => {

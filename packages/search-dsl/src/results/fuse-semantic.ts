@@ -31,7 +31,8 @@ const Answer = z.object({
   hits: z
     .object({
       total: z.object({ value: z.number(), relation: z.enum(['eq', 'gte']) }).optional(),
-      hits: z.array(Hit),
+      // The engine leaves `hits` out of a filtered answer when nothing matched.
+      hits: z.array(Hit).default([]),
     })
     .optional(),
 });

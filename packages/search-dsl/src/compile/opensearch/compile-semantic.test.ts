@@ -89,6 +89,13 @@ describe('query.semantic (compile and fuse)', () => {
     ]);
   });
 
+  it('answers an empty page when nothing matches (the engine then leaves hits.hits out)', () => {
+    const p = plan({ query: { semantic: { text: 'x' } } });
+    const empty = { took: 1, hits: { total: { value: 0, relation: 'eq' } } };
+    const page = fuseSemantic(empty, empty, p.semantic!, p.page);
+    expect([page.data, page.meta.scores, page.meta.has_more]).toEqual([[], [], false]);
+  });
+
   it('leaves out the records under min_score (cosine), and their word matches', () => {
     const p = plan({ query: { semantic: { text: 'x', min_score: 0.5 } } });
     // Lucene's cosine score (1 + cos) / 2: 0.8 is cos 0.6, 0.7 is cos 0.4.
