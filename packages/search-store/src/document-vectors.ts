@@ -99,3 +99,23 @@ export async function setVectors(
 const SET_VECTOR = `if (ctx._source['${VECTOR_FIELDS.textHash}'] == params.hash && ctx._source['_deleted'] != true) {
   ctx._source['${VECTOR_FIELDS.vector}'] = params.vector;
 } else { ctx.op = 'noop'; }`;
+
+/**
+ * A document copied to a new mapping version (IndexStore's alias swap): its text hash, and its vector when the old
+ * document held one computed from that same text; otherwise the text to embed once the alias has moved (the records
+ * copied before search by meaning existed, or before the entity embedded this field).
+ */
+export function vectorOnCopy(
+  entity: EntityCatalog,
+  record: Record<string, unknown>,
+  stored: { readonly vector?: unknown; readonly hash?: unknown },
+): { fields: Record<string, unknown>; missing?: { hash: string; text: string } } {
+  if (!entity.embed?.length) return { fields: {} };
+  const text = embeddedText(entity, record);
+  if (text === null) return { fields: {} };
+  const hash = textHash(text);
+  if (stored.hash === hash && Array.isArray(stored.vector)) {
+    return { fields: { [VECTOR_FIELDS.textHash]: hash, [VECTOR_FIELDS.vector]: stored.vector } };
+  }
+  return { fields: { [VECTOR_FIELDS.textHash]: hash }, missing: { hash, text } };
+}

@@ -11,7 +11,13 @@ import {
 import type { Client } from '@opensearch-project/opensearch';
 import { type AppliedWrite, type ChangeSink, type ChangeSource, type ChangeTarget, NO_CHANGES } from './change-sink.ts';
 import { CoalescedRefresh } from './coalesced-refresh.ts';
-import { attachKnownVectors, setVectors, type VectorSource } from './document-vectors.ts';
+import {
+  attachKnownVectors,
+  setVectors,
+  type UnembeddedText,
+  type VectorSource,
+  vectorOnCopy,
+} from './document-vectors.ts';
 import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import {
   type LookupAnswer,
@@ -200,7 +206,7 @@ export class IndexStore {
     const key = `${alias}\n${JSON.stringify(entity.searchable)}`;
     let pending = this.#ensured.get(key);
     if (!pending) {
-      pending = this.#ensure(alias, entity).catch((error: unknown) => {
+      pending = this.#ensure(alias, entity, connectorType).catch((error: unknown) => {
         this.#ensured.delete(key);
         throw error;
       });
@@ -209,7 +215,7 @@ export class IndexStore {
     return pending;
   }
 
-  async #ensure(alias: string, entity: EntityCatalog): Promise<string> {
+  async #ensure(alias: string, entity: EntityCatalog, connectorType: string): Promise<string> {
     if (!entity.searchable) throw new Error(`${entity.name} is not searchable`);
     const generated = buildIndexMapping(entity.searchable, entity.recordKey, entity.embed);
     const properties = (generated.mappings as { properties: Record<string, unknown> }).properties;
@@ -251,7 +257,8 @@ export class IndexStore {
     if (current.length !== 1 || current[0] !== index) {
       // A new mapping version: fill it from the old one before the alias moves, so search keeps answering
       // with complete results throughout (records re-derived from their stored originals).
-      for (const old of current.filter((i) => i !== index)) await this.#copyDocuments(old, index, entity);
+      const unembedded = new Map<string, UnembeddedText[]>();
+      for (const old of current.filter((i) => i !== index)) await this.#copyDocuments(old, index, entity, unembedded);
       // One atomic request: the alias never points at nothing, so search does not fail during the swap.
       await this.#client.indices.updateAliases({
         body: {
@@ -263,6 +270,10 @@ export class IndexStore {
       });
       for (const old of current.filter((i) => i !== index))
         await this.#client.indices.delete({ index: old }, { ignore: [404] });
+      // Texts the copy holds without their vector go to the embedding job once the alias points at the new index.
+      for (const [connectorId, texts] of unembedded) {
+        await this.#vectors?.unembedded({ connectorType, entity: entity.name, connectorId }, texts);
+      }
     }
     return alias;
   }
@@ -271,7 +282,12 @@ export class IndexStore {
    * Copies every document, tombstones included, with its version: a write that reached the new index first (a
    * newer read) is kept, and the copy never makes a record older than it was.
    */
-  async #copyDocuments(from: string, to: string, entity: EntityCatalog): Promise<number> {
+  async #copyDocuments(
+    from: string,
+    to: string,
+    entity: EntityCatalog,
+    unembedded: Map<string, UnembeddedText[]>,
+  ): Promise<number> {
     let copied = 0;
     let after: (string | number)[] | undefined;
     for (;;) {
@@ -294,16 +310,25 @@ export class IndexStore {
       const body: Record<string, unknown>[] = [];
       for (const hit of hits) {
         const source = hit._source;
+        const record = { ...(source._record ?? {}), [entity.recordKey]: source._key };
+        // A record's vector moves with it: the new mapping must not embed unchanged texts again.
+        const carried =
+          source[DELETED_FIELD] || !this.#vectors ? { fields: {} } : vectorOnCopy(entity, record, vectorOf(source));
+        if (carried.missing) {
+          const list = unembedded.get(source._connector_id) ?? [];
+          list.push({ id: hit._id, ...carried.missing });
+          unembedded.set(source._connector_id, list);
+        }
         const copy: Record<string, unknown> = source[DELETED_FIELD]
           ? { ...source }
           : {
-              ...toIndexDocument(
-                { ...(source._record ?? {}), [entity.recordKey]: source._key },
-                { searchable: entity.searchable ?? {}, recordKey: entity.recordKey, connectorId: source._connector_id },
-              ),
+              ...toIndexDocument(record, {
+                searchable: entity.searchable ?? {},
+                recordKey: entity.recordKey,
+                connectorId: source._connector_id,
+              }),
               [SYNC_RUN_FIELD]: source[SYNC_RUN_FIELD],
-              // A record's vector moves with it: the new mapping must not embed unchanged texts again.
-              ...vectorOf(source),
+              ...carried.fields,
             };
         body.push({
           index: {
@@ -661,8 +686,9 @@ function parseError(json: Buffer): unknown {
   }
 }
 
-function vectorOf(source: StoredDocument): Record<string, unknown> {
-  const vector = source[VECTOR_FIELDS.vector as '_embedding'];
-  const hash = source[VECTOR_FIELDS.textHash as '_embedding_hash'];
-  return vector && hash ? { [VECTOR_FIELDS.vector]: vector, [VECTOR_FIELDS.textHash]: hash } : {};
+function vectorOf(source: StoredDocument): { vector?: unknown; hash?: unknown } {
+  return {
+    vector: source[VECTOR_FIELDS.vector as '_embedding'],
+    hash: source[VECTOR_FIELDS.textHash as '_embedding_hash'],
+  };
 }
