@@ -59,7 +59,8 @@ export interface CopyWriteOptions {
 /**
  * The copy's writes: versioned upserts and tombstones, the removal of what a full pass did not write, the purge of
  * old tombstones, a deleted connector's documents, and counts. Each write returns what the engine applied
- * (WrittenChanges); appending it to the change feed is the writer's (ChangeFeedRepository.appendWritten).
+ * (WrittenChanges); appending it to the change feed is the writer's (ChangeFeedRepository.appendWritten). Records
+ * of entities with embedded fields carry their vectors (document-vectors.ts, docs/search.md).
  */
 export class CopyWriter {
   readonly #client: Client;

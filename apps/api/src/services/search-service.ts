@@ -159,11 +159,13 @@ export function createSearchService(
       if (plan.semantic) {
         const semantic = plan.semantic;
         const search = (body: unknown) =>
-          copySearch.search(index, row.id, body, {
-            tenant: row.organization_id,
-            ...(context.signal ? { signal: context.signal } : {}),
-            ...(context.requestId ? { opaqueId: context.requestId } : {}),
-          });
+          inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
+            copySearch.search(index, row.id, body, {
+              tenant: row.organization_id,
+              ...(context.signal ? { signal: context.signal } : {}),
+              ...(context.requestId ? { opaqueId: context.requestId } : {}),
+            }),
+          );
         return searchByMeaning(semantic, plan, search, options.queryVector, synced);
       }
       if (plan.lookup) {
