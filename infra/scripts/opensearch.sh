@@ -9,10 +9,15 @@
 #   opensearch.sh urls         print OPENSEARCH_URL for these nodes (comma-separated)
 #   opensearch.sh kill-node I  SIGKILL node I of a cluster (chaos tests); `start` brings it back
 # The official integ-test distribution ships only the transport module; analysis-common (lowercase and
-# asciifolding, which the search mappings use) is added from its own Maven artifact.
+# asciifolding, which the search mappings use) is added from its own Maven artifact, and so are lang-painless (with
+# its compile dependencies, as the full distribution's modules/lang-painless holds them) and the k-NN plugin's zip,
+# which extends painless and stores the embeddings of semantic search (docs/search.md). The k-NN plugin must match
+# the engine's version exactly, and Maven Central serves it for 2.19.1 (its 3.x builds need Java 21), hence the
+# engine's version. https://opensearch.org/docs/2.19/search-plugins/knn/index/
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-VERSION="${OPENSEARCH_VERSION:-2.19.3}"
+VERSION="${OPENSEARCH_VERSION:-2.19.1}"
+KNN_VERSION="$VERSION.0"
 PORT="${OPENSEARCH_PORT:-9200}"
 BASE="$ROOT/.data/opensearch"
 HOME_DIR="$BASE/opensearch-$VERSION"
@@ -35,6 +40,8 @@ if [ "${OPENSEARCH_SHORT_LIVED:-0}" = 1 ]; then JIT_OPTS="${OPENSEARCH_JIT_OPTS-
 
 log() { echo "[opensearch] $*" >&2; }
 healthy() { curl -fsS "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null 2>&1; }
+# A node from before the k-NN plugin (another engine version) is not reused: this script stops the one it started.
+current() { curl -fsS "$URL/_cat/plugins?h=component" 2>/dev/null | grep -q '^opensearch-knn$'; }
 
 fetch() { # group:artifact:version:packaging -> path in the local Maven repository
   local g a v p; IFS=: read -r g a v p <<<"$1"
@@ -45,8 +52,45 @@ fetch() { # group:artifact:version:packaging -> path in the local Maven reposito
   echo "$path"
 }
 
+# lang-painless from its jar and the dependencies its POM names; the policy is the one the full distribution ships.
+install_painless() {
+  local dir="$HOME_DIR/modules/lang-painless" dep
+  mkdir -p "$dir"
+  for dep in "org.opensearch.plugin:lang-painless:$VERSION:jar" "org.opensearch.plugin:opensearch-scripting-painless-spi:$VERSION:jar" \
+    org.antlr:antlr4-runtime:4.13.1:jar org.ow2.asm:asm:9.7:jar org.ow2.asm:asm-util:9.7:jar org.ow2.asm:asm-tree:9.7:jar \
+    org.ow2.asm:asm-commons:9.7:jar org.ow2.asm:asm-analysis:9.7:jar; do
+    cp "$(fetch "$dep")" "$dir/"
+  done
+  cat >"$dir/plugin-descriptor.properties" <<PROPS
+description=An easy, safe and fast scripting language for OpenSearch
+version=$VERSION
+name=lang-painless
+classname=org.opensearch.painless.PainlessPlugin
+java.version=11
+opensearch.version=$VERSION
+custom.foldername=
+extended.plugins=
+has.native.controller=false
+PROPS
+  cat >"$dir/plugin-security.policy" <<'POLICY'
+grant {
+  // painless compiles scripts to classes at run time
+  permission java.lang.RuntimePermission "createClassLoader";
+  permission java.lang.RuntimePermission "getClassLoader";
+};
+POLICY
+}
+
+# The k-NN plugin's zip is an installable plugin as published; only the Lucene engine is used (docs/search.md).
+install_knn() {
+  local zip; zip="$(fetch "org.opensearch.plugin:opensearch-knn:$KNN_VERSION:zip")"
+  rm -rf "$HOME_DIR/plugins/opensearch-knn" && mkdir -p "$HOME_DIR/plugins/opensearch-knn"
+  unzip -q "$zip" -d "$HOME_DIR/plugins/opensearch-knn"
+}
+
 install() {
-  [ -x "$HOME_DIR/bin/opensearch" ] && [ -f "$HOME_DIR/modules/analysis-common/plugin-descriptor.properties" ] && return
+  [ -x "$HOME_DIR/bin/opensearch" ] && [ -f "$HOME_DIR/modules/analysis-common/plugin-descriptor.properties" ] &&
+    [ -f "$HOME_DIR/plugins/opensearch-knn/plugin-descriptor.properties" ] && return
   log "installing OpenSearch $VERSION from Maven Central"
   mkdir -p "$BASE"
   local zip jar
@@ -66,6 +110,8 @@ custom.foldername=
 extended.plugins=
 has.native.controller=false
 PROPS
+  install_painless
+  install_knn
   cat >"$HOME_DIR/config/opensearch.yml" <<YML
 cluster.name: conduit-local
 node.name: conduit-node
@@ -73,7 +119,7 @@ network.host: 127.0.0.1
 http.port: $PORT
 transport.port: $((PORT + 100))
 discovery.type: single-node
-path.data: $BASE/data
+path.data: $BASE/data-$VERSION
 path.logs: $BASE/logs
 cluster.routing.allocation.disk.threshold_enabled: false
 action.auto_create_index: false
@@ -81,10 +127,14 @@ YML
 }
 
 start() {
-  if healthy; then log "reusing the healthy node at $URL"; return; fi
+  if healthy && current; then log "reusing the healthy node at $URL"; return; fi
+  if healthy; then
+    [ -f "$PID_FILE" ] || { log "the node at $URL has no k-NN plugin and was not started here; stop it first"; exit 1; }
+    log "replacing the node at $URL (no k-NN plugin)"; stop
+  fi
   command -v java >/dev/null || { log "java is required"; exit 1; }
   install
-  mkdir -p "$BASE/data" "$BASE/logs"
+  mkdir -p "$BASE/data-$VERSION" "$BASE/logs"
   if [ "$(id -u)" = 0 ]; then
     # OpenSearch refuses to run as root.
     id "$RUN_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$RUN_USER"
@@ -121,7 +171,7 @@ launch_node() {
     seeds+="${seeds:+, }\"127.0.0.1:$((PORT + 100 + j))\""
     managers+="${managers:+, }\"node-$j\""
   done
-  mkdir -p "$dir/config" "$dir/data" "$dir/logs"
+  mkdir -p "$dir/config" "$dir/data-$VERSION" "$dir/logs"
   cp -r "$HOME_DIR/config/." "$dir/config/"
   cat >"$dir/config/opensearch.yml" <<YML
 cluster.name: conduit-local-$PORT
@@ -131,7 +181,7 @@ http.port: $((PORT + i))
 transport.port: $((PORT + 100 + i))
 discovery.seed_hosts: [$seeds]
 cluster.initial_cluster_manager_nodes: [$managers]
-path.data: $dir/data
+path.data: $dir/data-$VERSION
 path.logs: $dir/logs
 cluster.routing.allocation.disk.threshold_enabled: false
 action.auto_create_index: false
@@ -153,7 +203,11 @@ start_cluster() {
   fi
   local started=$SECONDS i
   for ((i = 0; i < NODES; i++)); do
-    if node_up "$i"; then continue; fi
+    if node_up "$i" && curl -fsS "http://127.0.0.1:$((PORT + i))/_nodes/_local/plugins" 2>/dev/null | grep -q '"opensearch-knn"'; then continue; fi
+    if node_up "$i" && [ -f "$CLUSTER_DIR/node-$i/opensearch.pid" ]; then # an older engine without k-NN
+      log "replacing node $i (no k-NN plugin)"; kill "$(cat "$CLUSTER_DIR/node-$i/opensearch.pid")" 2>/dev/null || true
+      for _ in $(seq 1 60); do node_up "$i" || break; sleep 1; done
+    fi
     log "starting node $i on http://127.0.0.1:$((PORT + i))"
     launch_node "$i"
   done

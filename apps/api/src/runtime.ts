@@ -12,6 +12,7 @@ import { ClientAccessCache } from './services/client-access.ts';
 import { ConnectorCache } from './services/connector-cache.ts';
 import { CostlySearchSlots } from './services/costly-search-slots.ts';
 import { IdempotentExecutor } from './services/idempotent-execute.ts';
+import { QueryVectors } from './services/query-vectors.ts';
 import { createSearchService } from './services/search-service.ts';
 
 /** A bearer token's lifetime (`expires_in`): an hour, as OAuth providers commonly issue them. */
@@ -47,6 +48,7 @@ export async function createApiRuntime(
 
   // One key per purpose (HKDF): a bearer token, an OAuth state and a search cursor never verify as each other.
   const keys = signingKeysFrom(env);
+  const queryVectors = new QueryVectors(services.embeddingModel.dir);
   const deps: ApiDeps = {
     env,
     logger,
@@ -83,6 +85,7 @@ export async function createApiRuntime(
         staleMs: 2 * SEARCH_TIMEOUT_MS + 1000,
         logger,
       }),
+      { queryVector: (text) => queryVectors.of(text) },
     ),
     webhookQueue: services.webhookQueue,
     audit: services.audit,
@@ -112,6 +115,7 @@ export async function createApiRuntime(
     close: async () => {
       await connectorCache.close();
       await clientAccess.close();
+      await queryVectors.close();
       await services.close();
     },
   };

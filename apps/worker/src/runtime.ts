@@ -1,8 +1,16 @@
 import { intervalMs, type PlatformEnv } from '@conduit/config';
+import { createEmbedder, type Embedder } from '@conduit/embeddings';
 import type { UpstreamOverrides } from '@conduit/hosted-connectors';
 import { createLogger, type Logger } from '@conduit/observability';
 import { connectPlatformServices } from '@conduit/platform';
-import { changesPurges, type SyncDeps, startRetention, startSyncWorker, startWebhookWorker } from '@conduit/sync';
+import {
+  changesPurges,
+  type SyncDeps,
+  startEmbedWorker,
+  startRetention,
+  startSyncWorker,
+  startWebhookWorker,
+} from '@conduit/sync';
 import type { Worker } from 'bullmq';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 
@@ -50,6 +58,23 @@ export async function createWorkerRuntime(
     logger,
   });
   const webhooks = startWebhookWorker(deps);
+  // The model loads on the first embedding job, once per process.
+  let model: Promise<Embedder> | undefined;
+  const embeddings = startEmbedWorker({
+    namespace: env.NAMESPACE,
+    logger,
+    redis: services.redis,
+    copy: services.copy,
+    textEmbeddings: services.textEmbeddings,
+    model: services.embeddingModel.name,
+    embedder: () => {
+      model ??= createEmbedder({ modelDir: services.embeddingModel.dir }).catch((error: unknown) => {
+        model = undefined;
+        throw error;
+      });
+      return model;
+    },
+  });
   const stopRetention = startRetention(deps, [
     ...changesPurges(deps),
     // Audit entries older than AUDIT_RETENTION leave only through the database's audit_purge (the trail is
@@ -69,6 +94,8 @@ export async function createWorkerRuntime(
       stopRetention();
       await metricsServer.close();
       await webhooks.close();
+      await embeddings.close();
+      await (await model?.catch(() => undefined))?.close();
       await sync.close();
       await services.close();
     },

@@ -145,6 +145,12 @@ export const PlatformEnv = z.object({
   /** How long audit entries are kept (at least 1d: the database refuses to remove younger ones). */
   AUDIT_RETENTION: duration.default('365d'),
   /**
+   * The sentence-embedding model of search by meaning (docs/search.md): a folder with `model.onnx` and its
+   * `tokenizer.json` (a BERT WordPiece encoder of 384 dimensions, as infra/scripts/embedding-model.sh installs);
+   * relative to the working directory. Its folder name identifies the model that computed a stored vector.
+   */
+  EMBEDDING_MODEL_DIR: z.string().min(1).default('.data/models/all-minilm-l6-v2-q'),
+  /**
    * How often the worker removes what is past its retention: tombstones and change events (CHANGES_RETENTION),
    * audit entries (AUDIT_RETENTION) and expired idempotency keys.
    */

@@ -19,6 +19,7 @@ export { ConnectorsRepository } from './repositories/connectors.ts';
 export { IdempotencyKeysRepository, type IdempotencyRef } from './repositories/idempotency-keys.ts';
 export { TableMaintenance } from './repositories/maintenance.ts';
 export { type RunRef, type RunWrite, SyncStatesRepository } from './repositories/sync-states.ts';
+export { type EmbeddingScope, TextEmbeddingsRepository } from './repositories/text-embeddings.ts';
 export { type UsageBucketRow, type UsageIncrement, UsageRepository } from './repositories/usage.ts';
 export {
   type ClaimedDelivery,

@@ -19,6 +19,7 @@ import * as deliveriesByStatus from './migrations/0027-deliveries-by-status.ts';
 import * as fairDeliveries from './migrations/0028-fair-deliveries.ts';
 import * as connectorDefinitions from './migrations/0034-connector-definitions.ts';
 import * as usageAndQuotas from './migrations/0035-usage-and-quotas.ts';
+import * as textEmbeddings from './migrations/0037-text-embeddings.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028-fair-deliveries': fairDeliveries,
   '0034-connector-definitions': connectorDefinitions,
   '0035-usage-and-quotas': usageAndQuotas,
+  '0037-text-embeddings': textEmbeddings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -250,6 +250,15 @@ export interface OrganizationQuotasTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** The vectors of embedded record texts, by connector, model and text hash (migration 0037). */
+export interface TextEmbeddingsTable {
+  connector_id: string;
+  model: string;
+  text_hash: string;
+  vector: Buffer;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
@@ -270,6 +279,7 @@ export interface Database {
   connector_definition_versions: ConnectorDefinitionVersionsTable;
   usage_hourly: UsageHourlyTable;
   organization_quotas: OrganizationQuotasTable;
+  text_embeddings: TextEmbeddingsTable;
 }
 
 export type ConnectorRow = Selectable<ConnectorsTable>;

@@ -146,6 +146,26 @@ function searchBranch(kind: KindCatalog, entity: EntityCatalog, defs: Record<str
         type: 'object',
         properties: {
           filter: { $ref: `#/$defs/${filterName}` },
+          ...(entity.embed?.length
+            ? {
+                semantic: {
+                  type: 'object',
+                  description: 'Rank the matching records by meaning (no sort with it); scores in meta.scores',
+                  properties: {
+                    text: {
+                      type: 'string',
+                      minLength: 1,
+                      maxLength: 1000,
+                      description: 'what the records should be about',
+                    },
+                    fields: { type: 'array', minItems: 1, items: { enum: [...entity.embed] } },
+                    min_score: { type: 'number', minimum: 0, maximum: 1, description: 'least cosine similarity' },
+                  },
+                  required: ['text'],
+                  additionalProperties: false,
+                },
+              }
+            : {}),
           sort: {
             type: 'array',
             items: {

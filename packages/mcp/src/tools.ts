@@ -183,7 +183,8 @@ function kindToolDefinitions(kind: KindCatalog): ToolDefinition[] {
         `Searches the synchronized copy of a ${kind.connectorType} connector's records (never calls the upstream). ` +
         'query.filter is {"<operator>": {"<field>": value}} with operators eq neq gt gte lt lte in like fuzzy keyword ' +
         'contains any not and or; describe_connector lists each field with its operators. Answers are cut to a size ' +
-        'budget: while meta.has_more, call again with the same arguments and meta.cursor.',
+        'budget: while meta.has_more, call again with the same arguments and meta.cursor.' +
+        semanticDescription(kind),
       inputSchema: search as ToolDefinition['inputSchema'],
     });
     tools.push({
@@ -467,4 +468,16 @@ async function sql(conduit: Conduit, kind: KindCatalog, args: Args, budget: numb
   };
   const page = await connector.sql(query, { limit, ...(at.page ? { cursor: at.page } : {}) });
   return budgetedPage(page, at, request, budget);
+}
+
+/** What the search tool says about `query.semantic`, for kinds whose entities embed fields (docs/search.md). */
+function semanticDescription(kind: KindCatalog): string {
+  const embedded = Object.values(kind.entities).filter((e) => e.searchable && e.embed?.length);
+  if (embedded.length === 0) return '';
+  return (
+    ' To find records by meaning rather than exact words, add query.semantic: {"text": "<what you are looking for, ' +
+    'in plain words>"} (optionally "fields" and "min_score" 0-1): the records matching query.filter come ranked by ' +
+    'meaning and words together, best first, each score in meta.scores; no sort with it. Entities searched by ' +
+    `meaning: ${embedded.map((e) => `${e.name} (${(e.embed ?? []).join(', ')})`).join('; ')}.`
+  );
 }

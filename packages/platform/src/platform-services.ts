@@ -1,3 +1,4 @@
+import { basename, resolve } from 'node:path';
 import { CredentialsCipher, type PlatformEnv, quotaDefaultsOf } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
@@ -13,6 +14,7 @@ import {
   migrateToLatest,
   SyncStatesRepository,
   TableMaintenance,
+  TextEmbeddingsRepository,
   UsageRepository,
   WebhookEndpointsRepository,
 } from '@conduit/db';
@@ -24,6 +26,7 @@ import { AuditLog } from '@conduit/trusted-calls';
 import { API_METRICS, dayOf, Quotas, UsageMeter, type UsageMetric } from '@conduit/usage';
 import { Client } from '@opensearch-project/opensearch';
 import type { Kysely } from 'kysely';
+import { CopyVectors } from './copy-vectors.ts';
 import { postgresSpan, traceRedisCommands } from './traced-services.ts';
 
 /** What a defined kind's upstream answer may weigh at most (docs/definitions.md, "Egress"). */
@@ -63,6 +66,10 @@ export interface PlatformServices {
   readonly usageRows: UsageRepository;
   /** Each organization's quotas (QUOTA_DEFAULTS and the operator's), docs/operations.md. */
   readonly quotas: Quotas;
+  /** Vectors of embedded texts (search by meaning): the worker's embedding job saves them, writes attach them. */
+  readonly textEmbeddings: TextEmbeddingsRepository;
+  /** The embedding model: its folder (EMBEDDING_MODEL_DIR) and the name stored vectors carry. */
+  readonly embeddingModel: { readonly dir: string; readonly name: string };
   close(): Promise<void>;
 }
 
@@ -112,9 +119,12 @@ export async function connectPlatformServices(
   const connectorDefinitions = new ConnectorDefinitionsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
   const changeFeed = new ChangeFeedRepository(db);
+  const textEmbeddings = new TextEmbeddingsRepository(db);
+  const embeddingModel = { dir: resolve(env.EMBEDDING_MODEL_DIR), name: basename(resolve(env.EMBEDDING_MODEL_DIR)) };
+  const vectors = new CopyVectors(textEmbeddings, redis, env.NAMESPACE, embeddingModel.name);
   // With several nodes, one replica of each index: a node lost leaves every shard readable and writable.
-  const indexes = new IndexLifecycle(opensearch, env.NAMESPACE, { replicas: nodes.length > 1 ? 1 : 0 });
-  const copy = new CopyWriter(opensearch, indexes);
+  const indexes = new IndexLifecycle(opensearch, env.NAMESPACE, { replicas: nodes.length > 1 ? 1 : 0, vectors });
+  const copy = new CopyWriter(opensearch, indexes, { vectors });
   const copySearch = new CopySearch(env.OPENSEARCH_URL, { requests: env.OPENSEARCH_SEARCH_REQUESTS });
   const scheduler = new SyncScheduler(redis, syncQueueName(env.NAMESPACE));
   const syncStates = new SyncStatesRepository(db);
@@ -177,6 +187,8 @@ export async function connectPlatformServices(
     indexes,
     copy,
     copySearch,
+    textEmbeddings,
+    embeddingModel,
     scheduler,
     metrics,
     webhookQueue,
@@ -185,6 +197,7 @@ export async function connectPlatformServices(
         .close()
         .catch((error: unknown) => logger.warn('usage counters lost at close', { error: String(error) }));
       await scheduler.close();
+      await vectors.close();
       await webhookQueue.close();
       redis.disconnect();
       await copySearch.close();

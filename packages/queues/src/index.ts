@@ -1,8 +1,10 @@
+export { EMBED_JOB_NAME, EMBED_JOB_TEXTS, EmbedTextsJob, embedQueueName } from './embed-queue.ts';
 export {
   connectorChangesChannel,
   connectorSchedulerId,
   JOB_NAMES,
   queuePrefix,
+  retryingQueue,
   SyncConnectorJob,
   SyncEntityJob,
   syncQueueName,

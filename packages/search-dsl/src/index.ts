@@ -14,11 +14,13 @@ export { type IndexDocument, indexDocumentId, toIndexDocument } from './mapping/
 export { buildIndexMapping } from './mapping/index-mapping.ts';
 export { SearchParamsSchema } from './params/search-params-schema.ts';
 export { planSearch } from './plan-search.ts';
+export { fuseSemantic } from './results/fuse-semantic.ts';
 export { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from './results/json-spans.ts';
 export { lookupAnswerAsSearch } from './results/lookup-answer.ts';
 export { emptySearchPage, readSearchPage, searchProblemOf } from './results/read-search-page.ts';
 export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';
 export { searchPageBody, searchPageJson } from './results/search-page-json.ts';
+export { VECTOR_FIELDS } from './semantic/vector-fields.ts';
 export { planSql, runSqlJson, type SqlRequest, SqlRequestSchema } from './sql/run-sql.ts';
 export { isSqlQueryError, SqlQueryError } from './sql/sql-error.ts';
 export { SQL_TEXT_LIMITS } from './sql/sql-prescan.ts';

@@ -29,4 +29,11 @@ export const SEARCH_LIMITS = Object.freeze({
   maxHistogramBuckets: 10_000,
   /** Elements of an array of objects that are indexed for `any` (the rest are kept in results only). */
   maxNestedElements: 1000,
+  /** Characters of a `semantic` text (the model reads at most 256 tokens of it). */
+  maxSemanticText: 1000,
+  /**
+   * How deep a search by meaning ranks: each side (vectors, words) brings its best this many, and pages go no
+   * further. k-NN's cost grows with k; an agent reads the top few.
+   */
+  maxSemanticDepth: 1000,
 });

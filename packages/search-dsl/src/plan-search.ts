@@ -1,6 +1,7 @@
 import type { FieldMap } from '@conduit/connectors';
 import { compileLookup, type KeyLookup } from './compile/opensearch/compile-lookup.ts';
 import { type CompiledSearch, type CompileOptions, compileSearch } from './compile/opensearch/compile-search.ts';
+import { compileSemantic, type SemanticPlan } from './compile/opensearch/compile-semantic.ts';
 import { SearchQueryError } from './errors.ts';
 import { parseSearchParams } from './params/parse-search-params.ts';
 import { overBudget, searchCost } from './validate/search-cost.ts';
@@ -11,6 +12,8 @@ export type PlanSearchOptions = CompileOptions & {
   readonly searchable: FieldMap;
   /** The entity's record key (documents carry it as `_key`, the sort tie-breaker). */
   readonly recordKey: string;
+  /** The entity's embedded fields (the catalog's `embed`), which `query.semantic` ranks by. */
+  readonly embed?: readonly string[];
 };
 
 export type SearchPlan = CompiledSearch & {
@@ -19,6 +22,11 @@ export type SearchPlan = CompiledSearch & {
   readonly cost: number;
   /** When the search only asks for records by key: the engine's multi-get answers it (see compileLookup). */
   readonly lookup: KeyLookup | undefined;
+  /**
+   * `query.semantic`: the search runs as the plan's two searches, fused by `fuseSemantic`, instead of `body`
+   * (which then only serves the cursor's binding).
+   */
+  readonly semantic: SemanticPlan | undefined;
 };
 
 /**
@@ -32,12 +40,21 @@ export type SearchPlan = CompiledSearch & {
  * const page = readSearchPage((await client.search({ index, body: plan.body })).body, plan.page);
  */
 export function planSearch(input: unknown, options: PlanSearchOptions): SearchPlan {
-  const search = validateSearch(parseSearchParams(input), { searchable: options.searchable });
+  const search = validateSearch(parseSearchParams(input), {
+    searchable: options.searchable,
+    ...(options.embed ? { embed: options.embed } : {}),
+  });
   // Before compiling: a search over budget never reaches the engine.
   const cost = searchCost(search.params);
   const problems = overBudget(cost);
   if (problems.length > 0) throw new SearchQueryError('query_too_costly', problems);
+  if (search.semantic) {
+    // The cursor of a ranking by meaning holds where its next page begins; compileSemantic reads it.
+    const compiled = compileSearch({ ...search, cursor: undefined }, options);
+    const semantic = compileSemantic(search, search.semantic, options, compiled.page);
+    return { ...compiled, search, cost: cost.total, lookup: undefined, semantic };
+  }
   const compiled = compileSearch(search, options);
   const lookup = compileLookup(search, { ...options, includes: compiled.body._source.includes });
-  return { ...compiled, search, cost: cost.total, lookup };
+  return { ...compiled, search, cost: cost.total, lookup, semantic: undefined };
 }

@@ -1,7 +1,8 @@
 import type { EntityCatalog } from '@conduit/connectors';
 import type { AppliedWrite, ChangeSource, WrittenChanges } from '@conduit/db';
-import { copyScope, INTERNAL_FIELDS } from '@conduit/search-dsl';
+import { copyScope, INTERNAL_FIELDS, indexDocumentId } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
+import { attachKnownVectors, setVectors, type VectorSource, type VectorUpdate } from './document-vectors.ts';
 import type { IndexLifecycle } from './index-lifecycle.ts';
 import { DELETED_AT_FIELD, SYNC_RUN_FIELD, searchDocument } from './search-documents.ts';
 import {
@@ -58,18 +59,28 @@ export interface CopyWriteOptions {
 /**
  * The copy's writes: versioned upserts and tombstones, the removal of what a full pass did not write, the purge of
  * old tombstones, a deleted connector's documents, and counts. Each write returns what the engine applied
- * (WrittenChanges); appending it to the change feed is the writer's (ChangeFeedRepository.appendWritten).
+ * (WrittenChanges); appending it to the change feed is the writer's (ChangeFeedRepository.appendWritten). Records
+ * of entities with embedded fields carry their vectors (document-vectors.ts, docs/search.md).
  */
 export class CopyWriter {
   readonly #client: Client;
   readonly #indexes: IndexLifecycle;
   readonly #bulk: BulkSetting;
+  readonly #vectors: VectorSource | undefined;
 
-  /** `options.bulk`: another bulk setting (the benchmarks' grid of raw settings). */
-  constructor(client: Client, indexes: IndexLifecycle, options: { readonly bulk?: BulkSetting } = {}) {
+  /**
+   * `options.bulk`: another bulk setting (the benchmarks' grid of raw settings). `options.vectors`: the vectors of
+   * entities with embedded fields (search by meaning, docs/search.md); none are written without it.
+   */
+  constructor(
+    client: Client,
+    indexes: IndexLifecycle,
+    options: { readonly bulk?: BulkSetting; readonly vectors?: VectorSource } = {},
+  ) {
     this.#client = client;
     this.#indexes = indexes;
     this.#bulk = options.bulk ?? BULK;
+    this.#vectors = options.vectors;
   }
 
   /**
@@ -97,7 +108,19 @@ export class CopyWriter {
       const write: AppliedWrite = { kind: 'upsert', key: document.key, version, record };
       documents.push({ id: document.id, version, doc: document.doc, write });
     });
+    // Vectors known for a text ride along with the write; the texts without one are queued once written, so the
+    // embedding job never embeds a record the engine refused as stale.
+    const embedding = this.#vectors && entity.embed?.length ? this.#vectors : undefined;
+    const target = { connectorType, entity: entity.name, connectorId };
+    const unembedded = embedding ? await attachKnownVectors(embedding, target, entity, documents) : [];
     const applied = await this.#writeVersioned(alias, connectorId, documents, options.refresh);
+    if (embedding && unembedded.length > 0) {
+      const written = new Set(applied.map((write) => indexDocumentId(connectorId, write.key)));
+      await embedding.unembedded(
+        target,
+        unembedded.filter((text) => written.has(text.id)),
+      );
+    }
     return {
       indexed: applied.length,
       skipped,
@@ -105,6 +128,16 @@ export class CopyWriter {
       target: { connectorId, entity: entity.name, source: options.source ?? 'sync' },
       applied,
     };
+  }
+
+  /** Sets vectors computed after a write on the documents that still hold their text (document-vectors.ts). */
+  setVectors(
+    connectorType: string,
+    entity: string,
+    connectorId: string,
+    updates: readonly VectorUpdate[],
+  ): Promise<number> {
+    return setVectors(this.#client, this.#indexes.alias(connectorType, entity), connectorId, updates);
   }
 
   /**

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { EntityCatalog } from '@conduit/connectors';
-import { buildIndexMapping, INTERNAL_FIELDS, toIndexDocument } from '@conduit/search-dsl';
+import { buildIndexMapping, INTERNAL_FIELDS, toIndexDocument, VECTOR_FIELDS } from '@conduit/search-dsl';
 import type { Client } from '@opensearch-project/opensearch';
 import { CoalescedRefresh } from './coalesced-refresh.ts';
+import { type UnembeddedText, type VectorSource, vectorOnCopy } from './document-vectors.ts';
 import { DELETED_AT_FIELD, SYNC_RUN_FIELD } from './search-documents.ts';
 import { type BulkAnswer, COPY_PAGE, VERSION_TYPE } from './versioned-documents.ts';
 
@@ -10,6 +11,8 @@ const CONNECTOR_ID_FIELD = INTERNAL_FIELDS.connectorId;
 const DELETED_FIELD = INTERNAL_FIELDS.deleted;
 
 interface StoredDocument {
+  _embedding?: number[];
+  _embedding_hash?: string;
   _connector_id: string;
   _key: string;
   _record?: Record<string, unknown>;
@@ -29,12 +32,21 @@ export class IndexLifecycle {
   readonly #replicas: number;
   readonly #ensured = new Map<string, Promise<string>>();
   readonly #refreshes: CoalescedRefresh;
+  readonly #vectors: VectorSource | undefined;
 
-  /** `replicas`: of each index (a dynamic setting: an index made before a change follows it). */
-  constructor(client: Client, namespace: string, options: { readonly replicas: number }) {
+  /**
+   * `replicas`: of each index (a dynamic setting: an index made before a change follows it). `vectors`: where the
+   * texts a new mapping version copies without their vector go (search by meaning); none are queued without it.
+   */
+  constructor(
+    client: Client,
+    namespace: string,
+    options: { readonly replicas: number; readonly vectors?: VectorSource },
+  ) {
     this.#client = client;
     this.#namespace = namespace;
     this.#replicas = options.replicas;
+    this.#vectors = options.vectors;
     this.#refreshes = new CoalescedRefresh(async (index) => {
       await client.indices.refresh({ index }, { ignore: [404] });
     });
@@ -52,11 +64,11 @@ export class IndexLifecycle {
   /** Creates the current index version and points the alias at it (once per process and entity). */
   ensureIndex(connectorType: string, entity: EntityCatalog): Promise<string> {
     const alias = this.alias(connectorType, entity.name);
-    // By alias and fields: a kind defined at run time may change its fields, and then its index is rebuilt.
-    const key = `${alias}\n${JSON.stringify(entity.searchable)}`;
+    // By alias, fields and embedded fields: a kind defined at run time may change them, and then its index is rebuilt.
+    const key = `${alias}\n${JSON.stringify(entity.searchable)}\n${JSON.stringify(entity.embed ?? [])}`;
     let pending = this.#ensured.get(key);
     if (!pending) {
-      pending = this.#ensure(alias, entity).catch((error: unknown) => {
+      pending = this.#ensure(alias, entity, connectorType).catch((error: unknown) => {
         this.#ensured.delete(key);
         throw error;
       });
@@ -70,9 +82,9 @@ export class IndexLifecycle {
     return this.#refreshes.refresh(this.alias(connectorType, entity));
   }
 
-  async #ensure(alias: string, entity: EntityCatalog): Promise<string> {
+  async #ensure(alias: string, entity: EntityCatalog, connectorType: string): Promise<string> {
     if (!entity.searchable) throw new Error(`${entity.name} is not searchable`);
-    const generated = buildIndexMapping(entity.searchable, entity.recordKey);
+    const generated = buildIndexMapping(entity.searchable, entity.recordKey, entity.embed);
     const properties = (generated.mappings as { properties: Record<string, unknown> }).properties;
     const definition = {
       settings: { ...generated.settings, number_of_shards: 1, number_of_replicas: 0 },
@@ -112,7 +124,8 @@ export class IndexLifecycle {
     if (current.length !== 1 || current[0] !== index) {
       // A new mapping version: fill it from the old one before the alias moves, so search keeps answering
       // with complete results throughout (records re-derived from their stored originals).
-      for (const old of current.filter((i) => i !== index)) await this.#copyDocuments(old, index, entity);
+      const unembedded = new Map<string, UnembeddedText[]>();
+      for (const old of current.filter((i) => i !== index)) await this.#copyDocuments(old, index, entity, unembedded);
       // One atomic request: the alias never points at nothing, so search does not fail during the swap.
       await this.#client.indices.updateAliases({
         body: {
@@ -124,6 +137,10 @@ export class IndexLifecycle {
       });
       for (const old of current.filter((i) => i !== index))
         await this.#client.indices.delete({ index: old }, { ignore: [404] });
+      // Texts the copy holds without their vector go to the embedding job once the alias points at the new index.
+      for (const [connectorId, texts] of unembedded) {
+        await this.#vectors?.unembedded({ connectorType, entity: entity.name, connectorId }, texts);
+      }
     }
     return alias;
   }
@@ -132,7 +149,12 @@ export class IndexLifecycle {
    * Copies every document, tombstones included, with its version: a write that reached the new index first (a
    * newer read) is kept, and the copy never makes a record older than it was.
    */
-  async #copyDocuments(from: string, to: string, entity: EntityCatalog): Promise<number> {
+  async #copyDocuments(
+    from: string,
+    to: string,
+    entity: EntityCatalog,
+    unembedded: Map<string, UnembeddedText[]>,
+  ): Promise<number> {
     let copied = 0;
     let after: (string | number)[] | undefined;
     for (;;) {
@@ -155,14 +177,25 @@ export class IndexLifecycle {
       const body: Record<string, unknown>[] = [];
       for (const hit of hits) {
         const source = hit._source;
+        const record = { ...(source._record ?? {}), [entity.recordKey]: source._key };
+        // A record's vector moves with it: the new mapping must not embed unchanged texts again.
+        const carried =
+          source[DELETED_FIELD] || !this.#vectors ? { fields: {} } : vectorOnCopy(entity, record, vectorOf(source));
+        if (carried.missing) {
+          const list = unembedded.get(source._connector_id) ?? [];
+          list.push({ id: hit._id, ...carried.missing });
+          unembedded.set(source._connector_id, list);
+        }
         const copy: Record<string, unknown> = source[DELETED_FIELD]
           ? { ...source }
           : {
-              ...toIndexDocument(
-                { ...(source._record ?? {}), [entity.recordKey]: source._key },
-                { searchable: entity.searchable ?? {}, recordKey: entity.recordKey, connectorId: source._connector_id },
-              ),
+              ...toIndexDocument(record, {
+                searchable: entity.searchable ?? {},
+                recordKey: entity.recordKey,
+                connectorId: source._connector_id,
+              }),
               [SYNC_RUN_FIELD]: source[SYNC_RUN_FIELD],
+              ...carried.fields,
             };
         body.push({
           index: {
@@ -195,4 +228,11 @@ export class IndexLifecycle {
 
 function isAlreadyExists(error: unknown): boolean {
   return JSON.stringify((error as { body?: unknown })?.body ?? '').includes('resource_already_exists_exception');
+}
+
+function vectorOf(source: StoredDocument): { vector?: unknown; hash?: unknown } {
+  return {
+    vector: source[VECTOR_FIELDS.vector as '_embedding'],
+    hash: source[VECTOR_FIELDS.textHash as '_embedding_hash'],
+  };
 }

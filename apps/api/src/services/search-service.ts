@@ -5,6 +5,7 @@ import { indexKindOf } from '@conduit/hosted-connectors';
 import {
   type CompiledSearch,
   emptySearchPage,
+  fuseSemantic,
   isSearchQueryError,
   isSqlQueryError,
   type KeyLookup,
@@ -81,7 +82,14 @@ export interface SearchService {
 export function sqlTables(catalog: KindCatalog): SqlTables {
   return Object.fromEntries(
     Object.values(catalog.entities).flatMap((e) =>
-      e.searchable ? [[e.name, { searchable: e.searchable, recordKey: e.recordKey }] as const] : [],
+      e.searchable
+        ? [
+            [
+              e.name,
+              { searchable: e.searchable, recordKey: e.recordKey, ...(e.embed ? { embed: e.embed } : {}) },
+            ] as const,
+          ]
+        : [],
     ),
   );
 }
@@ -99,6 +107,10 @@ export function createSearchService(
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
   costlySlots?: CostlySearchSlots,
+  options: {
+    /** The vector of a `query.semantic` text (QueryVectors); without it, searches by meaning answer 503. */
+    readonly queryVector?: (text: string) => Promise<readonly number[]>;
+  } = {},
 ): SearchService {
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
@@ -128,6 +140,7 @@ export function createSearchService(
     const plan = planSearch(params, {
       searchable: entity.searchable ?? {},
       recordKey: entity.recordKey,
+      ...(entity.embed ? { embed: entity.embed } : {}),
       connectorId: row.id,
       entity: `${row.connector_type}/${entity.name}`,
       cursorKey: key,
@@ -143,6 +156,18 @@ export function createSearchService(
       synced.catch(() => undefined);
       const plan = planOf(row, entity, params);
       const index = indexes.alias(indexKindOf(row), entity.name);
+      if (plan.semantic) {
+        const semantic = plan.semantic;
+        const search = (body: unknown) =>
+          inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
+            copySearch.search(index, row.id, body, {
+              tenant: row.organization_id,
+              ...(context.signal ? { signal: context.signal } : {}),
+              ...(context.requestId ? { opaqueId: context.requestId } : {}),
+            }),
+          );
+        return searchByMeaning(semantic, plan, search, options.queryVector, synced);
+      }
       if (plan.lookup) {
         const page = await lookUp(copySearch, index, row, plan.lookup, plan, synced);
         if (page) return page;
@@ -232,6 +257,7 @@ export function createSearchService(
                 throw searchUnavailable('cannot answer', error);
               }
             },
+            ...(options.queryVector ? { vector: options.queryVector } : {}),
             // Read beside the query; awaited only to write the answer.
           },
           synced.then((at) => ({ synced_at: at?.toISOString() ?? null })),
@@ -246,6 +272,45 @@ export function createSearchService(
       return page;
     },
   };
+}
+
+/**
+ * `query.semantic` (docs/search.md): the text's vector, then the plan's vector and word searches side by side (each
+ * one search in the organization's share of the engine), fused into the page with `meta.scores`.
+ */
+async function searchByMeaning(
+  semantic: NonNullable<SearchPlan['semantic']>,
+  plan: SearchPlan,
+  search: (body: unknown) => Promise<SearchAnswer>,
+  queryVector: ((text: string) => Promise<readonly number[]>) | undefined,
+  synced: Promise<Date | null>,
+): Promise<Buffer<ArrayBuffer>> {
+  if (!queryVector) throw new ApiError(503, 'search_unavailable', 'search by meaning is not available here');
+  const vector = await queryVector(semantic.ranking.text);
+  let answers: [SearchAnswer, SearchAnswer];
+  try {
+    answers = await Promise.all([search(semantic.textBody), search(semantic.vectorBody(vector))]);
+  } catch (error) {
+    throwIfShared(error);
+    throw searchUnavailable('cannot answer', error);
+  }
+  const extra = { synced_at: (await synced)?.toISOString() ?? null };
+  const [words, vectors] = answers;
+  if (words.statusCode === 404 || vectors.statusCode === 404) {
+    return searchPageBody(emptySearchPage(plan.page), { ...extra, scores: [] });
+  }
+  try {
+    const page = fuseSemantic(
+      JSON.parse(words.json.toString('utf8')),
+      JSON.parse(vectors.json.toString('utf8')),
+      semantic,
+      plan.page,
+    );
+    return searchPageBody(page, extra);
+  } catch (error) {
+    if (isSearchQueryError(error)) throw error;
+    throw searchUnavailable('answered what cannot be read', error);
+  }
 }
 
 /**

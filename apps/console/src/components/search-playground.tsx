@@ -36,6 +36,7 @@ function buildParams(
   sort: { field: string; dir: string },
   limit: number,
   countBy: string,
+  meaning: string,
 ) {
   const clauses = conditions
     .filter((c) => c.field)
@@ -51,9 +52,12 @@ function buildParams(
   const query: Record<string, unknown> = {};
   if (clauses.length === 1) query.filter = clauses[0];
   if (clauses.length > 1) query.filter = { and: clauses };
-  if (sort.field) query.sort = [{ [sort.field]: sort.dir }];
+  // Search by meaning (docs/search.md) ranks the records itself: no sort and no aggregation go with it.
+  if (meaning.trim()) query.semantic = { text: meaning.trim() };
+  else if (sort.field) query.sort = [{ [sort.field]: sort.dir }];
   // Dashboards (docs/search.md): counts per value of a field over the records that match the filter.
-  const aggregate = countBy ? { aggregate: { [`by_${countBy}`]: { count_by: countBy, size: 20 } } } : {};
+  const aggregate =
+    countBy && !meaning.trim() ? { aggregate: { [`by_${countBy}`]: { count_by: countBy, size: 20 } } } : {};
   return { query, limit, ...aggregate };
 }
 
@@ -71,6 +75,7 @@ export function SearchPlayground(props: ConnectorToolProps) {
   const [conditions, setConditions] = useState<Condition[]>([]);
   const [sort, setSort] = useState({ field: '', dir: 'asc' });
   const [countBy, setCountBy] = useState('');
+  const [meaning, setMeaning] = useState('');
   const [limit, setLimit] = useState(25);
   const [raw, setRaw] = useState('');
   const [rawProblem, setRawProblem] = useState<string | null>(null);
@@ -81,13 +86,14 @@ export function SearchPlayground(props: ConnectorToolProps) {
 
   // The builder writes the raw JSON; editing the JSON by hand is allowed, and the JSON is what runs.
   useEffect(() => {
-    setRaw(JSON.stringify(buildParams(conditions, fields, sort, limit, countBy), null, 2));
-  }, [conditions, sort, limit, fields, countBy]);
+    setRaw(JSON.stringify(buildParams(conditions, fields, sort, limit, countBy, meaning), null, 2));
+  }, [conditions, sort, limit, fields, countBy, meaning]);
 
   useEffect(() => {
     setConditions([]);
     setSort({ field: '', dir: 'asc' });
     setCountBy('');
+    setMeaning('');
     setResult(null);
     setProblem(null);
     setPages([null]);
@@ -220,6 +226,16 @@ export function SearchPlayground(props: ConnectorToolProps) {
           >
             + condition
           </button>
+          <label class="inline">
+            Meaning
+            <input
+              type="search"
+              name="search_meaning"
+              placeholder="what the records are about, in words"
+              value={meaning}
+              onInput={(e) => setMeaning(e.currentTarget.value)}
+            />
+          </label>
           <label class="inline">
             Sort
             <select

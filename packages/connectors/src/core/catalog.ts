@@ -178,6 +178,11 @@ export interface EntityCatalog {
   readonly meta?: FieldMap;
   /** Searchable fields (dotted where listed). Present exactly when the entity supports `search`. */
   readonly searchable?: FieldMap;
+  /**
+   * The searchable string fields that carry meaning (a subject, a summary, a note): their text is embedded for
+   * search by meaning (`query.semantic`, docs/search.md). Absent: the entity is searched by words only.
+   */
+  readonly embed?: readonly string[];
   /** Live actions and their parameter schemas. */
   readonly actions: { readonly [A in LiveActionName]?: ParamsSchema };
   /** Present exactly when the entity is searchable: how the worker replicates it. */

@@ -116,6 +116,8 @@ function entityCatalog(name: string, entity: DefinedEntity): EntityCatalog {
     record,
     ...(entity.list ? { upstream: upstreamSpec(entity) } : {}),
     ...(searchable ? { searchable } : {}),
+    // Meaning-bearing fields (search by meaning, docs/search.md); checkDefinition allows them on replicated entities.
+    ...(searchable && entity.embed?.length ? { embed: entity.embed } : {}),
     actions,
     ...(replication
       ? {

@@ -84,6 +84,7 @@ function exportEntity(entity: EntityCatalog): DefinedEntity {
     key: entity.recordKey,
     fields: Object.fromEntries(Object.entries(entity.record).map(([name, spec]) => [name, fieldOf(spec)])),
     ...(searchable ? { searchable: allSearchable ? ('all' as const) : searchable } : {}),
+    ...(entity.embed?.length ? { embed: [...entity.embed] } : {}),
     ...(upstream.aliases ? { aliases: { ...upstream.aliases } } : {}),
     list: {
       path: `/${upstream.path.replace(/^\//, '')}`,

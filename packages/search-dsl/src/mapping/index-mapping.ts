@@ -2,6 +2,7 @@ import type { FieldMap, FieldSpec } from '@conduit/connectors';
 import { DECIMAL_SUBFIELDS } from '../fields/decimal.ts';
 import { INTERNAL_FIELDS, STRING_SUBFIELDS } from '../fields/field-resolution.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
+import { ENGLISH_SUBFIELD, embeddedStringFields, vectorMappings } from '../semantic/vector-fields.ts';
 
 export const TEXT_ANALYZER = 'conduit_folded';
 export const LOWERCASE_NORMALIZER = 'conduit_lowercase';
@@ -20,7 +21,11 @@ export type IndexMapping = {
  * const { settings, mappings } = buildIndexMapping(catalog.searchable, catalog.recordKey);
  * await client.indices.create({ index, body: { settings, mappings } });
  */
-export function buildIndexMapping(searchable: FieldMap, recordKey: string): IndexMapping {
+export function buildIndexMapping(
+  searchable: FieldMap,
+  recordKey: string,
+  embed: readonly string[] = [],
+): IndexMapping {
   const properties: Record<string, unknown> = {};
   const flat: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(searchable)) {
@@ -28,8 +33,16 @@ export function buildIndexMapping(searchable: FieldMap, recordKey: string): Inde
     if (mapping) properties[name] = mapping;
     if (spec.type === 'object' && spec.fields) flat[name] = { type: 'flat_object' };
   }
+  // An entity with meaning-bearing fields (the catalog's `embed`) gets their English word side and the vector; the
+  // mappings of the others do not change (nor, then, their index versions).
+  for (const name of embeddedStringFields(searchable, embed)) {
+    const mapping = properties[name] as { fields: Record<string, unknown> };
+    mapping.fields = { ...mapping.fields, [ENGLISH_SUBFIELD]: { type: 'text', analyzer: 'english' } };
+  }
+  const semantic = embed.length > 0;
   return {
     settings: {
+      ...(semantic ? { 'index.knn': true } : {}),
       // size = limit + 1 must fit in one result window.
       'index.max_result_window': SEARCH_LIMITS.maxLimit + 1,
       'index.mapping.nested_objects.limit': 100_000,
@@ -50,6 +63,7 @@ export function buildIndexMapping(searchable: FieldMap, recordKey: string): Inde
         [INTERNAL_FIELDS.record]: { type: 'object', enabled: false },
         [INTERNAL_FIELDS.flat]: { type: 'object', dynamic: false, properties: flat },
         ...properties,
+        ...(semantic ? vectorMappings() : {}),
       },
     },
   };

@@ -63,9 +63,28 @@ export const SearchSortSchema = z
   )
   .max(SEARCH_LIMITS.maxSortKeys, `at most ${SEARCH_LIMITS.maxSortKeys} sort keys`);
 
+/**
+ * Search by meaning (docs/search.md): the records matching `filter`, ranked by how close their embedded fields are
+ * to `text` in meaning and in words together; `sort` cannot go with it.
+ */
+export const SemanticQuerySchema = z
+  .strictObject({
+    text: z
+      .string()
+      .trim()
+      .min(1, 'text is what the records should mean, in words')
+      .max(SEARCH_LIMITS.maxSemanticText, `text has at most ${SEARCH_LIMITS.maxSemanticText} characters`),
+    fields: z.array(fieldPath).min(1).max(16).optional(),
+    min_score: z.number().min(0).max(1).optional(),
+  })
+  .meta({ id: 'SemanticQuery', description: 'Rank the matching records by meaning (docs/search.md).' });
+
+export type SemanticQuery = z.infer<typeof SemanticQuerySchema>;
+
 export const SearchQuerySchema = z.strictObject({
   filter: SearchFilterSchema.optional(),
   sort: SearchSortSchema.optional(),
+  semantic: SemanticQuerySchema.optional(),
 });
 
 export const HISTOGRAM_INTERVALS = ['hour', 'day', 'week', 'month'] as const;

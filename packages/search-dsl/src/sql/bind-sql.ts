@@ -8,6 +8,7 @@ import { validateSearch } from '../validate/validate-search.ts';
 import { bindGroups } from './bind-groups.ts';
 import { type Classified, type ClassifyContext, classify, containsAggregate } from './classify-expr.ts';
 import { positionAt, type SqlProblem, SqlQueryError } from './sql-error.ts';
+import { literalOf } from './sql-literals.ts';
 import type { RowColumn, SqlQuery, SqlTable, SqlTables } from './sql-tree.ts';
 import { whereToFilter } from './where-to-filter.ts';
 
@@ -114,8 +115,21 @@ export function bindSql(statement: SelectFromStatement, text: string, options: B
     else if (column) columns.push(column);
   }
   const star = items.length === 1 && items[0]!.what?.kind === 'star';
+  let semantic: { text: string; fields: string[] } | undefined;
   const sort = (statement.orderBy ?? []).flatMap((o, i) => {
     const at = o.by._location?.start ?? 0;
+    const similar = similarityOf(o.by, ctx);
+    if (similar !== undefined) {
+      // ORDER BY similarity(col, 'text'): the search by meaning of docs/search.md, which ranks best first, alone.
+      if ((statement.orderBy ?? []).length > 1)
+        problem(at, 'ORDER BY similarity(...) ranks alone: no other key with it');
+      if (o.order === 'ASC') problem(at, 'ORDER BY similarity(...) ranks the closest first; ASC is not supported');
+      if (similar) {
+        semantic = similar;
+        locations.set(pointer(['query', 'semantic']), at);
+      }
+      return [];
+    }
     if (o.nulls === 'FIRST') problem(at, 'missing values sort last either way; NULLS FIRST is not supported');
     const path = orderPath(o.by, columns, ctx);
     if (path === undefined) return [];
@@ -127,7 +141,7 @@ export function bindSql(statement: SelectFromStatement, text: string, options: B
     locations.set(pointer(['fields', i]), select[i]?._location?.start ?? start);
   const checked = validated(
     {
-      query: { ...(filter ? { filter } : {}), sort },
+      query: { ...(filter ? { filter } : {}), ...(semantic ? { semantic } : { sort }) },
       ...(fields ? { fields } : {}),
       limit: options.pageLimit,
       ...(options.searchCursor ? { cursor: options.searchCursor } : {}),
@@ -208,7 +222,13 @@ function validated(params: Record<string, unknown>, locations: Map<string, numbe
         costly.map((p) => ({ ...at(p.path), message: p.message })),
       );
     }
-    return { search: validateSearch(parsed, { searchable: ctx.table.searchable }), cost: cost.total };
+    return {
+      search: validateSearch(parsed, {
+        searchable: ctx.table.searchable,
+        ...(ctx.table.embed ? { embed: ctx.table.embed } : {}),
+      }),
+      cost: cost.total,
+    };
   } catch (error) {
     if (!isSearchQueryError(error)) throw error;
     for (const e of error.errors) ctx.problem(offsetOf(e.path, locations), e.message);
@@ -247,6 +267,23 @@ function starColumns(table: SqlTable): RowColumn[] {
     path: name,
     trunc: undefined,
   }));
+}
+
+/**
+ * `similarity(col, 'text')` as an ORDER BY item: its column and text (false when it is malformed, with the problem
+ * noted), or undefined for any other expression.
+ */
+function similarityOf(by: Expr, ctx: BindContext): { text: string; fields: string[] } | false | undefined {
+  if (by.type !== 'call' || by.function.name.toLowerCase() !== 'similarity' || by.function.schema) return undefined;
+  const at = by._location?.start ?? 0;
+  const [first, second, ...rest] = by.args;
+  const column = first && classify(first, ctx);
+  const text = second && literalOf(second, ctx.text);
+  if (column?.kind !== 'column' || text?.kind !== 'string' || rest.length > 0 || text.value.trim() === '') {
+    ctx.problem(at, "similarity takes a column and a text: ORDER BY similarity(summary, 'checkout outage')");
+    return false;
+  }
+  return { text: text.value, fields: [column.path] };
 }
 
 /** An ORDER BY item of a row query as the field it sorts by: a column, a select alias, an ordinal. */

@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { compileLookup } from '../compile/opensearch/compile-lookup.ts';
-import { compileSearch } from '../compile/opensearch/compile-search.ts';
+import { compileSearch, type PageContext } from '../compile/opensearch/compile-search.ts';
+import { compileSemantic, type SemanticPlan } from '../compile/opensearch/compile-semantic.ts';
 import { type CursorBinding, type CursorKey, hashQuery } from '../cursor/cursor.ts';
 import { isSearchQueryError } from '../errors.ts';
 import { getPath } from '../fields/paths.ts';
 import { toInstant } from '../fields/values.ts';
 import { SEARCH_LIMITS } from '../limits.ts';
+import { fuseSemantic } from '../results/fuse-semantic.ts';
 import { lookupAnswerAsSearch } from '../results/lookup-answer.ts';
-import { emptySearchPage, readSearchPage, type SearchTotal } from '../results/read-search-page.ts';
+import { emptySearchPage, readSearchPage, type SearchPage, type SearchTotal } from '../results/read-search-page.ts';
 import { searchPageBody, searchPageJson } from '../results/search-page-json.ts';
+import type { SemanticRanking } from '../validate/validate-search.ts';
 import { bindSql } from './bind-sql.ts';
 import { parseSqlCached } from './parse-sql.ts';
 import { runGroups, SQL_BUDGET, type SqlBudget } from './run-groups.ts';
@@ -42,6 +45,8 @@ export type SqlPage = {
     readonly total?: SearchTotal;
     /** The page stopped at the request's engine budget before it was full (has_more, and the cursor goes on). */
     readonly partial?: true;
+    /** `ORDER BY similarity(...)`: each row's score by meaning, in the order of `data` (docs/search.md). */
+    readonly scores?: readonly number[];
   };
 };
 
@@ -71,6 +76,8 @@ export type SqlEngine = {
     ids: readonly string[],
     includes: readonly string[],
   ): Promise<EngineAnswer & { readonly engineMs: number }>;
+  /** The vector of a text, for `ORDER BY similarity(col, 'text')` (the API's query vectors). */
+  vector?(text: string): Promise<readonly number[]>;
 };
 
 /**
@@ -125,7 +132,7 @@ export function planSql(request: SqlRequest, options: PlanSqlOptions): SqlPlan {
  * search's own, written from the engine's bytes (searchPageJson) with the search's cursors.
  */
 function direct(query: SqlQuery): query is RowsQuery {
-  return query.mode === 'rows' && query.star && query.limit === undefined;
+  return query.mode === 'rows' && query.star && query.limit === undefined && query.search.semantic === undefined;
 }
 
 /**
@@ -212,13 +219,16 @@ async function runRows(plan: SqlPlan, query: RowsQuery, engine: SqlEngine): Prom
       meta: { columns, has_more: false, cursor: null, took_ms: 0, total: { value: emitted, exact: true } },
     };
   }
-  const found = await lookedUp(plan, query, engine, compiled.body._source.includes);
-  const answer = found ? undefined : await engine.search(query.entity, compiled.body);
-  const page = found
-    ? readSearchPage(found, compiled.page)
-    : answer!.statusCode === 404
-      ? emptySearchPage(compiled.page)
-      : readSearchPage(JSON.parse(String(answer!.json)), compiled.page);
+  const ranking = query.search.semantic;
+  const found = ranking ? undefined : await lookedUp(plan, query, engine, compiled.body._source.includes);
+  const answer = found || ranking ? undefined : await engine.search(query.entity, compiled.body);
+  const page = ranking
+    ? await rankedByMeaning(plan, query, ranking, compiled.page, engine)
+    : found
+      ? readSearchPage(found, compiled.page)
+      : answer!.statusCode === 404
+        ? emptySearchPage(compiled.page)
+        : readSearchPage(JSON.parse(String(answer!.json)), compiled.page);
   const data = page.data.map((record) => (query.star ? record : toRow(record, query.columns)));
   const has_more = page.meta.has_more && (query.limit === undefined || emitted + data.length < query.limit);
   const cursor = direct(query)
@@ -232,7 +242,48 @@ async function runRows(plan: SqlPlan, query: RowsQuery, engine: SqlEngine): Prom
       : null;
   const total = page.meta.total;
   const limited = query.limit !== undefined && query.limit <= total.value ? { value: query.limit, exact: true } : total;
-  return { data, meta: { columns, has_more, cursor, took_ms: page.meta.took_ms, total: limited } };
+  const scores = (page.meta as { scores?: readonly number[] }).scores;
+  return {
+    data,
+    meta: { columns, has_more, cursor, took_ms: page.meta.took_ms, total: limited, ...(scores ? { scores } : {}) },
+  };
+}
+
+/**
+ * `ORDER BY similarity(col, 'text')`: the search by meaning of docs/search.md over the WHERE's records (its two
+ * engine searches, fused), the page's cursor holding where the next page begins.
+ */
+async function rankedByMeaning(
+  plan: SqlPlan,
+  query: RowsQuery,
+  ranking: SemanticRanking,
+  page: PageContext,
+  engine: SqlEngine,
+): Promise<SearchPage> {
+  if (!engine.vector) {
+    throw new SqlQueryError('invalid_sql', [{ line: 1, column: 1, message: 'similarity() is not available here' }]);
+  }
+  let semantic: SemanticPlan;
+  try {
+    semantic = compileSemantic(
+      query.search,
+      ranking,
+      { connectorId: plan.options.connectorId, entity: query.entity, cursorKey: plan.options.cursorKey },
+      page,
+    );
+  } catch (error) {
+    if (!isSearchQueryError(error)) throw error;
+    throw new SqlQueryError('invalid_cursor', [
+      { line: 1, column: 1, message: error.errors[0]?.message ?? 'invalid cursor' },
+    ]);
+  }
+  const vector = await engine.vector(ranking.text);
+  const [words, vectors] = await Promise.all([
+    engine.search(query.entity, semantic.textBody),
+    engine.search(query.entity, semantic.vectorBody(vector)),
+  ]);
+  if (words.statusCode === 404 || vectors.statusCode === 404) return emptySearchPage(page);
+  return fuseSemantic(JSON.parse(String(words.json)), JSON.parse(String(vectors.json)), semantic, page);
 }
 
 function toRow(record: Record<string, unknown>, columns: readonly RowColumn[]): Record<string, unknown> {

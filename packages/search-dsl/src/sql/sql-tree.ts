@@ -6,7 +6,12 @@ import type { HistogramInterval } from '../params/search-params-schema.ts';
 import type { ValidatedSearch } from '../validate/validate-search.ts';
 
 /** A table of the SQL surface: one searchable entity of the connector. */
-export type SqlTable = { readonly searchable: FieldMap; readonly recordKey: string };
+export type SqlTable = {
+  readonly searchable: FieldMap;
+  readonly recordKey: string;
+  /** The entity's embedded fields: what `ORDER BY similarity(col, 'text')` can rank by (docs/sql.md). */
+  readonly embed?: readonly string[];
+};
 /** The connector's tables by entity name. */
 export type SqlTables = Readonly<Record<string, SqlTable>>;
 

@@ -5,7 +5,8 @@ import { MatchAllNode, type Node } from '../ast/nodes.ts';
 import { invalidSearch, pointer, type SearchProblem } from '../errors.ts';
 import { unknownFieldMessage } from '../fields/did-you-mean.ts';
 import { type FieldRef, knownPaths, resolveField, rootScope } from '../fields/field-resolution.ts';
-import type { SearchParams, SortDirection } from '../params/search-params-schema.ts';
+import type { SearchParams, SemanticQuery, SortDirection } from '../params/search-params-schema.ts';
+import { embeddedStringFields } from '../semantic/vector-fields.ts';
 import { validateAggregations } from './validate-aggregations.ts';
 import { validateFilter } from './validate-filter.ts';
 
@@ -23,11 +24,24 @@ export type ValidatedSearch = {
   readonly aggregations: readonly AggNode[];
   readonly limit: number;
   readonly cursor: string | undefined;
+  /** `query.semantic`: the records are ranked by meaning (compile/opensearch/compile-semantic.ts). */
+  readonly semantic: SemanticRanking | undefined;
   /** The parsed params, for binding cursors to the query. */
   readonly params: SearchParams;
 };
 
-export type ValidateOptions = { readonly searchable: FieldMap };
+/** A validated `query.semantic`: its text, the embedded fields its word side reads, its similarity floor. */
+export type SemanticRanking = {
+  readonly text: string;
+  readonly fields: readonly string[];
+  readonly minScore: number | undefined;
+};
+
+export type ValidateOptions = {
+  readonly searchable: FieldMap;
+  /** The entity's embedded fields (the catalog's `embed`): what `query.semantic` can search. */
+  readonly embed?: readonly string[];
+};
 
 export const SORTABLE: ReadonlySet<string> = new Set(['string', 'datetime', 'integer', 'number', 'decimal', 'boolean']);
 
@@ -36,7 +50,7 @@ export const SORTABLE: ReadonlySet<string> = new Set(['string', 'datetime', 'int
  *
  * @throws SearchQueryError `invalid_filter` listing every problem (unknown fields come with "did you mean").
  */
-export function validateSearch(params: SearchParams, { searchable }: ValidateOptions): ValidatedSearch {
+export function validateSearch(params: SearchParams, { searchable, embed = [] }: ValidateOptions): ValidatedSearch {
   const problems: SearchProblem[] = [];
   const scope = rootScope(searchable);
   const filter = params.query.filter
@@ -63,6 +77,9 @@ export function validateSearch(params: SearchParams, { searchable }: ValidateOpt
     : defaultProjection(searchable, problems);
 
   const aggregations = validateAggregations(params.aggregate ?? {}, searchable, problems);
+  const semantic = params.query.semantic
+    ? validateSemantic(params.query.semantic, params, searchable, embed, problems)
+    : undefined;
 
   if (problems.length > 0) throw invalidSearch(problems);
   return Object.freeze({
@@ -73,8 +90,47 @@ export function validateSearch(params: SearchParams, { searchable }: ValidateOpt
     aggregations: Object.freeze(aggregations),
     limit: params.limit,
     cursor: params.cursor,
+    semantic,
     params,
   });
+}
+
+/** `query.semantic` checked: the entity must embed fields, those named must be among them, and nothing sorts. */
+function validateSemantic(
+  query: SemanticQuery,
+  params: SearchParams,
+  searchable: FieldMap,
+  embed: readonly string[],
+  problems: SearchProblem[],
+): SemanticRanking | undefined {
+  const before = problems.length;
+  if (params.query.sort) {
+    problems.push({
+      path: '/query/sort',
+      message: 'sort cannot go with query.semantic: the records are ranked by meaning',
+    });
+  }
+  if (params.aggregate) {
+    problems.push({
+      path: '/aggregate',
+      message: 'aggregate cannot go with query.semantic: ask for it in another search',
+    });
+  }
+  const embedded = embeddedStringFields(searchable, embed);
+  if (embed.length === 0) {
+    problems.push({ path: '/query/semantic', message: 'this entity is not searched by meaning: it embeds no fields' });
+  }
+  (query.fields ?? []).forEach((name, i) => {
+    if (embed.length > 0 && !embed.includes(name)) {
+      problems.push({
+        path: pointer(['query', 'semantic', 'fields', i]),
+        message: `'${name}' is not searched by meaning; these are: ${embed.join(', ')}`,
+      });
+    }
+  });
+  if (problems.length > before) return undefined;
+  const named = query.fields ?? embed;
+  return { text: query.text, fields: embedded.filter((f) => named.includes(f)), minScore: query.min_score };
 }
 
 interface Projection {

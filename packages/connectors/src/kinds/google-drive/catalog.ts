@@ -166,6 +166,8 @@ const files = entity({
   },
   record: fileRecord,
   meta: { ...pageMeta, incompleteSearch: t.boolean() },
+  // A file's name and description say what it holds: searched by meaning (docs/search.md).
+  embed: ['name', 'description'],
   actions: {
     list: filesList,
     get: z.strictObject({ fileId: pathId, fields: fieldsParam.optional(), supportsAllDrives: z.boolean().optional() }),

@@ -130,6 +130,8 @@ const incidents = entity({
     read: { params: { page_size: 250 }, since: { param: 'since', format: 'day' } },
   },
   record: incidentRecord,
+  // What an incident is about, in people's words: searched by meaning (docs/search.md).
+  embed: ['name', 'summary'],
   meta,
   // id: the incident's identifier or its numeric reference.
   actions: { list: paged(250), get: byId },

@@ -188,6 +188,8 @@ const issues = entity({
     get: { path: 'organizations/{organization_slug}/issues/{issue_id}/' },
   },
   record: issueRecord,
+  // The error's message and where it was raised: searched by meaning (docs/search.md).
+  embed: ['title', 'culprit'],
   meta,
   actions: {
     list: z.strictObject({

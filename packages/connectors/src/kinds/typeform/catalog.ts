@@ -113,6 +113,8 @@ const responses = entity({
     read: { params: { page_size: 1000, sort: 'submitted_at,asc' }, since: { param: 'since', format: 'seconds' } },
   },
   record: responseRecord,
+  // What respondents wrote and chose (every text inside the answers): searched by meaning (docs/search.md).
+  embed: ['answers'],
   meta,
   actions: {
     list: z.strictObject({

@@ -96,6 +96,8 @@ export function compileSearch(search: ValidatedSearch, options: CompileOptions):
         filter: search.params.query.filter ?? null,
         sort: search.params.query.sort ?? [],
         fields: search.fields,
+        // Absent (undefined) from the hash of every other search, whose cursors stay valid.
+        semantic: search.params.query.semantic,
       });
       return queryHash;
     },

@@ -1,0 +1,1 @@
+export { createEmbedder, type Embedder } from './embedder.ts';
