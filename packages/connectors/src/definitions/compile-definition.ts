@@ -6,7 +6,6 @@ import type {
   EntityCatalog,
   KindCatalog,
   LiveActionName,
-  Paging,
   ParamsSchema,
   UpstreamSpec,
 } from '../core/catalog.ts';

@@ -2,14 +2,7 @@ import { z } from 'zod';
 import type { EntityCatalog, Paging, ParamsSchema } from '../core/catalog.ts';
 import type { ConnectorDefinition } from '../core/define-connector.ts';
 import type { FieldSpec } from '../core/field-spec.ts';
-import type {
-  ConnectorDefinitionDocument,
-  DefinedAuth,
-  DefinedEntity,
-  DefinedField,
-  DefinedPaging,
-  DefinedParam,
-} from './definition-format.ts';
+import type { ConnectorDefinitionDocument, DefinedEntity, DefinedField, DefinedParam } from './definition-format.ts';
 import { formatPaging } from './paging-names.ts';
 
 /** A built-in kind in the definition format, and what of it the format cannot say (the kind's code hooks). */
