@@ -73,8 +73,8 @@ describe('SQL over the copy, through the API', () => {
   };
   const cents = (v: unknown) => BigInt(String(v).replace('.', ''));
   const money = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')}`.replace(/\.?0+$/, '');
-  /** A SUM of amounts written with 2 decimals keeps them, as money reads (docs/sql.md). */
-  const sumOfMoney = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')}`;
+  /** A SUM of totals: it keeps the largest scale summed (docs/sql.md), and every total has two decimals. */
+  const summed = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')}`;
 
   beforeAll(async () => {
     sim = await startOrbSimulator({ customers: 40 });
@@ -197,7 +197,7 @@ describe('SQL over the copy, through the API', () => {
         n: kept.length,
         memos: kept.filter((r) => r.memo).length,
         statuses: new Set(kept.map((r) => r.status)).size,
-        revenue: sumOfMoney(sum),
+        revenue: summed(sum),
         least: money(least),
         latest: new Date(latest).toISOString(),
       },
@@ -246,7 +246,7 @@ describe('SQL over the copy, through the API', () => {
     const expectedMonths = [...byDay]
       .filter(([, c]) => c > 2_000_000n)
       .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([m, c]) => ({ month: `${m}-01T00:00:00.000Z`, revenue: sumOfMoney(c) }));
+      .map(([m, c]) => ({ month: `${m}-01T00:00:00.000Z`, revenue: summed(c) }));
     expect(months).toEqual(expectedMonths);
 
     const ranked = await all(
@@ -262,7 +262,7 @@ describe('SQL over the copy, through the API', () => {
       .filter(([, e]) => e.n >= 2)
       .sort(([, x], [, y]) => Number(y.c - x.c))
       .slice(0, 3)
-      .map(([status, e]) => ({ status, n: e.n, revenue: sumOfMoney(e.c) }));
+      .map(([status, e]) => ({ status, n: e.n, revenue: summed(e.c) }));
     expect(ranked).toEqual(expected);
   });
 

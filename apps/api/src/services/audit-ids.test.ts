@@ -11,8 +11,20 @@ describe('AuditIds', () => {
     expect(ids.internalId('org-a', id)).toBe(42);
     expect(ids.internalId('org-b', id)).toBeUndefined();
     expect(ids.internalId('org-a', 'not-an-id')).toBeUndefined();
-    // Tampered in its first character: the last one of 22 carries 2 of its 6 bits, so changing it may change nothing.
+    // A character that carries bits of the block: another block, whose organization tag no longer matches.
     expect(ids.internalId('org-a', `${id.startsWith('A') ? 'B' : 'A'}${id.slice(1)}`)).toBeUndefined();
+  });
+
+  it('refuses another spelling of the same id (the last character differing only in the bits decoding drops)', () => {
+    for (let internal = 1; internal <= 64; internal++) {
+      const id = ids.publicId('org-a', internal);
+      const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(id.at(-1)!);
+      // The same top 2 bits (the data), other low 4 bits (dropped): the same 16 bytes once decoded.
+      const twin = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[last ^ 1]!;
+      expect(Buffer.from(`${id.slice(0, 21)}${twin}`, 'base64url')).toEqual(Buffer.from(id, 'base64url'));
+      expect(ids.internalId('org-a', `${id.slice(0, 21)}${twin}`)).toBeUndefined();
+      expect(ids.internalId('org-a', id)).toBe(internal);
+    }
   });
 
   it('gives neighbouring internal ids unrelated public ids (no order, no distance to read)', () => {

@@ -36,8 +36,12 @@ export class AuditIds {
   /** The internal id of a public id this API made for `organizationId`; undefined for anything else. */
   internalId(organizationId: string, publicId: string): number | undefined {
     if (!/^[A-Za-z0-9_-]{22}$/.test(publicId)) return undefined;
+    const encrypted = Buffer.from(publicId, 'base64url');
+    // 22 characters carry 132 bits for 128: the last one's 4 low bits are dropped when decoding, so 16 spellings
+    // would name one entry. Only the spelling publicId writes is an id.
+    if (encrypted.toString('base64url') !== publicId) return undefined;
     const decipher = createDecipheriv('aes-256-ecb', this.#key, null).setAutoPadding(false);
-    const block = Buffer.concat([decipher.update(Buffer.from(publicId, 'base64url')), decipher.final()]);
+    const block = Buffer.concat([decipher.update(encrypted), decipher.final()]);
     if (!block.subarray(8).equals(organizationTag(organizationId))) return undefined;
     const id = block.readBigUInt64BE(0);
     return id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : undefined;
