@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEntity } from '../harness/connector-status.ts';
@@ -113,6 +115,19 @@ describe('search by meaning', () => {
         .filter((r) => r.startsWith('rel-checkout-')).length,
     ).toBeGreaterThanOrEqual(1);
     expect(page.data.slice(0, 3).some((r) => r.id.startsWith('rel-filler-'))).toBe(false);
+  });
+
+  it('answers the search-by-meaning example of docs/search.md as written', async () => {
+    const text = readFileSync(fileURLToPath(new URL('../../docs/search.md', import.meta.url)), 'utf8');
+    const example = [...text.matchAll(/^```json\n([\s\S]*?)^```$/gm)]
+      .map((m) => JSON.parse(m[1]!) as { entity?: string; params?: { query?: { semantic?: unknown } } })
+      .find((b) => b.params?.query?.semantic !== undefined)!;
+    expect(example.entity).toBe('incidents');
+    const response = await execute(example.params);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const page = (await response.json()) as { data: { mode?: string }[]; meta: { scores: number[] } };
+    expect(page.meta.scores).toHaveLength(page.data.length);
+    expect(page.data.every((r) => r.mode === undefined || r.mode === 'standard')).toBe(true);
   });
 
   it('ranks only the records matching the filter, with a score for each, best first', async () => {
