@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api, ConnectorView } from '../api.ts';
 
-/** Changes that land close together are answered once: a sync page applies hundreds in a burst. */
-const SETTLE_MS = 300;
+/**
+ * How long after a change the page asks again. The stream announces a change once the copy applied it; the engine
+ * makes it searchable at its next refresh, every second (docs/changes.md), so asking sooner can answer as before.
+ * Changes that land meanwhile (a sync page applies hundreds in a burst) are answered by the same one question.
+ */
+const SETTLE_MS = 1200;
 
 /**
  * Calls `onChange` with the entities that changed whenever the connector's copy changes, pushed by the API's change
