@@ -97,6 +97,16 @@ describe('SQL inside the limits, budget and fairness of search', () => {
     const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(0.95 * values.length) - 1] ?? 0;
     return { searches: searches.length, p95: p95(searches), readyMax: Math.max(0, ...ready), ready: ready.length };
   };
+  /**
+   * How fast A's searches must stay while B attacks: 250 ms, or 3 times A's own p95 measured just before with nobody
+   * attacking, when the machine is busier than that (the suite runs other files beside this one). A frozen event loop,
+   * what this guards against, stalls A for seconds either way.
+   */
+  const fastForA = async () => {
+    const alone = await victim(new Promise((resolve) => setTimeout(resolve, 1500)));
+    console.log(`A alone: ${alone.searches} searches, p95 ${Math.round(alone.p95)} ms`);
+    return Math.max(250, 3 * alone.p95);
+  };
   /** The engine's search tasks started for the API request `requestId` (it goes as X-Opaque-Id). */
   const engineTasks = async (requestId: string) => {
     const engine = engineClient(platform.api.deps.env);
@@ -125,6 +135,7 @@ describe('SQL inside the limits, budget and fairness of search', () => {
   afterAll(() => platform?.close());
 
   it('answers every parser-hostile shape with a 400 within 1 s, while A searches fast and /readyz answers', async () => {
+    const bound = await fastForA();
     const answers: [string, Timed][] = [];
     // Round after round for 3 s, so that A's searches and /readyz run all along.
     const attack = (async () => {
@@ -151,7 +162,7 @@ describe('SQL inside the limits, budget and fairness of search', () => {
     console.log(
       `A: ${seen.searches} searches, p95 ${Math.round(seen.p95)} ms; /readyz max ${Math.round(seen.readyMax)} ms`,
     );
-    expect(seen.p95).toBeLessThan(250);
+    expect(seen.p95).toBeLessThan(bound);
     expect(seen.readyMax).toBeLessThan(1000);
   });
 
@@ -177,6 +188,7 @@ describe('SQL inside the limits, budget and fairness of search', () => {
   });
 
   it("takes the organization's costly slots: a GROUP BY flood gets 429 + Retry-After, and A stays fast", async () => {
+    const bound = await fastForA();
     const flood = Promise.all(
       Array.from({ length: 16 }, () =>
         sqlB(`SELECT id, COUNT(*) FROM invoices WHERE ${SCANNING_WHERE} GROUP BY id ORDER BY id`, { limit: 10 }),
@@ -191,7 +203,7 @@ describe('SQL inside the limits, budget and fairness of search', () => {
     expect(refused.length).toBeGreaterThan(0);
     for (const answer of refused) expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
     for (const answer of answers) expect([200, 429]).toContain(answer.status);
-    expect(seen.p95).toBeLessThan(250);
+    expect(seen.p95).toBeLessThan(bound);
   });
 
   /**
