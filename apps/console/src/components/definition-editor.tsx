@@ -1,7 +1,7 @@
-import { keymap } from '@codemirror/view';
-import { basicSetup, EditorView } from 'codemirror';
+import { EditorView } from 'codemirror';
 import { jsonSchema } from 'codemirror-json-schema';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
+import { useShadowEditor } from './shadow-editor.ts';
 
 /** The editor's own look (inside its shadow root, the page's stylesheet does not reach it). */
 const theme = EditorView.theme({
@@ -12,8 +12,7 @@ const theme = EditorView.theme({
 /**
  * A CodeMirror 6 editor for a connector definition: JSON with the format's JSON Schema (GET
  * /api/v1/connector-definitions/schema) checked as you type (problems underlined), completion of the keys and values
- * the schema allows, and hover help (codemirror-json-schema). Ctrl/Cmd-Enter validates. In a shadow root, as the SQL
- * editor, for the console's content security policy.
+ * the schema allows, and hover help (codemirror-json-schema). Ctrl/Cmd-Enter validates. In a shadow root (useShadowEditor).
  */
 export function DefinitionEditor(props: {
   value: string;
@@ -21,41 +20,14 @@ export function DefinitionEditor(props: {
   onChange: (text: string) => void;
   onValidate: () => void;
 }) {
-  const host = useRef<HTMLDivElement>(null);
-  const view = useRef<EditorView | null>(null);
-  const latest = useRef(props);
-  latest.current = props;
-
-  useEffect(() => {
-    if (!host.current) return;
-    const shadow = host.current.shadowRoot ?? host.current.attachShadow({ mode: 'open' });
-    const editor = new EditorView({
-      doc: latest.current.value,
-      root: shadow,
-      parent: shadow,
-      extensions: [
-        theme,
-        keymap.of([
-          {
-            key: 'Mod-Enter',
-            run: () => {
-              latest.current.onValidate();
-              return true;
-            },
-          },
-        ]),
-        basicSetup,
-        // The format's schema, as the API publishes it; drafts it does not know are read as draft 7.
-        jsonSchema((props.schema ?? {}) as Parameters<typeof jsonSchema>[0]),
-        EditorView.lineWrapping,
-        EditorView.updateListener.of((update) => {
-          if (update.docChanged) latest.current.onChange(update.state.doc.toString());
-        }),
-      ],
-    });
-    view.current = editor;
-    return () => editor.destroy();
-  }, [props.schema]);
+  const { host, view } = useShadowEditor({
+    key: props.schema,
+    value: props.value,
+    // The format's schema, as the API publishes it; drafts it does not know are read as draft 7.
+    extensions: () => [theme, jsonSchema((props.schema ?? {}) as Parameters<typeof jsonSchema>[0])],
+    onChange: props.onChange,
+    onRun: props.onValidate,
+  });
 
   // A document loaded from outside (a saved version) replaces the text.
   useEffect(() => {

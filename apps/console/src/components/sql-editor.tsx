@@ -1,7 +1,6 @@
 import { PostgreSQL, type SQLNamespace, sql } from '@codemirror/lang-sql';
-import { keymap } from '@codemirror/view';
-import { basicSetup, EditorView } from 'codemirror';
-import { useEffect, useRef } from 'preact/hooks';
+import { EditorView } from 'codemirror';
+import { useShadowEditor } from './shadow-editor.ts';
 
 /** Tables and their columns, for completion: dotted columns are inserted double-quoted (`"billing_address.city"`). */
 export type SqlSchema = Record<string, readonly string[]>;
@@ -25,9 +24,8 @@ const theme = EditorView.theme({
 
 /**
  * A CodeMirror 6 editor with SQL highlighting and completion of the connector's tables and columns
- * (@codemirror/lang-sql); Ctrl/Cmd-Enter runs. Built again when the schema changes (another connector).
- * It lives in a shadow root: there CodeMirror styles itself with constructed stylesheets, which the console's
- * content security policy (`style-src 'self'`, no inline <style>) allows; in the document it would add <style> tags.
+ * (@codemirror/lang-sql); Ctrl/Cmd-Enter runs. Built again when the schema changes (another connector), in a
+ * shadow root (useShadowEditor).
  */
 export function SqlEditor(props: {
   value: string;
@@ -35,40 +33,14 @@ export function SqlEditor(props: {
   onChange: (text: string) => void;
   onRun: () => void;
 }) {
-  const host = useRef<HTMLDivElement>(null);
-  const latest = useRef(props);
-  latest.current = props;
-  const schemaKey = JSON.stringify(props.schema);
-
-  // Rebuilt for a new schema only: the text lives in the editor, the callbacks are read through `latest`.
-  useEffect(() => {
-    if (!host.current) return;
-    const shadow = host.current.shadowRoot ?? host.current.attachShadow({ mode: 'open' });
-    const view = new EditorView({
-      doc: latest.current.value,
-      root: shadow,
-      parent: shadow,
-      extensions: [
-        theme,
-        keymap.of([
-          {
-            key: 'Mod-Enter',
-            run: () => {
-              latest.current.onRun();
-              return true;
-            },
-          },
-        ]),
-        basicSetup,
-        sql({ dialect: PostgreSQL, schema: completions(latest.current.schema), upperCaseKeywords: true }),
-        EditorView.lineWrapping,
-        EditorView.updateListener.of((update) => {
-          if (update.docChanged) latest.current.onChange(update.state.doc.toString());
-        }),
-      ],
-    });
-    return () => view.destroy();
-  }, [schemaKey]);
+  // Rebuilt for a new schema only (another connector).
+  const { host } = useShadowEditor({
+    key: JSON.stringify(props.schema),
+    value: props.value,
+    extensions: () => [theme, sql({ dialect: PostgreSQL, schema: completions(props.schema), upperCaseKeywords: true })],
+    onChange: props.onChange,
+    onRun: props.onRun,
+  });
 
   return <div class="sql-editor" ref={host} data-testid="sql-editor" />;
 }
