@@ -14,7 +14,7 @@ import { dropDatabase, onAdminDatabase, withDatabaseName } from './databases.ts'
  * its own schema. Returns the new database's URL; `dropDatabase` removes it.
  *
  * @example
- * const url = await checkoutDatabase('/work/before', env.DATABASE_URL, 'conduit_bench_b_bench',
+ * const url = await checkoutDatabase('../before', env.DATABASE_URL, 'conduit_bench_b_bench',
  *   ['organizations', 'api_clients', 'client_organizations', 'connectors']);
  */
 export async function checkoutDatabase(
