@@ -34,7 +34,11 @@
  *                            or LOG_LEVEL=warn (no request lines; both APIs log at info otherwise)
  *   BENCH_B_CHECKOUT=dir     A/B of code: the second API process runs the API of another checkout (e.g.
  *                            `git worktree add --detach ../before HEAD~1` then `pnpm install --offline` in it),
- *                            with or without the two above
+ *                            with or without the two above. It gets a database of its own, conduit_bench_b_<ns>,
+ *                            made fresh by that checkout's migrations, holding this run's organization, client and
+ *                            connector (checkout-database.ts); both read the same index
+ *   BENCH_A_CHECKOUT=dir     the first API process (ours) runs another checkout's API in the same way (database
+ *                            conduit_bench_a_<ns>): with BENCH_B_CHECKOUT=. the mirror of an A/B of code
  *   BENCH_SETTLE=0           start at once, without waiting for a quiet machine (settle.ts)
  *   BENCH_CLEAN=1            delete the loaded index and the peer database at the end (kept otherwise)
  *
@@ -56,6 +60,8 @@ import { planSearch } from '@conduit/search-dsl';
 import { lookupRequest, searchRequest } from '@conduit/search-store';
 import type pg from 'pg';
 import { ApiProcess, processCpuMs } from '../harness/api-process.ts';
+import { checkoutDatabase } from '../harness/checkout-database.ts';
+import { dropDatabase } from '../harness/databases.ts';
 import { engineClient } from '../harness/engine-client.ts';
 import { startTestPlatform } from '../harness/platform.ts';
 import { KeepAliveClient } from './http-client.ts';
@@ -99,11 +105,15 @@ const envPairs = (list: string | undefined): Record<string, string> | undefined 
     : undefined;
 const A_ENV = envPairs(process.env.BENCH_A_ENV);
 const B_ENV = envPairs(process.env.BENCH_B_ENV);
+const A_CHECKOUT = process.env.BENCH_A_CHECKOUT;
 const B_CHECKOUT = process.env.BENCH_B_CHECKOUT;
+/** What another checkout's API needs in its own database to answer this run's searches, parents first. */
+const CHECKOUT_TABLES = ['organizations', 'api_clients', 'client_organizations', 'connectors'];
 const B_LABEL = [
   process.env.BENCH_B_FLAGS,
   process.env.BENCH_B_ENV,
   B_CHECKOUT ? `the API of ${B_CHECKOUT}` : undefined,
+  A_CHECKOUT ? `(A: the API of ${A_CHECKOUT})` : undefined,
 ]
   .filter(Boolean)
   .join(' ');
@@ -129,6 +139,8 @@ let api: ApiProcess | undefined;
 let apiB: ApiProcess | undefined;
 let hopProcess: ReturnType<typeof spawn> | undefined;
 let peer: pg.Pool | undefined;
+/** The databases made for another checkout's API (BENCH_A_CHECKOUT, BENCH_B_CHECKOUT), dropped at the end. */
+const checkoutDatabases: string[] = [];
 let idleCpu = { api: 0, apiB: 0, hop: 0, engine: 0 };
 /** The OpenSearch nodes' process ids when they run on this machine (engineCpuMs), null when they do not. */
 let enginePids: number[] | null | undefined;
@@ -156,15 +168,26 @@ try {
     `${quiet.settled ? 'machine quiet' : 'machine still busy'} after ${(quiet.waitedMs / 1000).toFixed(0)} s (${fixed(quiet.busyCores)} cores busy)`,
   );
   // The in-process platform above only prepared the data; from here on it is idle.
-  // A and B differ in their extra Node flags, variables and checkout only.
-  const startApi = (nodeFlags: readonly string[], env: Record<string, string> = {}, checkout?: string) =>
-    ApiProcess.start(
+  // A and B differ in their extra Node flags, variables and checkout only. Another checkout's API runs on a
+  // database of its own (its schema may differ from this one's), with the rows it needs copied there.
+  const startApi = async (
+    side: 'a' | 'b',
+    nodeFlags: readonly string[],
+    env: Record<string, string> = {},
+    checkout?: string,
+  ) => {
+    const database = checkout
+      ? await checkoutDatabase(checkout, deps.env.DATABASE_URL, `conduit_bench_${side}_${NAMESPACE}`, CHECKOUT_TABLES)
+      : undefined;
+    if (database) checkoutDatabases.push(database);
+    return ApiProcess.start(
       deps.env,
-      { RATE_LIMIT_PER_MINUTE: '100000000', ...env },
+      { RATE_LIMIT_PER_MINUTE: '100000000', ...env, ...(database ? { DATABASE_URL: database } : {}) },
       { logLevel: env.LOG_LEVEL ?? 'info', nodeFlags, checkout },
     );
-  api = await startApi(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [], A_ENV);
-  if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi(B_FLAGS ?? [], B_ENV, B_CHECKOUT);
+  };
+  api = await startApi('a', PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [], A_ENV, A_CHECKOUT);
+  if (B_FLAGS || B_ENV || B_CHECKOUT) apiB = await startApi('b', B_FLAGS ?? [], B_ENV, B_CHECKOUT);
   hopProcess = spawn(
     process.execPath,
     [fileURLToPath(new URL('./bare-hop.ts', import.meta.url)), deps.env.OPENSEARCH_URL, String(maxConcurrency)],
@@ -172,13 +195,17 @@ try {
   );
   const [hopLine] = (await once(createInterface({ input: hopProcess.stdout! }), 'line')) as [string];
   const token = await tokenFrom(api.url);
+  // Each API its own token: another checkout may sign or check tokens its own way.
+  const tokenB = apiB ? await tokenFrom(apiB.url) : token;
   const ours = new KeepAliveClient(api.url, maxConcurrency);
   const oursB = apiB ? new KeepAliveClient(apiB.url, maxConcurrency) : undefined;
   const raw = new KeepAliveClient(deps.env.OPENSEARCH_URL, maxConcurrency);
   const hop = new KeepAliveClient((JSON.parse(hopLine) as { url: string }).url, maxConcurrency);
   const kinds = queryKinds(DOCS, CONNECTOR_ID).filter((k) => !ONLY || ONLY.includes(k.name));
   const sides = kinds.map((kind) => prepare(kind, token));
+  const sidesB = kinds.map((kind) => prepare(kind, tokenB));
   for (const side of sides) await side.check(ours, raw, hop);
+  if (oursB) for (const [i, side] of sidesB.entries()) await side.sameAs(oursB, sides[i]!, ours);
   idleCpu = await idleCpuRates();
   console.log(
     `idle CPU: api ${ms(idleCpu.api)} ms/s${apiB ? `, api B ${ms(idleCpu.apiB)} ms/s` : ''}, hop ${ms(idleCpu.hop)} ms/s, engine ${ms(idleCpu.engine)} ms/s (subtracted below)`,
@@ -188,13 +215,14 @@ try {
   for (const concurrency of CONCURRENCIES) {
     console.log(`\n--- concurrency ${concurrency} (load ${loadAverage()}) ---`);
     const rows: KindResult[] = [];
-    for (const side of sides) {
+    for (const [k, side] of sides.entries()) {
+      const sideB = sidesB[k]!;
       const measured = await measureInterleaved(side.name, concurrency, [
         { label: 'ours', task: (i) => side.ours(ours, i) },
         { label: 'raw', task: (i) => side.raw(raw, i) },
         { label: 'hop', task: (i) => side.raw(hop, i) },
         ...(SQL ? [{ label: 'sql', task: (i: number) => side.sql(ours, i) }] : []),
-        ...(oursB ? [{ label: 'ours B', task: (i: number) => side.ours(oursB, i) }] : []),
+        ...(oursB ? [{ label: 'ours B', task: (i: number) => sideB.ours(oursB, i) }] : []),
         ...(peer ? [{ label: 'peer', task: (i: number) => side.peer(peer!, i) }] : []),
       ]);
       const result: KindResult = {
@@ -226,6 +254,7 @@ try {
   await apiB?.stop();
   hopProcess?.kill();
   await peer?.end();
+  for (const database of checkoutDatabases) await dropDatabase(database);
   if (CLEAN) {
     const targets = await engine.indices.getAlias({ name: alias }, { ignore: [404] });
     for (const index of Object.keys((targets.body ?? {}) as Record<string, unknown>)) {
@@ -260,6 +289,10 @@ interface PreparedKind {
   peer(pool: pg.Pool, i: number): Promise<void>;
   /** Our first page equals the raw one and the hop's (same ids in the same order) for the first variant. */
   check(ours: KeepAliveClient, raw: KeepAliveClient, hop: KeepAliveClient): Promise<void>;
+  /** This API's first page (e.g. ours B, with this side's token) equals `other`'s through `otherClient`. */
+  sameAs(client: KeepAliveClient, other: PreparedKind, otherClient: KeepAliveClient): Promise<void>;
+  /** The ids of the first variant's first page. */
+  firstPage(client: KeepAliveClient): Promise<string[]>;
 }
 
 function prepare(kind: QueryKind, token: string): PreparedKind {
@@ -297,6 +330,7 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
     if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${response.text.slice(0, 300)}`);
     return JSON.parse(response.text) as { data: { id: string }[] };
   };
+  const firstPage = async (client: KeepAliveClient) => (await oursCall(client, 0)).data.map((r) => r.id);
   /** The keys of the records raw found, in the engine's order. */
   const rawCall = async (client: KeepAliveClient, i: number) => {
     const { path, body } = rawRequests[i % n]!;
@@ -317,9 +351,16 @@ function prepare(kind: QueryKind, token: string): PreparedKind {
       const query = kind.variants[i % n]!.peer;
       await pool.query(query.text, query.values as unknown[]);
     },
+    firstPage,
+    async sameAs(client, other, otherClient) {
+      const ids = await firstPage(client);
+      const otherIds = await other.firstPage(otherClient);
+      if (JSON.stringify(ids) !== JSON.stringify(otherIds))
+        throw new Error(`${kind.name}: ours B ${ids.join(',')} differs from ours ${otherIds.join(',')}`);
+    },
     async check(ours, raw, hop) {
       const limit = kind.variants[0]!.params.limit;
-      const ourIds = (await oursCall(ours, 0)).data.map((r) => r.id);
+      const ourIds = await firstPage(ours);
       for (const [side, client] of [
         ['raw', raw],
         ['hop', hop],
@@ -706,8 +747,12 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
             'query kind',
             'A p50',
             'B p50',
+            'B/A p50',
+            'A p95',
+            'B p95',
             'A req/s',
             'B req/s',
+            'B/A req/s',
             'A api CPU',
             'B api CPU',
             'B/A CPU',
@@ -720,8 +765,12 @@ function report(byConcurrency: { concurrency: number; rows: KindResult[] }[], ki
             name,
             ms(a.p50),
             ms(b.p50),
+            fixed(b.p50 / a.p50),
+            ms(a.p95),
+            ms(b.p95),
             String(Math.round(a.throughput)),
             String(Math.round(b.throughput)),
+            fixed(b.throughput / a.throughput),
             ms(cpu),
             ms(cpuB),
             fixed(cpuB / cpu),
