@@ -78,7 +78,8 @@ describe('query.semantic (compile and fuse)', () => {
       [0, 'a'],
     ]);
     const page = fuseSemantic(words, vectors, p.semantic!, p.page);
-    expect(page.data.map((r) => r.id)).toEqual(['b', 'a', 'c']);
+    // b: 1/62 + 1/62; a (first by meaning) and z (first by words): 1/61 each, tied, then by key.
+    expect(page.data.map((r) => r.id)).toEqual(['b', 'a', 'z']);
     expect(page.meta.scores).toHaveLength(3);
     expect(page.meta.has_more).toBe(true);
     // A word score of 0 is no word match: 'a' gets nothing from the words.
