@@ -10,7 +10,8 @@
  * Two times per run, from the connector's creation (which enqueues its first sync): until `incidents` is `ready`
  * with all N records (searchable by filter and words), and, with embeddings on, until every one of them also holds
  * its vector (the worker's embedding jobs, off the sync's path, in the same worker process). Prints each run, the
- * ratios on/off (mean rates; target ≥ 0.6) and the load average.
+ * ratios on/off (mean rates; target ≥ 0.6), the load average, and the CPU time of the bench's process (API, worker,
+ * simulator) over each: on a shared machine the rates measure the share the run got, the CPU time what it cost.
  */
 import { loadavg } from 'node:os';
 import { entityStatuses } from '../harness/connector-status.ts';
@@ -58,10 +59,23 @@ try {
     if (posted.status !== 201) throw new Error(`definition refused: ${posted.status} ${await posted.text()}`);
   }
 
-  const runs: { label: 'A' | 'B'; searchable: number; vectors: number | null; load: string }[] = [];
+  const runs: {
+    label: 'A' | 'B';
+    searchable: number;
+    vectors: number | null;
+    cpu: { searchable: number; vectors: number | null };
+    load: string;
+  }[] = [];
+  // The bench's process runs the API, the worker (its sync and its embedding jobs) and the simulator: its CPU time
+  // is what the platform spent, whatever share of the machine it got (the engine's and Postgres's are not in it).
+  const cpuSeconds = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1e6;
+  };
   let created = 0;
   for (const label of ['A', 'B', 'B', 'A'] as const) {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const response = await platform.call('POST', '/api/v1/integrations/connectors', {
       customer_name: 'bench',
       connector_type: KINDS[label],
@@ -82,6 +96,7 @@ try {
       100,
     );
     const searchable = (performance.now() - started) / 1000;
+    const cpu = { searchable: cpuSeconds(cpuBefore), vectors: null as number | null };
     let vectors: number | null = null;
     if (label === 'A') {
       // A defined kind's indices are named after its organization too: any of the platform's, by connector.
@@ -100,11 +115,12 @@ try {
         250,
       );
       vectors = (performance.now() - started) / 1000;
+      cpu.vectors = cpuSeconds(cpuBefore);
     }
     const load = loadavg()
       .map((l) => l.toFixed(2))
       .join(' ');
-    runs.push({ label, searchable, vectors, load });
+    runs.push({ label, searchable, vectors, cpu, load });
     console.log(
       `${label} ${KINDS[label]}: searchable in ${searchable.toFixed(1)} s${vectors === null ? '' : `, vectors in ${vectors.toFixed(1)} s`} (load ${load})`,
     );
@@ -120,14 +136,16 @@ try {
   console.log(`\n=== bench:embeddings-sync: ${RECORDS} incidents, two embedded fields, runs A B B A ===\n`);
   console.log(
     table(
-      ['run', 'embeddings', 'searchable s', 'rec/s', 'vectors in s', 'rec/s', 'load'],
+      ['run', 'embeddings', 'searchable s', 'rec/s', 'CPU s', 'vectors in s', 'rec/s', 'CPU s', 'load'],
       runs.map((r) => [
         r.label,
         r.label === 'A' ? 'on' : 'off',
         r.searchable.toFixed(1),
         String(Math.round(RECORDS / r.searchable)),
+        r.cpu.searchable.toFixed(1),
         r.vectors === null ? '-' : r.vectors.toFixed(1),
         r.vectors === null ? '-' : String(Math.round(RECORDS / r.vectors)),
+        r.cpu.vectors === null ? '-' : r.cpu.vectors.toFixed(1),
         r.load,
       ]),
     ),
@@ -136,6 +154,15 @@ try {
     `\non/off until searchable = ${fixed(onSearchable)} (mean rates; target >= 0.6) ${verdict(onSearchable >= 0.6)}`,
   );
   console.log(`on (vectors in)/off (searchable) = ${fixed(onVectors)} (target >= 0.6) ${verdict(onVectors >= 0.6)}`);
+  const meanCpu = (label: 'A' | 'B', of: (r: (typeof runs)[number]) => number) => {
+    const chosen = runs.filter((r) => r.label === label);
+    return chosen.reduce((sum, r) => sum + of(r), 0) / chosen.length;
+  };
+  const cpuOff = meanCpu('B', (r) => r.cpu.searchable);
+  const cpuOn = meanCpu('A', (r) => r.cpu.vectors!);
+  console.log(
+    `CPU of the platform's process per 1,000 records: off ${fixed((cpuOff * 1000) / RECORDS)} s, on (vectors in) ${fixed((cpuOn * 1000) / RECORDS)} s; off/on = ${fixed(cpuOff / cpuOn)}`,
+  );
 } finally {
   await engine.close();
   await platform.close();
