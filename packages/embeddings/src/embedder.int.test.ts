@@ -51,12 +51,9 @@ describe('embedder', () => {
     expect(embedder.dimensions).toBe(384);
     const vectors = await embedder.embed(golden.map((g) => g.text));
     const similarities = golden.map((g, i) => cosine(vectors[i] ?? [], g.vector));
-    // Same tokens, same pooling: most texts agree to 1e-5; the int8 kernels of onnxruntime 1.30 (Node) and 1.20 (the
-    // Java class's) round a few activations differently, which moves a handful of texts to ≈ 0.994-0.999.
-    for (const [i, similarity] of similarities.entries()) expect(similarity, golden[i]?.text).toBeGreaterThan(0.993);
-    const mean = similarities.reduce((s, v) => s + v, 0) / similarities.length;
-    expect(mean).toBeGreaterThan(0.998);
-    expect(similarities.filter((s) => s > 0.9999).length).toBeGreaterThanOrEqual(golden.length / 2);
+    // Same tokens, same pooling, and onnxruntime 1.22 as the Java class runs (its 1.20 and 1.22 agree): the int8
+    // kernels round alike, so every vector agrees to 1e-5 (onnxruntime 1.30's moved some to 0.994).
+    for (const [i, similarity] of similarities.entries()) expect(similarity, golden[i]?.text).toBeGreaterThan(0.9999);
   });
 
   it('gives a text the same vector alone as among others, with unit length', async () => {

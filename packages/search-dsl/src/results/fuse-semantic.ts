@@ -12,13 +12,6 @@ import { readSearchPage, type SearchPage } from './read-search-page.ts';
 const RRF_K = 60;
 
 /**
- * The word ranking's weight in the fusion, against the vectors' 1: words confirm a meaning (a product name, an error
- * code) more often than they find one, and on paraphrased questions they mostly add noise
- * (docs/benchmarks/relevance.md).
- */
-const WORDS_WEIGHT = 0.5;
-
-/**
  * A hit of either side, sorted by score then record key (compileSemantic): its score and key are its sort values,
  * since the search transport has the engine drop `_id` and `_score` from answers.
  */
@@ -59,16 +52,18 @@ export function fuseSemantic(
   const similar = (vector.hits?.hits ?? []).filter((h) => minScore === undefined || 2 * h.sort[0] - 1 >= minScore);
   const worded = (text.hits?.hits ?? []).filter((h) => h.sort[0] > 0);
   const fused = new Map<string, { hit: Hit; score: number }>();
-  const add = (hits: readonly Hit[], weight: number, only?: ReadonlySet<string>) =>
+  const add = (hits: readonly Hit[], only?: ReadonlySet<string>) =>
     hits.forEach((hit, rank) => {
       const key = keyOf(hit);
       if (only && !only.has(key)) return;
       const entry = fused.get(key) ?? { hit, score: 0 };
-      entry.score += weight / (RRF_K + rank + 1);
+      entry.score += 1 / (RRF_K + rank + 1);
       fused.set(key, entry);
     });
-  add(similar, 1);
-  add(worded, WORDS_WEIGHT, minScore === undefined ? undefined : new Set(similar.map(keyOf)));
+  add(similar);
+  // Both rankings count alike: the word side ranks only records with every word of the text (compileSemantic), so
+  // what it ranks is evidence, not noise to be damped (docs/benchmarks/relevance.md).
+  add(worded, minScore === undefined ? undefined : new Set(similar.map(keyOf)));
   const ranked = [...fused.values()].sort((a, b) => b.score - a.score || keyOf(a.hit).localeCompare(keyOf(b.hit)));
   const window = ranked.slice(plan.offset, plan.offset + page.limit + 1);
   const total =

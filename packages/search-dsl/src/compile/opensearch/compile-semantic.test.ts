@@ -44,6 +44,17 @@ describe('query.semantic (compile and fuse)', () => {
     expect(JSON.stringify(semantic.textBody.query)).toContain('"fields":["name.en"]');
   });
 
+  it('counts a record in the word ranking only when it has every word of the text in one field, typos forgiven', () => {
+    const semantic = plan({ query: { semantic: { text: 'chekout outage' } } }).semantic!;
+    const { bool } = semantic.textBody.query as { bool: { should: { multi_match: Record<string, unknown> }[] } };
+    expect(bool.should[0]?.multi_match).toMatchObject({
+      query: 'chekout outage',
+      type: 'best_fields',
+      operator: 'and',
+      fuzziness: 'AUTO',
+    });
+  });
+
   it('refuses sort and aggregate beside it, fields it does not embed, and entities that embed nothing', () => {
     expect(problems({ query: { semantic: { text: 'x' }, sort: [{ name: 'asc' }] } })).toEqual(['/query/sort']);
     expect(problems({ query: { semantic: { text: 'x' } }, aggregate: { n: { sum: 'amount' } } })).toEqual([
@@ -67,7 +78,8 @@ describe('query.semantic (compile and fuse)', () => {
       [0, 'a'],
     ]);
     const page = fuseSemantic(words, vectors, p.semantic!, p.page);
-    expect(page.data.map((r) => r.id)).toEqual(['b', 'a', 'c']);
+    // b: 1/62 + 1/62; a (first by meaning) and z (first by words): 1/61 each, tied, then by key.
+    expect(page.data.map((r) => r.id)).toEqual(['b', 'a', 'z']);
     expect(page.meta.scores).toHaveLength(3);
     expect(page.meta.has_more).toBe(true);
     // A word score of 0 is no word match: 'a' gets nothing from the words.

@@ -13,7 +13,8 @@ import { type CompileOptions, copyScope, type PageContext, type SearchBody } fro
  *   the vector query (the Lucene engine filters while it walks the graph, so k hits come back whatever the filter
  *   keeps: https://opensearch.org/docs/2.19/search-plugins/knn/filter-search-knn/);
  * - `textBody`: the filtered records scored by the words of the text on the embedded fields' English subfields
- *   (stopwords dropped, words stemmed), which also counts the records that match the filter (`meta.total`).
+ *   (stopwords dropped, words stemmed, misspellings forgiven), which also counts the records that match the filter
+ *   (`meta.total`).
  * Each brings its best `depth`; pages are slices of the fused ranking, the cursor holding where the next begins.
  */
 export type SemanticPlan = {
@@ -52,17 +53,20 @@ export function compileSemantic(
         ...(filter.bool as Record<string, unknown>),
         // `should` beside a filter is optional: every filtered record comes back (the total counts them), and the
         // records the words do not match score 0, which fuseSemantic leaves out of the word ranking. The words are
-        // the text's own after the English analyzer (no stopwords), taken across the fields as one, and a record
-        // must have most of them (all of one or two, three in four of more): a record sharing one common word with
-        // a question is no evidence, and ranked first among the words it would outweigh the vectors' best
-        // (docs/benchmarks/relevance.md has the comparison).
+        // the text's own after the English analyzer (no stopwords), and a record must have every one of them in one
+        // of its fields, each word forgiving a typo or two (`fuzziness: AUTO`): a record sharing some words with a
+        // text but not its subject is no evidence, and ranked first among the words it would outweigh the vectors'
+        // best; a misspelt word is where words add most to the model, whose word pieces of a typo no longer mean
+        // the word (docs/benchmarks/relevance.md has the comparison).
+        // https://opensearch.org/docs/2.19/query-dsl/full-text/multi-match/
         should: [
           {
             multi_match: {
               query: ranking.text,
               fields: ranking.fields.map((f) => `${f}.${ENGLISH_SUBFIELD}`),
-              type: 'cross_fields',
-              minimum_should_match: '2<75%',
+              type: 'best_fields',
+              operator: 'and',
+              fuzziness: 'AUTO',
             },
           },
         ],
