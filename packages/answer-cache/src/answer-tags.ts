@@ -6,6 +6,10 @@ import { createHash } from 'node:crypto';
  */
 const MISS_TAIL = Buffer.from('"cache":"miss"}}');
 const HIT_TAIL = Buffer.from('"cache":"hit"}}');
+const META_START = Buffer.from('],"meta":{');
+const TOOK = Buffer.from('"took_ms":');
+const COMMA = 0x2c;
+const CLOSE_BRACE = 0x7d;
 
 /** The meta an answer computed now carries last (docs/api.md, "Answers from memory"). */
 export function missMeta(asOf: number): { readonly as_of: string; readonly cache: 'miss' } {
@@ -19,15 +23,22 @@ export function asHit(body: Buffer): Buffer<ArrayBuffer> | undefined {
 }
 
 /**
- * A weak ETag (RFC 9110 §8.8.1: the hit and the miss of one answer differ in `meta.cache` only, the same
- * representation otherwise): a hash of the body without its `cache` tail.
+ * A weak ETag (RFC 9110 §8.8.1): two bodies of one answer may differ in `meta.took_ms` (the engine's time when it
+ * was computed) and `meta.cache`, the same representation otherwise. So it is a hash of the body without either:
+ * `meta` is the body's last member and holds no text of the caller's unescaped, so its first `"took_ms":` is its own.
  */
 export function etagOf(body: Buffer): string {
   const tail = endsWith(body, MISS_TAIL) ? MISS_TAIL.length : endsWith(body, HIT_TAIL) ? HIT_TAIL.length : 0;
-  const digest = createHash('sha256')
-    .update(body.subarray(0, body.length - tail))
-    .digest('base64url');
-  return `W/"${digest.slice(0, 32)}"`;
+  const hash = createHash('sha256');
+  const meta = body.lastIndexOf(META_START);
+  const took = meta < 0 ? -1 : body.indexOf(TOOK, meta);
+  if (took < 0) hash.update(body.subarray(0, body.length - tail));
+  else {
+    let end = took + TOOK.length;
+    while (end < body.length && body[end] !== COMMA && body[end] !== CLOSE_BRACE) end++;
+    hash.update(body.subarray(0, took)).update(body.subarray(end, body.length - tail));
+  }
+  return `W/"${hash.digest('base64url').slice(0, 32)}"`;
 }
 
 /**
