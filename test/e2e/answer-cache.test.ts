@@ -28,7 +28,9 @@ describe('answers kept in memory', () => {
     copy = await invoiceCopy(platform.api.deps, platform.organizationId);
     row = (await platform.api.deps.connectors.find(platform.organizationId, copy.connectorId))!;
     const random = seeded(7);
-    await copy.write(Array.from({ length: 20 }, (_, i) => ({ ...invoice(`inv-${i}`, random), status: i < 5 ? 'paid' : 'draft' })));
+    await copy.write(
+      Array.from({ length: 20 }, (_, i) => ({ ...invoice(`inv-${i}`, random), status: i < 5 ? 'paid' : 'draft' })),
+    );
     const search = platform.api.deps.copySearch.search.bind(platform.api.deps.copySearch);
     platform.api.deps.copySearch.search = (...args) => {
       engineSearches++;
