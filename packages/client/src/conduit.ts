@@ -177,7 +177,8 @@ export class ConnectorClient<K extends T.ConnectorType> {
     entity: E,
     params: SearchParams<T.SearchFieldsOf<K, E>, G>,
   ): Promise<SearchResult<T.ResultOf<K, E, 'search' & T.ActionName<K, E>>['data'][number], G>> {
-    return this.#transport.json('POST', connectorPath(this.connectorId, '/execute'), {
+    // Asked again, it carries its last answer's ETag: a 304 reuses that answer (docs/api.md).
+    return this.#transport.answer('POST', connectorPath(this.connectorId, '/execute'), {
       body: { entity, action: 'search', params },
       safe: true,
     });
@@ -205,7 +206,7 @@ export class ConnectorClient<K extends T.ConnectorType> {
    * ```
    */
   sql<Q extends string>(query: SqlText<K, Q>, options: { limit?: number; cursor?: string } = {}): Promise<SqlResult> {
-    return this.#transport.json('POST', connectorPath(this.connectorId, '/sql'), {
+    return this.#transport.answer('POST', connectorPath(this.connectorId, '/sql'), {
       body: { query, ...options },
       safe: true,
     });
