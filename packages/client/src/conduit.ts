@@ -160,6 +160,14 @@ export class ConnectorClient<K extends T.ConnectorType> {
   ): Promise<T.ResultOf<K, E, A>> {
     const { entity, action, signal } = request;
     const params = (request as { params?: unknown }).params;
+    if (action === 'search') {
+      // As search() does: asked again, with its last answer's ETag (docs/api.md).
+      return this.#transport.answer('POST', connectorPath(this.connectorId, '/execute'), {
+        body: { entity, action, params },
+        safe: true,
+        ...(signal ? { signal } : {}),
+      });
+    }
     const response = await this.#transport.request('POST', connectorPath(this.connectorId, '/execute'), {
       body: params === undefined ? { entity, action } : { entity, action, params },
       safe: SAFE_ACTIONS.has(action),
