@@ -146,7 +146,7 @@ export class AnswerCache {
       const kept = await this.#hit(key, scope, position.announced);
       if (kept) return answerOf(kept.body, kept.etag, 'hit', question.ifNoneMatch);
     }
-    const asOf = position?.head ?? (await this.#feed.head(question.scope.connectorId)).lastSeq;
+    const asOf = position?.head ?? (await this.#feedHead(question.scope.connectorId, position !== undefined));
     await this.#reflect(scope, asOf, refresh);
     const { body, keep = true } = await compute(missMeta(asOf));
     const etag = etagOf(body);
@@ -172,6 +172,13 @@ export class AnswerCache {
   async close(): Promise<void> {
     await this.#reader?.close();
     this.#dropAll();
+  }
+
+  /** The feed's head from Postgres; given to Redis for the next questions when it answered (`seed`). */
+  async #feedHead(connectorId: string, seed: boolean): Promise<number> {
+    const { lastSeq } = await this.#feed.head(connectorId);
+    if (seed) await this.#signals.seedHead(connectorId, lastSeq).catch(this.#onError);
+    return lastSeq;
   }
 
   async #hit(key: string, scope: string, announced: number): Promise<Entry | undefined> {
