@@ -27,6 +27,8 @@ async function reading() {
     onError: () => undefined,
   });
   await reader.start();
+  // Starting counts as having missed what came before (nothing is kept yet): only what follows is counted here.
+  missed = 0;
   return { namespace, reader, seen, missed: () => missed, signals: new ChangeSignals(redis, namespace) };
 }
 
