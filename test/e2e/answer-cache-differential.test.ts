@@ -6,7 +6,7 @@ import { type InvoiceCopy, invoice, invoiceCopy, STATUSES, seeded } from '../har
 import { closeInOrder, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /**
- * The answer cache against the engine (docs/architecture.md, "Answer cache"): random streams of changes (creations,
+ * The answer cache against the engine (docs/architecture.md, "The answer cache"): random streams of changes (creations,
  * updates that move invoices in and out of filters, removals), each applied as every writer applies it (the copy's
  * write without a refresh, then the feed's append), and after each batch random questions (filters, count_by, sum,
  * histograms, pages sorted by amount, SQL GROUP BY). Every answer the API serves, from memory or not, must equal

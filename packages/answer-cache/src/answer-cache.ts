@@ -73,7 +73,7 @@ export interface AnswerCacheOptions {
 }
 
 /**
- * Search and SQL answers kept in the API's memory, exact (docs/architecture.md, "Answer cache"). Every answer gets
+ * Search and SQL answers kept in the API's memory, exact (docs/architecture.md, "The answer cache"). Every answer gets
  * `meta.as_of`, a feed cursor it reflects (the head announced before the question, after a refresh of the entity's
  * index that began later, unless one already did), and a weak ETag. A kept answer is served while no change
  * announced since its `as_of` could alter it: the instance reads every announcement (ChangeSignals) and the

@@ -56,7 +56,7 @@ export function signalKeys(namespace: string) {
 }
 
 /**
- * Announces appends to the change feed to every API instance (docs/architecture.md, "Answer cache"): a Redis stream
+ * Announces appends to the change feed to every API instance (docs/architecture.md, "The answer cache"): a Redis stream
  * whose entries are numbered without gaps by `lua/signal-change-3.lua`, and each connector's feed head.
  *
  * @example

@@ -108,7 +108,7 @@ export function createSearchService(
   syncedAt: SyncedAt,
   costlySlots: CostlySearchSlots | undefined,
   options: {
-    /** Kept answers, `meta.as_of` and ETags (docs/architecture.md, "Answer cache"). */
+    /** Kept answers, `meta.as_of` and ETags (docs/architecture.md, "The answer cache"). */
     readonly answers: AnswerCache;
     /** The vector of a `query.semantic` text (QueryVectors); without it, searches by meaning answer 503. */
     readonly queryVector?: (text: string) => Promise<readonly number[]>;
