@@ -93,6 +93,11 @@ export const PlatformEnv = z.object({
    */
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /**
+   * `off`: every search and SQL answer is computed by the engine (no answer kept in the API's memory, no 304 without
+   * asking it); `on`: answers are kept and served while no change applied since could alter them (docs/architecture.md).
+   */
+  ANSWER_CACHE: z.enum(['on', 'off']).default('on'),
+  /**
    * Webhook events processed at once by a worker (each re-reads one record from the upstream, then waits for its
    * grouped index write and feed append), half of them at most for one organization. An event is mostly waiting,
    * so an organization's events per second are about its share of these slots over one event's time
