@@ -57,10 +57,14 @@ export interface Panel {
 export const LATEST_PAYMENTS = 'latest_payments';
 
 const inWindow = { gte: { invoice_date: WINDOW_FROM } };
-const search = (name: string, filter: unknown, params: Record<string, unknown>) => ({
+const search = (name: string, filter: unknown, params: Record<string, unknown>, sort?: unknown) => ({
   name,
   route: 'execute' as const,
-  body: JSON.stringify({ entity: 'invoices', action: 'search', params: { query: { filter }, ...params } }),
+  body: JSON.stringify({
+    entity: 'invoices',
+    action: 'search',
+    params: { query: sort === undefined ? { filter } : { filter, sort }, ...params },
+  }),
 });
 const sql = (name: string, where: string, select: string, groupBy = '') => ({
   name,
@@ -102,11 +106,9 @@ export const PANELS: readonly Panel[] = [
     oracle: (w) => text(countBy(w, (r) => weekStart(r.invoiceDateMs))),
   },
   {
-    ...search(LATEST_PAYMENTS, withStatus('paid'), {
-      sort: [{ paid_at: 'desc' }],
-      limit: 10,
-      fields: ['id', 'paid_at', 'total'],
-    }),
+    ...search(LATEST_PAYMENTS, withStatus('paid'), { limit: 10, fields: ['id', 'paid_at', 'total'] }, [
+      { paid_at: 'desc' },
+    ]),
     canonical: (a) => text(a.data.map((r) => [r.id, instant(r.paid_at), cents(r.total)])),
     oracle: (w) =>
       text(

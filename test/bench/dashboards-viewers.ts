@@ -5,7 +5,8 @@
  * stream (the client's `follow()`, GET .../changes/stream) every panel asked again `settleMs` after a change arrives
  * (the console's own wait, apps/console/src/components/live-changes.ts: the engine makes a change searchable at its
  * next refresh). Each viewer sends `If-None-Match` with the ETag it holds, as a browser does, asks a panel again
- * only once its previous answer came back, and holds six connections (a browser's per host).
+ * only once its previous answer came back, holds six connections (a browser's per host), and asks again after a
+ * 429's Retry-After as the client does.
  *
  * Reports to the parent: every `checkEvery`-th answer served (a 304 serves the body held) for the truth check,
  * each payment a viewer sees in the latest-payments panel for the first time, and at the end each answer's
@@ -45,6 +46,8 @@ export interface ViewStats {
   readonly misses: number;
   readonly uncached: number;
   readonly notModified: number;
+  /** 429s asked again after their Retry-After (their wait is in the answer's latency). */
+  readonly limited: number;
   readonly errors: number;
   readonly firstError: string | undefined;
 }
@@ -57,10 +60,19 @@ export type ViewersEvent =
 const send = (event: ViewersEvent) => process.send?.(event);
 const REPORT_EVERY_MS = 200;
 const BROWSER_CONNECTIONS = 6;
+const MAX_RETRIES = 3;
 const latestPayments = PANELS.findIndex((p) => p.name === LATEST_PAYMENTS);
 
 async function run(command: ViewRun): Promise<ViewStats> {
-  const stats = { latencies: [] as number[], hits: 0, misses: 0, uncached: 0, notModified: 0, errors: 0 };
+  const stats = {
+    latencies: [] as number[],
+    hits: 0,
+    misses: 0,
+    uncached: 0,
+    notModified: 0,
+    limited: 0,
+    errors: 0,
+  };
   let firstError: string | undefined;
   let served: ServedAnswer[] = [];
   let seen: Seen[] = [];
@@ -91,12 +103,23 @@ async function run(command: ViewRun): Promise<ViewStats> {
       }
       asking[p] = true;
       const panel = PANELS[p]!;
-      const sentAt = Date.now();
+      let sentAt = Date.now();
       const started = performance.now();
       const etag = etags[p];
       const conditional: Record<string, string> = etag ? { 'if-none-match': etag } : {};
-      const request = client
-        .post(`${base}/${panel.route}`, panel.body, { ...headers, ...conditional })
+      // As the client (packages/client, transport.ts) does with a safe call: a 429 is asked again after its
+      // Retry-After (the API limits the costly searches an organization runs at once), three times at most.
+      const post = async (attempt = 0): Promise<Awaited<ReturnType<KeepAliveClient['post']>>> => {
+        sentAt = Date.now();
+        const response = await client.post(`${base}/${panel.route}`, panel.body, { ...headers, ...conditional });
+        if (response.status !== 429 || attempt >= MAX_RETRIES) return response;
+        stats.limited++;
+        const retryAfter = Number(response.headers['retry-after'] ?? Number.NaN);
+        const waitMs = Number.isFinite(retryAfter) ? retryAfter * 1000 : 250 * 2 ** attempt;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        return post(attempt + 1);
+      };
+      const request = post()
         .then((response) => {
           const latency = performance.now() - started;
           if (response.status === 200) {
