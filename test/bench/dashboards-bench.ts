@@ -378,6 +378,7 @@ function report(
         'visible p50 s',
         'p95 s',
         'not seen',
+        '429s',
         'errors',
       ],
       rows.map((r) => [
