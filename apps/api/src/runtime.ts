@@ -1,3 +1,4 @@
+import { AnswerCache } from '@conduit/answer-cache';
 import { hashClientSecret, type PlatformEnv, signingKeysFrom, verifyClientSecret } from '@conduit/config';
 import { ClientsRepository } from '@conduit/db';
 import type { UpstreamOverrides } from '@conduit/hosted-connectors';
@@ -41,9 +42,18 @@ export async function createApiRuntime(
   const clients = new ClientsRepository(services.db);
   await bootstrapClient(env, clients, logger);
   const clientAccess = await ClientAccessCache.start(clients, services.redis, { namespace: env.NAMESPACE, logger });
+  const answers = await AnswerCache.start({
+    redis: services.redis,
+    namespace: env.NAMESPACE,
+    feed: services.changeFeed,
+    enabled: env.ANSWER_CACHE === 'on',
+    onError: (error) => logger.warn('answer cache', { error: String(error) }),
+  });
   const connectorCache = await ConnectorCache.start(services.connectors, services.redis, {
     namespace: env.NAMESPACE,
     logger,
+    // A finished pass moves meta.synced_at, a connector changed or deleted: its kept answers go with its row.
+    onForget: (id) => answers.forgetConnector(id),
   });
 
   // One key per purpose (HKDF): a bearer token, an OAuth state and a search cursor never verify as each other.
@@ -85,7 +95,7 @@ export async function createApiRuntime(
         staleMs: 2 * SEARCH_TIMEOUT_MS + 1000,
         logger,
       }),
-      { queryVector: (text) => queryVectors.of(text) },
+      { answers, queryVector: (text) => queryVectors.of(text) },
     ),
     webhookQueue: services.webhookQueue,
     audit: services.audit,
@@ -114,6 +124,7 @@ export async function createApiRuntime(
     deps: { ...deps, oauth: oauthDepsFrom(deps, { source: options.envSource ?? process.env }) },
     close: async () => {
       await connectorCache.close();
+      await answers.close();
       await clientAccess.close();
       await queryVectors.close();
       await services.close();

@@ -97,6 +97,11 @@ export const PlatformEnv = z.object({
    */
   OPENSEARCH_SEARCH_REQUESTS: z.coerce.number().int().min(1).max(1024).default(8),
   /**
+   * `off`: every search and SQL answer is computed by the engine (no answer kept in the API's memory, no 304 without
+   * asking it); `on`: answers are kept and served while no change applied since could alter them (docs/architecture.md).
+   */
+  ANSWER_CACHE: z.enum(['on', 'off']).default('on'),
+  /**
    * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
    * address and per connector; beyond it, 429 with Retry-After.
    */

@@ -8,7 +8,12 @@ export type {
 } from './repositories/applied-writes.ts';
 export { AuditEntriesRepository, type AuditQuery } from './repositories/audit-entries.ts';
 export { AUDIT_ENTRY_COLUMNS, AuditWriter } from './repositories/audit-writer.ts';
-export { type ChangeEventRow, ChangeFeedRepository } from './repositories/change-feed.ts';
+export {
+  type ChangeEventRow,
+  ChangeFeedRepository,
+  type ChangeWithPrior,
+  type OnAppended,
+} from './repositories/change-feed.ts';
 export { type ClientAccess, ClientsRepository } from './repositories/clients.ts';
 export {
   type ActiveDefinition,

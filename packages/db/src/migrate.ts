@@ -20,6 +20,7 @@ import * as fairDeliveries from './migrations/0028-fair-deliveries.ts';
 import * as connectorDefinitions from './migrations/0034-connector-definitions.ts';
 import * as usageAndQuotas from './migrations/0035-usage-and-quotas.ts';
 import * as textEmbeddings from './migrations/0037-text-embeddings.ts';
+import * as changeEventPrior from './migrations/0040-change-event-prior.ts';
 import type { Database } from './schema.ts';
 
 /** Ordered, never edited once landed: add a new file and a line here. */
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034-connector-definitions': connectorDefinitions,
   '0035-usage-and-quotas': usageAndQuotas,
   '0037-text-embeddings': textEmbeddings,
+  '0040-change-event-prior': changeEventPrior,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

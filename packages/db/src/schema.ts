@@ -88,6 +88,8 @@ export interface RecordStatesTable {
   version: BigInt;
   content_hash: string | null;
   deleted: boolean;
+  /** The event that last changed the record (null before migration 0040). */
+  event_seq: ColumnType<BigInt | null, string | null | undefined, string | null>;
 }
 
 export interface ChangeEventsTable {
@@ -99,6 +101,8 @@ export interface ChangeEventsTable {
   record: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   source: string;
   changed_at: CreatedAt;
+  /** The record's event before this one (null for a creation, or before migration 0040). */
+  prior_seq: ColumnType<BigInt | null, string | null | undefined, string | null>;
 }
 
 /** A jsonb list of names, null for "all". */

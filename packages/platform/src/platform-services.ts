@@ -1,4 +1,5 @@
 import { basename, resolve } from 'node:path';
+import { ChangeSignals } from '@conduit/answer-cache';
 import { CredentialsCipher, type PlatformEnv, quotaDefaultsOf } from '@conduit/config';
 import { TokenCache } from '@conduit/connectors';
 import {
@@ -118,7 +119,12 @@ export async function connectPlatformServices(
   const connectors = new ConnectorsRepository(db);
   const connectorDefinitions = new ConnectorDefinitionsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
-  const changeFeed = new ChangeFeedRepository(db);
+  // Every append is announced to the API instances' answer caches (docs/architecture.md, "Answer cache"), whichever
+  // process wrote: a sync, a webhook's re-read, an execute write reflected in the copy.
+  const signals = new ChangeSignals(redis, env.NAMESPACE);
+  const changeFeed = new ChangeFeedRepository(db, {
+    onAppended: (connectorId, entity, lastSeq) => signals.announce(connectorId, entity, lastSeq),
+  });
   const textEmbeddings = new TextEmbeddingsRepository(db);
   const embeddingModel = { dir: resolve(env.EMBEDDING_MODEL_DIR), name: basename(resolve(env.EMBEDDING_MODEL_DIR)) };
   const vectors = new CopyVectors(textEmbeddings, redis, env.NAMESPACE, embeddingModel.name);

@@ -1,3 +1,4 @@
+export type { Node as FilterNode } from './ast/nodes.ts';
 export type { KeyLookup } from './compile/opensearch/compile-lookup.ts';
 export { type CompiledSearch, copyScope } from './compile/opensearch/compile-search.ts';
 export { decodeCursor, encodeCursor, hashQuery } from './cursor/cursor.ts';
@@ -12,6 +13,7 @@ export { INTERNAL_FIELDS } from './fields/field-resolution.ts';
 export { SEARCH_LIMITS } from './limits.ts';
 export { type IndexDocument, indexDocumentId, toIndexDocument } from './mapping/index-document.ts';
 export { buildIndexMapping } from './mapping/index-mapping.ts';
+export { matches as recordMatches } from './oracle/evaluate.ts';
 export { SearchParamsSchema } from './params/search-params-schema.ts';
 export { planSearch } from './plan-search.ts';
 export { fuseSemantic } from './results/fuse-semantic.ts';

@@ -27,6 +27,7 @@ export class ConnectorCache {
   readonly #subscriber: RedisClient;
   readonly #channel: string;
   readonly #ttlMs: number;
+  readonly #onForget: (id: string) => void;
   readonly #entries = new Map<string, Entry>();
   /** Bumped by every invalidation, so a lookup that raced one does not store what it read before it. */
   #generation = 0;
@@ -38,7 +39,9 @@ export class ConnectorCache {
     channel: string,
     ttlMs: number,
     logger: Logger,
+    onForget: (id: string) => void,
   ) {
+    this.#onForget = onForget;
     this.#connectors = connectors;
     this.#publisher = publisher;
     this.#channel = channel;
@@ -66,7 +69,7 @@ export class ConnectorCache {
   static async start(
     connectors: ConnectorsRepository,
     redis: RedisClient,
-    options: { namespace: string; logger: Logger; ttlMs?: number },
+    options: { namespace: string; logger: Logger; ttlMs?: number; onForget?: (id: string) => void },
   ): Promise<ConnectorCache> {
     const cache = new ConnectorCache(
       connectors,
@@ -74,6 +77,7 @@ export class ConnectorCache {
       connectorChangesChannel(options.namespace),
       options.ttlMs ?? DEFAULT_TTL_MS,
       options.logger,
+      options.onForget ?? (() => undefined),
     );
     await cache.#subscriber.subscribe(cache.#channel);
     cache.#live = true;
@@ -130,6 +134,7 @@ export class ConnectorCache {
   #forget(id: string): void {
     this.#generation++;
     this.#entries.delete(id);
+    this.#onForget(id);
   }
 
   #forgetAll(): void {

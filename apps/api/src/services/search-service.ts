@@ -1,4 +1,5 @@
 import { createSecretKey } from 'node:crypto';
+import type { Answer, AnswerCache, AnswerMeta } from '@conduit/answer-cache';
 import { type EntityCatalog, type KindCatalog, literalDottedFields } from '@conduit/connectors';
 import type { ConnectorRow } from '@conduit/db';
 import { indexKindOf } from '@conduit/hosted-connectors';
@@ -6,6 +7,7 @@ import {
   type CompiledSearch,
   emptySearchPage,
   fuseSemantic,
+  hashQuery,
   isSearchQueryError,
   isSqlQueryError,
   type KeyLookup,
@@ -38,10 +40,14 @@ import type { CostlySearchSlots } from './costly-search-slots.ts';
 /** When the entity's last pass completed for this connector (sync_states.last_success_at), null before the first. */
 export type SyncedAt = (connectorId: string, entity: string) => Promise<Date | null>;
 
-/** The request a search serves: its caller may go away (`signal`), and its id names the engine's task. */
+/**
+ * The request a search serves: its caller may go away (`signal`), its id names the engine's task, and its
+ * `If-None-Match` may name the answer it already holds (a 304 then).
+ */
 export interface SearchContext {
   readonly signal?: AbortSignal;
   readonly requestId?: string;
+  readonly ifNoneMatch?: string | undefined;
 }
 
 /**
@@ -58,24 +64,18 @@ const PLAN_CACHE_MAX_KEY = 8 * 1024;
 /** Plans kept per API process: a dashboard's repeated searches, not every search ever asked. */
 const PLAN_CACHE_ENTRIES = 512;
 
+/**
+ * Every answer (docs/api.md, "Answers from memory"): a 200 whose JSON body's `meta` has `synced_at`, `as_of` and
+ * `cache`, with its ETag; or a 304 for the ETag the request's `If-None-Match` named.
+ */
 export interface SearchService {
-  /** The `search` action's answer as its JSON body (a page whose `meta` has `synced_at`, docs/architecture.md). */
-  search(
-    row: ConnectorRow,
-    entity: EntityCatalog,
-    params: unknown,
-    context?: SearchContext,
-  ): Promise<Buffer<ArrayBuffer>>;
+  /** The `search` action's answer (a page, docs/search.md). */
+  search(row: ConnectorRow, entity: EntityCatalog, params: unknown, context?: SearchContext): Promise<Answer>;
   /**
-   * `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md) as its JSON body. Every
-   * engine call carries the request's signal; a query that may read many batches of groups is costly (below).
+   * `POST .../sql`: one SELECT over the connector's searchable entities (docs/sql.md). Every engine call carries
+   * the request's signal; a query that may read many batches of groups is costly (below).
    */
-  sql(
-    row: ConnectorRow,
-    catalog: KindCatalog,
-    request: SqlRequest,
-    context?: SearchContext,
-  ): Promise<Buffer<ArrayBuffer>>;
+  sql(row: ConnectorRow, catalog: KindCatalog, request: SqlRequest, context?: SearchContext): Promise<Answer>;
 }
 
 /** The connector's tables: its searchable entities, by name. */
@@ -103,15 +103,18 @@ export function sqlTables(catalog: KindCatalog): SqlTables {
  */
 export function createSearchService(
   copySearch: CopySearch,
-  indexes: Pick<IndexLifecycle, 'alias'>,
+  indexes: Pick<IndexLifecycle, 'alias' | 'refresh'>,
   cursorKey: Uint8Array | string,
   syncedAt: SyncedAt,
-  costlySlots?: CostlySearchSlots,
+  costlySlots: CostlySearchSlots | undefined,
   options: {
+    /** Kept answers, `meta.as_of` and ETags (docs/architecture.md, "Answer cache"). */
+    readonly answers: AnswerCache;
     /** The vector of a `query.semantic` text (QueryVectors); without it, searches by meaning answer 503. */
     readonly queryVector?: (text: string) => Promise<readonly number[]>;
-  } = {},
+  },
 ): SearchService {
+  const answers = options.answers;
   // Prepared once: given as bytes, the key would be prepared again for every cursor signed or checked.
   const key = createSecretKey(typeof cursorKey === 'string' ? Buffer.from(cursorKey) : cursorKey);
   // Per entity of the catalog (which never changes while the process runs), not per search.
@@ -151,62 +154,30 @@ export function createSearchService(
   };
   return {
     async search(row, entity, params, context = {}) {
-      // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
-      const synced = syncedAt(row.id, entity.name);
-      synced.catch(() => undefined);
       const plan = planOf(row, entity, params);
-      const index = indexes.alias(indexKindOf(row), entity.name);
-      if (plan.semantic) {
-        const semantic = plan.semantic;
-        const search = (body: unknown) =>
-          inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
-            copySearch.search(index, row.id, body, {
-              tenant: row.organization_id,
-              ...(context.signal ? { signal: context.signal } : {}),
-              ...(context.requestId ? { opaqueId: context.requestId } : {}),
-            }),
-          );
-        return searchByMeaning(semantic, plan, search, options.queryVector, synced);
-      }
-      if (plan.lookup) {
-        const page = await lookUp(copySearch, index, row, plan.lookup, plan, synced);
-        if (page) return page;
-      }
-      const costly = plan.cost >= COSTLY_FROM;
-      const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
-      if (costly && costlySlots && !giveBack) {
-        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', {
-          retryAfterSeconds: 1,
-        });
-      }
-      let response: SearchAnswer;
-      try {
-        response = await inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
-          copySearch.search(index, row.id, plan.body, {
-            tenant: row.organization_id,
-            costly,
-            ...(context.signal ? { signal: context.signal } : {}),
-            ...(context.requestId ? { opaqueId: context.requestId } : {}),
-          }),
-        );
-      } catch (error) {
-        throwIfShared(error);
-        // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
-        const problem = error instanceof EngineQueryError ? searchProblemOf(error.answer, plan.page) : undefined;
-        throw problem ?? searchUnavailable('cannot answer', error);
-      } finally {
-        // Given back without waiting: Redis being slow must not delay the answer (a lost slot goes stale).
-        giveBack?.().catch(() => undefined);
-      }
-      const extra = { synced_at: (await synced)?.toISOString() ?? null };
-      // No index yet: the first sync has not written anything, so there is nothing to find so far.
-      if (response.statusCode === 404) return searchPageBody(emptySearchPage(plan.page), extra);
-      try {
-        return searchPageJson(response.json, plan.page, extra);
-      } catch (error) {
-        if (isSearchQueryError(error)) throw error;
-        throw searchUnavailable('answered what cannot be read', error);
-      }
+      const kind = indexKindOf(row);
+      const question = {
+        scope: { connectorId: row.id, entity: entity.name },
+        // By meaning: the word side's scores depend on every record of the index (term statistics), so a change
+        // outside the filter may reorder it; such answers are never kept.
+        key: plan.semantic
+          ? undefined
+          : hashQuery([
+              row.organization_id,
+              row.id,
+              row.connector_type,
+              entity.name,
+              fieldsId(entity),
+              plan.search.params,
+            ]),
+        filter: plan.search.filter,
+        ifNoneMatch: context.ifNoneMatch,
+      };
+      return answers.answer(
+        question,
+        async (meta) => ({ body: await searchBody(row, entity, plan, meta, context) }),
+        () => indexes.refresh(kind, entity.name),
+      );
     },
 
     async sql(row, catalog, request, context = {}) {
@@ -216,62 +187,192 @@ export function createSearchService(
       } catch (error) {
         throw isSqlQueryError(error) ? sqlProblem(error) : error;
       }
-      const synced = syncedAt(row.id, plan.query.entity);
-      synced.catch(() => undefined);
-      // A GROUP BY may read many batches of groups (each a search running its WHERE): costly, as a costly search,
-      // whatever its WHERE costs. It holds one of the organization's slots for the whole request.
       const query = plan.query;
-      const costly = (query.mode === 'groups' && query.keys.length > 0) || query.cost >= COSTLY_FROM;
-      const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
-      if (costly && costlySlots && !giveBack) {
-        throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', {
-          retryAfterSeconds: 1,
-        });
-      }
-      let page: Buffer<ArrayBuffer>;
-      try {
-        page = await runSqlJson(
-          plan,
-          {
-            // The organization's share of the engine, as its searches (fair sharing: docs/search-cost.md); costly
-            // ones go alone, so that the request's signal cancels them in the engine when its caller goes away.
-            async search(entity, body) {
-              try {
-                return await copySearch.search(indexes.alias(indexKindOf(row), entity), row.id, body, {
-                  tenant: row.organization_id,
-                  costly,
-                  ...(context.signal ? { signal: context.signal } : {}),
-                  ...(context.requestId ? { opaqueId: context.requestId } : {}),
-                });
-              } catch (error) {
-                throwIfShared(error);
-                throw searchUnavailable('cannot answer', error);
-              }
-            },
-            async lookup(entity, ids, includes) {
-              const index = indexes.alias(indexKindOf(row), entity);
-              try {
-                return await copySearch.lookup(index, row.id, ids, includes, row.organization_id);
-              } catch (error) {
-                throwIfShared(error);
-                throw searchUnavailable('cannot answer', error);
-              }
-            },
-            ...(options.queryVector ? { vector: options.queryVector } : {}),
-            // Read beside the query; awaited only to write the answer.
-          },
-          synced.then((at) => ({ synced_at: at?.toISOString() ?? null })),
-        );
-      } catch (error) {
-        if (isSqlQueryError(error)) throw sqlProblem(error);
-        if (error instanceof ApiError) throw error;
-        throw searchUnavailable('answered what cannot be read', error);
-      } finally {
-        giveBack?.().catch(() => undefined);
-      }
-      return page;
+      const question = {
+        scope: { connectorId: row.id, entity: query.entity },
+        // The statement as parsed (without positions): texts that differ in spacing or case of keywords are one.
+        key:
+          query.mode === 'rows' && query.search.semantic
+            ? undefined
+            : hashQuery([
+                row.organization_id,
+                row.id,
+                row.connector_type,
+                tablesId(catalog),
+                plan.binding.queryHash,
+                request.limit ?? null,
+                request.cursor ?? null,
+              ]),
+        filter: query.mode === 'rows' ? query.search.filter : query.filter,
+        ifNoneMatch: context.ifNoneMatch,
+      };
+      return answers.answer(
+        question,
+        async (meta) => {
+          const body = await sqlBody(row, plan, meta, context);
+          // A page cut at the request's engine budget is what this request could read, not the answer: not kept.
+          return { body, keep: !cutShort(body) };
+        },
+        () => indexes.refresh(indexKindOf(row), query.entity),
+      );
     },
   };
+
+  /** The page of a search, its meta extended by `synced_at` and the answer's meta. */
+  async function searchBody(
+    row: ConnectorRow,
+    entity: EntityCatalog,
+    plan: SearchPlan,
+    meta: AnswerMeta,
+    context: SearchContext,
+  ): Promise<Buffer<ArrayBuffer>> {
+    // Read beside the query (docs/architecture.md: meta.synced_at); a failure surfaces when awaited, never unhandled.
+    const extra = syncedAt(row.id, entity.name).then((at) => ({ synced_at: at?.toISOString() ?? null, ...meta }));
+    extra.catch(() => undefined);
+    const index = indexes.alias(indexKindOf(row), entity.name);
+    if (plan.semantic) {
+      const semantic = plan.semantic;
+      const search = (body: unknown) =>
+        inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
+          copySearch.search(index, row.id, body, {
+            tenant: row.organization_id,
+            ...(context.signal ? { signal: context.signal } : {}),
+            ...(context.requestId ? { opaqueId: context.requestId } : {}),
+          }),
+        );
+      return searchByMeaning(semantic, plan, search, options.queryVector, extra);
+    }
+    if (plan.lookup) {
+      const page = await lookUp(copySearch, index, row, plan.lookup, plan, extra);
+      if (page) return page;
+    }
+    const costly = plan.cost >= COSTLY_FROM;
+    const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
+    if (costly && costlySlots && !giveBack) {
+      throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', {
+        retryAfterSeconds: 1,
+      });
+    }
+    let response: SearchAnswer;
+    try {
+      response = await inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
+        copySearch.search(index, row.id, plan.body, {
+          tenant: row.organization_id,
+          costly,
+          ...(context.signal ? { signal: context.signal } : {}),
+          ...(context.requestId ? { opaqueId: context.requestId } : {}),
+        }),
+      );
+    } catch (error) {
+      throwIfShared(error);
+      // Some engine errors are the query's (too many histogram buckets): a 400 at the aggregation.
+      const problem = error instanceof EngineQueryError ? searchProblemOf(error.answer, plan.page) : undefined;
+      throw problem ?? searchUnavailable('cannot answer', error);
+    } finally {
+      // Given back without waiting: Redis being slow must not delay the answer (a lost slot goes stale).
+      giveBack?.().catch(() => undefined);
+    }
+    // No index yet: the first sync has not written anything, so there is nothing to find so far.
+    if (response.statusCode === 404) return searchPageBody(emptySearchPage(plan.page), await extra);
+    try {
+      return searchPageJson(response.json, plan.page, await extra);
+    } catch (error) {
+      if (isSearchQueryError(error)) throw error;
+      throw searchUnavailable('answered what cannot be read', error);
+    }
+  }
+
+  /** The page of a SQL query, its meta extended by `synced_at` and the answer's meta. */
+  async function sqlBody(
+    row: ConnectorRow,
+    plan: ReturnType<typeof planSql>,
+    meta: AnswerMeta,
+    context: SearchContext,
+  ): Promise<Buffer<ArrayBuffer>> {
+    // Read beside the query; awaited only to write the answer.
+    const extra = syncedAt(row.id, plan.query.entity).then((at) => ({
+      synced_at: at?.toISOString() ?? null,
+      ...meta,
+    }));
+    extra.catch(() => undefined);
+    // A GROUP BY may read many batches of groups (each a search running its WHERE): costly, as a costly search,
+    // whatever its WHERE costs. It holds one of the organization's slots for the whole request.
+    const query = plan.query;
+    const costly = (query.mode === 'groups' && query.keys.length > 0) || query.cost >= COSTLY_FROM;
+    const giveBack = costly && costlySlots ? await costlySlots.take(row.organization_id) : undefined;
+    if (costly && costlySlots && !giveBack) {
+      throw new ApiError(429, 'rate_limited', 'too many costly searches of this organization are running', {
+        retryAfterSeconds: 1,
+      });
+    }
+    try {
+      return await runSqlJson(
+        plan,
+        {
+          // The organization's share of the engine, as its searches (fair sharing: docs/search-cost.md); costly
+          // ones go alone, so that the request's signal cancels them in the engine when its caller goes away.
+          async search(entity, body) {
+            try {
+              return await copySearch.search(indexes.alias(indexKindOf(row), entity), row.id, body, {
+                tenant: row.organization_id,
+                costly,
+                ...(context.signal ? { signal: context.signal } : {}),
+                ...(context.requestId ? { opaqueId: context.requestId } : {}),
+              });
+            } catch (error) {
+              throwIfShared(error);
+              throw searchUnavailable('cannot answer', error);
+            }
+          },
+          async lookup(entity, ids, includes) {
+            const index = indexes.alias(indexKindOf(row), entity);
+            try {
+              return await copySearch.lookup(index, row.id, ids, includes, row.organization_id);
+            } catch (error) {
+              throwIfShared(error);
+              throw searchUnavailable('cannot answer', error);
+            }
+          },
+          ...(options.queryVector ? { vector: options.queryVector } : {}),
+        },
+        extra,
+      );
+    } catch (error) {
+      if (isSqlQueryError(error)) throw sqlProblem(error);
+      if (error instanceof ApiError) throw error;
+      throw searchUnavailable('answered what cannot be read', error);
+    } finally {
+      giveBack?.().catch(() => undefined);
+    }
+  }
+}
+
+/** Catalog contents by object: a kind defined at run time may change its fields (then its answers are others). */
+const fieldIds = new WeakMap<object, string>();
+function fieldsId(entity: EntityCatalog): string {
+  let id = fieldIds.get(entity);
+  if (id === undefined) {
+    id = hashQuery([entity.searchable ?? null, entity.recordKey, entity.embed ?? null]);
+    fieldIds.set(entity, id);
+  }
+  return id;
+}
+function tablesId(catalog: KindCatalog): string {
+  let id = fieldIds.get(catalog);
+  if (id === undefined) {
+    id = hashQuery(sqlTables(catalog));
+    fieldIds.set(catalog, id);
+  }
+  return id;
+}
+
+/**
+ * A GROUP BY page stopped at the request's engine budget (`meta.partial`). `meta` is the body's last member and
+ * holds no text of the caller's unescaped, so its `"partial":true` is the only one after its start.
+ */
+function cutShort(body: Buffer): boolean {
+  const meta = body.lastIndexOf('],"meta":{');
+  return meta >= 0 && body.indexOf('"partial":true', meta) >= 0;
 }
 
 /**
@@ -283,7 +384,7 @@ async function searchByMeaning(
   plan: SearchPlan,
   search: (body: unknown) => Promise<SearchAnswer>,
   queryVector: ((text: string) => Promise<readonly number[]>) | undefined,
-  synced: Promise<Date | null>,
+  meta: Promise<Readonly<Record<string, unknown>>>,
 ): Promise<Buffer<ArrayBuffer>> {
   if (!queryVector) throw new ApiError(503, 'search_unavailable', 'search by meaning is not available here');
   const vector = await queryVector(semantic.ranking.text);
@@ -294,7 +395,7 @@ async function searchByMeaning(
     throwIfShared(error);
     throw searchUnavailable('cannot answer', error);
   }
-  const extra = { synced_at: (await synced)?.toISOString() ?? null };
+  const extra = await meta;
   const [words, vectors] = answers;
   if (words.statusCode === 404 || vectors.statusCode === 404) {
     return searchPageBody(emptySearchPage(plan.page), { ...extra, scores: [] });
@@ -350,7 +451,7 @@ async function lookUp(
   row: ConnectorRow,
   lookup: KeyLookup,
   plan: CompiledSearch,
-  synced: Promise<Date | null>,
+  meta: Promise<Readonly<Record<string, unknown>>>,
 ): Promise<Buffer<ArrayBuffer> | undefined> {
   let answer: LookupAnswer;
   try {
@@ -362,7 +463,7 @@ async function lookUp(
   const asSearch =
     answer.statusCode === 200 ? lookupAnswerAsSearch(answer.json, Math.round(answer.engineMs)) : undefined;
   if (!asSearch) return undefined;
-  const extra = { synced_at: (await synced)?.toISOString() ?? null };
+  const extra = await meta;
   try {
     return searchPageJson(asSearch, plan.page, extra);
   } catch {

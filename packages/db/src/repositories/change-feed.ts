@@ -36,7 +36,26 @@ interface RecordState {
   version: number;
   content_hash: string | null;
   deleted: boolean;
+  /** The event that last changed the record; null when unknown (a state from before migration 0040). */
+  event_seq: number | null;
 }
+
+/** A change event with the record it replaced, for deciding which cached answers it may concern. */
+export interface ChangeWithPrior {
+  readonly seq: number;
+  readonly type: ChangeType;
+  readonly key: string;
+  /** The record as read; null for a removal. */
+  readonly record: Record<string, unknown> | null;
+  /**
+   * The record as it was before: null when there was none (a creation), undefined when unknown (its event is past
+   * the retention, or older than the feed's memory of it): an unknown record may have been anywhere.
+   */
+  readonly prior: Record<string, unknown> | null | undefined;
+}
+
+/** Called once an append committed, with the number of its last event (the answer cache's signal). */
+export type OnAppended = (connectorId: string, entity: string, lastSeq: number) => Promise<void>;
 
 /** Rows of one retention delete: small enough to keep each transaction short. */
 const PURGE_BATCH = 10_000;
@@ -48,8 +67,14 @@ const PURGE_BATCH = 10_000;
  */
 export class ChangeFeedRepository {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #onAppended: OnAppended | undefined;
+  /**
+   * `onAppended`: awaited after each append that made events commits (every API and worker process announces
+   * them to the API instances' answer caches this way, docs/architecture.md); an append is not done before it is.
+   */
+  constructor(db: Kysely<Database>, options: { readonly onAppended?: OnAppended } = {}) {
     this.#db = db;
+    this.#onAppended = options.onAppended;
   }
 
   /**
@@ -64,8 +89,9 @@ export class ChangeFeedRepository {
     changes: readonly AppliedRecordChange[],
   ): Promise<number> {
     if (changes.length === 0) return 0;
+    let appended: { count: number; lastSeq: number };
     try {
-      return await this.#db.transaction().execute(async (trx) => {
+      appended = await this.#db.transaction().execute(async (trx) => {
         // The connector first, as DELETE takes it before its cascade reaches the head, states and events: the same
         // lock order, no deadlock (holding the head, an insert's key check would wait on a delete that waits on
         // the head). A connector deleted meanwhile has no row here: nothing to append.
@@ -75,7 +101,7 @@ export class ChangeFeedRepository {
           .where('id', '=', connectorId)
           .forKeyShare()
           .executeTakeFirst();
-        if (!connector) return 0;
+        if (!connector) return { count: 0, lastSeq: 0 };
         // Creates the head on first use; either way takes its row lock until commit (one appender per connector).
         const head = await trx
           .insertInto('change_feed_heads')
@@ -88,33 +114,51 @@ export class ChangeFeedRepository {
         // them (autovacuum off, or not yet run on a growing table) read every state of the entity and filter,
         // a cost growing with the entity's records (docs/changes.md). LIMIT keeps the lateral subquery a
         // per-key lookup instead of a join the planner may turn into a scan.
-        const { rows } = await sql<{ key: string; version: string; content_hash: string | null; deleted: boolean }>`
-          select s.key, s.version, s.content_hash, s.deleted
+        const { rows } = await sql<{
+          key: string;
+          version: string;
+          content_hash: string | null;
+          deleted: boolean;
+          event_seq: string | null;
+        }>`
+          select s.key, s.version, s.content_hash, s.deleted, s.event_seq
           from unnest(${keys}::text[]) as k(key)
           cross join lateral (
-            select key, version, content_hash, deleted from record_states
+            select key, version, content_hash, deleted, event_seq from record_states
             where connector_id = ${connectorId} and entity = ${entity} and key = k.key
             limit 1
           ) as s`.execute(trx);
         const states = new Map<string, RecordState>(
-          rows.map((r) => [r.key, { version: Number(r.version), content_hash: r.content_hash, deleted: r.deleted }]),
+          rows.map((r) => [
+            r.key,
+            {
+              version: Number(r.version),
+              content_hash: r.content_hash,
+              deleted: r.deleted,
+              event_seq: r.event_seq === null ? null : Number(r.event_seq),
+            },
+          ]),
         );
+        const first = Number(head.last_seq) + 1;
         const updated = new Map<string, RecordState>();
-        const events: { type: ChangeType; change: AppliedRecordChange }[] = [];
+        const events: { type: ChangeType; change: AppliedRecordChange; priorSeq: number | null }[] = [];
         for (const change of changes) {
           const prior = states.get(change.key);
           if (prior && prior.version > change.version) continue;
           const type = changeType(prior, change);
+          const seq = first + events.length;
           const next = {
             version: change.version,
             content_hash: change.contentHash,
             deleted: change.contentHash === null,
+            event_seq: type === null ? (prior?.event_seq ?? null) : seq,
           };
           states.set(change.key, next);
           // An unchanged re-read leaves the state as it was: the copy's own version decides what is newer.
           if (type !== null) {
             updated.set(change.key, next);
-            events.push({ type, change });
+            // The event before it, for an update or a removal (a creation replaced nothing).
+            events.push({ type, change, priorSeq: type === 'record.created' ? null : (prior?.event_seq ?? null) });
           }
         }
         if (updated.size > 0) {
@@ -122,40 +166,43 @@ export class ChangeFeedRepository {
           // six parameters per row that the server parses one by one.
           const states = [...updated];
           await sql`
-            insert into record_states (connector_id, entity, key, version, content_hash, deleted)
-            select ${connectorId}::text, ${entity}::text, s.key, s.version, s.content_hash, s.deleted
+            insert into record_states (connector_id, entity, key, version, content_hash, deleted, event_seq)
+            select ${connectorId}::text, ${entity}::text, s.key, s.version, s.content_hash, s.deleted, s.event_seq
             from unnest(
               ${states.map(([key]) => key)}::text[],
               ${states.map(([, state]) => String(state.version))}::bigint[],
               ${states.map(([, state]) => state.content_hash)}::text[],
-              ${states.map(([, state]) => state.deleted)}::boolean[]
-            ) as s(key, version, content_hash, deleted)
+              ${states.map(([, state]) => state.deleted)}::boolean[],
+              ${states.map(([, state]) => (state.event_seq === null ? null : String(state.event_seq)))}::bigint[]
+            ) as s(key, version, content_hash, deleted, event_seq)
             on conflict (connector_id, entity, key) do update set
-              version = excluded.version, content_hash = excluded.content_hash, deleted = excluded.deleted`.execute(
-            trx,
-          );
+              version = excluded.version, content_hash = excluded.content_hash, deleted = excluded.deleted,
+              event_seq = excluded.event_seq`.execute(trx);
         }
-        if (events.length === 0) return 0;
-        const first = Number(head.last_seq) + 1;
+        if (events.length === 0) return { count: 0, lastSeq: 0 };
         await sql`
-          insert into change_events (connector_id, seq, type, entity, key, record, source)
-          select ${connectorId}::text, ${first}::bigint + e.ord - 1, e.type, ${entity}::text, e.key, e.record::json, ${source}::text
+          insert into change_events (connector_id, seq, type, entity, key, record, source, prior_seq)
+          select ${connectorId}::text, ${first}::bigint + e.ord - 1, e.type, ${entity}::text, e.key, e.record::json,
+            ${source}::text, e.prior_seq
           from unnest(
             ${events.map(({ type }) => type)}::text[],
             ${events.map(({ change }) => change.key)}::text[],
-            ${events.map(({ change }) => change.recordJson)}::text[]
-          ) with ordinality as e(type, key, record, ord)`.execute(trx);
+            ${events.map(({ change }) => change.recordJson)}::text[],
+            ${events.map(({ priorSeq }) => (priorSeq === null ? null : String(priorSeq)))}::bigint[]
+          ) with ordinality as e(type, key, record, prior_seq, ord)`.execute(trx);
         await trx
           .updateTable('change_feed_heads')
           .set({ last_seq: first + events.length - 1 })
           .where('connector_id', '=', connectorId)
           .execute();
-        return events.length;
+        return { count: events.length, lastSeq: first + events.length - 1 };
       });
     } catch (error) {
       if ((error as { code?: string }).code === '23503') return 0; // the connector was deleted
       throw error;
     }
+    if (appended.count > 0) await this.#onAppended?.(connectorId, entity, appended.lastSeq);
+    return appended.count;
   }
 
   /**
@@ -193,6 +240,41 @@ export class ChangeFeedRepository {
     if (options.entity !== undefined) query = query.where('entity', '=', options.entity);
     const rows = await query.execute();
     return rows.map((r) => ({ ...r, seq: Number(r.seq), type: r.type as ChangeType }));
+  }
+
+  /**
+   * Up to `limit` events of one entity numbered after `after` up to `through`, oldest first, each with the record it replaced
+   * (ChangeWithPrior.prior): what the answer cache reads to decide which answers a change may concern.
+   */
+  async readWithPrior(
+    connectorId: string,
+    entity: string,
+    range: { readonly after: number; readonly through: number; readonly limit: number },
+  ): Promise<ChangeWithPrior[]> {
+    // `prior_seq` is null for a creation (nothing replaced) and for events from before it existed (unknown).
+    const { rows } = await sql<{
+      seq: string;
+      type: ChangeType;
+      key: string;
+      record: Record<string, unknown> | null;
+      prior_seq: string | null;
+      prior_found: boolean;
+      prior: Record<string, unknown> | null;
+    }>`
+      select e.seq, e.type, e.key, e.record, e.prior_seq, p.seq is not null as prior_found, p.record as prior
+      from change_events e
+      left join change_events p on p.connector_id = e.connector_id and p.seq = e.prior_seq
+      where e.connector_id = ${connectorId} and e.entity = ${entity}
+        and e.seq > ${String(range.after)} and e.seq <= ${String(range.through)}
+      order by e.seq
+      limit ${range.limit}`.execute(this.#db);
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      type: r.type,
+      key: r.key,
+      record: r.record,
+      prior: r.type === 'record.created' ? null : r.prior_found ? r.prior : undefined,
+    }));
   }
 
   /**

@@ -18,6 +18,7 @@ import {
   REPLAYED_HEADER,
 } from '../../services/idempotent-execute.ts';
 import { reflectWrite } from '../../services/read-your-writes.ts';
+import { answerResponse, IfNoneMatchHeader, NOT_MODIFIED } from './answer-response.ts';
 import { loadConnector } from './load.ts';
 
 const ONE_MIB = 1024 * 1024;
@@ -44,6 +45,7 @@ export const executeRoute = authenticatedRoute({
           'Makes a write (create, update, delete) safe to retry for 24 h: the same key and request replay the first answer (Idempotent-Replayed: true); see docs/trusted-calls.md',
         example: 'order-4711-create',
       }),
+      'If-None-Match': IfNoneMatchHeader,
     }),
     body: jsonBody(
       ExecuteRequest,
@@ -61,6 +63,7 @@ export const executeRoute = authenticatedRoute({
       },
     },
     206: { description: 'a byte range of a download (range_header)' },
+    304: { description: `search: ${NOT_MODIFIED.description}` },
   },
   problems: [400, 404, 409, 413, 422, 502, 503],
 });
@@ -93,11 +96,12 @@ function execute(deps: ApiDeps): Handler<ApiEnv> {
     const entity = entityOf(catalog, body.entity);
     if (body.action === 'search' && entity && entityActions(entity).includes('search')) {
       // Already JSON: search-dsl writes the page from the engine's bytes (searchPageJson).
-      const page = await deps.search.search(cachedRow, entity, body.params ?? {}, {
+      const answer = await deps.search.search(cachedRow, entity, body.params ?? {}, {
         signal: c.req.raw.signal,
         requestId: c.get('requestId'),
+        ifNoneMatch: c.req.header('if-none-match'),
       });
-      return c.body(page, 200, { 'content-type': 'application/json' });
+      return answerResponse(c, answer);
     }
     const { row, kind } = await loadConnector(c, deps);
     // Live actions: the same code as direct mode; it also reports unknown entities and actions.

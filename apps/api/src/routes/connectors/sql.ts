@@ -1,11 +1,13 @@
 import { SqlRequestSchema } from '@conduit/search-dsl';
 import { redactForAudit } from '@conduit/trusted-calls';
+import { z } from 'zod';
 import type { ApiDeps } from '../../deps.ts';
 import { auditAs } from '../../middleware/audit-trail.ts';
 import { ConnectorIdParams } from '../../openapi/connector-bodies.ts';
 import { authenticatedRoute, defineRoutes, jsonBody } from '../../openapi/route-kit.ts';
 import { SqlResultSchema } from '../../openapi/schemas.ts';
 import { readJson } from '../../request-body.ts';
+import { answerResponse, IfNoneMatchHeader, NOT_MODIFIED } from './answer-response.ts';
 import { loadConnector } from './load.ts';
 
 export const sqlRoute = authenticatedRoute({
@@ -20,6 +22,7 @@ export const sqlRoute = authenticatedRoute({
     'Anything else is a 400 invalid_sql at its line and column.',
   request: {
     params: ConnectorIdParams,
+    headers: z.object({ 'If-None-Match': IfNoneMatchHeader }),
     body: jsonBody(SqlRequestSchema, [
       {
         summary: 'Orb: invoices per status with revenue, largest first',
@@ -38,6 +41,7 @@ export const sqlRoute = authenticatedRoute({
   },
   responses: {
     200: { description: 'One page of rows', content: { 'application/json': { schema: SqlResultSchema } } },
+    304: NOT_MODIFIED,
   },
   problems: [400, 404, 429, 503],
 });
@@ -51,12 +55,13 @@ export const sqlRoutes = defineRoutes(
       const body = await readJson(c, SqlRequestSchema);
       auditAs(c, { params: redactForAudit(body) });
       // The caller going away cancels the request's engine searches (docs/sql.md, "Budget").
-      const page = await deps.search.sql(row, catalog, body, {
+      const answer = await deps.search.sql(row, catalog, body, {
         signal: c.req.raw.signal,
         requestId: c.get('requestId'),
+        ifNoneMatch: c.req.header('if-none-match'),
       });
       // Already JSON: a `SELECT *` page is written from the engine's bytes, as search's are.
-      return c.body(page, 200, { 'content-type': 'application/json' });
+      return answerResponse(c, answer);
     },
   }),
   { methodOnly: ['sql'] },
