@@ -16,7 +16,7 @@ export interface Verdict {
   readonly wrong: boolean;
   /** How long before the request the first change the answer misses was applied to the copy (0: it misses none). */
   readonly lagMs: number;
-  /** With `meta.as_of`: whether the answer is the window's state at that cursor, as docs/search.md says. */
+  /** With `meta.as_of`: whether the answer reflects every change up to that cursor (docs/search.md). */
   readonly asOfHolds: boolean | undefined;
 }
 
@@ -64,8 +64,8 @@ export class DashboardOracle {
         break;
       }
     }
-    const asOfHolds = this.#asOfHolds(answer, canonical, states);
-    if (newest < 0) return { wrong: true, lagMs: 0, asOfHolds, canonical };
+    if (newest < 0) return { wrong: true, lagMs: 0, asOfHolds: undefined, canonical };
+    const asOfHolds = this.#asOfHolds(answer, newest);
     let lagMs = 0;
     for (let j = newest + 1; j < states.length; j++) {
       if (states[j]![answer.panel] !== canonical) {
@@ -83,11 +83,14 @@ export class DashboardOracle {
     return states[before]![panel]!;
   }
 
-  #asOfHolds(answer: ServedAnswer, canonical: string, states: string[][]): boolean | undefined {
+  /**
+   * `meta.as_of` holds when the answer reflects every change up to it (it may reflect later ones too: applied again
+   * after it, they leave the copy as it is): the newest state the answer equals comes at or after that cursor.
+   */
+  #asOfHolds(answer: ServedAnswer, newest: number): boolean | undefined {
     if (answer.asOf === undefined || !/^\d+$/.test(answer.asOf)) return undefined;
     const asOf = Number(answer.asOf);
-    const applied = this.#changes.filter((c) => c.seq <= asOf).length;
-    return states[applied]![answer.panel] === canonical;
+    return newest >= this.#changes.filter((c) => c.seq <= asOf).length;
   }
 
   /** Computed once every event is in: each state is the panels over the whole window. */

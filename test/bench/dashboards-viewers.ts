@@ -61,6 +61,7 @@ const send = (event: ViewersEvent) => process.send?.(event);
 const REPORT_EVERY_MS = 200;
 const BROWSER_CONNECTIONS = 6;
 const MAX_RETRIES = 3;
+const ROUND_GRACE_MS = 10_000;
 const latestPayments = PANELS.findIndex((p) => p.name === LATEST_PAYMENTS);
 
 async function run(command: ViewRun): Promise<ViewStats> {
@@ -207,11 +208,18 @@ async function run(command: ViewRun): Promise<ViewStats> {
   await new Promise((resolve) => setTimeout(resolve, command.durationMs));
   stopped = true;
   const clients = stops.map((stop) => stop());
-  while (inFlight.size > 0) await Promise.all([...inFlight]);
+  // Answers still coming after the end count for a while; what has not come by then is cut (an error).
+  let graceOver = false;
+  const grace = new Promise<void>((resolve) => setTimeout(resolve, ROUND_GRACE_MS)).then(() => {
+    graceOver = true;
+  });
+  while (inFlight.size > 0 && !graceOver) await Promise.race([Promise.all([...inFlight]), grace]);
+  const cut = inFlight.size;
   for (const client of clients) client.close();
   clearInterval(reporter);
   flush();
-  return { ...stats, firstError };
+  if (cut > 0) firstError ??= `${cut} requests still unanswered ${ROUND_GRACE_MS} ms after the end`;
+  return { ...stats, errors: stats.errors + cut, firstError };
 }
 
 process.on('message', (command: ViewersCommand) => {
