@@ -8,7 +8,8 @@
  *
  * Two sides in one run, their rounds interleaved: `cache`, the API as it is, and `off`, a second API process with
  * ANSWER_CACHE=off, over the same data and changes. For each: panel answer p50/p95 (a 304 is an answer), the
- * engine's searches per second on the index (from its own statistics; what it does with no viewer subtracted), the
+ * engine's searches per second on the index (from its own statistics; what it does with no viewer subtracted; beside
+ * them the engine's own ms per search and its refreshes of the index per second, which say how busy it was), the
  * API's CPU per answer (its CPU with no viewer subtracted: printed), hit rate (meta.cache of the 200 answers),
  * stale answers (every BENCH_CHECK_EVERY-th answer served is checked against the truth computed from the records,
  * dashboards-oracle.ts: an answer missing a change the copy applied more than BENCH_STALE_MS before it was asked
@@ -183,13 +184,13 @@ interface SideRun {
   readonly end: number;
   readonly stats: ViewStats;
   readonly cpuMs: number;
-  readonly queries: number;
+  readonly engine: EngineWork;
 }
 
 /** The viewers on one API for `durationMs`, with its CPU and the engine's searches meanwhile. */
 async function viewRun(api: ApiProcess, label: string, durationMs: number, token: string): Promise<SideRun> {
   const cpu = api.cpuMs();
-  const queries = await engineQueries();
+  const engineBefore = await engineWork();
   const start = Date.now();
   viewers.send({
     type: 'run',
@@ -206,27 +207,49 @@ async function viewRun(api: ApiProcess, label: string, durationMs: number, token
   const { stats } = await viewers.next('ran');
   const end = Date.now();
   if (stats.errors > 0) console.log(`  ${label}: ${stats.errors} errors, first: ${stats.firstError}`);
-  return { label, start, end, stats, cpuMs: api.cpuMs() - cpu, queries: (await engineQueries()) - queries };
+  const engineAfter = await engineWork();
+  const engine = {
+    searches: engineAfter.searches - engineBefore.searches,
+    searchMs: engineAfter.searchMs - engineBefore.searchMs,
+    refreshes: engineAfter.refreshes - engineBefore.refreshes,
+  };
+  return { label, start, end, stats, cpuMs: api.cpuMs() - cpu, engine };
 }
 
 /** The API processes' CPU ms per second and the engine's searches per second with changes flowing, no viewer. */
 async function idleRates(): Promise<{ cpu: number[]; queries: number }> {
   const cpu = apis.map((api) => api.cpuMs());
-  const queries = await engineQueries();
+  const searches = (await engineWork()).searches;
   await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
   return {
     cpu: apis.map((api, i) => ((api.cpuMs() - cpu[i]!) * 1000) / IDLE_SAMPLE_MS),
-    queries: (((await engineQueries()) - queries) * 1000) / IDLE_SAMPLE_MS,
+    queries: (((await engineWork()).searches - searches) * 1000) / IDLE_SAMPLE_MS,
   };
 }
 
+interface EngineWork {
+  readonly searches: number;
+  readonly searchMs: number;
+  readonly refreshes: number;
+}
+
 /**
- * The searches the engine ran on the bench's index so far (its own statistics, every shard's query phase).
+ * What the engine did on the bench's index so far, from its own statistics: searches (every shard's query phase) and
+ * the time they took, and refreshes (the cache refreshes the index before it computes an answer: docs/search.md).
  * https://opensearch.org/docs/latest/api-reference/index-apis/stats/
  */
-async function engineQueries(): Promise<number> {
-  const stats = await engine.indices.stats({ index: alias, metric: ['search'] });
-  return (stats.body as { _all: { total: { search: { query_total: number } } } })._all.total.search.query_total;
+async function engineWork(): Promise<EngineWork> {
+  const stats = await engine.indices.stats({ index: alias, metric: ['search', 'refresh'] });
+  const total = (
+    stats.body as {
+      _all: { total: { search: { query_total: number; query_time_in_millis: number }; refresh: { total: number } } };
+    }
+  )._all.total;
+  return {
+    searches: total.search.query_total,
+    searchMs: total.search.query_time_in_millis,
+    refreshes: total.refresh.total,
+  };
 }
 
 /** Every panel of every side answers the truth before any change (the oracle and the API agree on the data). */
@@ -322,7 +345,8 @@ function report(
       mine.reduce((sum, r) => sum + r.stats[key], 0);
     const answers = stats.latencies.length;
     const cpu = mine.reduce((sum, r) => sum + r.cpuMs, 0) - (idle.cpu[s]! * elapsedMs) / 1000;
-    const queries = Math.max(0, mine.reduce((sum, r) => sum + r.queries, 0) - (idle.queries * elapsedMs) / 1000);
+    const work = (key: keyof EngineWork) => mine.reduce((sum, r) => sum + r.engine[key], 0);
+    const queries = Math.max(0, work('searches') - (idle.queries * elapsedMs) / 1000);
     const verdicts = served.filter((a) => a.side === side.label).map((a) => ({ a, v: oracle.check(a) }));
     const wrong = verdicts.filter(({ v }) => v.wrong);
     for (const { a, v } of wrong.slice(0, 3))
@@ -338,6 +362,8 @@ function report(
       hitRate: total('hits') / (total('hits') + total('misses') + total('uncached')),
       cachedSeen: total('hits') + total('misses') > 0,
       queriesPerSecond: (queries * 1000) / elapsedMs,
+      msPerSearch: work('searchMs') / work('searches'),
+      refreshesPerSecond: (work('refreshes') * 1000) / elapsedMs,
       cpuPerAnswer: cpu / answers,
       checked: verdicts.length,
       stale: verdicts.filter(({ v }) => !v.wrong && v.lagMs > STALE_MS).length,
@@ -370,6 +396,8 @@ function report(
         '304 %',
         'hit rate',
         'engine q/s',
+        'ms/search',
+        'refreshes/s',
         'API CPU ms/answer',
         'checked',
         'stale',
@@ -389,6 +417,8 @@ function report(
         fixed((100 * r.notModified) / r.answers, 1),
         r.cachedSeen ? `${fixed(100 * r.hitRate, 1)} %` : '-',
         fixed(r.queriesPerSecond, 1),
+        ms(r.msPerSearch),
+        fixed(r.refreshesPerSecond, 1),
         ms(r.cpuPerAnswer),
         String(r.checked),
         String(r.stale),
