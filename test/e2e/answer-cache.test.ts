@@ -28,7 +28,9 @@ describe('answers kept in memory', () => {
     copy = await invoiceCopy(platform.api.deps, platform.organizationId);
     row = (await platform.api.deps.connectors.find(platform.organizationId, copy.connectorId))!;
     const random = seeded(7);
-    await copy.write(Array.from({ length: 20 }, (_, i) => ({ ...invoice(`inv-${i}`, random), status: i < 5 ? 'paid' : 'draft' })));
+    await copy.write(
+      Array.from({ length: 20 }, (_, i) => ({ ...invoice(`inv-${i}`, random), status: i < 5 ? 'paid' : 'draft' })),
+    );
     const search = platform.api.deps.copySearch.search.bind(platform.api.deps.copySearch);
     platform.api.deps.copySearch.search = (...args) => {
       engineSearches++;
@@ -108,6 +110,50 @@ describe('answers kept in memory', () => {
       else state.set(event.key, event.record?.status);
     }
     expect(new Map(page.data.map((r) => [r.id, r.status]))).toEqual(state);
+  });
+
+  it('gives an as_of after which the feed turns the answer into the copy now, under concurrent writes', async () => {
+    const random = seeded(11);
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        const id = `inv-${Math.floor(random() * 40)}`;
+        if (random() < 0.2) await copy.remove([id]);
+        else await copy.write([invoice(id, random)]);
+      }
+    })();
+    const ALL = { query: {}, limit: 1000 };
+    const answers: Page[] = [];
+    try {
+      for (let i = 0; i < 8; i++) answers.push(await pageOf(await ask(ALL)));
+    } finally {
+      writing = false;
+      await writer;
+    }
+    const off = await platform.secondApi({ ANSWER_CACHE: 'off' });
+    try {
+      const now = await off.deps.search.search(row, copy.entity, ALL);
+      if (now.status !== 200) throw new Error('expected an answer');
+      const fresh = JSON.parse(now.body.toString()) as Page;
+      const stateOf = (page: Page) => new Map(page.data.map((r) => [r.id as string, `${r.status} ${r.total}`]));
+      for (const answer of answers) {
+        // The answer, then every event after its as_of, in order.
+        const state = stateOf(answer);
+        let after = Number(answer.meta.as_of);
+        for (;;) {
+          const events = await platform.api.deps.changeFeed.read(copy.connectorId, { after, limit: 1000 });
+          if (events.length === 0) break;
+          for (const event of events) {
+            if (event.type === 'record.deleted') state.delete(event.key);
+            else state.set(event.key, `${event.record?.status} ${event.record?.total}`);
+          }
+          after = events.at(-1)!.seq;
+        }
+        expect(state).toEqual(stateOf(fresh));
+      }
+    } finally {
+      await off.close();
+    }
   });
 
   it('drops on another API instance the answer a change applied through this one concerns', async () => {

@@ -43,7 +43,10 @@ export async function invoiceCopy(deps: ApiRuntime['deps'], organizationId: stri
       await deps.changeFeed.appendWritten(written);
     },
     async remove(keys) {
-      const written = await deps.copy.writeRemovals('Orb', entity, connectorId, keys, { readAt: ++clock, refresh: false });
+      const written = await deps.copy.writeRemovals('Orb', entity, connectorId, keys, {
+        readAt: ++clock,
+        refresh: false,
+      });
       await deps.changeFeed.appendWritten(written);
     },
   };

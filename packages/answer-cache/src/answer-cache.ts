@@ -17,8 +17,11 @@ const ENTRY_OVERHEAD = 512;
  * dropped instead (computing it again costs one search; reading and testing more changes would cost more).
  */
 const MAX_CHANGES_READ = 5000;
-/** How long a hit waits for this instance to have read the announcements made before it was asked. */
-const CATCH_UP_MS = 250;
+/**
+ * How long a hit waits for this instance to have read the announcements made before it was asked (one blocking
+ * read away, a few milliseconds unless the machine is very busy); then it is computed instead.
+ */
+const CATCH_UP_MS = 1000;
 
 /** The connector and entity an answer is about: the unit of announcements and of refreshes. */
 export interface AnswerScope {
@@ -143,7 +146,7 @@ export class AnswerCache {
       const kept = await this.#hit(key, scope, position.announced);
       if (kept) return answerOf(kept.body, kept.etag, 'hit', question.ifNoneMatch);
     }
-    const asOf = position?.head ?? (await this.#feed.head(question.scope.connectorId)).lastSeq;
+    const asOf = position?.head ?? (await this.#feedHead(question.scope.connectorId, position !== undefined));
     await this.#reflect(scope, asOf, refresh);
     const { body, keep = true } = await compute(missMeta(asOf));
     const etag = etagOf(body);
@@ -171,10 +174,20 @@ export class AnswerCache {
     this.#dropAll();
   }
 
+  /** The feed's head from Postgres; given to Redis for the next questions when it answered (`seed`). */
+  async #feedHead(connectorId: string, seed: boolean): Promise<number> {
+    const { lastSeq } = await this.#feed.head(connectorId);
+    if (seed) await this.#signals.seedHead(connectorId, lastSeq).catch(this.#onError);
+    return lastSeq;
+  }
+
   async #hit(key: string, scope: string, announced: number): Promise<Entry | undefined> {
     const reader = this.#reader;
     if (!reader || !this.#entries.has(key)) return undefined;
     if (reader.received < announced && !(await reader.whenReceived(announced, CATCH_UP_MS))) return undefined;
+    // Changes announced since it was last checked are being read: their verdict decides.
+    const checking = this.#checking.get(scope);
+    if (checking && (this.#entries.peek(key)?.checked ?? 0) < (this.#known.get(scope) ?? 0)) await checking;
     const entry = this.#entries.get(key);
     if (!reader.live || !entry || entry.checked < (this.#known.get(scope) ?? 0)) return undefined;
     return entry;

@@ -6,7 +6,11 @@ const filterOf = (filter: unknown) =>
   planSearch(
     { query: { filter } },
     {
-      searchable: { id: { type: 'string' }, status: { type: 'string' }, total: { type: 'decimal' } },
+      searchable: {
+        id: { type: 'string', nullable: true },
+        status: { type: 'string', nullable: true },
+        total: { type: 'decimal', nullable: true },
+      },
       recordKey: 'id',
       connectorId: 'c',
       entity: 'Kind/things',

@@ -89,6 +89,14 @@ export class ChangeSignals {
     );
   }
 
+  /**
+   * A head read from the feed itself, for a connector Redis knows none of (no append announced within its time to
+   * live): kept unless an announcement set one meanwhile, so later questions read it from here, not Postgres.
+   */
+  async seedHead(connectorId: string, head: number): Promise<void> {
+    await this.#redis.set(this.#keys.head(connectorId), String(head), 'PX', HEAD_TTL_MS, 'NX');
+  }
+
   /** The last announcement's number and the connector's announced head, in one round trip. */
   async position(connectorId: string): Promise<SignalPosition> {
     const [announced, head] = await this.#redis.mget(this.#keys.counter, this.#keys.head(connectorId));
@@ -107,6 +115,7 @@ type StreamEntry = [string, string[]];
 export class SignalReader {
   readonly #redis: RedisClient;
   readonly #stream: string;
+  readonly #counter: string;
   readonly #onSignals: (signals: readonly ChangeSignal[]) => void;
   readonly #onMissed: () => void;
   readonly #onError: (error: unknown) => void;
@@ -128,6 +137,7 @@ export class SignalReader {
   ) {
     this.#redis = redis;
     this.#stream = signalKeys(namespace).stream;
+    this.#counter = signalKeys(namespace).counter;
     this.#onSignals = handlers.onSignals;
     this.#onMissed = handlers.onMissed;
     this.#onError = handlers.onError;
@@ -175,7 +185,8 @@ export class SignalReader {
     const last = (await this.#redis.xrevrange(this.#stream, '+', '-', 'COUNT', 1)) as StreamEntry[];
     const entry = last[0];
     this.#lastId = entry ? entry[0] : '0-0';
-    this.#received = entry ? Number(fieldOf(entry[1], 'n')) : 0;
+    // No stream (none announced yet, or it was removed): the counter says where the numbers stand.
+    this.#received = entry ? Number(fieldOf(entry[1], 'n')) : Number((await this.#redis.get(this.#counter)) ?? 0);
     this.#live = true;
   }
 

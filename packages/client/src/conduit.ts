@@ -160,6 +160,14 @@ export class ConnectorClient<K extends T.ConnectorType> {
   ): Promise<T.ResultOf<K, E, A>> {
     const { entity, action, signal } = request;
     const params = (request as { params?: unknown }).params;
+    if (action === 'search') {
+      // As search() does: asked again, with its last answer's ETag (docs/api.md).
+      return this.#transport.answer('POST', connectorPath(this.connectorId, '/execute'), {
+        body: { entity, action, params },
+        safe: true,
+        ...(signal ? { signal } : {}),
+      });
+    }
     const response = await this.#transport.request('POST', connectorPath(this.connectorId, '/execute'), {
       body: params === undefined ? { entity, action } : { entity, action, params },
       safe: SAFE_ACTIONS.has(action),
@@ -177,7 +185,8 @@ export class ConnectorClient<K extends T.ConnectorType> {
     entity: E,
     params: SearchParams<T.SearchFieldsOf<K, E>, G>,
   ): Promise<SearchResult<T.ResultOf<K, E, 'search' & T.ActionName<K, E>>['data'][number], G>> {
-    return this.#transport.json('POST', connectorPath(this.connectorId, '/execute'), {
+    // Asked again, it carries its last answer's ETag: a 304 reuses that answer (docs/api.md).
+    return this.#transport.answer('POST', connectorPath(this.connectorId, '/execute'), {
       body: { entity, action: 'search', params },
       safe: true,
     });
@@ -205,7 +214,7 @@ export class ConnectorClient<K extends T.ConnectorType> {
    * ```
    */
   sql<Q extends string>(query: SqlText<K, Q>, options: { limit?: number; cursor?: string } = {}): Promise<SqlResult> {
-    return this.#transport.json('POST', connectorPath(this.connectorId, '/sql'), {
+    return this.#transport.answer('POST', connectorPath(this.connectorId, '/sql'), {
       body: { query, ...options },
       safe: true,
     });

@@ -70,6 +70,29 @@ describe('Conduit transport', () => {
     expect(calls()).toBe(2);
   });
 
+  it('asks a repeated search and SQL query with If-None-Match and reuses its answer on 304', async () => {
+    const asked: (string | undefined)[] = [];
+    const { url } = await serve((req, res) => {
+      const tag = req.url?.endsWith('/sql') ? 'W/"sql"' : 'W/"search"';
+      asked.push(req.headers['if-none-match']);
+      if (req.headers['if-none-match'] === tag) {
+        res.writeHead(304, { etag: tag });
+        return res.end();
+      }
+      res.setHeader('etag', tag);
+      json(res, { data: [{ id: 'a' }], meta: { has_more: false, cursor: null, took_ms: 1, cache: 'miss' } });
+    });
+    const orb = new Conduit({ baseUrl: url, clientId: 'a', clientSecret: 'b' }).connector('c1', 'Orb');
+    const first = await orb.search('invoices', { query: {} });
+    const again = await orb.search('invoices', { query: {} });
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first);
+    await orb.search('invoices', { query: {}, limit: 1 });
+    await orb.sql('SELECT id FROM invoices');
+    await expect(orb.sql('SELECT id FROM invoices')).resolves.toMatchObject({ data: [{ id: 'a' }] });
+    expect(asked).toEqual([undefined, 'W/"search"', undefined, undefined, 'W/"sql"']);
+  });
+
   it('never retries an unsafe call (create, or a live create action): the 429 is thrown as a ConduitProblem', async () => {
     const { url, calls } = await serve((_req, res) => problem(res, 429, 'rate_limited', { 'retry-after': '0' }));
     const conduit = new Conduit({ baseUrl: url, clientId: 'a', clientSecret: 'b' });

@@ -1,3 +1,4 @@
+import { AnswerMemory } from './answer-memory.ts';
 import { problemFrom } from './problem.ts';
 
 export type FetchLike = (input: Request) => Promise<Response>;
@@ -37,6 +38,7 @@ export class Transport {
   readonly #fetch: FetchLike;
   #token: { value: string; expiresAt: number } | undefined;
   #pending: Promise<string> | undefined;
+  readonly #answers = new AnswerMemory();
 
   constructor(options: ConduitOptions) {
     if (!options.accessToken && !(options.clientId && options.clientSecret)) {
@@ -54,6 +56,8 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       const response = await this.#send(method, path, options);
       if (response.ok) return response;
+      // Asked with If-None-Match: the caller holds the answer.
+      if (response.status === 304 && options.headers?.['if-none-match'] !== undefined) return response;
       // An expired or revoked token: nothing ran, so any call may be repeated once with a fresh token.
       if (response.status === 401 && !refreshed && !this.#options.accessToken) {
         await response.body?.cancel();
@@ -75,6 +79,26 @@ export class Transport {
     const response = await this.request(method, path, options);
     if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
+  }
+
+  /**
+   * A search or SQL answer: the same question asked again carries the ETag of its last answer, and a 304 gives that
+   * answer back without its body being sent again (docs/api.md, "Answers from memory").
+   */
+  async answer<T>(method: string, path: string, options: RequestOptions): Promise<T> {
+    const question = `${method} ${path} ${JSON.stringify(options.body)}`;
+    const etag = this.#answers.etagOf(question);
+    const headers = etag === undefined ? options.headers : { ...options.headers, 'if-none-match': etag };
+    const response = await this.request(method, path, headers ? { ...options, headers } : options);
+    if (response.status === 304) {
+      await response.body?.cancel();
+      const kept = this.#answers.recall(question);
+      if (kept !== undefined) return kept as T;
+      return this.json(method, path, options);
+    }
+    const text = await response.text();
+    this.#answers.remember(question, response.headers.get('etag'), text);
+    return JSON.parse(text) as T;
   }
 
   async #send(method: string, path: string, options: RequestOptions): Promise<Response> {

@@ -65,6 +65,14 @@ export const ListResultSchema = z.object({
   data: z.array(z.record(z.string(), z.unknown())),
   meta: z.record(z.string(), z.unknown()),
 });
+/** docs/api.md, "Answers from memory". */
+const AsOfSchema = z.string().meta({
+  description:
+    'A change-feed cursor of the connector: the answer reflects every change up to it; GET .../changes?after=<as_of> gives what came since',
+});
+const CacheSchema = z.enum(['hit', 'miss']).meta({
+  description: '`hit`: kept in the API’s memory, no change since could alter it; `miss`: computed by the engine now',
+});
 export const SearchResultSchema = z.object({
   data: z.array(z.record(z.string(), z.unknown())),
   meta: z.object({
@@ -74,6 +82,8 @@ export const SearchResultSchema = z.object({
     total: SearchTotalSchema,
     aggregations: z.record(z.string(), AggResultSchema).optional(),
     synced_at: z.string().nullable(),
+    as_of: AsOfSchema,
+    cache: CacheSchema,
   }),
 });
 export const SqlResultSchema = z
@@ -94,6 +104,8 @@ export const SqlResultSchema = z
       cursor: z.string().nullable(),
       took_ms: z.number().nullable(),
       synced_at: z.string().nullable(),
+      as_of: AsOfSchema,
+      cache: CacheSchema,
       total: SearchTotalSchema.optional(),
       partial: z
         .literal(true)

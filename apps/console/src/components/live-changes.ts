@@ -2,11 +2,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api, ConnectorView } from '../api.ts';
 
 /**
- * How long after a change the page asks again. The stream announces a change once the copy applied it; the engine
- * makes it searchable at its next refresh, every second (docs/changes.md), so asking sooner can answer as before.
- * Changes that land meanwhile (a sync page applies hundreds in a burst) are answered by the same one question.
+ * How long after a change the page asks again. The stream announces a change once it is in the feed, and an answer
+ * then reflects every change in the feed when it was asked (its `meta.as_of`, docs/api.md), so the wait only
+ * gathers a burst (a sync page applies hundreds of changes): they are answered by the same one question. The panel
+ * asks with its last answer's ETag (the client does), so a change that leaves its answer as it was costs a 304.
  */
-const SETTLE_MS = 1200;
+const SETTLE_MS = 250;
 
 /**
  * Calls `onChange` with the entities that changed whenever the connector's copy changes, pushed by the API's change

@@ -22,6 +22,14 @@ export type ExecuteResult =
               };
         };
         synced_at: string | null;
+        /**
+         * A change-feed cursor of the connector: the answer reflects every change up to it; GET .../changes?after=<as_of> gives what came since
+         */
+        as_of: string;
+        /**
+         * `hit`: kept in the API’s memory, no change since could alter it; `miss`: computed by the engine now
+         */
+        cache: 'hit' | 'miss';
       };
     }
   | {
@@ -238,6 +246,14 @@ export interface SqlResult {
     cursor: string | null;
     took_ms: number | null;
     synced_at: string | null;
+    /**
+     * A change-feed cursor of the connector: the answer reflects every change up to it; GET .../changes?after=<as_of> gives what came since
+     */
+    as_of: string;
+    /**
+     * `hit`: kept in the API’s memory, no change since could alter it; `miss`: computed by the engine now
+     */
+    cache: 'hit' | 'miss';
     total?: SearchTotal;
     /**
      * The page stopped at the request budget before it was full; continue with cursor
