@@ -21,7 +21,7 @@
  *   BENCH_DOCS=200000         invoices (default 200,000); loaded, with their change feed, on every run
  *   BENCH_SECONDS=120         measured seconds per side, in BENCH_ROUNDS=4 rounds (sides alternate, order reversed
  *                             every round), after BENCH_WARMUP_SECONDS=10 per side
- *   BENCH_VIEWERS=50          viewers; each asks every panel every BENCH_REFRESH_MS=5000 and BENCH_SETTLE_MS=1200
+ *   BENCH_VIEWERS=50          viewers; each asks every panel every BENCH_REFRESH_MS=5000 and BENCH_SETTLE_MS=250
  *                             after a change arrives on its stream (the console's wait)
  *   BENCH_RATE=20             payments per second; BENCH_INSIDE_EVERY=10: one in 10 inside the dashboard's quarter
  *   BENCH_CHECK_EVERY=10      every n-th answer served is checked against the truth
@@ -56,7 +56,7 @@ const ROUNDS = Math.max(1, knob('BENCH_ROUNDS', 4));
 const WARMUP_SECONDS = knob('BENCH_WARMUP_SECONDS', 10);
 const VIEWERS = knob('BENCH_VIEWERS', 50);
 const REFRESH_MS = knob('BENCH_REFRESH_MS', 5000);
-const SETTLE_MS = knob('BENCH_SETTLE_MS', 1200);
+const SETTLE_MS = knob('BENCH_SETTLE_MS', 250);
 const RATE = knob('BENCH_RATE', 20);
 const INSIDE_EVERY = knob('BENCH_INSIDE_EVERY', 10);
 const CHECK_EVERY = knob('BENCH_CHECK_EVERY', 10);

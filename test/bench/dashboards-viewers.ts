@@ -3,8 +3,8 @@
  * viewers keep the dashboard (dashboards-panels.ts) open against one API for a while, the way the console does:
  * every panel asked again every `refreshMs` (viewers spread evenly over it), and on the connector's live change
  * stream (the client's `follow()`, GET .../changes/stream) every panel asked again `settleMs` after a change arrives
- * (the console's own wait, apps/console/src/components/live-changes.ts: the engine makes a change searchable at its
- * next refresh). Each viewer sends `If-None-Match` with the ETag it holds, as a browser does, asks a panel again
+ * (the console's own wait, apps/console/src/components/live-changes.ts, which gathers a burst of changes into one
+ * question). Each viewer sends `If-None-Match` with the ETag it holds, as a browser does, asks a panel again
  * only once its previous answer came back, holds six connections (a browser's per host), and asks again after a
  * 429's Retry-After as the client does.
  *
