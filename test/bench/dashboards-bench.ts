@@ -362,6 +362,7 @@ function report(
       hitRate: total('hits') / (total('hits') + total('misses') + total('uncached')),
       cachedSeen: total('hits') + total('misses') > 0,
       queriesPerSecond: (queries * 1000) / elapsedMs,
+      searchesPerAnswer: queries / answers,
       msPerSearch: work('searchMs') / work('searches'),
       refreshesPerSecond: (work('refreshes') * 1000) / elapsedMs,
       cpuPerAnswer: cpu / answers,
@@ -396,6 +397,7 @@ function report(
         '304 %',
         'hit rate',
         'engine q/s',
+        'q/answer',
         'ms/search',
         'refreshes/s',
         'API CPU ms/answer',
@@ -417,6 +419,7 @@ function report(
         fixed((100 * r.notModified) / r.answers, 1),
         r.cachedSeen ? `${fixed(100 * r.hitRate, 1)} %` : '-',
         fixed(r.queriesPerSecond, 1),
+        fixed(r.searchesPerAnswer, 2),
         ms(r.msPerSearch),
         fixed(r.refreshesPerSecond, 1),
         ms(r.cpuPerAnswer),
@@ -444,6 +447,11 @@ function report(
     [
       `engine searches/s off / cache = ${fixed(off.queriesPerSecond / cache.queriesPerSecond, 1)} >= 10`,
       off.queriesPerSecond >= 10 * cache.queriesPerSecond,
+    ],
+    [
+      // The viewers ask again only once answered: a side that answers slower asks less, so per answer too.
+      `engine searches per answer off / cache = ${fixed(off.searchesPerAnswer / cache.searchesPerAnswer, 1)} >= 10`,
+      off.searchesPerAnswer >= 10 * cache.searchesPerAnswer,
     ],
     [`cache hit rate ${fixed(100 * cache.hitRate, 1)} % >= 90 %`, cache.hitRate >= 0.9],
     [
