@@ -97,10 +97,11 @@ export class DashboardOracle {
   #allStates(): string[][] {
     if (this.#states) return this.#states;
     const window = new Map(this.#current);
-    const states = [PANELS.map((panel) => panel.oracle([...window.values()]))];
+    const statesOf = (records: InvoiceFacts[]) => PANELS.map((panel) => panel.oracle(records));
+    const states = [statesOf([...window.values()])];
     for (const change of this.#changes) {
       window.set(change.facts.id, change.facts);
-      states.push(PANELS.map((panel) => panel.oracle([...window.values()])));
+      states.push(statesOf([...window.values()]));
     }
     this.#states = states;
     return states;
