@@ -85,8 +85,8 @@ viewers.on((event) => {
   served.push(...event.served);
   for (const s of event.seen) if (!seen.has(`${round}\0${s.token}`)) seen.set(`${round}\0${s.token}`, s.at);
 });
-const { url: upstreamUrl, apiKey } = await upstream.next('ready');
-await viewers.next('ready');
+// Both awaited at once: an event nobody waits for yet is gone.
+const [{ url: upstreamUrl, apiKey }] = await Promise.all([upstream.next('ready'), viewers.next('ready')]);
 
 const platform = await startTestPlatform({
   worker: false,
