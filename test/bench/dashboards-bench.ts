@@ -22,8 +22,10 @@
  *   BENCH_SECONDS=120         measured seconds per side, in BENCH_ROUNDS=4 rounds (sides alternate, order reversed
  *                             every round), after BENCH_WARMUP_SECONDS=10 per side
  *   BENCH_VIEWERS=50          viewers; each asks every panel every BENCH_REFRESH_MS=5000 and BENCH_SETTLE_MS=250
- *                             after a change arrives on its stream (the console's wait)
- *   BENCH_RATE=20             payments per second; BENCH_INSIDE_EVERY=10: one in 10 inside the dashboard's quarter
+ *                             after a change arrives on its stream (the console's wait); BENCH_LIVE=0: no
+ *                             stream, every 5 s only
+ *   BENCH_RATE=20             payments per second (0: none, the answers' floor); BENCH_INSIDE_EVERY=10: one in 10
+ *                             inside the dashboard's quarter
  *   BENCH_CHECK_EVERY=10      every n-th answer served is checked against the truth
  *   BENCH_STALE_MS=1500       how far an answer may lag the copy: the engine's refresh (1 s) and its duration
  *   BENCH_SETTLE=0            start at once, without waiting for a quiet machine (settle.ts)
@@ -57,6 +59,7 @@ const WARMUP_SECONDS = knob('BENCH_WARMUP_SECONDS', 10);
 const VIEWERS = knob('BENCH_VIEWERS', 50);
 const REFRESH_MS = knob('BENCH_REFRESH_MS', 5000);
 const SETTLE_MS = knob('BENCH_SETTLE_MS', 250);
+const LIVE = process.env.BENCH_LIVE !== '0';
 const RATE = knob('BENCH_RATE', 20);
 const INSIDE_EVERY = knob('BENCH_INSIDE_EVERY', 10);
 const CHECK_EVERY = knob('BENCH_CHECK_EVERY', 10);
@@ -142,7 +145,7 @@ try {
   await checkPanels(oracle.initial(), token);
   const feed = followFeed(oracle, (await deps.changeFeed.head(CONNECTOR_ID)).lastSeq);
 
-  upstream.send({ type: 'stream', perSecond: RATE, insideEvery: INSIDE_EVERY });
+  if (RATE > 0) upstream.send({ type: 'stream', perSecond: RATE, insideEvery: INSIDE_EVERY });
   const idle = await idleRates();
   console.log(
     `with the changes flowing and no viewer: API CPU ${SIDES.map((s, i) => `${s.label} ${ms(idle.cpu[i]!)}`).join(', ')} ms/s, engine ${fixed(idle.queries, 1)} searches/s (subtracted below)`,
@@ -162,7 +165,7 @@ try {
   }
   round = -1;
   upstream.send({ type: 'stop-stream' });
-  const streamed = await upstream.next('streamed');
+  const streamed = RATE > 0 ? await upstream.next('streamed') : { payments: 0, refused: {} };
   await feed.settled();
   following = false;
   report(oracle, rounds, idle, streamed);
@@ -202,6 +205,7 @@ async function viewRun(api: ApiProcess, label: string, durationMs: number, token
     durationMs,
     refreshMs: REFRESH_MS,
     settleMs: SETTLE_MS,
+    live: LIVE,
     checkEvery: CHECK_EVERY,
   });
   const { stats } = await viewers.next('ran');

@@ -27,6 +27,8 @@ export interface ViewRun {
   readonly durationMs: number;
   readonly refreshMs: number;
   readonly settleMs: number;
+  /** Whether each viewer follows the live stream (else it only asks every `refreshMs`). */
+  readonly live: boolean;
   readonly checkEvery: number;
 }
 
@@ -183,6 +185,7 @@ async function run(command: ViewRun): Promise<ViewStats> {
     let settle: ReturnType<typeof setTimeout> | undefined;
     const conduit = new Conduit({ baseUrl: command.url, accessToken: command.token });
     void (async () => {
+      if (!command.live) return;
       try {
         const changes = conduit.connector(command.connectorId, 'Orb');
         for await (const _ of changes.follow({ after: 'latest', entity: 'invoices', signal: live.signal })) {
