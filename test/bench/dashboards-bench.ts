@@ -165,7 +165,8 @@ try {
   }
   round = -1;
   upstream.send({ type: 'stop-stream' });
-  const streamed = RATE > 0 ? await upstream.next('streamed') : { payments: 0, refused: {} };
+  const streamed =
+    RATE > 0 ? await upstream.next('streamed') : ({ type: 'streamed', payments: 0, refused: {} } as const);
   await feed.settled();
   following = false;
   report(oracle, rounds, idle, streamed);
