@@ -6,7 +6,7 @@ import { type InvoiceCopy, invoice, invoiceCopy, seeded } from '../harness/invoi
 import { closeInOrder, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 
 /**
- * Answers from memory (docs/api.md, "Answers from memory"; docs/architecture.md, "Answer cache"): a repeated
+ * Answers from memory (docs/api.md, "Answers from memory"; docs/architecture.md, "The answer cache"): a repeated
  * question is answered without the engine while no change since could alter its answer, on every API instance;
  * ETags and If-None-Match; meta.as_of.
  */

@@ -38,7 +38,12 @@ describe('search cost: a budget before the engine, and the engine bounded after 
   };
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    // Every search here must reach the engine (its cost and cancellation are what is tested): none is answered from
+    // the API's memory.
+    platform = await startTestPlatform({
+      worker: false,
+      env: { RATE_LIMIT_PER_MINUTE: '100000', ANSWER_CACHE: 'off' },
+    });
     connectorId = await longMemoConnector(platform.api.deps, platform.organizationId, DOCS, MEMO_CHARS);
     authorization = `Bearer ${await platform.token()}`;
   }, 180_000);

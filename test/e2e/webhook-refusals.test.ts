@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { REFUSED_WEBHOOKS_PER_MINUTE } from '@conduit/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../harness/create-connector.ts';
 import { orbSettings, startOrbPlatform } from '../harness/orb-connector.ts';
@@ -6,7 +7,7 @@ import { closeInOrder, eventually, type TestPlatform } from '../harness/platform
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import type { SignedDelivery } from '../simulators/kit/webhooks.ts';
 
-const LIMIT = 5;
+const LIMIT = REFUSED_WEBHOOKS_PER_MINUTE;
 
 /**
  * The public upstream-webhook route against abuse: its 404 names nothing, refused calls are limited per address and
@@ -28,10 +29,7 @@ describe('refused calls on the public webhook route', () => {
   const refusedLines = () => platform.logLines.filter((line) => line.includes('webhook refused'));
 
   beforeAll(async () => {
-    ({ sim, platform } = await startOrbPlatform({
-      size: 3,
-      env: { WEBHOOK_REFUSED_PER_MINUTE: String(LIMIT) },
-    }));
+    ({ sim, platform } = await startOrbPlatform({ size: 3 }));
     orbId = await createConnector(platform, { customer_name: 'acme', name: 'orb', ...orbSettings(sim) });
     const secret = sim.webhooks!.newSecret();
     const patched = await platform.call('PATCH', `/api/v1/integrations/connectors/${orbId}`, {
@@ -92,7 +90,7 @@ describe('refused calls on the public webhook route', () => {
     const accepted = await overHttp(orbId, genuine);
     expect(accepted.status, await accepted.clone().text()).toBe(202);
 
-    // Seven refusals, one log line (the first of the window).
+    // LIMIT + 2 refusals, one log line (the first of the window).
     const lines = refusedLines().slice(before);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('"refused_in_window":1');

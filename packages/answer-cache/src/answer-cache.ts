@@ -73,7 +73,7 @@ export interface AnswerCacheOptions {
 }
 
 /**
- * Search and SQL answers kept in the API's memory, exact (docs/architecture.md, "Answer cache"). Every answer gets
+ * Search and SQL answers kept in the API's memory, exact (docs/architecture.md, "The answer cache"). Every answer gets
  * `meta.as_of`, a feed cursor it reflects (the head announced before the question, after a refresh of the entity's
  * index that began later, unless one already did), and a weak ETag. A kept answer is served while no change
  * announced since its `as_of` could alter it: the instance reads every announcement (ChangeSignals) and the
@@ -97,6 +97,8 @@ export class AnswerCache {
   readonly #again = new Set<string>();
   /** Bumped whenever everything is dropped: an answer computed across it is not kept. */
   #generation = 0;
+  /** Per connector, bumped when its answers are forgotten: an answer computed across it is not kept. */
+  readonly #forgotten = new Map<string, number>();
 
   private constructor(options: AnswerCacheOptions) {
     this.#signals = new ChangeSignals(options.redis, options.namespace);
@@ -136,7 +138,7 @@ export class AnswerCache {
     refresh: () => Promise<void>,
   ): Promise<Answer> {
     const scope = scopeKey(question.scope);
-    const generation = this.#generation;
+    const generation = this.#generationOf(question.scope.connectorId);
     const position = await this.#signals.position(question.scope.connectorId).catch((error: unknown) => {
       this.#onError(error);
       return undefined;
@@ -158,15 +160,11 @@ export class AnswerCache {
 
   /** After the entity's last pass completed (`meta.synced_at` moved): its connector's answers are dropped. */
   forgetConnector(connectorId: string): void {
+    this.#forgotten.set(connectorId, (this.#forgotten.get(connectorId) ?? 0) + 1);
     for (const [scope, keys] of this.#byScope) {
       if (!scope.startsWith(`${connectorId}\n`)) continue;
       for (const key of [...keys]) this.#entries.delete(key);
     }
-  }
-
-  /** Answers kept right now (tests). */
-  get size(): number {
-    return this.#entries.size;
   }
 
   async close(): Promise<void> {
@@ -204,11 +202,11 @@ export class AnswerCache {
     scope: string,
     filter: FilterNode,
     asOf: number,
-    generation: number,
+    generation: string,
     body: Buffer,
     etag: string,
   ): void {
-    if (!this.#reader?.live || generation !== this.#generation) return;
+    if (!this.#reader?.live || generation !== this.#generationOf(scope.slice(0, scope.indexOf('\n')))) return;
     const hit = asHit(body);
     if (!hit) return;
     this.#entries.set(key, { scope, filter, body: hit, etag, checked: asOf });
@@ -274,6 +272,11 @@ export class AnswerCache {
       if (altered) this.#entries.delete(key);
       else entry.checked = Math.max(entry.checked, target);
     }
+  }
+
+  /** What must not change while an answer is computed for it to be kept. */
+  #generationOf(connectorId: string): string {
+    return `${this.#generation}.${this.#forgotten.get(connectorId) ?? 0}`;
   }
 
   #dropScope(scope: string): void {

@@ -56,7 +56,7 @@ export function signalKeys(namespace: string) {
 }
 
 /**
- * Announces appends to the change feed to every API instance (docs/architecture.md, "Answer cache"): a Redis stream
+ * Announces appends to the change feed to every API instance (docs/architecture.md, "The answer cache"): a Redis stream
  * whose entries are numbered without gaps by `lua/signal-change-3.lua`, and each connector's feed head.
  *
  * @example
@@ -141,6 +141,12 @@ export class SignalReader {
     this.#onSignals = handlers.onSignals;
     this.#onMissed = handlers.onMissed;
     this.#onError = handlers.onError;
+    // A reconnection may have lost announcements (a failover to a replica that had not seen them): start again.
+    redis.on('reconnecting', () => {
+      if (this.#closed) return;
+      this.#live = false;
+      this.#missed();
+    });
   }
 
   /** Reads from the stream's end from now on. */
@@ -187,6 +193,8 @@ export class SignalReader {
     this.#lastId = entry ? entry[0] : '0-0';
     // No stream (none announced yet, or it was removed): the counter says where the numbers stand.
     this.#received = entry ? Number(fieldOf(entry[1], 'n')) : Number((await this.#redis.get(this.#counter)) ?? 0);
+    // What was announced before the stream's end is not read: an answer asked before now may not be kept.
+    this.#onMissed();
     this.#live = true;
   }
 

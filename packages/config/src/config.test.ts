@@ -23,18 +23,6 @@ describe('productionKeyProblems', () => {
     expect(productionKeyProblems(env('é'.repeat(16)))).toEqual([]);
   });
 
-  it('checks a per-purpose signing key only when it is set', () => {
-    const env = PlatformEnv.parse({
-      NODE_ENV: 'production',
-      ENCRYPTION_KEY: LONG,
-      TOKEN_SIGNING_KEY: LONG,
-      SEARCH_CURSOR_SIGNING_KEY: 'sixteen-chars-ok',
-    });
-    expect(productionKeyProblems(env)).toEqual([
-      'SEARCH_CURSOR_SIGNING_KEY: must be at least 32 bytes outside the local profile',
-    ]);
-  });
-
   it('readEnv refuses the start with every problem named', () => {
     expect(() => readEnv({ PROFILE: 'production', ENCRYPTION_KEY: LONG })).toThrow(
       /invalid configuration:\n {2}TOKEN_SIGNING_KEY: must be set/,

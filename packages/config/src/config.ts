@@ -43,10 +43,6 @@ export const PlatformEnv = z.object({
   ENCRYPTION_KEY_PREVIOUS: z.string().default(''),
   /** Root secret of the signing keys (HKDF per purpose: bearer tokens, OAuth states, search cursors). */
   TOKEN_SIGNING_KEY: z.string().min(16).default(LOCAL_TOKEN_SIGNING_KEY),
-  /** Optional secrets of their own per purpose, to rotate one kind of signed value without the others. */
-  ACCESS_TOKEN_SIGNING_KEY: z.string().min(16).optional(),
-  OAUTH_STATE_SIGNING_KEY: z.string().min(16).optional(),
-  SEARCH_CURSOR_SIGNING_KEY: z.string().min(16).optional(),
   BOOTSTRAP_ORGANIZATION: z.string().min(1).optional(),
   BOOTSTRAP_CLIENT_ID: z.string().min(1).optional(),
   BOOTSTRAP_CLIENT_SECRET: z.string().min(8).optional(),
@@ -101,11 +97,6 @@ export const PlatformEnv = z.object({
    * asking it); `on`: answers are kept and served while no change applied since could alter them (docs/architecture.md).
    */
   ANSWER_CACHE: z.enum(['on', 'off']).default('on'),
-  /**
-   * Refused calls (unknown connector, bad signature) per minute on the public upstream-webhook route, per caller
-   * address and per connector; beyond it, 429 with Retry-After.
-   */
-  WEBHOOK_REFUSED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   /**
    * Webhook events processed at once by a worker (each re-reads one record from the upstream, then waits for its
    * grouped index write and feed append), half of them at most for one organization. An event is mostly waiting,
@@ -193,18 +184,13 @@ export function isProductionProfile(env: Pick<PlatformEnv, 'PROFILE' | 'NODE_ENV
  */
 export function productionKeyProblems(env: PlatformEnv): string[] {
   if (!isProductionProfile(env)) return [];
-  const keys: [string, string | undefined, string][] = [
+  const keys: [string, string, string][] = [
     ['ENCRYPTION_KEY', env.ENCRYPTION_KEY, LOCAL_ENCRYPTION_KEY],
     ['TOKEN_SIGNING_KEY', env.TOKEN_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
-    ['ACCESS_TOKEN_SIGNING_KEY', env.ACCESS_TOKEN_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
-    ['OAUTH_STATE_SIGNING_KEY', env.OAUTH_STATE_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
-    ['SEARCH_CURSOR_SIGNING_KEY', env.SEARCH_CURSOR_SIGNING_KEY, LOCAL_TOKEN_SIGNING_KEY],
   ];
   const problems: string[] = [];
   for (const [name, value, localDefault] of keys) {
-    const optional = name !== 'ENCRYPTION_KEY' && name !== 'TOKEN_SIGNING_KEY';
-    if (value === undefined && optional) continue;
-    if (value === undefined || value === localDefault) {
+    if (value === localDefault) {
       problems.push(`${name}: must be set outside the local profile (the local default is public)`);
     } else if (Buffer.byteLength(value, 'utf8') < PRODUCTION_KEY_BYTES) {
       problems.push(`${name}: must be at least ${PRODUCTION_KEY_BYTES} bytes outside the local profile`);

@@ -14,12 +14,9 @@ export interface SigningKeys {
   readonly auditId: Uint8Array;
 }
 
-/** The configured secrets: one root, and optionally a secret of its own per purpose (rotated independently). */
+/** The configured secret: one root from which every purpose's key is derived. */
 export interface SigningSecrets {
   readonly TOKEN_SIGNING_KEY: string;
-  readonly ACCESS_TOKEN_SIGNING_KEY?: string | undefined;
-  readonly OAUTH_STATE_SIGNING_KEY?: string | undefined;
-  readonly SEARCH_CURSOR_SIGNING_KEY?: string | undefined;
 }
 
 // A fixed, public salt (RFC 5869 §3.1: salt need not be secret); the purpose goes into `info`, so the keys are
@@ -32,17 +29,16 @@ export function deriveSigningKey(secret: string, purpose: SigningPurpose): Uint8
 }
 
 /**
- * The key of every purpose: from the purpose's own secret when one is configured (so rotating it invalidates only
- * that kind: rotating SEARCH_CURSOR_SIGNING_KEY ends open cursors but no bearer token), else from TOKEN_SIGNING_KEY.
- * Either way the key is derived, never the secret itself, so one leaked key does not forge the others.
+ * The key of every purpose, derived from TOKEN_SIGNING_KEY, never the secret itself, so one leaked key does not
+ * forge the others. Rotating the secret rotates every purpose at once: bearer tokens are issued again on the next
+ * client-credentials call, open cursors and consent flows end (docs/security.md).
  */
 export function signingKeysFrom(secrets: SigningSecrets): SigningKeys {
-  const from = (own: string | undefined, purpose: SigningPurpose) =>
-    deriveSigningKey(own || secrets.TOKEN_SIGNING_KEY, purpose);
+  const from = (purpose: SigningPurpose) => deriveSigningKey(secrets.TOKEN_SIGNING_KEY, purpose);
   return {
-    accessToken: from(secrets.ACCESS_TOKEN_SIGNING_KEY, 'access-token'),
-    oauthState: from(secrets.OAUTH_STATE_SIGNING_KEY, 'oauth-state'),
-    searchCursor: from(secrets.SEARCH_CURSOR_SIGNING_KEY, 'search-cursor'),
-    auditId: from(undefined, 'audit-id'),
+    accessToken: from('access-token'),
+    oauthState: from('oauth-state'),
+    searchCursor: from('search-cursor'),
+    auditId: from('audit-id'),
   };
 }

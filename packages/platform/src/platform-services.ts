@@ -119,7 +119,7 @@ export async function connectPlatformServices(
   const connectors = new ConnectorsRepository(db);
   const connectorDefinitions = new ConnectorDefinitionsRepository(db);
   const cipher = new CredentialsCipher(env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS.split(','));
-  // Every append is announced to the API instances' answer caches (docs/architecture.md, "Answer cache"), whichever
+  // Every append is announced to the API instances' answer caches (docs/architecture.md, "The answer cache"), whichever
   // process wrote: a sync, a webhook's re-read, an execute write reflected in the copy.
   const signals = new ChangeSignals(redis, env.NAMESPACE);
   const changeFeed = new ChangeFeedRepository(db, {

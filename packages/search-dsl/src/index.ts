@@ -17,7 +17,6 @@ export { matches as recordMatches } from './oracle/evaluate.ts';
 export { SearchParamsSchema } from './params/search-params-schema.ts';
 export { planSearch } from './plan-search.ts';
 export { fuseSemantic } from './results/fuse-semantic.ts';
-export { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from './results/json-spans.ts';
 export { lookupAnswerAsSearch } from './results/lookup-answer.ts';
 export { emptySearchPage, readSearchPage, searchProblemOf } from './results/read-search-page.ts';
 export { AggResultSchema, SearchTotalSchema } from './results/search-answer-schema.ts';

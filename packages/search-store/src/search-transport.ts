@@ -1,4 +1,4 @@
-import { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from '@conduit/search-dsl';
+import { keyEquals, parseSpan, skipWhitespace, valueEnd, walkArray, walkObject } from '@conduit/json-spans';
 import { BalancedPool } from 'undici';
 import { SearchAbandonedError, SearchQueueFullError } from './search-errors.ts';
 import { WaitingBatches } from './waiting-batches.ts';

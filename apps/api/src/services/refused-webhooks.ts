@@ -2,12 +2,15 @@ import type { RedisClient } from '@conduit/queues';
 
 /** Counting windows of refused calls, in milliseconds. */
 const WINDOW_MS = 60_000;
+/**
+ * Refused calls per window, per caller address and per connector, before the route answers 429. A vendor's genuine
+ * deliveries are never refused by it (every signature is still checked), so there is nothing to tune per deployment.
+ */
+export const REFUSED_WEBHOOKS_PER_MINUTE = 60;
 
 export interface RefusedWebhooksOptions {
   readonly redis: RedisClient;
   readonly namespace: string;
-  /** Refused calls per window, per caller address and per connector, before the route answers 429. */
-  readonly limit: number;
 }
 
 /** What to do with a refusal: the count in this window, whether to log it (a sample), and how long to back off. */
@@ -28,13 +31,10 @@ export interface Refusal {
 export class RefusedWebhooks {
   readonly #redis: RedisClient;
   readonly #prefix: string;
-  readonly #limit: number;
 
   constructor(options: RefusedWebhooksOptions) {
-    if (options.limit < 1) throw new Error('RefusedWebhooks: limit must be >= 1');
     this.#redis = options.redis;
     this.#prefix = `${options.namespace}:webhooks:refused`;
-    this.#limit = options.limit;
   }
 
   /** Counts a refused call from `address` (and to `connectorId`, when it exists). */
@@ -51,7 +51,7 @@ export class RefusedWebhooks {
     const counts = results.map((result) => Number(result?.[1]?.[1] ?? 0));
     const ttls = results.map((result) => Number(result?.[2]?.[1] ?? WINDOW_MS));
     const count = Math.max(...counts);
-    const over = counts.findIndex((c) => c > this.#limit);
+    const over = counts.findIndex((c) => c > REFUSED_WEBHOOKS_PER_MINUTE);
     return {
       count,
       log: count === 1 || count % 100 === 0,

@@ -108,7 +108,7 @@ export function createSearchService(
   syncedAt: SyncedAt,
   costlySlots: CostlySearchSlots | undefined,
   options: {
-    /** Kept answers, `meta.as_of` and ETags (docs/architecture.md, "Answer cache"). */
+    /** Kept answers, `meta.as_of` and ETags (docs/architecture.md, "The answer cache"). */
     readonly answers: AnswerCache;
     /** The vector of a `query.semantic` text (QueryVectors); without it, searches by meaning answer 503. */
     readonly queryVector?: (text: string) => Promise<readonly number[]>;
@@ -152,6 +152,24 @@ export function createSearchService(
     if (planKey.length <= PLAN_CACHE_MAX_KEY) plans.set(planKey, plan);
     return plan;
   };
+  // A kept plan's question key is hashed once (the canonical JSON of its params, docs/architecture.md).
+  const questionKeys = new WeakMap<SearchPlan, string>();
+  const questionKey = (row: ConnectorRow, entity: EntityCatalog, plan: SearchPlan): string => {
+    let questionKey = questionKeys.get(plan);
+    if (questionKey === undefined) {
+      const parts = [
+        row.organization_id,
+        row.id,
+        row.connector_type,
+        entity.name,
+        fieldsId(entity),
+        plan.search.params,
+      ];
+      questionKey = hashQuery(parts);
+      questionKeys.set(plan, questionKey);
+    }
+    return questionKey;
+  };
   return {
     async search(row, entity, params, context = {}) {
       const plan = planOf(row, entity, params);
@@ -160,16 +178,7 @@ export function createSearchService(
         scope: { connectorId: row.id, entity: entity.name },
         // By meaning: the word side's scores depend on every record of the index (term statistics), so a change
         // outside the filter may reorder it; such answers are never kept.
-        key: plan.semantic
-          ? undefined
-          : hashQuery([
-              row.organization_id,
-              row.id,
-              row.connector_type,
-              entity.name,
-              fieldsId(entity),
-              plan.search.params,
-            ]),
+        key: plan.semantic ? undefined : questionKey(row, entity, plan),
         filter: plan.search.filter,
         ifNoneMatch: context.ifNoneMatch,
       };

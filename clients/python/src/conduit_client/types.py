@@ -234,6 +234,7 @@ class SqlMeta(TypedDict, total=False):
     synced_at: Optional[str]
     total: int
     as_of: Optional[str]
+    cache: Literal["hit", "miss"]
 
 
 class SqlResult(TypedDict):

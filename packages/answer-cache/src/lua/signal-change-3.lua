@@ -1,5 +1,5 @@
 --[[
-  Announces that a connector's change feed grew (docs/architecture.md, "Answer cache"): one stream entry numbered
+  Announces that a connector's change feed grew (docs/architecture.md, "The answer cache"): one stream entry numbered
   by a counter without gaps, so a reader that finds a number missing knows it may have missed one, and the feed's
   head as Redis knows it (never moved back: appends of one connector may announce themselves out of order).
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The record an event replaced (docs/architecture.md, "Answer cache"): each record's state remembers the number of
+ * The record an event replaced (docs/architecture.md, "The answer cache"): each record's state remembers the number of
  * the event that last changed it (`record_states.event_seq`), and each event the number of the one before it for
  * the same record (`change_events.prior_seq`, null for a creation). An update or removal thus finds the record as it
  * was by primary key, which tells a cached answer whether the change could concern it: a change whose old and new

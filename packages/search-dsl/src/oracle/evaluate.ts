@@ -6,7 +6,7 @@ import { fuzzyMatch, keywordMatch, likeMatch } from './text.ts';
 /**
  * Reference semantics of docs/search.md over an upstream record, independent of the compiler (see oracle-values.ts):
  * the tests' oracle, and what tells the API's answer cache whether a changed record falls inside a query's filter
- * (docs/architecture.md, "Answer cache"; the differential tests hold it to the engine's answers). Two-valued: a comparison with a missing, null or ill-typed value is false; `neq` and `not`
+ * (docs/architecture.md, "The answer cache"; the differential tests hold it to the engine's answers). Two-valued: a comparison with a missing, null or ill-typed value is false; `neq` and `not`
  * are plain negations. `scope` is the array path when `obj` is an element under `any`.
  */
 export function matches(node: Node, obj: unknown, scope = ''): boolean {

@@ -1,5 +1,5 @@
+import { keyEquals, skipWhitespace, valueEnd, walkArray, walkObject } from '@conduit/json-spans';
 import { INTERNAL_FIELDS } from '../fields/field-resolution.ts';
-import { keyEquals, skipWhitespace, valueEnd, walkArray, walkObject } from './json-spans.ts';
 
 const COMMA = Buffer.from(',');
 

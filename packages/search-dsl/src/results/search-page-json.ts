@@ -1,4 +1,3 @@
-import type { PageContext } from '../compile/opensearch/compile-search.ts';
 import {
   type JsonSpan,
   keyEquals,
@@ -9,7 +8,8 @@ import {
   valueEnd,
   walkArray,
   walkObject,
-} from './json-spans.ts';
+} from '@conduit/json-spans';
+import type { PageContext } from '../compile/opensearch/compile-search.ts';
 import {
   cursorAfter,
   EngineSortValues,

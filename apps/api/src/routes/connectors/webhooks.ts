@@ -46,11 +46,7 @@ export const webhookRoute = createRoute({
  * A signed call to an existing connector is checked whatever the counts, so the limits never refuse a genuine one.
  */
 export const webhookRoutes = defineRoutes({ webhook: webhookRoute }, (deps: ApiDeps) => {
-  const refused = new RefusedWebhooks({
-    redis: deps.redis,
-    namespace: deps.env.NAMESPACE,
-    limit: deps.env.WEBHOOK_REFUSED_PER_MINUTE,
-  });
+  const refused = new RefusedWebhooks({ redis: deps.redis, namespace: deps.env.NAMESPACE });
   /** Counts the refusal, logs a sample of them, and throws the answer (429 once over a limit). */
   const refuse = async (
     c: Context<ApiEnv>,

@@ -1,0 +1,11 @@
+export {
+  type JsonSpan,
+  keyEquals,
+  keyText,
+  parseSpan,
+  plainKeysObjectEnd,
+  skipWhitespace,
+  valueEnd,
+  walkArray,
+  walkObject,
+} from './json-spans.ts';
