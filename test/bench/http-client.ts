@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { opensearchNodes } from '@conduit/search-store';
 
 interface Node {
@@ -29,8 +29,12 @@ export class KeepAliveClient {
     if (this.#nodes.length === 0) throw new Error(`no URL in ${JSON.stringify(baseUrl)}`);
   }
 
-  /** POSTs `body` (already JSON) and resolves with the status and the response text. */
-  post(path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  /** POSTs `body` (already JSON) and resolves with the status, the response text and headers. */
+  post(
+    path: string,
+    body: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
     const node = this.#nodes[this.#next++ % this.#nodes.length]!;
     return new Promise((resolve, reject) => {
       const req = request(
@@ -45,7 +49,13 @@ export class KeepAliveClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8'),
+              headers: res.headers,
+            }),
+          );
           res.on('error', reject);
         },
       );
