@@ -183,12 +183,19 @@ export class AnswerCache {
     const reader = this.#reader;
     if (!reader || !this.#entries.has(key)) return undefined;
     if (reader.received < announced && !(await reader.whenReceived(announced, CATCH_UP_MS))) return undefined;
-    // Changes announced since it was last checked are being read: their verdict decides.
-    const checking = this.#checking.get(scope);
-    if (checking && (this.#entries.peek(key)?.checked ?? 0) < (this.#known.get(scope) ?? 0)) await checking;
-    const entry = this.#entries.get(key);
-    if (!reader.live || !entry || entry.checked < (this.#known.get(scope) ?? 0)) return undefined;
-    return entry;
+    // The changes of its scope announced before the question was asked: the answer is served once it has been
+    // checked through them. Changes announced later are not waited for: with changes arriving all the time, the
+    // latest one would never have been checked yet, and the answer is exact as of the question either way.
+    // A check running now may have started before them; the one after it covers them.
+    const needed = this.#known.get(scope) ?? 0;
+    for (let round = 0; ; round++) {
+      const entry = this.#entries.peek(key);
+      if (!reader.live || !entry) return undefined;
+      if (entry.checked >= needed) return this.#entries.get(key);
+      if (round === 2) return undefined;
+      if (!this.#checking.has(scope)) this.#check(scope);
+      await this.#checking.get(scope);
+    }
   }
 
   async #reflect(scope: string, asOf: number, refresh: () => Promise<void>): Promise<void> {

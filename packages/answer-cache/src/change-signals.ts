@@ -210,7 +210,9 @@ export class SignalReader {
         const signals: ChangeSignal[] = [];
         for (const [id, fields] of entries) {
           const n = Number(fieldOf(fields, 'n'));
-          if (n !== this.#received + 1) this.#missed();
+          // A number skipped: what was kept is dropped, and reading goes on (still live: from here on nothing is
+          // missed), so whoever waits for this number is answered once it is read.
+          if (n !== this.#received + 1) this.#onMissed();
           this.#received = n;
           this.#lastId = id;
           signals.push({
