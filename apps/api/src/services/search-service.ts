@@ -185,7 +185,7 @@ export function createSearchService(
       return answers.answer(
         question,
         async (meta) => ({ body: await searchBody(row, entity, plan, meta, context) }),
-        () => indexes.refresh(kind, entity.name),
+        () => refreshed(kind, entity.name),
       );
     },
 
@@ -222,10 +222,19 @@ export function createSearchService(
           // A page cut at the request's engine budget is what this request could read, not the answer: not kept.
           return { body, keep: !cutShort(body) };
         },
-        () => indexes.refresh(indexKindOf(row), query.entity),
+        () => refreshed(indexKindOf(row), query.entity),
       );
     },
   };
+
+  /** The entity's index refreshed before a question is computed; an engine that cannot is unavailable, as a search. */
+  async function refreshed(kind: string, entity: string): Promise<void> {
+    try {
+      await indexes.refresh(kind, entity);
+    } catch (error) {
+      throw searchUnavailable('cannot answer', error);
+    }
+  }
 
   /** The page of a search, its meta extended by `synced_at` and the answer's meta. */
   async function searchBody(
