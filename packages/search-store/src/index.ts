@@ -10,5 +10,6 @@ export {
   opensearchNodes,
   SEARCH_TIMEOUT_MS,
   type SearchAnswer,
+  type SearchRequestOptions,
   searchRequest,
 } from './search-transport.ts';

@@ -30,6 +30,7 @@ import {
   SearchAbandonedError,
   type SearchAnswer,
   SearchQueueFullError,
+  type SearchRequestOptions,
   SearchTimeoutError,
 } from '@conduit/search-store';
 import { inSpan } from '@conduit/tracing';
@@ -252,11 +253,7 @@ export function createSearchService(
       const semantic = plan.semantic;
       const search = (body: unknown) =>
         inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
-          copySearch.search(index, row.id, body, {
-            tenant: row.organization_id,
-            ...(context.signal ? { signal: context.signal } : {}),
-            ...(context.requestId ? { opaqueId: context.requestId } : {}),
-          }),
+          copySearch.search(index, row.id, body, requestOptions(row, context, false)),
         );
       return searchByMeaning(semantic, plan, search, options.queryVector, extra);
     }
@@ -274,12 +271,7 @@ export function createSearchService(
     let response: SearchAnswer;
     try {
       response = await inSpan('opensearch.search', { 'db.system': 'opensearch', 'db.collection.name': index }, () =>
-        copySearch.search(index, row.id, plan.body, {
-          tenant: row.organization_id,
-          costly,
-          ...(context.signal ? { signal: context.signal } : {}),
-          ...(context.requestId ? { opaqueId: context.requestId } : {}),
-        }),
+        copySearch.search(index, row.id, plan.body, requestOptions(row, context, costly)),
       );
     } catch (error) {
       throwIfShared(error);
@@ -331,12 +323,12 @@ export function createSearchService(
           // ones go alone, so that the request's signal cancels them in the engine when its caller goes away.
           async search(entity, body) {
             try {
-              return await copySearch.search(indexes.alias(indexKindOf(row), entity), row.id, body, {
-                tenant: row.organization_id,
-                costly,
-                ...(context.signal ? { signal: context.signal } : {}),
-                ...(context.requestId ? { opaqueId: context.requestId } : {}),
-              });
+              return await copySearch.search(
+                indexes.alias(indexKindOf(row), entity),
+                row.id,
+                body,
+                requestOptions(row, context, costly),
+              );
             } catch (error) {
               throwIfShared(error);
               throw searchUnavailable('cannot answer', error);
@@ -509,6 +501,16 @@ function throwIfShared(error: unknown): void {
 }
 
 /** A 503 for an engine that did not answer, or answered what cannot be read; the cause is cut to 200 characters. */
+/** A search's share of the engine: its organization's, cancelled with its request when costly (docs/search-cost.md). */
+function requestOptions(row: ConnectorRow, context: SearchContext, costly: boolean): SearchRequestOptions {
+  return {
+    tenant: row.organization_id,
+    costly,
+    ...(context.signal ? { signal: context.signal } : {}),
+    ...(context.requestId ? { opaqueId: context.requestId } : {}),
+  };
+}
+
 function searchUnavailable(what: string, error: unknown): ApiError {
   const cause = error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
   return new ApiError(503, 'search_unavailable', `the search index ${what}: ${cause}`, { cause: error });
