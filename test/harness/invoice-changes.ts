@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { ApiRuntime } from '@conduit/api';
-import { type EntityCatalog, entityOf, findConnectorDefinition } from '@conduit/connectors';
+import type { EntityCatalog } from '@conduit/connectors';
+import { orbInvoicesRow } from './orb-connector.ts';
 
 /**
  * An Orb connector written straight to the database whose `invoices` change the way every writer changes the copy
@@ -17,19 +17,7 @@ export interface InvoiceCopy {
 }
 
 export async function invoiceCopy(deps: ApiRuntime['deps'], organizationId: string): Promise<InvoiceCopy> {
-  const connectorId = randomUUID();
-  const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
-  await deps.connectors.insert({
-    id: connectorId,
-    organization_id: organizationId,
-    connector_type: 'Orb',
-    customer_name: 'answers',
-    name: `answers ${connectorId.slice(0, 8)}`,
-    credentials_ciphertext: deps.cipher.encrypt({ api_key: 'k' }),
-    config: '{}',
-    replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
-  });
-  await deps.indexes.ensureIndex('Orb', entity);
+  const { connectorId, entity } = await orbInvoicesRow(deps, organizationId, 'answers');
   // Each write reads later than the one before (its version in the copy), as successive upstream reads do.
   let clock = Date.now();
   return {

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { ApiRuntime } from '@conduit/api';
-import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { invoiceRecord } from '../bench/invoice-records.ts';
+import { orbInvoicesRow } from './orb-connector.ts';
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz ';
 
@@ -32,19 +31,7 @@ export async function longMemoConnector(
   docs: number,
   memoChars: number,
 ): Promise<string> {
-  const connectorId = randomUUID();
-  const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
-  await deps.connectors.insert({
-    id: connectorId,
-    organization_id: organizationId,
-    connector_type: 'Orb',
-    customer_name: 'long memos',
-    name: 'long memos',
-    credentials_ciphertext: deps.cipher.encrypt({ api_key: 'k' }),
-    config: '{}',
-    replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
-  });
-  await deps.indexes.ensureIndex('Orb', entity);
+  const { connectorId, entity } = await orbInvoicesRow(deps, organizationId, 'long memos');
   for (let from = 0; from < docs; from += 500) {
     const records = Array.from({ length: Math.min(500, docs - from) }, (_, k) => ({
       ...invoiceRecord(from + k, docs),

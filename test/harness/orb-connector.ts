@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiRuntime } from '@conduit/api';
 import { Conduit } from '@conduit/client';
+import { type EntityCatalog, entityOf, findConnectorDefinition } from '@conduit/connectors';
 import type { SimulatorHandle } from '../simulators/kit/fixture.ts';
 import {
   type OrbSimulator,
@@ -116,4 +119,30 @@ export async function orbConnectorWithWebhooks(
   await subscribeUpstreamWebhooks(platform, sim.webhooks, id);
   await waitForIdleEntities(platform, id, ORB_ENTITIES);
   return id;
+}
+
+/**
+ * An Orb connector of `organizationId` written straight to the database (no upstream behind it), with its `invoices`
+ * index made: for tests that write the copy themselves.
+ */
+export async function orbInvoicesRow(
+  deps: ApiRuntime['deps'],
+  organizationId: string,
+  name: string,
+): Promise<{ readonly connectorId: string; readonly entity: EntityCatalog }> {
+  const connectorId = randomUUID();
+  const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
+  await deps.connectors.insert({
+    id: connectorId,
+    organization_id: organizationId,
+    connector_type: 'Orb',
+    customer_name: name,
+    // Distinct per connector, for lists and logs that show several.
+    name: `${name} ${connectorId.slice(0, 8)}`,
+    credentials_ciphertext: deps.cipher.encrypt({ api_key: 'k' }),
+    config: '{}',
+    replication_config: JSON.stringify({ start_date: '2023-01-01T00:00:00Z' }),
+  });
+  await deps.indexes.ensureIndex('Orb', entity);
+  return { connectorId, entity };
 }
