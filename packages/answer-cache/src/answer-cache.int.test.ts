@@ -91,6 +91,42 @@ describe('AnswerCache: a kept answer never outlives a change that concerns it', 
     }
   });
 
+  it('computes a question asked by many at once once, and serves the others what it keeps', async () => {
+    const { cache, ask, computed } = await cacheWith([]);
+    try {
+      const { promise: slow, resolve: release } = Promise.withResolvers<void>();
+      const leader = ask(() => slow);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const followers = Array.from({ length: 5 }, () => ask());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      const answers = await Promise.all([leader, ...followers]);
+      expect(computed()).toBe(1);
+      expect(answers.map((a) => a.status === 200 && a.cache)).toEqual(['miss', 'hit', 'hit', 'hit', 'hit', 'hit']);
+    } finally {
+      await cache.close();
+    }
+  });
+
+  it('does not serve one asking after a change what was being computed before it, when the change concerns it', async () => {
+    const changes: ChangeWithPrior[] = [];
+    const { cache, signals, ask, computed } = await cacheWith(changes);
+    try {
+      let follower: ReturnType<typeof ask> | undefined;
+      await ask(async () => {
+        changes.push(change(1, 'paid', null));
+        await signals.announce('c1', 'invoices', 1);
+        follower = ask();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      });
+      const late = await follower!;
+      expect(late.status === 200 && late.cache).toBe('miss');
+      expect(computed()).toBe(2);
+    } finally {
+      await cache.close();
+    }
+  });
+
   it('keeps nothing asked before it may have missed an announcement', async () => {
     const { cache, ask, computed, namespace } = await cacheWith([]);
     try {

@@ -4,7 +4,7 @@ import type { FilterNode } from '@conduit/search-dsl';
 import { LRUCache } from 'lru-cache';
 import { asHit, etagOf, missMeta, noneMatchHas } from './answer-tags.ts';
 import { changeConcerns } from './change-concerns.ts';
-import { type ChangeSignal, ChangeSignals, SignalReader } from './change-signals.ts';
+import { type ChangeSignal, ChangeSignals, type SignalPosition, SignalReader } from './change-signals.ts';
 
 /** Bytes of answers one API process keeps (bodies and keys); the least recently asked go first. */
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -94,6 +94,8 @@ export class AnswerCache {
   /** Per scope, a head every change up to which the entity's index was refreshed after. */
   readonly #reflected = new Map<string, number>();
   readonly #checking = new Map<string, Promise<void>>();
+  /** Answers being computed to be kept, by key: the same question asked meanwhile waits for it (not the engine). */
+  readonly #computing = new Map<string, Promise<unknown>>();
   readonly #again = new Set<string>();
   /** Bumped whenever everything is dropped: an answer computed across it is not kept. */
   #generation = 0;
@@ -147,14 +149,24 @@ export class AnswerCache {
     if (key !== undefined && position) {
       const kept = await this.#hit(key, scope, position.announced);
       if (kept) return answerOf(kept.body, kept.etag, 'hit', question.ifNoneMatch);
+      // Many viewers ask a dropped panel again at once: one computes it, the others are served what it keeps, once
+      // that is checked through the changes announced before their own question (as any hit).
+      const computing = this.#computing.get(key);
+      if (computing) {
+        await computing.catch(() => undefined);
+        const joined = await this.#hit(key, scope, position.announced);
+        if (joined) return answerOf(joined.body, joined.etag, 'hit', question.ifNoneMatch);
+      }
     }
-    const asOf = position?.head ?? (await this.#feedHead(question.scope.connectorId, position !== undefined));
-    await this.#reflect(scope, asOf, refresh);
-    const { body, keep = true } = await compute(missMeta(asOf));
-    const etag = etagOf(body);
-    if (key !== undefined && keep && question.filter) {
-      this.#keep(key, scope, question.filter, asOf, generation, body, etag);
+    const computed = this.#compute(question, key, scope, generation, position, compute, refresh);
+    if (key !== undefined && !this.#computing.has(key)) {
+      this.#computing.set(key, computed);
+      void computed.then(
+        () => this.#computing.get(key) === computed && this.#computing.delete(key),
+        () => this.#computing.get(key) === computed && this.#computing.delete(key),
+      );
     }
+    const { body, etag } = await computed;
     return answerOf(body, etag, 'miss', question.ifNoneMatch);
   }
 
@@ -170,6 +182,26 @@ export class AnswerCache {
   async close(): Promise<void> {
     await this.#reader?.close();
     this.#dropAll();
+  }
+
+  /** Computes the answer as of the head announced before the question (after a refresh), and keeps it. */
+  async #compute(
+    question: Question,
+    key: string | undefined,
+    scope: string,
+    generation: string,
+    position: SignalPosition | undefined,
+    compute: (meta: AnswerMeta) => Promise<{ readonly body: Buffer<ArrayBuffer>; readonly keep?: boolean }>,
+    refresh: () => Promise<void>,
+  ): Promise<{ readonly body: Buffer<ArrayBuffer>; readonly etag: string }> {
+    const asOf = position?.head ?? (await this.#feedHead(question.scope.connectorId, position !== undefined));
+    await this.#reflect(scope, asOf, refresh);
+    const { body, keep = true } = await compute(missMeta(asOf));
+    const etag = etagOf(body);
+    if (key !== undefined && keep && question.filter) {
+      this.#keep(key, scope, question.filter, asOf, generation, body, etag);
+    }
+    return { body, etag };
   }
 
   /** The feed's head from Postgres; given to Redis for the next questions when it answered (`seed`). */
