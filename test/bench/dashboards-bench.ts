@@ -29,6 +29,7 @@
  *   BENCH_CHECK_EVERY=10      every n-th answer served is checked against the truth
  *   BENCH_STALE_MS=1500       how far an answer may lag the copy: the engine's refresh (1 s) and its duration
  *   BENCH_SETTLE=0            start at once, without waiting for a quiet machine (settle.ts)
+ *   BENCH_PROFILE=dir         run each side's API with --cpu-prof, writing its profile into dir when it stops
  *
  * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
  * PASS/MISS lines are informational.
@@ -64,6 +65,7 @@ const RATE = knob('BENCH_RATE', 20);
 const INSIDE_EVERY = knob('BENCH_INSIDE_EVERY', 10);
 const CHECK_EVERY = knob('BENCH_CHECK_EVERY', 10);
 const STALE_MS = knob('BENCH_STALE_MS', 1500);
+const PROFILE = process.env.BENCH_PROFILE;
 const CONNECTOR_ID = 'b3c00000-0000-4000-8000-0000000da5b0';
 const WEBHOOK_SECRET = 'dashboards-orb-webhook-secret-0123456789';
 const LOAD_BATCH = 5000;
@@ -134,7 +136,8 @@ try {
     process.env.BENCH_SETTLE === '0' ? { settled: false, waitedMs: 0, busyCores: Number.NaN } : await settle();
   console.log(`${quiet.settled ? 'machine quiet' : 'machine still busy'} after ${fixed(quiet.waitedMs / 1000, 0)} s`);
   for (const side of SIDES) {
-    apis.push(await ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000', ...side.env }));
+    const profile = PROFILE ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] } : {};
+    apis.push(await ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000', ...side.env }, profile));
   }
   const token = await platform.token();
   const windowFacts = [];

@@ -147,14 +147,14 @@ export class AnswerCache {
     });
     const key = this.#reader && position ? question.key : undefined;
     if (key !== undefined && position) {
-      const kept = await this.#hit(key, scope, position.announced);
+      const kept = await this.#hit(key, scope, position);
       if (kept) return answerOf(kept.body, kept.etag, 'hit', question.ifNoneMatch);
       // Many viewers ask a dropped panel again at once: one computes it, the others are served what it keeps, once
       // that is checked through the changes announced before their own question (as any hit).
       const computing = this.#computing.get(key);
       if (computing) {
         await computing.catch(() => undefined);
-        const joined = await this.#hit(key, scope, position.announced);
+        const joined = await this.#hit(key, scope, position);
         if (joined) return answerOf(joined.body, joined.etag, 'hit', question.ifNoneMatch);
       }
     }
@@ -211,15 +211,17 @@ export class AnswerCache {
     return lastSeq;
   }
 
-  async #hit(key: string, scope: string, announced: number): Promise<Entry | undefined> {
+  async #hit(key: string, scope: string, position: SignalPosition): Promise<Entry | undefined> {
     const reader = this.#reader;
     if (!reader || !this.#entries.has(key)) return undefined;
+    const { announced, head } = position;
     if (reader.received < announced && !(await reader.whenReceived(announced, CATCH_UP_MS))) return undefined;
     // The changes of its scope announced before the question was asked: the answer is served once it has been
-    // checked through them. Changes announced later are not waited for: with changes arriving all the time, the
-    // latest one would never have been checked yet, and the answer is exact as of the question either way.
-    // A check running now may have started before them; the one after it covers them.
-    const needed = this.#known.get(scope) ?? 0;
+    // checked through them. Each has a number up to the head read with the question (the announcement sets both at
+    // once), and this instance has read them all. Changes announced later are not waited for: with changes arriving
+    // all the time, the latest one would never have been checked yet, and the answer is exact as of the question
+    // either way. A check running now may have started before them; the one after it covers them.
+    const needed = Math.min(this.#known.get(scope) ?? 0, head ?? Number.POSITIVE_INFINITY);
     for (let round = 0; ; round++) {
       const entry = this.#entries.peek(key);
       if (!reader.live || !entry) return undefined;
