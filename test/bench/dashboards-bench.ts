@@ -30,6 +30,8 @@
  *   BENCH_STALE_MS=1500       how far an answer may lag the copy: the engine's refresh (1 s) and its duration
  *   BENCH_SETTLE=0            start at once, without waiting for a quiet machine (settle.ts)
  *   BENCH_PROFILE=dir         run each side's API with --cpu-prof, writing its profile into dir when it stops
+ *   BENCH_B_CHECKOUT=dir      a third side, `cache@B`: another checkout's API (a worktree at another commit, installed,
+ *                             with the same migrations) with the answer cache on, for an A/B in the same run
  *
  * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
  * PASS/MISS lines are informational.
@@ -71,10 +73,12 @@ const WEBHOOK_SECRET = 'dashboards-orb-webhook-secret-0123456789';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
 const IDLE_SAMPLE_MS = 5000;
-const SIDES = [
+const B_CHECKOUT = process.env.BENCH_B_CHECKOUT;
+const SIDES: readonly { label: string; env: Record<string, string>; checkout?: string }[] = [
   { label: 'cache', env: {} },
   { label: 'off', env: { ANSWER_CACHE: 'off' } },
-] as const;
+  ...(B_CHECKOUT ? [{ label: 'cache@B', env: {}, checkout: B_CHECKOUT }] : []),
+];
 
 const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
 const upstream = forkChild<UpstreamCommand, UpstreamEvent>('./dashboards-upstream.ts', { DASH_DOCS: String(DOCS) });
@@ -136,8 +140,11 @@ try {
     process.env.BENCH_SETTLE === '0' ? { settled: false, waitedMs: 0, busyCores: Number.NaN } : await settle();
   console.log(`${quiet.settled ? 'machine quiet' : 'machine still busy'} after ${fixed(quiet.waitedMs / 1000, 0)} s`);
   for (const side of SIDES) {
-    const profile = PROFILE ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] } : {};
-    apis.push(await ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000', ...side.env }, profile));
+    const options = {
+      ...(PROFILE ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] } : {}),
+      ...(side.checkout ? { checkout: side.checkout } : {}),
+    };
+    apis.push(await ApiProcess.start(deps.env, { RATE_LIMIT_PER_MINUTE: '100000000', ...side.env }, options));
   }
   const token = await platform.token();
   const windowFacts = [];
