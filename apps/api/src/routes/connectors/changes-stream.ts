@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventView } from '@conduit/customer-webhooks';
 import { redactForAudit } from '@conduit/trusted-calls';
@@ -11,9 +10,10 @@ import { authenticatedRoute, defineRoutes } from '../../openapi/route-kit.ts';
 import { ApiError } from '../../problem.ts';
 import { searchableEntities } from '../../services/connector-view.ts';
 import { ChangesQuery } from './changes.ts';
+import { FeedTails } from './feed-tails.ts';
 import { loadConnector } from './load.ts';
 
-/** How often an open stream looks at the feed's head (one primary-key read) while nothing is new. */
+/** How often the streams of a connector look at the feed's head (one primary-key read) while nothing is new. */
 const POLL_MS = 500;
 /** A comment line this often keeps proxies from closing an idle stream (docs/changes.md). */
 const HEARTBEAT_MS = 15_000;
@@ -46,6 +46,7 @@ export const changesStreamRoute = authenticatedRoute({
 export const changesStreamRoutes = defineRoutes(
   { changesStream: changesStreamRoute },
   (deps: Pick<ApiDeps, 'connectors' | 'changeFeed' | 'hosted'>) => {
+    const tails = new FeedTails({ feed: deps.changeFeed, format: changeMessage, pollMs: POLL_MS });
     return {
       changesStream: async (c) => {
         const { row, catalog } = await loadConnector(c, deps);
@@ -80,30 +81,33 @@ export const changesStreamRoutes = defineRoutes(
         const signal = c.req.raw.signal;
         return streamSSE(c, async (stream) => {
           let lastWrite = Date.now();
-          let seen = -1;
           while (!signal.aborted && !stream.aborted) {
-            const { lastSeq } = await deps.changeFeed.head(row.id);
-            if (lastSeq > after && lastSeq !== seen) {
+            const waitMs = Math.max(0, HEARTBEAT_MS - (Date.now() - lastWrite));
+            const batch = await tails.next(row.id, after, query.entity, waitMs, signal);
+            if (batch) {
+              // One write for the whole batch: each write is a chunk the server sends on its own.
+              if (batch.events.length > 0) {
+                await stream.write(batch.events.map((event) => event.message).join(''));
+                lastWrite = Date.now();
+              }
+              after = batch.through;
+            } else {
+              // Behind the events the tail keeps (a resumed stream): read from the feed until caught up.
+              const { lastSeq } = await deps.changeFeed.head(row.id);
               const events = await deps.changeFeed.read(row.id, { after, limit: BATCH, entity: query.entity });
-              // One write for the whole batch: each write is a chunk the server sends on its own, which costs more
-              // than building the text (a webhook burst is many events).
               if (events.length > 0) {
                 await stream.write(events.map((event) => changeMessage(row.id, event)).join(''));
                 after = events.at(-1)!.seq;
+                lastWrite = Date.now();
               }
-              lastWrite = Date.now();
-              // Events of other entities move the head too: past them, there is nothing to read until it moves again.
-              if (events.length < BATCH) {
-                seen = lastSeq;
-                if (query.entity !== undefined) after = Math.max(after, lastSeq);
-              }
-              if (events.length === BATCH) continue;
+              // Every event up to the head read before was in this read (appends commit in order), those of other
+              // entities too: past them.
+              if (events.length < BATCH) after = Math.max(after, lastSeq);
             }
             if (Date.now() - lastWrite >= HEARTBEAT_MS) {
               await stream.write(': heartbeat\n\n');
               lastWrite = Date.now();
             }
-            await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
           }
         });
       },
