@@ -87,7 +87,7 @@ export const changesStreamRoutes = defineRoutes(
             if (batch) {
               // One write for the whole batch: each write is a chunk the server sends on its own.
               if (batch.events.length > 0) {
-                await stream.write(batch.events.map((event) => event.message).join(''));
+                await stream.write(Buffer.concat(batch.events.map((event) => event.message)));
                 lastWrite = Date.now();
               }
               after = batch.through;

@@ -1,10 +1,10 @@
 import type { ChangeEventRow, ChangeFeedRepository } from '@conduit/db';
 
-/** One event as the streams send it, formatted once for all of them. */
+/** One event as the streams send it, formatted and encoded once for all of them. */
 export interface TailedEvent {
   readonly seq: number;
   readonly entity: string;
-  readonly message: string;
+  readonly message: Buffer;
 }
 
 /** What a stream gets from the tail: the events after its cursor, through a new cursor. */
@@ -134,7 +134,8 @@ export class FeedTails {
       while (tail.position < lastSeq) {
         const read = await this.#options.feed.read(connectorId, { after: tail.position, limit: this.#options.batch });
         for (const event of read) {
-          tail.events.push({ seq: event.seq, entity: event.entity, message: this.#options.format(connectorId, event) });
+          const message = Buffer.from(this.#options.format(connectorId, event));
+          tail.events.push({ seq: event.seq, entity: event.entity, message });
         }
         // Events appended since the head was read may come too (never one without those before it).
         const last = read.at(-1)?.seq ?? tail.position;
