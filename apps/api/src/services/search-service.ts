@@ -59,6 +59,7 @@ export interface SearchContext {
 const COSTLY_FROM = 20;
 
 type SearchPlan = ReturnType<typeof planSearch>;
+type SqlPlan = ReturnType<typeof planSql>;
 
 /** A search whose params serialize longer than this is planned every time (its key would outweigh its plan). */
 const PLAN_CACHE_MAX_KEY = 8 * 1024;
@@ -171,6 +172,42 @@ export function createSearchService(
     }
     return questionKey;
   };
+  /*
+   * The same for SQL: binding a statement to the connector's tables (validation, the typed query) is most of a SQL
+   * question's own work in the API, and a plan is a pure function of the request, the tables and the connector.
+   */
+  const sqlPlans = new LRUCache<string, SqlPlan>({ max: PLAN_CACHE_ENTRIES });
+  const sqlPlanOf = (row: ConnectorRow, catalog: KindCatalog, request: SqlRequest): SqlPlan => {
+    const planKey = `${row.id}\n${row.connector_type}\n${tablesId(catalog)}\n${request.limit ?? ''}\n${request.cursor ?? ''}\n${request.query}`;
+    const kept = planKey.length <= PLAN_CACHE_MAX_KEY ? sqlPlans.get(planKey) : undefined;
+    if (kept) return kept;
+    let plan: SqlPlan;
+    try {
+      plan = planSql(request, { tables: sqlTables(catalog), connectorId: row.id, cursorKey: key });
+    } catch (error) {
+      throw isSqlQueryError(error) ? sqlProblem(error) : error;
+    }
+    if (planKey.length <= PLAN_CACHE_MAX_KEY) sqlPlans.set(planKey, plan);
+    return plan;
+  };
+  // The statement as parsed (without positions): texts that differ in spacing or case of keywords are one question.
+  const sqlQuestionKeys = new WeakMap<SqlPlan, string>();
+  const sqlQuestionKey = (row: ConnectorRow, catalog: KindCatalog, request: SqlRequest, plan: SqlPlan): string => {
+    let questionKey = sqlQuestionKeys.get(plan);
+    if (questionKey === undefined) {
+      questionKey = hashQuery([
+        row.organization_id,
+        row.id,
+        row.connector_type,
+        tablesId(catalog),
+        plan.binding.queryHash,
+        request.limit ?? null,
+        request.cursor ?? null,
+      ]);
+      sqlQuestionKeys.set(plan, questionKey);
+    }
+    return questionKey;
+  };
   return {
     async search(row, entity, params, context = {}) {
       const plan = planOf(row, entity, params);
@@ -191,28 +228,11 @@ export function createSearchService(
     },
 
     async sql(row, catalog, request, context = {}) {
-      let plan: ReturnType<typeof planSql>;
-      try {
-        plan = planSql(request, { tables: sqlTables(catalog), connectorId: row.id, cursorKey: key });
-      } catch (error) {
-        throw isSqlQueryError(error) ? sqlProblem(error) : error;
-      }
+      const plan = sqlPlanOf(row, catalog, request);
       const query = plan.query;
       const question = {
         scope: { connectorId: row.id, entity: query.entity },
-        // The statement as parsed (without positions): texts that differ in spacing or case of keywords are one.
-        key:
-          query.mode === 'rows' && query.search.semantic
-            ? undefined
-            : hashQuery([
-                row.organization_id,
-                row.id,
-                row.connector_type,
-                tablesId(catalog),
-                plan.binding.queryHash,
-                request.limit ?? null,
-                request.cursor ?? null,
-              ]),
+        key: query.mode === 'rows' && query.search.semantic ? undefined : sqlQuestionKey(row, catalog, request, plan),
         filter: query.mode === 'rows' ? query.search.filter : query.filter,
         ifNoneMatch: context.ifNoneMatch,
       };
@@ -295,7 +315,7 @@ export function createSearchService(
   /** The page of a SQL query, its meta extended by `synced_at` and the answer's meta. */
   async function sqlBody(
     row: ConnectorRow,
-    plan: ReturnType<typeof planSql>,
+    plan: SqlPlan,
     meta: AnswerMeta,
     context: SearchContext,
   ): Promise<Buffer<ArrayBuffer>> {
