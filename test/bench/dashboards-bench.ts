@@ -30,14 +30,15 @@
  *   BENCH_STALE_MS=1500       how far an answer may lag the copy: the engine's refresh (1 s) and its duration
  *   BENCH_SETTLE=0            start at once, without waiting for a quiet machine (settle.ts)
  *   BENCH_PROFILE=dir         run each side's API with --cpu-prof, writing its profile into dir when it stops
- *   BENCH_B_CHECKOUT=dir      a third side, `cache@B`: another checkout's API (a worktree at another commit, installed,
- *                             with the same migrations) with the answer cache on, for an A/B in the same run
+ *   BENCH_B_CHECKOUT=dir,...  more sides, `cache@<dir name>`: another checkout's API (a worktree at another commit,
+ *                             installed, with the same migrations) with the answer cache on, for an A/B in one run
  *
  * Needs the local Postgres, Redis and OpenSearch (as `./dev test` does). Exit code 0 unless something crashed;
  * PASS/MISS lines are informational.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { entityOf, findConnectorDefinition } from '@conduit/connectors';
 import { ApiProcess } from '../harness/api-process.ts';
@@ -73,11 +74,11 @@ const WEBHOOK_SECRET = 'dashboards-orb-webhook-secret-0123456789';
 const LOAD_BATCH = 5000;
 const LOAD_CONCURRENCY = 3;
 const IDLE_SAMPLE_MS = 5000;
-const B_CHECKOUT = process.env.BENCH_B_CHECKOUT;
+const B_CHECKOUTS = (process.env.BENCH_B_CHECKOUT ?? '').split(',').filter((dir) => dir !== '');
 const SIDES: readonly { label: string; env: Record<string, string>; checkout?: string }[] = [
   { label: 'cache', env: {} },
   { label: 'off', env: { ANSWER_CACHE: 'off' } },
-  ...(B_CHECKOUT ? [{ label: 'cache@B', env: {}, checkout: B_CHECKOUT }] : []),
+  ...B_CHECKOUTS.map((checkout) => ({ label: `cache@${basename(checkout)}`, env: {}, checkout })),
 ];
 
 const entity = entityOf(findConnectorDefinition('Orb')!.catalog, 'invoices')!;
