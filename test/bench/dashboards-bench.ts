@@ -22,8 +22,8 @@
  *   BENCH_SECONDS=120         measured seconds per side, in BENCH_ROUNDS=4 rounds (sides alternate, order reversed
  *                             every round), after BENCH_WARMUP_SECONDS=10 per side
  *   BENCH_VIEWERS=50          viewers; each asks every panel every BENCH_REFRESH_MS=5000 and BENCH_SETTLE_MS=250
- *                             after a change arrives on its stream (the console's wait); BENCH_LIVE=0: no
- *                             stream, every 5 s only
+ *                             after a change arrives on its stream, at most every BENCH_MIN_INTERVAL_MS=1000 while
+ *                             changes keep coming (the console's waits); BENCH_LIVE=0: no stream, every 5 s only
  *   BENCH_RATE=20             payments per second (0: none, the answers' floor); BENCH_INSIDE_EVERY=10: one in 10
  *                             inside the dashboard's quarter
  *   BENCH_CHECK_EVERY=10      every n-th answer served is checked against the truth
@@ -63,6 +63,7 @@ const WARMUP_SECONDS = knob('BENCH_WARMUP_SECONDS', 10);
 const VIEWERS = knob('BENCH_VIEWERS', 50);
 const REFRESH_MS = knob('BENCH_REFRESH_MS', 5000);
 const SETTLE_MS = knob('BENCH_SETTLE_MS', 250);
+const MIN_INTERVAL_MS = knob('BENCH_MIN_INTERVAL_MS', 1000);
 const LIVE = process.env.BENCH_LIVE !== '0';
 const RATE = knob('BENCH_RATE', 20);
 const INSIDE_EVERY = knob('BENCH_INSIDE_EVERY', 10);
@@ -217,6 +218,7 @@ async function viewRun(api: ApiProcess, label: string, durationMs: number, token
     durationMs,
     refreshMs: REFRESH_MS,
     settleMs: SETTLE_MS,
+    minIntervalMs: MIN_INTERVAL_MS,
     live: LIVE,
     checkEvery: CHECK_EVERY,
   });

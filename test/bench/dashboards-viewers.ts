@@ -3,8 +3,8 @@
  * viewers keep the dashboard (dashboards-panels.ts) open against one API for a while, the way the console does:
  * every panel asked again every `refreshMs` (viewers spread evenly over it), and on the connector's live change
  * stream (the client's `follow()`, GET .../changes/stream) every panel asked again `settleMs` after a change arrives
- * (the console's own wait, apps/console/src/components/live-changes.ts, which gathers a burst of changes into one
- * question). Each viewer sends `If-None-Match` with the ETag it holds, as a browser does, asks a panel again
+ * and at most every `minIntervalMs` while changes keep coming (the console's own waits,
+ * apps/console/src/components/live-changes.ts, which gather a burst of changes into one question). Each viewer sends `If-None-Match` with the ETag it holds, as a browser does, asks a panel again
  * only once its previous answer came back, holds six connections (a browser's per host), and asks again after a
  * 429's Retry-After as the client does.
  *
@@ -27,6 +27,8 @@ export interface ViewRun {
   readonly durationMs: number;
   readonly refreshMs: number;
   readonly settleMs: number;
+  /** While changes keep coming, the panels are asked again at most this often (the console's MIN_INTERVAL_MS). */
+  readonly minIntervalMs: number;
   /** Whether each viewer follows the live stream (else it only asks every `refreshMs`). */
   readonly live: boolean;
   readonly checkEvery: number;
@@ -183,16 +185,21 @@ async function run(command: ViewRun): Promise<ViewStats> {
     );
     const live = new AbortController();
     let settle: ReturnType<typeof setTimeout> | undefined;
+    let askedAt = Number.NEGATIVE_INFINITY;
     const conduit = new Conduit({ baseUrl: command.url, accessToken: command.token });
     void (async () => {
       if (!command.live) return;
       try {
         const changes = conduit.connector(command.connectorId, 'Orb');
         for await (const _ of changes.follow({ after: 'latest', entity: 'invoices', signal: live.signal })) {
-          settle ??= setTimeout(() => {
-            settle = undefined;
-            askAll();
-          }, command.settleMs);
+          settle ??= setTimeout(
+            () => {
+              settle = undefined;
+              askedAt = Date.now();
+              askAll();
+            },
+            Math.max(command.settleMs, askedAt + command.minIntervalMs - Date.now()),
+          );
         }
       } catch (error) {
         if (!live.signal.aborted) firstError ??= `change stream: ${String(error)}`;
