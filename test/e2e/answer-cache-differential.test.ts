@@ -158,53 +158,63 @@ describe('kept answers equal the engine’s, whatever changes', () => {
   expected ${JSON.stringify(expected).slice(0, 600)}`;
   };
 
-  it(`serves no answer that differs from the engine’s over ${CHANGES} changes (seed ${SEED})`, async () => {
-    const random = seeded(SEED);
-    const asked = questions(random);
-    const live = new Set<string>();
-    const maxBatch = CHANGES >= 10_000 ? 20 : 4;
-    const tally = { answers: 0, hits: 0 };
-    const mismatches: string[] = [];
-    let applied = 0;
-    while (applied < CHANGES) {
-      applied += await changeSome(random, live, maxBatch);
-      for (let q = 0; q < QUESTIONS_PER_BATCH; q++) {
-        const mismatch = await compare(asked[Math.floor(random() * asked.length)]!, applied, tally);
-        if (mismatch) mismatches.push(mismatch);
+  it(
+    `serves no answer that differs from the engine’s over ${CHANGES} changes (seed ${SEED})`,
+    async () => {
+      const random = seeded(SEED);
+      const asked = questions(random);
+      const live = new Set<string>();
+      const maxBatch = CHANGES >= 10_000 ? 20 : 4;
+      const tally = { answers: 0, hits: 0 };
+      const mismatches: string[] = [];
+      let applied = 0;
+      while (applied < CHANGES) {
+        applied += await changeSome(random, live, maxBatch);
+        for (let q = 0; q < QUESTIONS_PER_BATCH; q++) {
+          const mismatch = await compare(asked[Math.floor(random() * asked.length)]!, applied, tally);
+          if (mismatch) mismatches.push(mismatch);
+        }
       }
-    }
-    console.info(`answer cache differential: ${applied} changes, ${tally.answers} answers, ${tally.hits} from memory`);
-    expect(mismatches.slice(0, 3)).toEqual([]);
-    expect(tally.hits).toBeGreaterThan(0);
-  }, TIME_LIMIT_MS);
+      console.info(
+        `answer cache differential: ${applied} changes, ${tally.answers} answers, ${tally.hits} from memory`,
+      );
+      expect(mismatches.slice(0, 3)).toEqual([]);
+      expect(tally.hits).toBeGreaterThan(0);
+    },
+    TIME_LIMIT_MS,
+  );
 
-  it(`keeps no answer computed while changes landed that they concern (${CHANGES} changes, seed ${SEED})`, async () => {
-    // Rounds: changes and questions at once (answers computed and kept while changes land and are announced), then
-    // with the changes stopped, every question against the engine.
-    const writes = seeded(SEED + 1);
-    const picks = seeded(SEED + 2);
-    const asked = questions(seeded(SEED));
-    const live = new Set<string>();
-    const tally = { answers: 0, hits: 0 };
-    const mismatches: string[] = [];
-    let applied = 0;
-    while (applied < CHANGES) {
-      const until = Math.min(CHANGES, applied + 20);
-      let writing = true;
-      const writer = (async () => {
-        while (applied < until) applied += await changeSome(writes, live, 4);
-        writing = false;
-      })();
-      const askers = [1, 2].map(async () => {
-        while (writing) await served(asked[Math.floor(picks() * asked.length)]!);
-      });
-      await Promise.all([writer, ...askers]);
-      for (const question of asked) {
-        const mismatch = await compare(question, applied, tally);
-        if (mismatch) mismatches.push(mismatch);
+  it(
+    `keeps no answer computed while changes landed that they concern (${CHANGES} changes, seed ${SEED})`,
+    async () => {
+      // Rounds: changes and questions at once (answers computed and kept while changes land and are announced), then
+      // with the changes stopped, every question against the engine.
+      const writes = seeded(SEED + 1);
+      const picks = seeded(SEED + 2);
+      const asked = questions(seeded(SEED));
+      const live = new Set<string>();
+      const tally = { answers: 0, hits: 0 };
+      const mismatches: string[] = [];
+      let applied = 0;
+      while (applied < CHANGES) {
+        const until = Math.min(CHANGES, applied + 20);
+        let writing = true;
+        const writer = (async () => {
+          while (applied < until) applied += await changeSome(writes, live, 4);
+          writing = false;
+        })();
+        const askers = [1, 2].map(async () => {
+          while (writing) await served(asked[Math.floor(picks() * asked.length)]!);
+        });
+        await Promise.all([writer, ...askers]);
+        for (const question of asked) {
+          const mismatch = await compare(question, applied, tally);
+          if (mismatch) mismatches.push(mismatch);
+        }
       }
-    }
-    console.info(`answer cache under concurrent changes: ${applied} changes, ${tally.hits} of ${tally.answers} kept`);
-    expect(mismatches.slice(0, 3)).toEqual([]);
-  }, TIME_LIMIT_MS);
+      console.info(`answer cache under concurrent changes: ${applied} changes, ${tally.hits} of ${tally.answers} kept`);
+      expect(mismatches.slice(0, 3)).toEqual([]);
+    },
+    TIME_LIMIT_MS,
+  );
 });
