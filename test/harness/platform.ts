@@ -11,6 +11,9 @@ import { engineClient } from './engine-client.ts';
 import { createMigratedDatabase } from './migrated-template.ts';
 import { testServices } from './services.ts';
 
+/** A token is taken again after this long (the API's tokens live an hour). */
+const TOKEN_RENEW_AFTER_MS = 50 * 60 * 1000;
+
 export interface TestPlatform {
   readonly url: string;
   /** The Hono app, for in-process requests (fuzzing). */
@@ -106,10 +109,13 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { access_token: string }).access_token;
   };
-  let cachedToken: string | undefined;
+  // Taken again before it expires (an hour, the API's token lifetime): the long differential runs outlive one.
+  let cachedToken: { readonly value: string; readonly until: number } | undefined;
   const token = async () => {
-    cachedToken ??= await tokenOf(clientId, clientSecret);
-    return cachedToken;
+    if (!cachedToken || Date.now() >= cachedToken.until) {
+      cachedToken = { value: await tokenOf(clientId, clientSecret), until: Date.now() + TOKEN_RENEW_AFTER_MS };
+    }
+    return cachedToken.value;
   };
 
   return {
