@@ -41,7 +41,6 @@ class Tail {
   position = 0;
   started = false;
   waiters = new Set<Waiter>();
-  timer: ReturnType<typeof setTimeout> | undefined;
   /** Polls in a row that found no stream waiting: the tail is dropped after two. */
   idlePolls = 0;
 }
@@ -118,8 +117,8 @@ export class FeedTails {
   }
 
   #schedule(connectorId: string, tail: Tail): void {
-    tail.timer = setTimeout(() => void this.#poll(connectorId, tail), this.#options.pollMs);
-    tail.timer.unref();
+    // Not keeping the process alive: a tail lives only while streams wait on it.
+    setTimeout(() => void this.#poll(connectorId, tail), this.#options.pollMs).unref();
   }
 
   async #poll(connectorId: string, tail: Tail): Promise<void> {
