@@ -1,21 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { ChangeWithPrior } from '@conduit/db';
 import { planSearch } from '@conduit/search-dsl';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnswerCache, type AnswerMeta } from './answer-cache.ts';
 import { ChangeSignals, signalKeys } from './change-signals.ts';
+import { testRedis } from './test-redis.ts';
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-const redis = new Redis(url, { maxRetriesPerRequest: null });
-const namespaces: string[] = [];
-afterAll(async () => {
-  for (const namespace of namespaces) {
-    const keys = await redis.keys(`{${namespace}:answers}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-  }
-  redis.disconnect();
-});
+const { redis, connect, namespace: freshNamespace } = testRedis();
 
 const PAID = planSearch(
   { query: { filter: { eq: { status: 'paid' } } } },
@@ -30,10 +20,9 @@ const PAID = planSearch(
 
 /** A cache over a fresh namespace whose feed holds `changes` (the test adds to it), and a count of computations. */
 async function cacheWith(changes: ChangeWithPrior[]) {
-  const namespace = `t_answers_${randomBytes(4).toString('hex')}`;
-  namespaces.push(namespace);
+  const namespace = freshNamespace('t_answers');
   const cache = await AnswerCache.start({
-    redis: new Redis(url, { maxRetriesPerRequest: null }),
+    redis: connect(),
     namespace,
     enabled: true,
     feed: {

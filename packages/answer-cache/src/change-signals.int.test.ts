@@ -1,27 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ChangeSignal, ChangeSignals, SignalReader, signalKeys } from './change-signals.ts';
+import { testRedis } from './test-redis.ts';
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-const redis = new Redis(url, { maxRetriesPerRequest: null });
-const namespaces: string[] = [];
-
-afterAll(async () => {
-  for (const namespace of namespaces) {
-    const keys = await redis.keys(`{${namespace}:answers}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-  }
-  redis.disconnect();
-});
+const { redis, connect, namespace: freshNamespace } = testRedis();
 
 /** A reader of a fresh namespace, recording what it is told. */
 async function reading() {
-  const namespace = `t_signals_${randomBytes(4).toString('hex')}`;
-  namespaces.push(namespace);
+  const namespace = freshNamespace('t_signals');
   const seen: ChangeSignal[] = [];
   let missed = 0;
-  const reader = new SignalReader(new Redis(url, { maxRetriesPerRequest: null }), namespace, {
+  const reader = new SignalReader(connect(), namespace, {
     onSignals: (signals) => seen.push(...signals),
     onMissed: () => missed++,
     onError: () => undefined,
