@@ -1,5 +1,6 @@
 import { parseOrThrow } from '@conduit/connectors';
 import { changeEventView } from '@conduit/customer-webhooks';
+import type { ChangeEventRow } from '@conduit/db';
 import { redactForAudit } from '@conduit/trusted-calls';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
@@ -119,6 +120,6 @@ export const changesStreamRoutes = defineRoutes(
  * One event as an SSE message, as `writeSSE` writes it (https://html.spec.whatwg.org/multipage/server-sent-events.html):
  * its JSON is one line (JSON.stringify escapes every line break), its id the event's cursor.
  */
-function changeMessage(connectorId: string, event: Parameters<typeof changeEventView>[1]): string {
+function changeMessage(connectorId: string, event: ChangeEventRow): string {
   return `event: change\ndata: ${JSON.stringify(changeEventView(connectorId, event))}\nid: ${event.seq}\n\n`;
 }
